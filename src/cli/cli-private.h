@@ -1,0 +1,61 @@
+/* cli-private.h - the subcommand table and helpers shared by src/cli files.
+ *
+ * Every subcommand is one file (cmd-NAME.c) plus one row of the table in
+ * commands.c; `dtsim help` and argument dispatch are driven by that table.
+ * A command returns TRUE on success or sets ERROR; main() prints the error
+ * and maps DTS_ERROR_USAGE to exit status 2, anything else to 1. */
+#ifndef DTS_CLI_PRIVATE_H
+#define DTS_CLI_PRIVATE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define DTS_DEFAULT_PLATFORM "cluster-4x4-v100"
+#define DTS_DEFAULT_WORKLOAD "resnet50"
+
+typedef struct {
+  const char *name;
+  const char *summary; /* one line for `dtsim help` */
+  gboolean (*run) (int argc, char **argv, GError **error); /* argv[0] is the command name */
+} DtsCommand;
+
+/* The table, terminated by a row with name NULL. */
+const DtsCommand *dts_cli_commands (void);
+const DtsCommand *dts_cli_command_lookup (const char *name);
+
+/* Parse ARGC/ARGV with CTX; turn GOption errors into DTS_ERROR_USAGE with the
+ * hint "see 'dtsim CMD --help'". Handles --help itself (prints, returns TRUE
+ * with *HELP_SHOWN set) so commands can return early. */
+gboolean dts_cli_parse (GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
+                        gboolean *help_shown, GError **error);
+
+/* --format values shared by commands. */
+typedef enum {
+  DTS_FORMAT_TEXT,
+  DTS_FORMAT_JSON,
+  DTS_FORMAT_CSV,
+} DtsFormat;
+gboolean dts_cli_parse_format (const char *s, gboolean allow_csv, DtsFormat *out,
+                               GError **error);
+
+/* Options of `dtsim info` handed to the per-kind printers. */
+typedef struct {
+  DtsFormat format;
+  const char *gpu;         /* --gpu: catalogue id for per-layer kernel times, or NULL */
+  const char *cost_model;  /* --cost-model */
+  const char *precision;   /* --precision */
+  int batch_size;          /* --batch-size, for per-layer times */
+  gboolean routes;         /* --routes (platforms) */
+} DtsInfoOptions;
+
+gboolean dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **error);
+gboolean dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **error);
+
+/* Subcommand entry points (one file each). */
+gboolean dts_cmd_info (int argc, char **argv, GError **error);
+gboolean dts_cmd_help (int argc, char **argv, GError **error);
+
+G_END_DECLS
+
+#endif

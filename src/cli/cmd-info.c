@@ -1,0 +1,140 @@
+/* cmd-info.c - `dtsim info [FILE|NAME ...]`: describe workloads and platforms.
+ *
+ * A bare name is looked up among the shipped workloads, then the shipped
+ * platforms; a path is opened and classified by its root element (<model>
+ * is a workload, <platform> a platform). Without arguments, the default
+ * platform and the default workload are described. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/autocleanups.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "core/xml.h"
+
+typedef enum { KIND_WORKLOAD, KIND_PLATFORM } Kind;
+
+static gboolean
+classify (const char *arg, char **path, Kind *kind, GError **error)
+{
+  gboolean bare = strchr (arg, '/') == NULL && !g_str_has_suffix (arg, ".xml");
+  if (bare) {
+    g_autofree char *w = dts_datadir_resolve ("workloads", arg, ".xml", "workload", NULL);
+    if (w) {
+      *path = g_steal_pointer (&w);
+      *kind = KIND_WORKLOAD;
+      return TRUE;
+    }
+    g_autofree char *p = dts_datadir_resolve ("platforms", arg, ".xml", "platform", NULL);
+    if (p) {
+      *path = g_steal_pointer (&p);
+      *kind = KIND_PLATFORM;
+      return TRUE;
+    }
+    g_auto (GStrv) ws = dts_datadir_list ("workloads", ".xml");
+    g_auto (GStrv) ps = dts_datadir_list ("platforms", ".xml");
+    g_autofree char *wl = g_strjoinv (", ", ws);
+    g_autofree char *pl = g_strjoinv (", ", ps);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
+                 "'%s' is neither a file nor a shipped workload or platform "
+                 "(workloads: %s; platforms: %s)",
+                 arg, wl, pl);
+    return FALSE;
+  }
+  g_autoptr (xmlDoc) doc = dts_xml_load (arg, "file", error);
+  if (doc == NULL)
+    return FALSE;
+  xmlNode *root = xmlDocGetRootElement (doc);
+  if (xmlStrcmp (root->name, (const xmlChar *) "model") == 0)
+    *kind = KIND_WORKLOAD;
+  else if (xmlStrcmp (root->name, (const xmlChar *) "platform") == 0)
+    *kind = KIND_PLATFORM;
+  else {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "file '%s': line %d: root element <%s> is neither <model> (a workload) "
+                 "nor <platform> (a SimGrid platform)",
+                 arg, dts_xml_line (root), (const char *) root->name);
+    return FALSE;
+  }
+  *path = g_strdup (arg);
+  return TRUE;
+}
+
+gboolean
+dts_cmd_info (int argc, char **argv, GError **error)
+{
+  g_autofree char *format = NULL;
+  g_autofree char *gpu = NULL;
+  g_autofree char *cost_model = NULL;
+  g_autofree char *precision = NULL;
+  int batch = 0;
+  gboolean routes = FALSE;
+  GOptionEntry entries[] = {
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text or json (default: text)",
+      "FMT" },
+    { "gpu", 0, 0, G_OPTION_ARG_STRING, &gpu,
+      "Workloads: also show per-layer kernel times on this catalogue GPU (default: none)", "ID" },
+    { "cost-model", 0, 0, G_OPTION_ARG_STRING, &cost_model,
+      "Cost model for --gpu times (default: roofline)", "ID" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &precision,
+      "Precision for --gpu times: fp32, tf32, fp16, bf16 (default: fp32)", "P" },
+    { "batch-size", 0, 0, G_OPTION_ARG_INT, &batch,
+      "Batch size for --gpu times (default: the workload's, else 32)", "N" },
+    { "routes", 0, 0, G_OPTION_ARG_NONE, &routes,
+      "Platforms: show routes between a few GPU pairs", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("[WORKLOAD|PLATFORM ...]");
+  g_option_context_set_summary (
+      ctx, "Describe workloads (per-layer shapes, parameters, FLOPs = 2 x MACs,\n"
+           "activation sizes) and platforms (GPUs by node, links).\n"
+           "Bare names resolve to shipped files; without arguments the default\n"
+           "platform (" DTS_DEFAULT_PLATFORM ") and workload (" DTS_DEFAULT_WORKLOAD
+           ") are shown.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  gboolean help = FALSE;
+  if (!dts_cli_parse (ctx, "info", &argc, &argv, &help, error))
+    return FALSE;
+  if (help)
+    return TRUE;
+
+  DtsInfoOptions opts = {
+    .gpu = gpu,
+    .cost_model = cost_model ? cost_model : "roofline",
+    .precision = precision ? precision : "fp32",
+    .batch_size = batch,
+    .routes = routes,
+  };
+  if (!dts_cli_parse_format (format, FALSE, &opts.format, error))
+    return FALSE;
+  if (batch < 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--batch-size must be positive, got %d",
+                 batch);
+    return FALSE;
+  }
+
+  const char *defaults[] = { DTS_DEFAULT_PLATFORM, DTS_DEFAULT_WORKLOAD };
+  int n = argc > 1 ? argc - 1 : 2;
+  char **args = argc > 1 ? argv + 1 : (char **) defaults;
+  if (opts.format == DTS_FORMAT_JSON && n > 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--format json describes one file at a time (got %d)", n);
+    return FALSE;
+  }
+  for (int i = 0; i < n; i++) {
+    g_autofree char *path = NULL;
+    Kind kind;
+    if (!classify (args[i], &path, &kind, error))
+      return FALSE;
+    if (i > 0)
+      printf ("\n");
+    gboolean ok = kind == KIND_WORKLOAD ? dts_cli_info_workload (path, &opts, error)
+                                        : dts_cli_info_platform (path, &opts, error);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,102 @@
+/* commands.c - the subcommand table (git's commands[]) and shared CLI helpers. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/error.h"
+
+static const DtsCommand commands[] = {
+  { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
+    dts_cmd_info },
+  { "help", "list subcommands, or show the options of one", dts_cmd_help },
+  { NULL, NULL, NULL },
+};
+
+const DtsCommand *
+dts_cli_commands (void)
+{
+  return commands;
+}
+
+const DtsCommand *
+dts_cli_command_lookup (const char *name)
+{
+  for (const DtsCommand *c = commands; c->name; c++)
+    if (strcmp (c->name, name) == 0)
+      return c;
+  return NULL;
+}
+
+gboolean
+dts_cli_parse (GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
+               gboolean *help_shown, GError **error)
+{
+  *help_shown = FALSE;
+  for (int i = 1; i < *argc; i++) {
+    if (strcmp ((*argv)[i], "--") == 0)
+      break;
+    if (strcmp ((*argv)[i], "--help") == 0 || strcmp ((*argv)[i], "-h") == 0) {
+      g_autofree char *help = g_option_context_get_help (ctx, FALSE, NULL);
+      fputs (help, stdout);
+      *help_shown = TRUE;
+      return TRUE;
+    }
+  }
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_autoptr (GError) local = NULL;
+  if (!g_option_context_parse (ctx, argc, argv, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s (see 'dtsim %s --help')",
+                 local->message, cmd);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+dts_cli_parse_format (const char *s, gboolean allow_csv, DtsFormat *out, GError **error)
+{
+  if (s == NULL || strcmp (s, "text") == 0)
+    *out = DTS_FORMAT_TEXT;
+  else if (strcmp (s, "json") == 0)
+    *out = DTS_FORMAT_JSON;
+  else if (allow_csv && strcmp (s, "csv") == 0)
+    *out = DTS_FORMAT_CSV;
+  else {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --format '%s' (known: text, json%s)",
+                 s, allow_csv ? ", csv" : "");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+dts_cmd_help (int argc, char **argv, GError **error)
+{
+  if (argc > 2) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "'dtsim help' takes at most one command");
+    return FALSE;
+  }
+  if (argc == 2) {
+    const DtsCommand *c = dts_cli_command_lookup (argv[1]);
+    if (c == NULL || c->run == dts_cmd_help) {
+      if (c == NULL) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown command '%s' (see 'dtsim help')",
+                     argv[1]);
+        return FALSE;
+      }
+    } else {
+      char *sub[] = { (char *) c->name, (char *) "--help", NULL };
+      return c->run (2, sub, error);
+    }
+  }
+  printf ("usage: dtsim <command> [options]\n"
+          "       dtsim --version\n\n"
+          "dtsim simulates distributed deep-learning training on GPU clusters\n"
+          "described as SimGrid platforms.\n\ncommands:\n");
+  for (const DtsCommand *c = commands; c->name; c++)
+    printf ("  %-10s %s\n", c->name, c->summary);
+  printf ("\nSee 'dtsim <command> --help' for the options of a command.\n");
+  return TRUE;
+}

@@ -1,0 +1,48 @@
+/* main.c - dtsim entry point: dispatch to a subcommand, print errors.
+ *
+ * Only this file prints errors and chooses the exit status:
+ * 0 success, 1 input or runtime error, 2 usage error. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/error.h"
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+
+  if (argc < 2) {
+    char *help[] = { (char *) "help", NULL };
+    dts_cmd_help (1, help, NULL);
+    return 2;
+  }
+  if (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "version") == 0) {
+    printf ("dtsim %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0) {
+    char *help[] = { (char *) "help", NULL };
+    return dts_cmd_help (1, help, NULL) ? 0 : 1;
+  }
+
+  const DtsCommand *cmd = dts_cli_command_lookup (argv[1]);
+  if (cmd == NULL) {
+    fprintf (stderr, "dtsim: error: unknown command '%s' (see 'dtsim help')\n", argv[1]);
+    return 2;
+  }
+
+  g_autoptr (GError) error = NULL;
+  if (!cmd->run (argc - 1, argv + 1, &error)) {
+    g_assert (error != NULL);
+    fflush (stdout);
+    fprintf (stderr, "dtsim: error: %s\n", error->message);
+    return g_error_matches (error, DTS_ERROR, DTS_ERROR_USAGE) ? 2 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+/* cost.h - kernel-time models: the table of cost models and their interface.
+ *
+ * A cost model gives, for one layer at a batch size on a GPU and precision,
+ * the time of its forward, backward-data, backward-weights and optimizer-update
+ * work on an otherwise idle GPU. Models are rows of a table (cost.c):
+ * `roofline` (cost/roofline.c) and `mlp` (cost/mlp.c). Each row states its
+ * assumptions in its file header. */
+#ifndef DTS_COST_COST_H
+#define DTS_COST_COST_H
+
+#include <glib.h>
+#include "core/precision.h"
+#include "platform/gpu.h"
+#include "workload/workload.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  double fwd_s;
+  double bwd_data_s;
+  double bwd_weight_s;
+  double update_s;
+  /* which model produced the times, e.g. "roofline", "mlp:V100-PCIE-16GB",
+   * "mlp:P100-PCIE-16GB*roofline-ratio"; static or interned string (lent). */
+  const char *source;
+} DtsLayerTimes;
+
+typedef struct _DtsCost DtsCost;
+
+typedef struct {
+  const char *id;
+  const char *description;
+  /* Create the model's state (may be NULL for stateless models). */
+  gpointer (*init) (GError **error);
+  void (*free) (gpointer state);
+  gboolean (*layer_times) (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
+                           DtsPrecision precision, int batch, DtsLayerTimes *out,
+                           GError **error);
+} DtsCostModelClass;
+
+/* The table, terminated by a row with id NULL. */
+const DtsCostModelClass *dts_cost_models (void);
+
+/* Create cost model ID ("roofline", "mlp"); unknown ids are DTS_ERROR_INVALID
+ * listing the known ones. */
+DtsCost *dts_cost_new (const char *id, GError **error);
+void dts_cost_free (DtsCost *cost);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsCost, dts_cost_free)
+const char *dts_cost_id (const DtsCost *cost);
+
+gboolean dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gpu,
+                               DtsPrecision precision, int batch, DtsLayerTimes *out,
+                               GError **error);
+
+G_END_DECLS
+
+#endif

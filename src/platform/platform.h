@@ -1,0 +1,69 @@
+/* platform.h - dtsim's view of a SimGrid platform file: which hosts are GPUs,
+ * how they group into nodes, their rank order, and the links (for reports).
+ *
+ * The file is read with libxml2 (never SimGrid) so that every error has a file
+ * and a line before the simulator starts. SimGrid semantics are unchanged; the
+ * conventions on top (see doc/DESIGN.md):
+ *  - a GPU is a host (or a <cluster> member) carrying, itself or through an
+ *    enclosing zone/cluster, the property `gpu` = catalogue id; optional
+ *    properties override catalogue fields: `flops_fp32`, `flops_tf32`,
+ *    `flops_fp16`, `flops_bf16` (FLOP/s units), `mem_bw` (bandwidth), `mem` (bytes);
+ *  - nodes: the property `node`, else the innermost enclosing zone or cluster;
+ *  - rank order: (node order of first appearance, numeric-aware host name)
+ *    unless every GPU carries a `rank` property (then 0..N-1, each once). */
+#ifndef DTS_PLATFORM_PLATFORM_H
+#define DTS_PLATFORM_PLATFORM_H
+
+#include <glib.h>
+#include "platform/gpu.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *host;        /* SimGrid host name */
+  int rank;          /* index in DtsPlatform.gpus */
+  int node;          /* index in DtsPlatform.nodes */
+  int local_index;   /* index within its node */
+  int line;          /* line of the declaring element */
+  DtsGpuSpec spec;   /* catalogue entry with this host's overrides applied (owned) */
+} DtsGpu;
+
+typedef struct {
+  char *name;        /* node property or zone/cluster id */
+  int first_rank;
+  int n_gpus;
+} DtsNode;
+
+typedef struct {
+  char *name;             /* link id; for cluster-generated links a pattern, e.g. "c0_link_*" */
+  double bandwidth_Bps;
+  double latency_s;
+  char *sharing;          /* "SHARED", "SPLITDUPLEX" or "FATPIPE" */
+  int count;              /* how many links this row stands for (clusters) */
+  int line;
+} DtsLink;
+
+typedef struct {
+  char *path;
+  GArray *gpus;   /* DtsGpu, index = rank */
+  GArray *nodes;  /* DtsNode */
+  GArray *links;  /* DtsLink, document order */
+} DtsPlatform;
+
+/* Load and validate PATH (a file path; resolve shipped names with
+ * dts_datadir_resolve() first). Unknown GPU ids, malformed or negative
+ * values, zero GPUs, duplicate or gapped ranks are DTS_ERROR errors with
+ * "platform 'PATH': line N: ...". */
+DtsPlatform *dts_platform_load (const char *path, const DtsGpuCatalog *catalog, GError **error);
+void dts_platform_free (DtsPlatform *platform);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsPlatform, dts_platform_free)
+
+static inline const DtsGpu *
+dts_platform_gpu (const DtsPlatform *p, int rank)
+{
+  return &g_array_index (p->gpus, DtsGpu, rank);
+}
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,83 @@
+/* testlib.c - helpers for the Check suites. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "testlib.h"
+
+static GPtrArray *tmp_files;
+
+static void
+remove_tmp_files (void)
+{
+  if (tmp_files == NULL)
+    return;
+  for (guint i = 0; i < tmp_files->len; i++)
+    unlink (g_ptr_array_index (tmp_files, i));
+  g_ptr_array_free (tmp_files, TRUE);
+  tmp_files = NULL;
+}
+
+int
+dts_test_run (Suite *suite)
+{
+  SRunner *sr = srunner_create (suite);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  remove_tmp_files ();
+  return failed == 0 ? 0 : 1;
+}
+
+char *
+dts_test_write_tmp (const char *content, const char *suffix)
+{
+  g_autofree char *tmpl = g_strconcat ("dtsim-test-XXXXXX", suffix, NULL);
+  g_autoptr (GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp (tmpl, &path, &error);
+  ck_assert_msg (fd >= 0, "cannot create temp file: %s", error ? error->message : "?");
+  close (fd);
+  ck_assert (g_file_set_contents (path, content, -1, NULL));
+  if (tmp_files == NULL)
+    tmp_files = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (tmp_files, g_strdup (path));
+  return path;
+}
+
+const char *
+dts_test_shared_dir (void)
+{
+  const char *d = g_getenv ("DTSIM_SHARED");
+  if (d == NULL || !g_file_test (d, G_FILE_TEST_IS_DIR))
+    return NULL;
+  return d;
+}
+
+char *
+dts_test_srcpath (const char *relative)
+{
+  const char *top = g_getenv ("top_srcdir");
+  return g_build_filename (top ? top : ".", relative, NULL);
+}
+
+void
+dts_test_assert_error (const GError *error, int code, ...)
+{
+  ck_assert_msg (error != NULL, "expected an error, got success");
+  ck_assert_msg (error->domain == DTS_ERROR, "error domain is %s, not DTS_ERROR",
+                 g_quark_to_string (error->domain));
+  ck_assert_msg (error->code == code, "error code %d, expected %d (%s)", error->code, code,
+                 error->message);
+  va_list ap;
+  va_start (ap, code);
+  const char *frag;
+  while ((frag = va_arg (ap, const char *)) != NULL)
+    ck_assert_msg (strstr (error->message, frag) != NULL, "error '%s' does not contain '%s'",
+                   error->message, frag);
+  va_end (ap);
+}

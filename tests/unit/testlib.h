@@ -1,0 +1,26 @@
+/* testlib.h - helpers shared by the Check suites under tests/unit/. */
+#ifndef DTS_TESTLIB_H
+#define DTS_TESTLIB_H
+
+#include <check.h>
+#include <glib.h>
+
+/* Run SUITE (CK_NORMAL) and return the process exit status: 0 if every test
+ * passed, 1 otherwise. */
+int dts_test_run (Suite *suite);
+
+/* Write CONTENT to a new temporary file named *SUFFIX (e.g. ".xml"); returns its
+ * path (owned). The file is removed at process exit. */
+char *dts_test_write_tmp (const char *content, const char *suffix);
+
+/* Path of the shared data directory ($DTSIM_SHARED) or NULL when absent. */
+const char *dts_test_shared_dir (void);
+
+/* Path of a file under the source tree ($top_srcdir, or "."); owned. */
+char *dts_test_srcpath (const char *relative);
+
+/* Assert that ERROR is set in DTS_ERROR with CODE and that its message
+ * contains every NULL-terminated fragment given. */
+void dts_test_assert_error (const GError *error, int code, ...) G_GNUC_NULL_TERMINATED;
+
+#endif
