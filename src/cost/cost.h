@@ -38,8 +38,11 @@ typedef struct {
                            GError **error);
 } DtsCostModelClass;
 
-/* The table, terminated by a row with id NULL. */
-const DtsCostModelClass *dts_cost_models (void);
+/* The table, terminated by NULL. */
+const DtsCostModelClass *const *dts_cost_models (void);
+const DtsCostModelClass *dts_cost_model_lookup (const char *id);
+/* "roofline, mlp" (owned). */
+char *dts_cost_model_ids (void);
 
 /* Create cost model ID ("roofline", "mlp"); unknown ids are DTS_ERROR_INVALID
  * listing the known ones. */

@@ -1,0 +1,84 @@
+/* cost.c - the cost-model table and the DtsCost handle around one model.
+ *
+ * A new model is one file defining a DtsCostModelClass plus one row here. */
+#include "config.h"
+
+#include "core/error.h"
+#include "cost/cost-private.h"
+
+static const DtsCostModelClass *const models[] = {
+  &dts_cost_roofline_class,
+  NULL,
+};
+
+struct _DtsCost {
+  const DtsCostModelClass *klass;
+  gpointer state;
+};
+
+const DtsCostModelClass *
+dts_cost_model_lookup (const char *id)
+{
+  for (guint i = 0; models[i]; i++)
+    if (g_strcmp0 (models[i]->id, id) == 0)
+      return models[i];
+  return NULL;
+}
+
+const DtsCostModelClass *const *
+dts_cost_models (void)
+{
+  return models;
+}
+
+char *
+dts_cost_model_ids (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; models[i]; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", models[i]->id);
+  return g_string_free (s, FALSE);
+}
+
+DtsCost *
+dts_cost_new (const char *id, GError **error)
+{
+  const DtsCostModelClass *klass = dts_cost_model_lookup (id);
+  if (klass == NULL) {
+    g_autofree char *known = dts_cost_model_ids ();
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "unknown cost model '%s' (known: %s)",
+                 id ? id : "", known);
+    return NULL;
+  }
+  gpointer state = NULL;
+  if (klass->init != NULL && (state = klass->init (error)) == NULL)
+    return NULL;
+  DtsCost *cost = g_new0 (DtsCost, 1);
+  cost->klass = klass;
+  cost->state = state;
+  return cost;
+}
+
+void
+dts_cost_free (DtsCost *cost)
+{
+  if (cost == NULL)
+    return;
+  if (cost->klass->free != NULL)
+    cost->klass->free (cost->state);
+  g_free (cost);
+}
+
+const char *
+dts_cost_id (const DtsCost *cost)
+{
+  return cost->klass->id;
+}
+
+gboolean
+dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gpu,
+                      DtsPrecision precision, int batch, DtsLayerTimes *out, GError **error)
+{
+  *out = (DtsLayerTimes){ 0 };
+  return cost->klass->layer_times (cost->state, layer, gpu, precision, batch, out, error);
+}

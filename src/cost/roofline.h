@@ -1,0 +1,44 @@
+/* roofline.h - the roofline kernel-time model, exposed for reuse.
+ *
+ * Other models (mlp) reuse the same kernel decomposition and the roofline
+ * ratio of two GPUs to carry a measured time from one GPU to another. */
+#ifndef DTS_COST_ROOFLINE_H
+#define DTS_COST_ROOFLINE_H
+
+#include <glib.h>
+#include "cost/cost.h"
+
+G_BEGIN_DECLS
+
+/* The documented constants of the model (see roofline.c). */
+#define DTS_ROOFLINE_COMPUTE_EFF 0.70   /* share of peak FLOP/s that GEMM/conv kernels reach */
+#define DTS_ROOFLINE_MEMORY_EFF 0.80    /* share of peak bandwidth that streaming kernels reach */
+#define DTS_ROOFLINE_LAUNCH_S 5e-6      /* per-kernel launch and scheduling overhead */
+
+/* The work of one kernel: FLOPs and bytes moved to/from device memory. */
+typedef struct {
+  double flops;
+  double bytes;
+  int kernels; /* launches this work takes (0 when there is no work) */
+} DtsKernelWork;
+
+/* The work of each phase of LAYER at BATCH and PRECISION. */
+typedef struct {
+  DtsKernelWork fwd, bwd_data, bwd_weight, update;
+} DtsLayerWork;
+
+void dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batch,
+                              DtsLayerWork *out);
+
+/* Time of WORK on GPU at PRECISION: max(compute, memory) + launches. */
+double dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                                 DtsPrecision precision);
+
+/* Time of WORK on GPU TO divided by its time on GPU FROM, without launch
+ * overhead: the factor that carries a measured time from FROM to TO. */
+double dts_roofline_ratio (const DtsKernelWork *work, const DtsGpuSpec *from,
+                           const DtsGpuSpec *to, DtsPrecision precision);
+
+G_END_DECLS
+
+#endif
