@@ -1,12 +1,327 @@
-/* info-workload.c - `dtsim info WORKLOAD` (filled in with the workload loader). */
+/* info-workload.c - `dtsim info WORKLOAD`: the layers of a model with their
+ * shapes, parameters, FLOPs and activation sizes, and totals per sample.
+ *
+ * FLOPs are 2 x multiply-accumulates (MACs); MACs count conv and fc layers,
+ * which is what published model figures count (torchvision's "GFLOPS" column
+ * is MACs). Bias adds and element-wise layers are shown per layer and as a
+ * separate total. Activation bytes are at fp32 (4 bytes per element) and
+ * count what is kept for the backward pass (views such as flatten keep
+ * nothing).
+ *
+ * With --gpu, each layer also gets its forward, backward-data,
+ * backward-weights and optimizer-update times at the batch size from the
+ * chosen cost model; the per-iteration total is their plain sum (one GPU, no
+ * overlap, no communication). */
 #include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/precision.h"
+#include "cost/cost.h"
+#include "output/json.h"
+#include "platform/gpu.h"
+#include "workload/workload.h"
+
+#define FP32_BYTES 4.0
+#define DEFAULT_BATCH 32
+
+/* Kernel times of every layer, when --gpu is given. */
+typedef struct {
+  char *gpu_id;
+  const char *cost_model;
+  DtsPrecision precision;
+  int batch;
+  DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
+  DtsLayerTimes total;
+} Times;
+
+static void
+times_clear (Times *t)
+{
+  g_clear_pointer (&t->gpu_id, g_free);
+  g_clear_pointer (&t->layers, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Times, times_clear)
+
+static gboolean
+usage_error (GError **error, const char *option, GError *local)
+{
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s: %s", option, local->message);
+  return FALSE;
+}
+
+static gboolean
+compute_times (const DtsWorkload *w, const DtsInfoOptions *opts, Times *t, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new (opts->cost_model, &local);
+  if (cost == NULL)
+    return usage_error (error, "--cost-model", local);
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, error);
+  if (cat == NULL)
+    return FALSE;
+  const DtsGpuSpec *gpu = dts_gpu_catalog_get (cat, opts->gpu, &local);
+  if (gpu == NULL)
+    return usage_error (error, "--gpu", local);
+
+  t->gpu_id = g_strdup (gpu->id);
+  t->cost_model = dts_cost_id (cost);
+  t->batch = opts->batch_size > 0                ? opts->batch_size
+             : w->training.batch_size > 0 ? w->training.batch_size
+                                          : DEFAULT_BATCH;
+  t->layers = g_new0 (DtsLayerTimes, w->layers->len);
+  for (guint i = 1; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    DtsLayerTimes *lt = &t->layers[i];
+    if (!dts_cost_layer_times (cost, l, gpu, t->precision, t->batch, lt, error)) {
+      g_prefix_error (error, "workload '%s': layer '%s': ", w->path, l->name);
+      return FALSE;
+    }
+    t->total.fwd_s += lt->fwd_s;
+    t->total.bwd_data_s += lt->bwd_data_s;
+    t->total.bwd_weight_s += lt->bwd_weight_s;
+    t->total.update_s += lt->update_s;
+  }
+  return TRUE;
+}
+
+static double
+layer_total_s (const DtsLayerTimes *t)
+{
+  return t->fwd_s + t->bwd_data_s + t->bwd_weight_s + t->update_s;
+}
+
+/* An integer with thousands separators: 25,557,032. */
+static char *
+grouped (double v)
+{
+  g_autofree char *digits = g_strdup_printf ("%.0f", v);
+  g_autoptr (GString) s = g_string_new (NULL);
+  gsize n = strlen (digits);
+  for (gsize i = 0; i < n; i++) {
+    if (i > 0 && (n - i) % 3 == 0 && digits[i - 1] != '-')
+      g_string_append_c (s, ',');
+    g_string_append_c (s, digits[i]);
+  }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+print_text (const DtsWorkload *w, const Times *t)
+{
+  const DtsTraining *tr = &w->training;
+  g_autofree char *input = dts_shape_to_string (w->input);
+  printf ("workload %s: input %s, %u layers\n", w->name, input, w->layers->len - 1);
+  if (tr->batch_size > 0 || tr->dataset_samples > 0 || tr->has_precision || tr->optimizer) {
+    g_autoptr (GString) s = g_string_new ("training:");
+    if (tr->batch_size > 0)
+      g_string_append_printf (s, " batch %d per GPU,", tr->batch_size);
+    if (tr->dataset_samples > 0)
+      g_string_append_printf (s, " %.0f samples per epoch,", tr->dataset_samples);
+    if (tr->has_precision)
+      g_string_append_printf (s, " %s,", dts_precision_to_string (tr->precision));
+    if (tr->optimizer)
+      g_string_append_printf (s, " %s,", tr->optimizer);
+    g_string_truncate (s, s->len - 1);
+    printf ("%s\n", s->str);
+  }
+  if (t != NULL)
+    printf ("kernel times: %s, batch %d, %s, cost model %s (microseconds per batch)\n",
+            t->gpu_id, t->batch, dts_precision_to_string (t->precision), t->cost_model);
+  printf ("\n");
+
+  int name_w = 5, type_w = 4, shape_w = 6;
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    g_autofree char *shape = dts_shape_to_string (l->out_shape);
+    name_w = MAX (name_w, (int) strlen (l->name));
+    type_w = MAX (type_w, (int) strlen (dts_layer_type_to_string (l->type)));
+    shape_w = MAX (shape_w, (int) strlen (shape));
+  }
+  printf ("%4s  %-*s  %-*s  %-*s  %11s  %10s  %11s", "#", name_w, "layer", type_w, "type",
+          shape_w, "output", "params", "fwd MFLOP", "act bytes");
+  if (t != NULL)
+    printf ("  %10s  %10s  %10s  %10s  %s", "fwd us", "bwd-dat us", "bwd-wgt us", "update us",
+            "model");
+  printf ("\n");
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    g_autofree char *shape = dts_shape_to_string (l->out_shape);
+    printf ("%4u  %-*s  %-*s  %-*s  %11.0f  %10.2f  %11.0f", i, name_w, l->name, type_w,
+            dts_layer_type_to_string (l->type), shape_w, shape, l->params, l->fwd_flops / 1e6,
+            l->act_elems * FP32_BYTES);
+    if (t != NULL) {
+      const DtsLayerTimes *lt = &t->layers[i];
+      printf ("  %10.1f  %10.1f  %10.1f  %10.1f  %s", lt->fwd_s * 1e6, lt->bwd_data_s * 1e6,
+              lt->bwd_weight_s * 1e6, lt->update_s * 1e6, lt->source ? lt->source : "-");
+    }
+    printf ("\n");
+  }
+
+  g_autofree char *params = grouped (w->params);
+  printf ("\ntotals per sample (FLOPs = 2 x multiply-accumulates; MACs count conv and fc "
+          "layers)\n");
+  printf ("  parameters        %s (%.1f MB at fp32)\n", params, w->params * FP32_BYTES / 1e6);
+  printf ("  MACs              %.3f G\n", w->macs / 1e9);
+  printf ("  forward GFLOPs    %.3f (2 x MACs of conv and fc)\n", 2.0 * w->macs / 1e9);
+  printf ("  other fwd GFLOPs  %.3f (bias and element-wise operations, priced by bytes)\n",
+          (w->fwd_flops - 2.0 * w->macs) / 1e9);
+  printf ("  activations       %.2f MB at fp32 (kept for the backward pass)\n",
+          w->act_elems * FP32_BYTES / 1e6);
+  if (t != NULL) {
+    printf ("\ncompute per iteration on one %s, batch %d (sum of kernels, no overlap)\n",
+            t->gpu_id, t->batch);
+    printf ("  forward           %.3f ms\n", t->total.fwd_s * 1e3);
+    printf ("  backward data     %.3f ms\n", t->total.bwd_data_s * 1e3);
+    printf ("  backward weights  %.3f ms\n", t->total.bwd_weight_s * 1e3);
+    printf ("  optimizer update  %.3f ms\n", t->total.update_s * 1e3);
+    printf ("  total             %.3f ms\n", layer_total_s (&t->total) * 1e3);
+  }
+}
+
+static void
+json_times (DtsJson *j, const DtsLayerTimes *lt)
+{
+  dts_json_kv_double (j, "fwd_s", lt->fwd_s);
+  dts_json_kv_double (j, "bwd_data_s", lt->bwd_data_s);
+  dts_json_kv_double (j, "bwd_weight_s", lt->bwd_weight_s);
+  dts_json_kv_double (j, "update_s", lt->update_s);
+  dts_json_kv_double (j, "total_s", layer_total_s (lt));
+}
+
+/* Counts (parameters, MACs, FLOPs, elements, bytes) are whole numbers: write
+ * them as integers, not in exponent form. */
+static void
+kv_count (DtsJson *j, const char *key, double v)
+{
+  if (v == floor (v) && fabs (v) < 9007199254740992.0) /* 2^53 */
+    dts_json_kv_int (j, key, (gint64) v);
+  else
+    dts_json_kv_double (j, key, v);
+}
+
+static void
+json_shape (DtsJson *j, const char *key, DtsShape s)
+{
+  dts_json_key (j, key);
+  dts_json_begin_array (j);
+  dts_json_int (j, s.c);
+  dts_json_int (j, s.h);
+  dts_json_int (j, s.w);
+  dts_json_end_array (j);
+}
+
+static void
+print_json (const DtsWorkload *w, const Times *t)
+{
+  g_autoptr (DtsJson) j = dts_json_new ();
+  const DtsTraining *tr = &w->training;
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "name", w->name);
+  dts_json_kv_string (j, "path", w->path);
+  json_shape (j, "input_shape", w->input);
+  dts_json_kv_string (j, "flops_convention",
+                      "FLOPs = 2 x multiply-accumulates; macs count conv and fc layers");
+  dts_json_key (j, "training");
+  dts_json_begin_object (j);
+  dts_json_key (j, "batch_size");
+  if (tr->batch_size > 0)
+    dts_json_int (j, tr->batch_size);
+  else
+    dts_json_null (j);
+  dts_json_key (j, "dataset_samples");
+  if (tr->dataset_samples > 0)
+    dts_json_double (j, tr->dataset_samples);
+  else
+    dts_json_null (j);
+  dts_json_kv_string (j, "precision",
+                      tr->has_precision ? dts_precision_to_string (tr->precision) : NULL);
+  dts_json_kv_string (j, "optimizer", tr->optimizer);
+  dts_json_end_object (j);
+  if (t != NULL) {
+    dts_json_key (j, "kernel_times");
+    dts_json_begin_object (j);
+    dts_json_kv_string (j, "gpu", t->gpu_id);
+    dts_json_kv_string (j, "cost_model", t->cost_model);
+    dts_json_kv_string (j, "precision", dts_precision_to_string (t->precision));
+    dts_json_kv_int (j, "batch_size", t->batch);
+    dts_json_end_object (j);
+  }
+
+  dts_json_key (j, "layers");
+  dts_json_begin_array (j);
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    dts_json_begin_object (j);
+    dts_json_kv_int (j, "index", i);
+    dts_json_kv_string (j, "name", l->name);
+    dts_json_kv_string (j, "type", dts_layer_type_to_string (l->type));
+    dts_json_kv_int (j, "line", l->line);
+    dts_json_key (j, "inputs");
+    dts_json_begin_array (j);
+    for (int k = 0; k < l->n_inputs; k++)
+      dts_json_string (j, dts_workload_layer (w, l->inputs[k])->name);
+    dts_json_end_array (j);
+    json_shape (j, "output_shape", l->out_shape);
+    kv_count (j, "params", l->params);
+    kv_count (j, "macs", l->macs);
+    kv_count (j, "fwd_flops", l->fwd_flops);
+    kv_count (j, "bwd_data_flops", l->bwd_data_flops);
+    kv_count (j, "bwd_weight_flops", l->bwd_weight_flops);
+    kv_count (j, "in_elems", l->in_elems);
+    kv_count (j, "out_elems", l->out_elems);
+    kv_count (j, "activation_bytes_fp32", l->act_elems * FP32_BYTES);
+    if (t != NULL) {
+      dts_json_key (j, "times");
+      dts_json_begin_object (j);
+      json_times (j, &t->layers[i]);
+      dts_json_kv_string (j, "source", t->layers[i].source);
+      dts_json_end_object (j);
+    }
+    dts_json_end_object (j);
+  }
+  dts_json_end_array (j);
+
+  dts_json_key (j, "totals");
+  dts_json_begin_object (j);
+  dts_json_kv_int (j, "layers", w->layers->len - 1);
+  kv_count (j, "params", w->params);
+  kv_count (j, "macs", w->macs);
+  kv_count (j, "fwd_flops", w->fwd_flops);
+  kv_count (j, "fwd_conv_fc_flops", 2.0 * w->macs);
+  kv_count (j, "fwd_other_flops", w->fwd_flops - 2.0 * w->macs);
+  kv_count (j, "activation_bytes_fp32", w->act_elems * FP32_BYTES);
+  if (t != NULL) {
+    dts_json_key (j, "iteration_times");
+    dts_json_begin_object (j);
+    json_times (j, &t->total);
+    dts_json_end_object (j);
+  }
+  dts_json_end_object (j);
+  dts_json_end_object (j);
+  fputs (dts_json_get (j), stdout);
+}
 
 gboolean
 dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **error)
 {
-  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "workload '%s': workloads cannot be described yet", path);
-  return FALSE;
+  g_auto (Times) times = { 0 };
+  g_autoptr (GError) local = NULL;
+  if (!dts_precision_from_string (opts->precision, &times.precision, &local))
+    return usage_error (error, "--precision", local);
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, error);
+  if (w == NULL)
+    return FALSE;
+  gboolean with_times = opts->gpu != NULL;
+  if (with_times && !compute_times (w, opts, &times, error))
+    return FALSE;
+  if (opts->format == DTS_FORMAT_JSON)
+    print_json (w, with_times ? &times : NULL);
+  else
+    print_text (w, with_times ? &times : NULL);
+  return TRUE;
 }

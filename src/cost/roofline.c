@@ -65,14 +65,22 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
       set_work (&out->bwd_data, layer->bwd_data_flops * n, out_b + w_b + in_b, 1);
     set_work (&out->bwd_weight, layer->bwd_weight_flops * n, in_b + out_b + w_b, 1);
     break;
+  case DTS_LAYER_FLATTEN:
+    return; /* a view: no kernel, no bytes */
   case DTS_LAYER_BATCHNORM:
+    /* two passes forward (statistics, normalise); one fused backward kernel
+     * (cudnnBatchNormalizationBackward) computes data and weight gradients
+     * together: it is priced under bwd_data and bwd_weight stays 0. */
     set_work (&out->fwd, layer->fwd_flops * n, 2.0 * in_b + out_b, 2);
-    set_work (&out->bwd_data, 2.0 * layer->fwd_flops * n, 2.0 * (in_b + out_b) + in_b, 2);
+    if (layer->bwd_data_flops > 0)
+      set_work (&out->bwd_data, layer->bwd_data_flops * n, 2.0 * (in_b + out_b) + in_b, 2);
     break;
   default:
-    /* element-wise, pooling, concat, loss: memory-bound */
+    /* element-wise, pooling, concat, loss: memory-bound; backward reads the
+     * output gradient and the saved input, writes the input gradient. */
     set_work (&out->fwd, layer->fwd_flops * n, in_b + out_b, 1);
-    set_work (&out->bwd_data, layer->fwd_flops * n, out_b + 2.0 * in_b, 1);
+    if (layer->bwd_data_flops > 0)
+      set_work (&out->bwd_data, layer->bwd_data_flops * n, out_b + 2.0 * in_b, 1);
     break;
   }
   if (layer->params > 0)

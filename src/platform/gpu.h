@@ -9,6 +9,7 @@
 
 #include <glib.h>
 #include "core/precision.h"
+#include "core/units.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +32,34 @@ void dts_gpu_spec_clear (DtsGpuSpec *spec);
  * (tf32 on pre-Ampere runs as fp32). Returns the precision actually used in *USED
  * when USED is non-NULL. */
 double dts_gpu_spec_flops (const DtsGpuSpec *spec, DtsPrecision p, DtsPrecision *used);
+
+/* The fields of a spec that numbers set, in one table shared by the
+ * catalogue (attribute ATTR of <gpu>), platform files (host property
+ * PROPERTY, which overrides the catalogue) and what-if overrides
+ * (`--set gpu:GLOB.PROPERTY=VALUE`). Values are parsed as UNIT (SI inside);
+ * sm_count is a plain integer. With ZERO_OK, 0 means "unsupported" (tf32,
+ * fp16, bf16 run at the fp32 rate); other fields must be positive. */
+typedef struct {
+  const char *attr;      /* catalogue attribute: "fp32", "mem-bw", "sm" */
+  const char *property;  /* platform property: "flops_fp32", "mem_bw", "sm_count" */
+  DtsUnitKind unit;
+  gboolean zero_ok;
+  gboolean is_int;
+} DtsGpuField;
+
+/* The table, terminated by a row with attr NULL. */
+const DtsGpuField *dts_gpu_fields (void);
+/* Row whose property is NAME, or NULL. */
+const DtsGpuField *dts_gpu_field_by_property (const char *name);
+/* "flops_fp32, flops_tf32, ..." (static). */
+const char *dts_gpu_field_properties (void);
+double dts_gpu_spec_get_field (const DtsGpuSpec *spec, const DtsGpuField *field);
+void dts_gpu_spec_set_field (DtsGpuSpec *spec, const DtsGpuField *field, double value);
+/* Parse TEXT for FIELD (unit, integer, sign checks) into *OUT; on failure a
+ * DTS_ERROR_PARSE or DTS_ERROR_INVALID error that quotes TEXT, without
+ * file or line (the caller prefixes them). */
+gboolean dts_gpu_field_parse (const DtsGpuField *field, const char *text, double *out,
+                              GError **error);
 
 typedef struct _DtsGpuCatalog DtsGpuCatalog;
 

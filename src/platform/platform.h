@@ -28,18 +28,23 @@ typedef struct {
   DtsGpuSpec spec;   /* catalogue entry with this host's overrides applied (owned) */
 } DtsGpu;
 
+/* Nodes are ordered by their smallest rank. With the default rank order a
+ * node's ranks are first_rank .. first_rank + n_gpus - 1; with `rank`
+ * properties they need not be contiguous: RANKS lists them. */
 typedef struct {
   char *name;        /* node property or zone/cluster id */
-  int first_rank;
+  int first_rank;    /* smallest rank on the node */
   int n_gpus;
+  GArray *ranks;     /* int, ascending (owned) */
 } DtsNode;
 
 typedef struct {
   char *name;             /* link id; for cluster-generated links a pattern, e.g. "c0_link_*" */
-  double bandwidth_Bps;
+  double bandwidth_Bps;   /* per direction for SPLITDUPLEX */
   double latency_s;
-  char *sharing;          /* "SHARED", "SPLITDUPLEX" or "FATPIPE" */
-  int count;              /* how many links this row stands for (clusters) */
+  char *sharing;          /* "SHARED", "SPLITDUPLEX", "FATPIPE" (or "WIFI") */
+  int count;              /* how many links this row stands for (clusters); 0 when a
+                           * TORUS/FAT_TREE/DRAGONFLY cluster generates them */
   int line;
 } DtsLink;
 
@@ -53,7 +58,11 @@ typedef struct {
 /* Load and validate PATH (a file path; resolve shipped names with
  * dts_datadir_resolve() first). Unknown GPU ids, malformed or negative
  * values, zero GPUs, duplicate or gapped ranks are DTS_ERROR errors with
- * "platform 'PATH': line N: ...". */
+ * "platform 'PATH': line N: ...". So is whatever would make SimGrid 3.32
+ * refuse or abort on the file and that can be seen without it: a missing
+ * DOCTYPE, unknown elements or attributes, values SimGrid's unit parser
+ * rejects, zones holding both sub-zones and hosts, duplicate names,
+ * routes through undeclared links or between undeclared hosts. */
 DtsPlatform *dts_platform_load (const char *path, const DtsGpuCatalog *catalog, GError **error);
 void dts_platform_free (DtsPlatform *platform);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsPlatform, dts_platform_free)

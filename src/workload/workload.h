@@ -6,11 +6,16 @@
  * computed per sample (batch 1): multiply by the batch size.
  *
  * FLOPs are 2 x multiply-accumulates everywhere. For a conv or fc layer:
- *   fwd_flops        = 2 * MACs (+ bias adds)
- *   bwd_data_flops   = fwd_flops (0 when the layer's input is the model input)
- *   bwd_weight_flops = fwd_flops
- * Other layers count their element-wise operations; they are memory-bound and
- * the cost model prices them by bytes. */
+ *   macs             = multiply-accumulates of the forward pass
+ *   fwd_flops        = 2 * macs (+ one add per output element with a bias)
+ *   bwd_data_flops   = 2 * macs (0 when the layer's input is the model input)
+ *   bwd_weight_flops = fwd_flops (weight gradient, plus the bias gradient's sums)
+ * Other layers have macs = 0 and count their element-wise operations (the
+ * per-type counts are in layers.c and doc/WORKLOADS.md); they are memory-bound
+ * and the cost model prices them by bytes (in_elems, out_elems). The MAC total
+ * is what published model figures (torchvision's "GFLOPS" column) count.
+ * A layer whose only input is the model input has bwd_data_flops = 0 whatever
+ * its type: nothing needs the gradient of the data. */
 #ifndef DTS_WORKLOAD_WORKLOAD_H
 #define DTS_WORKLOAD_WORKLOAD_H
 
@@ -34,6 +39,8 @@ typedef enum {
   DTS_LAYER_FLATTEN,
   DTS_LAYER_SOFTMAX_LOSS,
   DTS_LAYER_LRN,
+  DTS_LAYER_ADAPTIVE_AVGPOOL, /* average pooling to a fixed output size */
+  DTS_LAYER_RELU6,            /* min(max(x, 0), 6) (MobileNet-v2) */
   DTS_LAYER_TYPE_COUNT
 } DtsLayerType;
 
@@ -42,6 +49,9 @@ typedef enum {
 typedef struct {
   int c, h, w;
 } DtsShape;
+
+/* "64x56x56", or "1000" for a flat vector (h = w = 1); owned. */
+char *dts_shape_to_string (DtsShape s);
 
 typedef struct {
   char *name;
@@ -55,12 +65,15 @@ typedef struct {
   int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, groups;
   gboolean has_bias;
   /* per sample */
-  double params;           /* trainable parameters */
+  double params;           /* trainable parameters (batch-norm running stats are not) */
+  double macs;             /* forward multiply-accumulates (conv and fc only) */
   double fwd_flops;
   double bwd_data_flops;
   double bwd_weight_flops;
   double in_elems;         /* elements read (all inputs) */
   double out_elems;        /* elements of the output activation */
+  double act_elems;        /* elements stored for the backward pass: out_elems,
+                            * 0 for views (flatten) */
 } DtsLayer;
 
 /* Optional training settings of a workload file; 0 / NULL where unset. */
@@ -80,12 +93,19 @@ typedef struct {
   DtsTraining training;
   /* totals per sample */
   double params;
-  double fwd_flops;
-  double act_elems;    /* sum of out_elems over layers (stored activations) */
+  double macs;         /* conv and fc multiply-accumulates of one forward pass */
+  double fwd_flops;    /* 2 x macs + bias and element-wise operations */
+  double act_elems;    /* sum of act_elems over layers, model input included */
 } DtsWorkload;
 
+/* The kebab-case id of T as written in workload files ("conv", "global-avgpool"). */
 const char *dts_layer_type_to_string (DtsLayerType t);
+/* The type whose id is S; FALSE (no error set) if there is none. */
+gboolean dts_layer_type_from_string (const char *s, DtsLayerType *out);
 
+/* Load and validate the workload file PATH (a path, not a bare name: resolve
+ * shipped names with dts_datadir_resolve ("workloads", NAME, ".xml", ...)).
+ * Errors read "workload 'PATH': line N: layer 'NAME': what (expected)". */
 DtsWorkload *dts_workload_load (const char *path, GError **error);
 void dts_workload_free (DtsWorkload *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsWorkload, dts_workload_free)
@@ -96,7 +116,8 @@ dts_workload_layer (const DtsWorkload *w, guint i)
   return &g_array_index (w->layers, DtsLayer, i);
 }
 
-/* Optimizer state bytes per parameter (fp32): sgd 0, momentum 4, adam 8. */
+/* Optimizer state bytes per parameter (fp32): sgd 0, momentum 4, adam 8;
+ * a workload without an optimizer setting is trained with momentum. */
 double dts_workload_optimizer_state_bytes_per_param (const DtsWorkload *w);
 
 G_END_DECLS

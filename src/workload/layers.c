@@ -1,0 +1,557 @@
+/* layers.c - the layer types of workload files: one table row per type with
+ * its attributes, its shape inference and its cost counts.
+ *
+ * Shapes follow PyTorch (torch.nn) exactly, so that a model written from a
+ * torchvision definition has torchvision's shapes:
+ *   conv:    out = floor((in + 2*pad - kernel) / stride) + 1
+ *   pooling: the same with ceil instead of floor under ceil="true", minus one
+ *            when the last window would start in the right padding
+ *            (torch.nn.MaxPool2d ceil_mode); pad at most half the kernel;
+ *            stride defaults to the kernel size;
+ *   adaptive-avgpool: window i spans [floor(i*in/out), ceil((i+1)*in/out)).
+ *
+ * Cost counts per sample (N: output elements, Ni: input elements):
+ *   conv  MACs = N * (C_in/groups) * kh * kw;  params = C_out*(C_in/groups)*kh*kw (+ C_out bias)
+ *   fc    MACs = N * C*H*W of the input;       params = out*in (+ out bias)
+ *         forward 2*MACs (+N bias adds), data gradient 2*MACs, weight gradient
+ *         2*MACs (+N bias-gradient sums).
+ *   Every other layer has no MACs; its FLOPs are element operations, counted
+ *   as the usual kernels do them (memory traffic dominates their time anyway):
+ *   batchnorm   fwd 4/elem (sum x, sum x^2, then one scale and one shift per
+ *               element), data gradient 4/elem, weight gradient 3/elem
+ *               (sum dy, sum dy*x); params 2 per channel (running statistics
+ *               are buffers, not parameters, as in PyTorch)
+ *   relu        fwd 1/elem, data gradient 1/elem; relu6 2 and 2
+ *   maxpool     fwd kh*kw comparisons per output, data gradient 1 per output
+ *   avgpool     fwd kh*kw adds per output, data gradient the same
+ *   adaptive-avgpool, global-avgpool: one add per input element read by a
+ *               window, both directions
+ *   add         fwd (inputs-1)/elem, data gradient 0 (the gradient is passed on)
+ *   concat, flatten: 0 (copies and views)
+ *   dropout     fwd 2/elem (mask and scale), data gradient 1/elem; 0 when p = 0
+ *   softmax-loss fwd 5/elem (max, subtract, exp, sum, divide), data gradient 1/elem
+ *   lrn         fwd (2*size + 4)/elem (window sum of squares, scale, power,
+ *               divide), data gradient twice that */
+#include "config.h"
+
+#include <string.h>
+
+#include "core/error.h"
+#include "workload/workload-private.h"
+
+/* --- attribute readers shared by the rows ------------------------------------ */
+
+static gboolean
+parse_conv (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  layer->stride_h = layer->stride_w = 1;
+  layer->groups = 1;
+  layer->has_bias = TRUE; /* torch.nn.Conv2d's default */
+  return dts_wl_attr_int (ctx, "out", TRUE, 1, &args->out, error)
+         && dts_wl_attr_pair (ctx, "kernel", TRUE, 1, &layer->kernel_h, &layer->kernel_w, error)
+         && dts_wl_attr_pair (ctx, "stride", FALSE, 1, &layer->stride_h, &layer->stride_w, error)
+         && dts_wl_attr_pair (ctx, "pad", FALSE, 0, &layer->pad_h, &layer->pad_w, error)
+         && dts_wl_attr_int (ctx, "groups", FALSE, 1, &layer->groups, error)
+         && dts_wl_attr_bool (ctx, "bias", &layer->has_bias, error);
+}
+
+static gboolean
+parse_fc (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  layer->has_bias = TRUE; /* torch.nn.Linear's default */
+  return dts_wl_attr_int (ctx, "out", TRUE, 1, &args->out, error)
+         && dts_wl_attr_bool (ctx, "bias", &layer->has_bias, error);
+}
+
+static gboolean
+parse_pool (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  if (!dts_wl_attr_pair (ctx, "kernel", TRUE, 1, &layer->kernel_h, &layer->kernel_w, error))
+    return FALSE;
+  /* torch.nn.MaxPool2d / AvgPool2d: the stride defaults to the kernel size. */
+  layer->stride_h = layer->kernel_h;
+  layer->stride_w = layer->kernel_w;
+  if (!dts_wl_attr_pair (ctx, "stride", FALSE, 1, &layer->stride_h, &layer->stride_w, error)
+      || !dts_wl_attr_pair (ctx, "pad", FALSE, 0, &layer->pad_h, &layer->pad_w, error)
+      || !dts_wl_attr_bool (ctx, "ceil", &args->ceil_mode, error))
+    return FALSE;
+  if (2 * (gint64) layer->pad_h > layer->kernel_h || 2 * (gint64) layer->pad_w > layer->kernel_w) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "pad %dx%d is more than half the kernel %dx%d (as in PyTorch)", layer->pad_h,
+                  layer->pad_w, layer->kernel_h, layer->kernel_w);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+parse_adaptive (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) layer;
+  return dts_wl_attr_pair (ctx, "out", TRUE, 1, &args->out_h, &args->out_w, error);
+}
+
+static gboolean
+parse_dropout (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) layer;
+  args->p = 0.5; /* torch.nn.Dropout's default */
+  if (!dts_wl_attr_double (ctx, "p", 0.0, &args->p, error))
+    return FALSE;
+  if (args->p >= 1.0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'p' must be below 1 (a drop probability), got %g", args->p);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+parse_lrn (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) layer;
+  args->size = 5;
+  /* alpha, beta and k change values, not costs: they are validated only. */
+  double alpha = 1e-4, beta = 0.75, k = 1.0;
+  return dts_wl_attr_int (ctx, "size", FALSE, 1, &args->size, error)
+         && dts_wl_attr_double (ctx, "alpha", 0.0, &alpha, error)
+         && dts_wl_attr_double (ctx, "beta", 0.0, &beta, error)
+         && dts_wl_attr_double (ctx, "k", 0.0, &k, error);
+}
+
+static gboolean
+parse_none (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) ctx, (void) layer, (void) args, (void) error;
+  return TRUE;
+}
+
+/* --- shape and cost inference ------------------------------------------------ */
+
+/* Output size of a sliding window along one dimension, PyTorch's rule
+ * (64-bit arithmetic: sizes come from files and may be absurd). */
+static gboolean
+window_dim (const DtsWlCtx *ctx, const char *what, int in, int k, int s, int p,
+            gboolean ceil_mode, int *out, GError **error)
+{
+  gint64 span = (gint64) in + 2 * (gint64) p - k;
+  if (span < 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "%s window %d does not fit the input size %d with pad %d "
+                  "(the output would be empty)",
+                  what, k, in, p);
+    return FALSE;
+  }
+  gint64 o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  /* PyTorch: the last window must start inside the input or the left padding. */
+  if (ceil_mode && (o - 1) * s >= (gint64) in + p)
+    o--;
+  if (o > G_MAXINT) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID, "output size %" G_GINT64_FORMAT " is too large",
+                  o);
+    return FALSE;
+  }
+  *out = (int) o;
+  return TRUE;
+}
+
+static gboolean
+infer_input (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+             DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) in, (void) n_in, (void) args, (void) layer, (void) error;
+  return TRUE;
+}
+
+static gboolean
+infer_conv (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+            DtsLayer *layer, GError **error)
+{
+  (void) n_in;
+  int g = layer->groups;
+  if (in->c % g != 0 || args->out % g != 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "groups %d must divide both the input channels (%d) and 'out' (%d)", g,
+                  in->c, args->out);
+    return FALSE;
+  }
+  DtsShape o = { args->out, 0, 0 };
+  if (!window_dim (ctx, "kernel", in->h, layer->kernel_h, layer->stride_h, layer->pad_h, FALSE,
+                   &o.h, error)
+      || !window_dim (ctx, "kernel", in->w, layer->kernel_w, layer->stride_w, layer->pad_w,
+                      FALSE, &o.w, error))
+    return FALSE;
+  double weights = (double) args->out * (in->c / g) * layer->kernel_h * layer->kernel_w;
+  double n = dts_shape_elems (o);
+  double bias = layer->has_bias ? n : 0.0;
+  layer->out_shape = o;
+  layer->params = weights + (layer->has_bias ? args->out : 0);
+  layer->macs = n * (in->c / g) * layer->kernel_h * layer->kernel_w;
+  layer->fwd_flops = 2.0 * layer->macs + bias;
+  layer->bwd_data_flops = 2.0 * layer->macs;
+  layer->bwd_weight_flops = 2.0 * layer->macs + bias;
+  return TRUE;
+}
+
+static gboolean
+infer_fc (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+          DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) error;
+  double in_f = dts_shape_elems (*in);
+  double bias = layer->has_bias ? args->out : 0.0;
+  layer->out_shape = (DtsShape){ args->out, 1, 1 };
+  layer->params = in_f * args->out + bias;
+  layer->macs = in_f * args->out;
+  layer->fwd_flops = 2.0 * layer->macs + bias;
+  layer->bwd_data_flops = 2.0 * layer->macs;
+  layer->bwd_weight_flops = 2.0 * layer->macs + bias;
+  return TRUE;
+}
+
+static gboolean
+infer_pool (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+            DtsLayer *layer, GError **error)
+{
+  (void) n_in;
+  DtsShape o = { in->c, 0, 0 };
+  if (!window_dim (ctx, "pooling", in->h, layer->kernel_h, layer->stride_h, layer->pad_h,
+                   args->ceil_mode, &o.h, error)
+      || !window_dim (ctx, "pooling", in->w, layer->kernel_w, layer->stride_w, layer->pad_w,
+                      args->ceil_mode, &o.w, error))
+    return FALSE;
+  double n = dts_shape_elems (o);
+  double window = (double) layer->kernel_h * layer->kernel_w;
+  layer->out_shape = o;
+  layer->fwd_flops = n * window;
+  layer->bwd_data_flops = layer->type == DTS_LAYER_MAXPOOL ? n : n * window;
+  return TRUE;
+}
+
+/* Input elements that adaptive windows read along one dimension. */
+static double
+adaptive_span (int in, int out)
+{
+  double sum = 0;
+  for (int i = 0; i < out; i++) {
+    long start = ((long) i * in) / out;
+    long end = (((long) i + 1) * in + out - 1) / out;
+    sum += (double) (end - start);
+  }
+  return sum;
+}
+
+static gboolean
+infer_adaptive (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) error;
+  layer->out_shape = (DtsShape){ in->c, args->out_h, args->out_w };
+  double reads = in->c * adaptive_span (in->h, args->out_h) * adaptive_span (in->w, args->out_w);
+  layer->fwd_flops = reads;
+  layer->bwd_data_flops = reads;
+  return TRUE;
+}
+
+static gboolean
+infer_global_avgpool (const DtsWlCtx *ctx, const DtsShape *in, int n_in,
+                      const DtsLayerArgs *args, DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  layer->out_shape = (DtsShape){ in->c, 1, 1 };
+  layer->kernel_h = in->h;
+  layer->kernel_w = in->w;
+  layer->fwd_flops = dts_shape_elems (*in);
+  layer->bwd_data_flops = dts_shape_elems (*in);
+  return TRUE;
+}
+
+/* Element-wise layers: the output has the input's shape. */
+static void
+elementwise (DtsLayer *layer, const DtsShape *in, double fwd_per_elem, double bwd_per_elem)
+{
+  double n = dts_shape_elems (*in);
+  layer->out_shape = *in;
+  layer->fwd_flops = fwd_per_elem * n;
+  layer->bwd_data_flops = bwd_per_elem * n;
+}
+
+static gboolean
+infer_batchnorm (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                 DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 4.0, 4.0);
+  layer->bwd_weight_flops = 3.0 * dts_shape_elems (*in);
+  layer->params = 2.0 * in->c;
+  return TRUE;
+}
+
+static gboolean
+infer_relu (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+            DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 1.0, 1.0);
+  return TRUE;
+}
+
+static gboolean
+infer_relu6 (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+             DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 2.0, 2.0);
+  return TRUE;
+}
+
+static gboolean
+infer_dropout (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+               DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) error;
+  if (args->p > 0)
+    elementwise (layer, in, 2.0, 1.0);
+  else
+    elementwise (layer, in, 0.0, 0.0);
+  return TRUE;
+}
+
+static gboolean
+infer_lrn (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+           DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) error;
+  double per_elem = 2.0 * args->size + 4.0;
+  elementwise (layer, in, per_elem, 2.0 * per_elem);
+  return TRUE;
+}
+
+/* A flat view of IN, which must fit the int of DtsShape. */
+static gboolean
+flat_shape (const DtsWlCtx *ctx, const DtsShape *in, DtsShape *out, GError **error)
+{
+  if (dts_shape_elems (*in) > G_MAXINT) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID, "%.0f features do not fit an int",
+                  dts_shape_elems (*in));
+    return FALSE;
+  }
+  *out = (DtsShape){ (int) dts_shape_elems (*in), 1, 1 };
+  return TRUE;
+}
+
+static gboolean
+infer_softmax_loss (const DtsWlCtx *ctx, const DtsShape *in, int n_in,
+                    const DtsLayerArgs *args, DtsLayer *layer, GError **error)
+{
+  (void) n_in, (void) args;
+  /* The output kept is the class probabilities (what the gradient needs);
+   * the scalar loss itself is negligible. */
+  DtsShape flat;
+  if (!flat_shape (ctx, in, &flat, error))
+    return FALSE;
+  elementwise (layer, &flat, 5.0, 1.0);
+  return TRUE;
+}
+
+static gboolean
+infer_flatten (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+               DtsLayer *layer, GError **error)
+{
+  (void) n_in, (void) args;
+  return flat_shape (ctx, in, &layer->out_shape, error);
+}
+
+static gboolean
+infer_add (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+           DtsLayer *layer, GError **error)
+{
+  (void) args;
+  for (int i = 1; i < n_in; i++) {
+    if (in[i].c != in[0].c || in[i].h != in[0].h || in[i].w != in[0].w) {
+      g_autofree char *a = dts_shape_to_string (in[0]);
+      g_autofree char *b = dts_shape_to_string (in[i]);
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "input '%s' has shape %s but input '%s' has %s (add needs equal shapes)",
+                    ctx->inputs[i], b, ctx->inputs[0], a);
+      return FALSE;
+    }
+  }
+  layer->out_shape = in[0];
+  layer->fwd_flops = (n_in - 1) * dts_shape_elems (in[0]);
+  layer->bwd_data_flops = 0.0;
+  return TRUE;
+}
+
+static gboolean
+infer_concat (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+              DtsLayer *layer, GError **error)
+{
+  (void) args;
+  DtsShape o = in[0];
+  for (int i = 1; i < n_in; i++) {
+    if (in[i].h != in[0].h || in[i].w != in[0].w) {
+      g_autofree char *a = dts_shape_to_string (in[0]);
+      g_autofree char *b = dts_shape_to_string (in[i]);
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "input '%s' has shape %s but input '%s' has %s (concat joins channels "
+                    "and needs equal height and width)",
+                    ctx->inputs[i], b, ctx->inputs[0], a);
+      return FALSE;
+    }
+    if ((double) o.c + in[i].c > G_MAXINT) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID, "concatenated channels exceed %d",
+                    G_MAXINT);
+      return FALSE;
+    }
+    o.c += in[i].c;
+  }
+  layer->out_shape = o;
+  return TRUE;
+}
+
+/* --- the table ----------------------------------------------------------------- */
+
+static const char *const conv_attrs[] = { "out", "kernel", "stride", "pad", "groups", "bias",
+                                          NULL };
+static const char *const fc_attrs[] = { "out", "bias", NULL };
+static const char *const pool_attrs[] = { "kernel", "stride", "pad", "ceil", NULL };
+static const char *const adaptive_attrs[] = { "out", NULL };
+static const char *const dropout_attrs[] = { "p", NULL };
+static const char *const lrn_attrs[] = { "size", "alpha", "beta", "k", NULL };
+static const char *const no_attrs[] = { NULL };
+
+/* Rows in DtsLayerType order (asserted by dts_layer_class_get). */
+static const DtsLayerClass classes[] = {
+  { .id = "input", .type = DTS_LAYER_INPUT,
+    .description = "the model input (implicit, named 'input')",
+    .in_files = FALSE, .min_inputs = 0, .max_inputs = 0, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_input },
+  { .id = "conv", .type = DTS_LAYER_CONV,
+    .description = "2-D convolution; groups for grouped and depthwise",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = conv_attrs, .parse = parse_conv, .infer = infer_conv },
+  { .id = "fc", .type = DTS_LAYER_FC,
+    .description = "fully connected; reads its input as a flat vector",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = fc_attrs, .parse = parse_fc, .infer = infer_fc },
+  { .id = "maxpool", .type = DTS_LAYER_MAXPOOL,
+    .description = "max pooling",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = pool_attrs, .parse = parse_pool, .infer = infer_pool },
+  { .id = "avgpool", .type = DTS_LAYER_AVGPOOL,
+    .description = "average pooling (padding counted, as PyTorch's default)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = pool_attrs, .parse = parse_pool, .infer = infer_pool },
+  { .id = "global-avgpool", .type = DTS_LAYER_GLOBAL_AVGPOOL,
+    .description = "average over height and width: CxHxW to C",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_global_avgpool },
+  { .id = "batchnorm", .type = DTS_LAYER_BATCHNORM,
+    .description = "batch normalisation: 2 parameters per channel",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_batchnorm },
+  { .id = "relu", .type = DTS_LAYER_RELU,
+    .description = "max(x, 0)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_relu },
+  { .id = "add", .type = DTS_LAYER_ADD,
+    .description = "element-wise sum of equal shapes (residual connections)",
+    .in_files = TRUE, .min_inputs = 2, .max_inputs = -1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_add },
+  { .id = "concat", .type = DTS_LAYER_CONCAT,
+    .description = "channel concatenation; equal height and width",
+    .in_files = TRUE, .min_inputs = 2, .max_inputs = -1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_concat },
+  { .id = "dropout", .type = DTS_LAYER_DROPOUT,
+    .description = "zero elements with probability p (default 0.5)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = dropout_attrs, .parse = parse_dropout, .infer = infer_dropout },
+  { .id = "flatten", .type = DTS_LAYER_FLATTEN,
+    .description = "view CxHxW as a vector of C*H*W features",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = TRUE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_flatten },
+  { .id = "softmax-loss", .type = DTS_LAYER_SOFTMAX_LOSS,
+    .description = "softmax and cross-entropy loss over a vector",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = TRUE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_softmax_loss },
+  { .id = "lrn", .type = DTS_LAYER_LRN,
+    .description = "local response normalisation across size channels",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = lrn_attrs, .parse = parse_lrn, .infer = infer_lrn },
+  { .id = "adaptive-avgpool", .type = DTS_LAYER_ADAPTIVE_AVGPOOL,
+    .description = "average pooling to a given output size",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = adaptive_attrs, .parse = parse_adaptive, .infer = infer_adaptive },
+  { .id = "relu6", .type = DTS_LAYER_RELU6,
+    .description = "min(max(x, 0), 6)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_relu6 },
+  { .id = NULL, .type = DTS_LAYER_TYPE_COUNT },
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (classes) == DTS_LAYER_TYPE_COUNT + 1);
+
+const DtsLayerClass *
+dts_layer_classes (void)
+{
+  return classes;
+}
+
+const DtsLayerClass *
+dts_layer_class_get (DtsLayerType type)
+{
+  g_return_val_if_fail (type < DTS_LAYER_TYPE_COUNT, NULL);
+  g_assert (classes[type].type == type);
+  return &classes[type];
+}
+
+const DtsLayerClass *
+dts_layer_class_lookup (const char *id)
+{
+  for (const DtsLayerClass *c = classes; c->id != NULL; c++)
+    if (c->in_files && strcmp (c->id, id) == 0)
+      return c;
+  return NULL;
+}
+
+char *
+dts_layer_class_ids (void)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (const DtsLayerClass *c = classes; c->id != NULL; c++) {
+    if (!c->in_files)
+      continue;
+    if (s->len > 0)
+      g_string_append (s, ", ");
+    g_string_append (s, c->id);
+  }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+const char *
+dts_layer_type_to_string (DtsLayerType t)
+{
+  g_return_val_if_fail (t < DTS_LAYER_TYPE_COUNT, "?");
+  return dts_layer_class_get (t)->id;
+}
+
+gboolean
+dts_layer_type_from_string (const char *s, DtsLayerType *out)
+{
+  for (const DtsLayerClass *c = classes; c->id != NULL; c++) {
+    if (s != NULL && strcmp (c->id, s) == 0) {
+      *out = c->type;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+char *
+dts_shape_to_string (DtsShape s)
+{
+  if (s.h == 1 && s.w == 1)
+    return g_strdup_printf ("%d", s.c);
+  return g_strdup_printf ("%dx%dx%d", s.c, s.h, s.w);
+}

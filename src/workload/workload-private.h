@@ -1,0 +1,89 @@
+/* workload-private.h - the layer-type table and the parsing helpers that
+ * workload.c (the file reader) and layers.c (one row per layer type) share.
+ *
+ * Loading a <layer> element goes: the reader checks the common attributes
+ * (name, type, inputs) and resolves the inputs to earlier layers; the row's
+ * parse() reads the type's own attributes into DtsLayerArgs and the geometry
+ * fields of DtsLayer; the row's infer() computes the output shape, the
+ * parameters, the MACs and the FLOPs from the input shapes. The reader then
+ * fills what every type shares (in/out/act elements, no data gradient for
+ * the model input). */
+#ifndef DTS_WORKLOAD_PRIVATE_H
+#define DTS_WORKLOAD_PRIVATE_H
+
+#include <glib.h>
+#include "core/autocleanups.h"
+#include "workload/workload.h"
+
+G_BEGIN_DECLS
+
+/* Where a message points: file, element and (for layers) the layer name. */
+typedef struct {
+  const char *path;
+  xmlNode *node;
+  const char *layer; /* NULL outside <layer> */
+  const char *const *inputs; /* names of the layer's inputs, for messages */
+} DtsWlCtx;
+
+/* Sets ERROR to "workload 'PATH': line N: [layer 'NAME': ]MESSAGE". */
+void dts_wl_error (const DtsWlCtx *ctx, GError **error, int code, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
+
+/* Attribute readers. Absent and not REQUIRED: *OUT is left alone and TRUE is
+ * returned. Present: the text must be a decimal integer >= MIN ("3"), a pair
+ * "HxW" of them or one integer meaning HxH ("1x7", "3"), "true"/"false", or
+ * a plain number (no unit) >= MIN. */
+gboolean dts_wl_attr_int (const DtsWlCtx *ctx, const char *attr, gboolean required, int min,
+                          int *out, GError **error);
+gboolean dts_wl_attr_pair (const DtsWlCtx *ctx, const char *attr, gboolean required, int min,
+                           int *out_h, int *out_w, GError **error);
+gboolean dts_wl_attr_bool (const DtsWlCtx *ctx, const char *attr, gboolean *out,
+                           GError **error);
+gboolean dts_wl_attr_double (const DtsWlCtx *ctx, const char *attr, double min, double *out,
+                             GError **error);
+
+/* Per-type settings that are needed to infer shapes and costs but are not
+ * part of DtsLayer. */
+typedef struct {
+  int out;            /* conv/fc: output channels or features */
+  int out_h, out_w;   /* adaptive-avgpool: output size */
+  gboolean ceil_mode; /* pooling: ceil instead of floor for the output size */
+  double p;           /* dropout probability */
+  int size;           /* lrn: channels in the normalisation window */
+} DtsLayerArgs;
+
+typedef struct {
+  const char *id;          /* kebab-case, as written in files */
+  DtsLayerType type;
+  const char *description; /* one line for docs and listings */
+  gboolean in_files;       /* FALSE for the implicit input layer */
+  int min_inputs, max_inputs; /* max_inputs -1: any number */
+  gboolean may_be_output;  /* may be a layer no later layer reads (losses) */
+  gboolean view;           /* output is a view of the input: stores nothing */
+  const char *const *attrs; /* own attributes besides name, type, inputs; NULL-terminated */
+  /* Read the type's attributes into ARGS and LAYER's geometry (zeroed before
+   * the call), applying PyTorch's defaults for absent ones. */
+  gboolean (*parse) (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error);
+  /* From the N_IN input shapes IN (all N_IN >= min_inputs), set out_shape,
+   * params, macs and the three FLOP counts of LAYER. */
+  gboolean (*infer) (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                     DtsLayer *layer, GError **error);
+} DtsLayerClass;
+
+/* The table in layers.c, in DtsLayerType order, terminated by a row with id NULL. */
+const DtsLayerClass *dts_layer_classes (void);
+const DtsLayerClass *dts_layer_class_get (DtsLayerType type);
+/* Row by id, for types that may appear in files; NULL if none. */
+const DtsLayerClass *dts_layer_class_lookup (const char *id);
+/* "conv, fc, maxpool, ..." (owned): the ids allowed in files, table order. */
+char *dts_layer_class_ids (void);
+
+static inline double
+dts_shape_elems (DtsShape s)
+{
+  return (double) s.c * s.h * s.w;
+}
+
+G_END_DECLS
+
+#endif

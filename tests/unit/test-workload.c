@@ -1,0 +1,478 @@
+/* test-workload.c - workload loading: shape inference, cost counts worked out
+ * by hand, error messages, and the shipped zoo against torchvision. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "workload/workload.h"
+#include "testlib.h"
+
+/* Load a workload whose <model> body is BODY (layers, training) and whose
+ * input is INPUT. */
+static DtsWorkload *
+load_body (const char *input, const char *body, GError **error)
+{
+  g_autofree char *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n"
+                                          "<model name=\"t\" input=\"%s\">\n%s</model>\n",
+                                          input, body);
+  g_autofree char *path = dts_test_write_tmp (xml, ".xml");
+  DtsWorkload *w = dts_workload_load (path, error);
+  g_unlink (path); /* Check forks: the child's temp list is not cleaned up */
+  return w;
+}
+
+static DtsWorkload *
+load_ok (const char *input, const char *body)
+{
+  g_autoptr (GError) error = NULL;
+  DtsWorkload *w = load_body (input, body, &error);
+  ck_assert_msg (w != NULL, "load failed: %s", error ? error->message : "?");
+  return w;
+}
+
+static const DtsLayer *
+find (const DtsWorkload *w, const char *name)
+{
+  for (guint i = 0; i < w->layers->len; i++)
+    if (strcmp (dts_workload_layer (w, i)->name, name) == 0)
+      return dts_workload_layer (w, i);
+  ck_abort_msg ("no layer '%s'", name);
+  return NULL;
+}
+
+static void
+assert_shape (const DtsLayer *l, int c, int h, int w)
+{
+  ck_assert_msg (l->out_shape.c == c && l->out_shape.h == h && l->out_shape.w == w,
+                 "layer '%s': shape %dx%dx%d, expected %dx%dx%d", l->name, l->out_shape.c,
+                 l->out_shape.h, l->out_shape.w, c, h, w);
+}
+
+START_TEST (test_conv_shapes)
+{
+  g_autoptr (DtsWorkload) w = load_ok (
+      "6x10x10",
+      "<layer name='g' type='conv' out='4' kernel='3' stride='2' pad='1' groups='2'/>\n"
+      "<layer name='v' type='conv' out='8' kernel='3' bias='false'/>\n"
+      "<layer name='a' type='conv' out='8' kernel='1x3' pad='0x1'/>\n"
+      "<layer name='dw' type='conv' out='8' kernel='3' pad='1' groups='8' bias='false'/>\n"
+      "<layer name='s' type='conv' out='2' kernel='3' stride='1x2'/>\n");
+  /* (10 + 2 - 3) / 2 + 1 = 5 */
+  assert_shape (find (w, "g"), 4, 5, 5);
+  /* 5 - 3 + 1 = 3 */
+  assert_shape (find (w, "v"), 8, 3, 3);
+  assert_shape (find (w, "a"), 8, 3, 3);
+  assert_shape (find (w, "dw"), 8, 3, 3);
+  /* h: 3 - 3 + 1 = 1; w: (3 - 3) / 2 + 1 = 1 */
+  assert_shape (find (w, "s"), 2, 1, 1);
+  const DtsLayer *g = find (w, "g");
+  ck_assert_int_eq (g->kernel_h, 3);
+  ck_assert_int_eq (g->stride_w, 2);
+  ck_assert_int_eq (g->pad_h, 1);
+  ck_assert_int_eq (g->groups, 2);
+  ck_assert (g->has_bias);
+  ck_assert (!find (w, "v")->has_bias);
+  /* depthwise: 8 filters of 1 channel x 3 x 3 */
+  ck_assert_double_eq (find (w, "dw")->params, 72);
+  ck_assert_double_eq (find (w, "dw")->macs, 8 * 3 * 3 * 9);
+  const DtsLayer *a = find (w, "a");
+  ck_assert_int_eq (a->kernel_h, 1);
+  ck_assert_int_eq (a->kernel_w, 3);
+  ck_assert_int_eq (a->pad_w, 1);
+}
+END_TEST
+
+START_TEST (test_conv_fc_flops_by_hand)
+{
+  g_autoptr (DtsWorkload) w = load_ok (
+      "6x10x10",
+      "<layer name='c1' type='conv' out='4' kernel='3' stride='2' pad='1' groups='2'/>\n"
+      "<layer name='c2' type='conv' out='2' kernel='1' bias='false'/>\n"
+      "<layer name='fc' type='fc' out='10'/>\n"
+      "<layer name='loss' type='softmax-loss'/>\n");
+  /* c1: out 4x5x5; each output reads 6/2 = 3 channels x 3 x 3 = 27 inputs. */
+  const DtsLayer *c1 = find (w, "c1");
+  ck_assert_double_eq (c1->params, 4 * 3 * 9 + 4);
+  ck_assert_double_eq (c1->macs, 100 * 27);
+  ck_assert_double_eq (c1->fwd_flops, 2 * 2700 + 100);
+  ck_assert_double_eq (c1->bwd_weight_flops, 2 * 2700 + 100);
+  ck_assert_double_eq (c1->bwd_data_flops, 0); /* its input is the model input */
+  ck_assert_double_eq (c1->in_elems, 600);
+  ck_assert_double_eq (c1->out_elems, 100);
+  /* c2: 1x1, 4 -> 2 channels on 5x5, no bias. */
+  const DtsLayer *c2 = find (w, "c2");
+  ck_assert_double_eq (c2->params, 8);
+  ck_assert_double_eq (c2->macs, 50 * 4);
+  ck_assert_double_eq (c2->fwd_flops, 400);
+  ck_assert_double_eq (c2->bwd_data_flops, 400);
+  ck_assert_double_eq (c2->bwd_weight_flops, 400);
+  /* fc: flattens 2x5x5 = 50 features to 10. */
+  const DtsLayer *fc = find (w, "fc");
+  assert_shape (fc, 10, 1, 1);
+  ck_assert_double_eq (fc->params, 50 * 10 + 10);
+  ck_assert_double_eq (fc->macs, 500);
+  ck_assert_double_eq (fc->fwd_flops, 1000 + 10);
+  ck_assert_double_eq (fc->bwd_data_flops, 1000);
+  ck_assert_double_eq (fc->bwd_weight_flops, 1010);
+  /* totals */
+  ck_assert_double_eq (w->params, 112 + 8 + 510);
+  ck_assert_double_eq (w->macs, 2700 + 200 + 500);
+  ck_assert_double_eq (w->fwd_flops, 5500 + 400 + 1010 + 5 * 10);
+  ck_assert_double_eq (w->act_elems, 600 + 100 + 50 + 10 + 10);
+}
+END_TEST
+
+START_TEST (test_pooling)
+{
+  g_autoptr (DtsWorkload) w = load_ok (
+      "2x112x112",
+      "<layer name='floor' type='maxpool' kernel='3' stride='2'/>\n"
+      "<layer name='ceil' type='maxpool' kernel='3' stride='2' ceil='true' inputs='input'/>\n"
+      "<layer name='def' type='avgpool' kernel='2' inputs='input'/>\n"
+      "<layer name='cat' type='concat' inputs='ceil,def'/>\n"
+      "<layer name='gap1' type='global-avgpool' inputs='floor'/>\n"
+      "<layer name='gap2' type='global-avgpool' inputs='cat'/>\n"
+      "<layer name='out' type='concat' inputs='gap1, gap2'/>\n");
+  /* floor((112 - 3) / 2) + 1 = 55; ceil gives 56 (GoogLeNet's first pool) */
+  assert_shape (find (w, "floor"), 2, 55, 55);
+  assert_shape (find (w, "ceil"), 2, 56, 56);
+  /* the stride defaults to the kernel, as in PyTorch */
+  assert_shape (find (w, "def"), 2, 56, 56);
+  ck_assert_int_eq (find (w, "def")->stride_h, 2);
+  /* concat adds channels */
+  assert_shape (find (w, "cat"), 4, 56, 56);
+  ck_assert_double_eq (find (w, "cat")->in_elems, 2 * 2 * 56 * 56);
+  assert_shape (find (w, "gap2"), 4, 1, 1);
+  assert_shape (find (w, "out"), 6, 1, 1);
+  ck_assert_double_eq (find (w, "floor")->fwd_flops, 2 * 55 * 55 * 9);
+  ck_assert_double_eq (find (w, "gap1")->fwd_flops, 2 * 55 * 55);
+}
+END_TEST
+
+START_TEST (test_pooling_ceil_last_window)
+{
+  /* ceil((5 + 2 - 2) / 2) + 1 = 4, but the 4th window would start at 6, in the
+   * right padding: PyTorch drops it, leaving 3. */
+  g_autoptr (DtsWorkload) w = load_ok (
+      "3x5x5", "<layer name='p' type='maxpool' kernel='2' stride='2' pad='1' ceil='true'/>\n"
+               "<layer name='q' type='avgpool' kernel='3' stride='1' pad='1'/>\n");
+  assert_shape (find (w, "p"), 3, 3, 3);
+  assert_shape (find (w, "q"), 3, 3, 3);
+}
+END_TEST
+
+START_TEST (test_adaptive_and_elementwise)
+{
+  g_autoptr (DtsWorkload) w = load_ok (
+      "2x13x13", "<layer name='ad' type='adaptive-avgpool' out='6'/>\n"
+                 "<layer name='bn' type='batchnorm'/>\n"
+                 "<layer name='r' type='relu'/>\n"
+                 "<layer name='r6' type='relu6'/>\n"
+                 "<layer name='d' type='dropout' p='0.2'/>\n"
+                 "<layer name='n' type='lrn' size='3' alpha='1e-4' beta='0.75' k='2'/>\n"
+                 "<layer name='s' type='add' inputs='n,r,d'/>\n"
+                 "<layer name='f' type='flatten'/>\n"
+                 "<layer name='loss' type='softmax-loss'/>\n");
+  /* windows [0,3) [2,5) [4,7) [6,9) [8,11) [10,13): 6 x 3 rows and columns */
+  const DtsLayer *ad = find (w, "ad");
+  assert_shape (ad, 2, 6, 6);
+  ck_assert_double_eq (ad->fwd_flops, 2 * 18 * 18);
+  const double n = 72;
+  const DtsLayer *bn = find (w, "bn");
+  ck_assert_double_eq (bn->params, 4);
+  ck_assert_double_eq (bn->fwd_flops, 4 * n);
+  ck_assert_double_eq (bn->bwd_data_flops, 4 * n);
+  ck_assert_double_eq (bn->bwd_weight_flops, 3 * n);
+  ck_assert_double_eq (find (w, "r")->fwd_flops, n);
+  ck_assert_double_eq (find (w, "r6")->fwd_flops, 2 * n);
+  ck_assert_double_eq (find (w, "d")->fwd_flops, 2 * n);
+  ck_assert_double_eq (find (w, "n")->fwd_flops, (2 * 3 + 4) * n);
+  const DtsLayer *s = find (w, "s");
+  ck_assert_int_eq (s->n_inputs, 3);
+  ck_assert_double_eq (s->fwd_flops, 2 * n);
+  ck_assert_double_eq (s->in_elems, 3 * n);
+  ck_assert_double_eq (s->bwd_data_flops, 0);
+  const DtsLayer *f = find (w, "f");
+  assert_shape (f, 72, 1, 1);
+  ck_assert_double_eq (f->act_elems, 0); /* a view */
+  ck_assert_double_eq (f->out_elems, n);
+  assert_shape (find (w, "loss"), 72, 1, 1);
+  ck_assert_double_eq (w->params, 4);
+  ck_assert_double_eq (w->macs, 0);
+}
+END_TEST
+
+START_TEST (test_input_layer_and_training)
+{
+  g_autoptr (DtsWorkload) w = load_ok (
+      "3x8x8", "<training batch-size='16' dataset-samples='50000' precision='fp16' "
+               "optimizer='adam'/>\n"
+               "<layer name='c' type='conv' out='4' kernel='3' pad='1'/>\n"
+               "<layer name='r' type='relu'/>\n");
+  ck_assert_str_eq (w->name, "t");
+  ck_assert_uint_eq (w->layers->len, 3);
+  const DtsLayer *in = dts_workload_layer (w, 0);
+  ck_assert_int_eq (in->type, DTS_LAYER_INPUT);
+  ck_assert_str_eq (in->name, "input");
+  assert_shape (in, 3, 8, 8);
+  ck_assert_double_eq (in->act_elems, 192);
+  const DtsLayer *c = dts_workload_layer (w, 1);
+  ck_assert_int_eq (c->line, 4);
+  ck_assert_int_eq (c->n_inputs, 1);
+  ck_assert_int_eq (c->inputs[0], 0);
+  ck_assert_int_eq (dts_workload_layer (w, 2)->inputs[0], 1);
+  /* relu after a conv still needs its data gradient */
+  ck_assert_double_eq (dts_workload_layer (w, 2)->bwd_data_flops, 256);
+  ck_assert_int_eq (w->training.batch_size, 16);
+  ck_assert_double_eq (w->training.dataset_samples, 50000);
+  ck_assert (w->training.has_precision);
+  ck_assert_int_eq (w->training.precision, DTS_PREC_FP16);
+  ck_assert_str_eq (w->training.optimizer, "adam");
+  ck_assert_double_eq (dts_workload_optimizer_state_bytes_per_param (w), 8);
+
+  g_autoptr (DtsWorkload) v = load_ok ("10", "<layer name='fc' type='fc' out='2'/>\n");
+  ck_assert_int_eq (v->training.batch_size, 0);
+  ck_assert (!v->training.has_precision);
+  ck_assert_ptr_null (v->training.optimizer);
+  ck_assert_double_eq (dts_workload_optimizer_state_bytes_per_param (v), 4); /* momentum */
+  assert_shape (dts_workload_layer (v, 0), 10, 1, 1);
+  ck_assert_double_eq (v->params, 22);
+}
+END_TEST
+
+START_TEST (test_type_names)
+{
+  for (int t = 0; t < DTS_LAYER_TYPE_COUNT; t++) {
+    DtsLayerType back;
+    const char *id = dts_layer_type_to_string ((DtsLayerType) t);
+    ck_assert (dts_layer_type_from_string (id, &back));
+    ck_assert_int_eq (back, t);
+  }
+  DtsLayerType x;
+  ck_assert (!dts_layer_type_from_string ("convv", &x));
+  ck_assert_str_eq (dts_layer_type_to_string (DTS_LAYER_GLOBAL_AVGPOOL), "global-avgpool");
+  ck_assert_str_eq (dts_layer_type_to_string (DTS_LAYER_SOFTMAX_LOSS), "softmax-loss");
+}
+END_TEST
+
+/* --- errors ------------------------------------------------------------------- */
+
+typedef struct {
+  const char *input;
+  const char *body;
+  int code;
+  const char *frag[3];
+} BadCase;
+
+static const BadCase bad_cases[] = {
+  { "3x8x8", "<layer name='c' type='convv'/>\n", DTS_ERROR_INVALID,
+    { "line 3: layer 'c': unknown layer type 'convv'", "(known: conv, fc, maxpool", "relu6)" } },
+  { "3x8x8", "<layer name='c' type='relu' inputs='nope'/>\n", DTS_ERROR_INVALID,
+    { "line 3: layer 'c': unknown input 'nope'", NULL } },
+  { "3x8x8",
+    "<layer name='a' type='conv' out='4' kernel='1'/>\n"
+    "<layer name='s' type='add' inputs='a,input'/>\n",
+    DTS_ERROR_INVALID,
+    { "line 4: layer 's': input 'input' has shape 3x8x8 but input 'a' has 4x8x8",
+      "add needs equal shapes", NULL } },
+  { "3x8x8",
+    "<layer name='a' type='maxpool' kernel='2'/>\n"
+    "<layer name='s' type='concat' inputs='input,a'/>\n",
+    DTS_ERROR_INVALID, { "line 4: layer 's': input 'a' has shape 3x4x4", "equal height", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='0' kernel='3'/>\n", DTS_ERROR_INVALID,
+    { "line 3: layer 'c': attribute 'out' must be positive, got 0", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' stride='-1'/>\n", DTS_ERROR_INVALID,
+    { "attribute 'stride' must be positive, got -1", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' pad='-1'/>\n", DTS_ERROR_INVALID,
+    { "attribute 'pad' must not be negative, got -1", NULL } },
+  { "3x2x2", "<layer name='c' type='conv' out='4' kernel='3'/>\n", DTS_ERROR_INVALID,
+    { "layer 'c': kernel window 3 does not fit the input size 2", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4k' kernel='3'/>\n", DTS_ERROR_PARSE,
+    { "layer 'c': attribute 'out': '4k' is not an integer", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3x'/>\n", DTS_ERROR_PARSE,
+    { "attribute 'kernel': '3x' is not an integer or HxW", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' bias='yes'/>\n", DTS_ERROR_PARSE,
+    { "attribute 'bias': 'yes' is not true or false", NULL } },
+  { "3x8x8", "<layer name='d' type='dropout' p='1'/>\n", DTS_ERROR_INVALID,
+    { "attribute 'p' must be below 1", NULL } },
+  { "3x8x8", "<layer name='d' type='dropout' p='half'/>\n", DTS_ERROR_PARSE,
+    { "attribute 'p': 'half' is not a number", NULL } },
+  { "3x8x8", "", DTS_ERROR_INVALID, { "line 2: <model> has no layers", NULL } },
+  { "3x8x8", "<training batch-size='4'/>\n", DTS_ERROR_INVALID, { "has no layers", NULL } },
+  { "3x8x8",
+    "<layer name='r' type='relu'/>\n"
+    "<layer name='r' type='relu'/>\n",
+    DTS_ERROR_INVALID, { "line 4: layer 'r': duplicate layer name (first defined on line 3)" } },
+  { "3x8x8", "<layer name='input' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "layer 'input': duplicate layer name: 'input' is the model input", NULL } },
+  { "3x8x8",
+    "<layer name='a' type='relu' inputs='b'/>\n"
+    "<layer name='b' type='relu' inputs='a'/>\n",
+    DTS_ERROR_INVALID, { "line 3: layer 'a': input 'b' is defined later, on line 4", NULL } },
+  { "3x8x8", "<layer name='a' type='add' inputs='input,a'/>\n", DTS_ERROR_INVALID,
+    { "layer 'a': takes its own output as input", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4'/>\n", DTS_ERROR_INVALID,
+    { "line 3: layer 'c': missing attribute 'kernel'", NULL } },
+  { "3x8x8", "<layer type='relu'/>\n", DTS_ERROR_INVALID,
+    { "line 3: missing attribute 'name'", NULL } },
+  { "3x8x8", "<layer name='r'/>\n", DTS_ERROR_INVALID,
+    { "layer 'r': missing attribute 'type'", "conv, fc", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' strid='2'/>\n", DTS_ERROR_INVALID,
+    { "layer 'c': unknown attribute 'strid' of a conv layer", "(known: name, type, inputs, out",
+      NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' groups='2'/>\n", DTS_ERROR_INVALID,
+    { "groups 2 must divide both the input channels (3) and 'out' (4)", NULL } },
+  { "3x8x8", "<layer name='p' type='maxpool' kernel='3' pad='2'/>\n", DTS_ERROR_INVALID,
+    { "pad 2x2 is more than half the kernel 3x3", NULL } },
+  { "3x8x8",
+    "<layer name='a' type='relu'/>\n"
+    "<layer name='b' type='relu' inputs='input'/>\n",
+    DTS_ERROR_INVALID, { "line 3: layer 'a': output is not used by any later layer", NULL } },
+  { "3x8x8", "<layer name='c' type='conv' out='4' kernel='1' inputs='input,input'/>\n",
+    DTS_ERROR_INVALID, { "a conv layer takes 1 input, got 2", NULL } },
+  { "3x8x8", "<layer name='c' type='concat'/>\n", DTS_ERROR_INVALID,
+    { "a concat layer takes at least 2 inputs, got 1", NULL } },
+  { "3x8x8", "<layer name='c' type='relu' inputs='input,,input'/>\n", DTS_ERROR_PARSE,
+    { "attribute 'inputs': empty name", NULL } },
+  { "3x8x8", "<layer name='a b' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "layer name 'a b' is empty or has a comma or a space", NULL } },
+  { "3x224", "<layer name='r' type='relu'/>\n", DTS_ERROR_PARSE,
+    { "line 2: attribute 'input': '3x224' is not a shape CxHxW", NULL } },
+  { "3x0x8", "<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "attribute 'input': sizes must be positive", NULL } },
+  { "3x8x8", "<layr name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "line 3: unknown element <layr> in <model>", NULL } },
+  { "3x8x8", "relu\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "unexpected text in <model>", NULL } },
+  { "3x8x8", "<training batch-size='0'/>\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "line 3: attribute 'batch-size' must be positive, got 0", NULL } },
+  { "3x8x8", "<training precision='fp8'/>\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "attribute 'precision': unknown precision 'fp8'", NULL } },
+  { "3x8x8", "<training optimizer='lamb'/>\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "unknown optimizer 'lamb' (known: sgd, momentum, adam)", NULL } },
+  { "3x8x8", "<training batch='8'/>\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "unknown attribute 'batch' of <training>", NULL } },
+  { "3x8x8", "<training/>\n<training/>\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
+    { "line 4: a second <training> element", NULL } },
+};
+
+START_TEST (test_errors)
+{
+  const BadCase *c = &bad_cases[_i];
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = load_body (c->input, c->body, &error);
+  ck_assert_msg (w == NULL, "case %d was accepted", _i);
+  ck_assert_msg (strstr (error->message, "workload '") == error->message, "case %d: %s", _i,
+                 error->message);
+  dts_test_assert_error (error, c->code, c->frag[0] ? c->frag[0] : "", c->frag[1], c->frag[2],
+                         NULL);
+}
+END_TEST
+
+START_TEST (test_file_errors)
+{
+  g_autoptr (GError) error = NULL;
+  ck_assert_ptr_null (dts_workload_load ("no-such-dir/none.xml", &error));
+  dts_test_assert_error (error, DTS_ERROR_NOT_FOUND, "workload 'no-such-dir/none.xml'",
+                         "no such file", NULL);
+  g_clear_error (&error);
+
+  g_autofree char *bad = dts_test_write_tmp ("<model input='3'>\n<layer name='a'\n", ".xml");
+  ck_assert_ptr_null (dts_workload_load (bad, &error));
+  dts_test_assert_error (error, DTS_ERROR_PARSE, "workload '", "malformed XML", NULL);
+  g_clear_error (&error);
+  g_unlink (bad);
+
+  g_autofree char *plat = dts_test_write_tmp ("<platform version='4.1'/>\n", ".xml");
+  ck_assert_ptr_null (dts_workload_load (plat, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "line 1: root element is <platform>", NULL);
+  g_clear_error (&error);
+  g_unlink (plat);
+
+  g_autofree char *attr = dts_test_write_tmp (
+      "<model input='3' size='big'><layer name='r' type='relu'/></model>\n", ".xml");
+  ck_assert_ptr_null (dts_workload_load (attr, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "unknown attribute 'size' of <model>", NULL);
+  g_clear_error (&error);
+  g_unlink (attr);
+
+  g_autofree char *noin = dts_test_write_tmp ("<model><layer name='r' type='relu'/></model>\n",
+                                              ".xml");
+  ck_assert_ptr_null (dts_workload_load (noin, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "missing attribute 'input'", NULL);
+  g_unlink (noin);
+}
+END_TEST
+
+/* --- the shipped zoo against torchvision --------------------------------------------- */
+
+/* torchvision's published parameter counts (exact) and "GFLOPS", which count
+ * multiply-accumulates of conv and linear layers. */
+static const struct {
+  const char *name;
+  double params;
+  double gmacs;
+} zoo[] = {
+  { "alexnet", 61100840, 0.71 },    { "vgg16", 138357544, 15.47 },
+  { "resnet50", 25557032, 4.09 },   { "resnet101", 44549160, 7.80 },
+  { "resnet152", 60192808, 11.51 }, { "inception3", 23834568, 5.71 },
+  { "googlenet", 6624904, 1.50 },   { "mobilenet2", 3504872, 0.30 },
+  { "densenet121", 7978856, 2.83 },
+};
+
+START_TEST (test_zoo)
+{
+  g_autofree char *file = g_strconcat ("workloads/", zoo[_i].name, ".xml", NULL);
+  g_autofree char *path = dts_test_srcpath (file);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "?");
+  ck_assert_str_eq (w->name, zoo[_i].name);
+  ck_assert_msg (w->params == zoo[_i].params, "%s: %.0f parameters, torchvision has %.0f",
+                 zoo[_i].name, w->params, zoo[_i].params);
+  double ratio = w->macs / (zoo[_i].gmacs * 1e9);
+  ck_assert_msg (fabs (ratio - 1.0) <= 0.02, "%s: %.4f G MACs, torchvision %.2f G (%.2f%%)",
+                 zoo[_i].name, w->macs / 1e9, zoo[_i].gmacs, (ratio - 1.0) * 100);
+  /* FLOPs are 2 x MACs plus a small share of element-wise work (6% for
+   * MobileNet-v2, the most element-wise of the zoo) */
+  ck_assert (w->fwd_flops >= 2.0 * w->macs);
+  ck_assert (w->fwd_flops < 2.2 * w->macs);
+  ck_assert_int_eq (w->training.batch_size > 0, TRUE);
+  /* 1000 ImageNet classes at the end */
+  const DtsLayer *last = dts_workload_layer (w, w->layers->len - 1);
+  ck_assert_int_eq (last->type, DTS_LAYER_SOFTMAX_LOSS);
+  ck_assert_int_eq (last->out_shape.c, 1000);
+}
+END_TEST
+
+static Suite *
+workload_suite (void)
+{
+  Suite *s = suite_create ("workload");
+  TCase *tc = tcase_create ("shapes");
+  tcase_add_test (tc, test_conv_shapes);
+  tcase_add_test (tc, test_conv_fc_flops_by_hand);
+  tcase_add_test (tc, test_pooling);
+  tcase_add_test (tc, test_pooling_ceil_last_window);
+  tcase_add_test (tc, test_adaptive_and_elementwise);
+  tcase_add_test (tc, test_input_layer_and_training);
+  tcase_add_test (tc, test_type_names);
+  suite_add_tcase (s, tc);
+  TCase *te = tcase_create ("errors");
+  tcase_add_loop_test (te, test_errors, 0, G_N_ELEMENTS (bad_cases));
+  tcase_add_test (te, test_file_errors);
+  suite_add_tcase (s, te);
+  TCase *tz = tcase_create ("zoo");
+  tcase_add_loop_test (tz, test_zoo, 0, G_N_ELEMENTS (zoo));
+  suite_add_tcase (s, tz);
+  return s;
+}
+
+int
+main (void)
+{
+  return dts_test_run (workload_suite ());
+}
