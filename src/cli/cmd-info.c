@@ -44,15 +44,30 @@ classify (const char *arg, char **path, Kind *kind, GError **error)
                  arg, wl, pl);
     return FALSE;
   }
-  g_autoptr (xmlDoc) doc = dts_xml_load (arg, "file", error);
-  if (doc == NULL)
+  /* Classify by the first root-like tag in the text, so that a malformed
+   * platform or workload still reaches its own loader, whose errors name
+   * the kind ("platform 'x.xml': line 9: malformed XML ..."). */
+  g_autofree char *text = NULL;
+  if (!g_file_test (arg, G_FILE_TEST_EXISTS)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND, "file '%s': no such file", arg);
     return FALSE;
-  xmlNode *root = xmlDocGetRootElement (doc);
-  if (xmlStrcmp (root->name, (const xmlChar *) "model") == 0)
-    *kind = KIND_WORKLOAD;
-  else if (xmlStrcmp (root->name, (const xmlChar *) "platform") == 0)
+  }
+  g_autoptr (GError) read_error = NULL;
+  if (!g_file_get_contents (arg, &text, NULL, &read_error)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "file '%s': %s", arg, read_error->message);
+    return FALSE;
+  }
+  const char *platform_tag = strstr (text, "<platform");
+  const char *model_tag = strstr (text, "<model");
+  if (platform_tag && (!model_tag || platform_tag < model_tag))
     *kind = KIND_PLATFORM;
+  else if (model_tag)
+    *kind = KIND_WORKLOAD;
   else {
+    g_autoptr (xmlDoc) doc = dts_xml_load (arg, "file", error);
+    if (doc == NULL)
+      return FALSE;
+    xmlNode *root = xmlDocGetRootElement (doc);
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "file '%s': line %d: root element <%s> is neither <model> (a workload) "
                  "nor <platform> (a SimGrid platform)",
