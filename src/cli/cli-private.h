@@ -51,10 +51,13 @@ typedef struct {
 
 gboolean dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **error);
 gboolean dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **error);
+gboolean dts_cli_info_routes (const char *path, const DtsInfoOptions *opts, GError **error);
 
 /* Subcommand entry points (one file each). */
 gboolean dts_cmd_info (int argc, char **argv, GError **error);
 gboolean dts_cmd_help (int argc, char **argv, GError **error);
+gboolean dts_cmd_platform (int argc, char **argv, GError **error);
+gboolean dts_cmd_run (int argc, char **argv, GError **error);
 
 G_END_DECLS
 

@@ -10,6 +10,9 @@
 static const DtsCommand commands[] = {
   { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
     dts_cmd_info },
+  { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
+    dts_cmd_run },
+  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform },
   { "help", "list subcommands, or show the options of one", dts_cmd_help },
   { NULL, NULL, NULL },
 };

@@ -255,12 +255,8 @@ print_json (const DtsPlatform *p)
 gboolean
 dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **error)
 {
-  if (opts->routes) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--routes is not available yet: routes are computed by the simulator "
-                 "(SimGrid) once it has loaded the platform, which 'dtsim info' does not do");
-    return FALSE;
-  }
+  if (opts->routes && opts->format == DTS_FORMAT_JSON)
+    return dts_cli_info_routes (path, opts, error); /* one JSON object: the routes */
   g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
   if (catalog == NULL)
     return FALSE;
@@ -271,5 +267,7 @@ dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **er
     print_json (platform);
   else
     print_text (platform);
+  if (opts->routes)
+    return dts_cli_info_routes (path, opts, error);
   return TRUE;
 }

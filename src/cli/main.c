@@ -37,6 +37,10 @@ main (int argc, char **argv)
     return 2;
   }
 
+  /* GOption's usage line reads "Usage: dtsim CMD [OPTION...]". */
+  g_autofree char *prgname = g_strdup_printf ("dtsim %s", cmd->name);
+  g_set_prgname (prgname);
+
   g_autoptr (GError) error = NULL;
   if (!cmd->run (argc - 1, argv + 1, &error)) {
     g_assert (error != NULL);

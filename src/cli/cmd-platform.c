@@ -1,0 +1,180 @@
+/* cmd-platform.c - `dtsim platform`: write a SimGrid platform file for a GPU
+ * cluster from a few parameters (src/platform/generate.c has the model).
+ *
+ * Every quantity takes dtsim's units (25GB/s, 100Gbps, 1us); the defaults are
+ * those of dts_gen_params_init() and are printed by --help. Bad parameters
+ * are usage errors (exit status 2). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "platform/generate.h"
+#include "platform/gpu.h"
+
+typedef struct {
+  const char *option;
+  DtsUnitKind kind;
+  double *target;
+} Quantity;
+
+static gboolean
+usage_error (GError **error, GError *cause, const char *option)
+{
+  if (option)
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--%s: %s (see 'dtsim platform --help')",
+                 option, cause->message);
+  else
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s (see 'dtsim platform --help')",
+                 cause->message);
+  return FALSE;
+}
+
+gboolean
+dts_cmd_platform (int argc, char **argv, GError **error)
+{
+  g_auto (DtsGenParams) p;
+  dts_gen_params_init (&p);
+  g_autofree char *output = NULL;
+  g_autofree char *intra = NULL;
+  g_autofree char *topology = NULL;
+  g_autofree char *oversub = NULL;
+  g_autofree char *t_intra_bw = NULL, *t_intra_lat = NULL, *t_pcie_bw = NULL,
+                  *t_pcie_lat = NULL, *t_sock_bw = NULL, *t_sock_lat = NULL, *t_nic_bw = NULL,
+                  *t_nic_lat = NULL, *t_link_bw = NULL, *t_link_lat = NULL, *t_cpu_speed = NULL;
+  Quantity q[] = {
+    { "intra-bandwidth", DTS_UNIT_BANDWIDTH, &p.intra_bw_Bps },
+    { "intra-latency", DTS_UNIT_TIME, &p.intra_lat_s },
+    { "pcie-bandwidth", DTS_UNIT_BANDWIDTH, &p.pcie_bw_Bps },
+    { "pcie-latency", DTS_UNIT_TIME, &p.pcie_lat_s },
+    { "socket-bandwidth", DTS_UNIT_BANDWIDTH, &p.socket_bw_Bps },
+    { "socket-latency", DTS_UNIT_TIME, &p.socket_lat_s },
+    { "nic-bandwidth", DTS_UNIT_BANDWIDTH, &p.nic_bw_Bps },
+    { "nic-latency", DTS_UNIT_TIME, &p.nic_lat_s },
+    { "link-bandwidth", DTS_UNIT_BANDWIDTH, &p.link_bw_Bps },
+    { "link-latency", DTS_UNIT_TIME, &p.link_lat_s },
+    { "cpu-speed", DTS_UNIT_FLOPS, &p.cpu_speed_flops },
+  };
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: stdout)",
+      "FILE" },
+    { "title", 0, 0, G_OPTION_ARG_STRING, &p.title,
+      "First lines of the header comment (default: a summary)", "TEXT" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &p.nodes, "Number of nodes (default: 1)", "N" },
+    { "gpus-per-node", 0, 0, G_OPTION_ARG_INT, &p.gpus_per_node,
+      "GPUs per node (default: 8)", "N" },
+    { "gpu", 0, 0, G_OPTION_ARG_STRING, &p.gpu,
+      "GPU model, a catalogue id such as V100-SXM2-16GB (required)", "ID" },
+    { "intra", 0, 0, G_OPTION_ARG_STRING, &intra,
+      "Peer fabric inside a node: pcie, nvlink-mesh or nvswitch (default: pcie)", "FABRIC" },
+    { "intra-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_intra_bw,
+      "nvlink-mesh: per NVLink; nvswitch: per GPU port; per direction (default: 25GB/s)",
+      "BW" },
+    { "intra-latency", 0, 0, G_OPTION_ARG_STRING, &t_intra_lat,
+      "Latency per NVLink hop (default: 1us)", "T" },
+    { "nvlink-pairs", 0, 0, G_OPTION_ARG_STRING, &p.nvlink_pairs,
+      "nvlink-mesh: full, dgx1-v100, dgx1-p100 or pairs A-B[:LINKS],... (default: full)",
+      "SPEC" },
+    { "sockets", 0, 0, G_OPTION_ARG_INT, &p.sockets, "CPU sockets per node (default: 2)", "N" },
+    { "pcie-switches", 0, 0, G_OPTION_ARG_INT, &p.pcie_switches,
+      "PCIe switches per socket, 0 for root ports (default: 0)", "N" },
+    { "pcie-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_pcie_bw,
+      "Every PCIe link, per direction (default: 15.75GB/s, PCIe 3.0 x16)", "BW" },
+    { "pcie-latency", 0, 0, G_OPTION_ARG_STRING, &t_pcie_lat,
+      "Latency per PCIe link (default: 1us)", "T" },
+    { "socket-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_sock_bw,
+      "Link between two sockets, per direction (default: 19.2GB/s, one QPI link)", "BW" },
+    { "socket-latency", 0, 0, G_OPTION_ARG_STRING, &t_sock_lat,
+      "Latency between sockets (default: 1us)", "T" },
+    { "nics-per-node", 0, 0, G_OPTION_ARG_INT, &p.nics_per_node,
+      "NICs per node; GPU g uses NIC g*NICS/GPUS (default: 1, or 0 for one node)", "N" },
+    { "nic-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_nic_bw,
+      "Each NIC's cable to its switch, per direction (default: 100Gbps)", "BW" },
+    { "nic-latency", 0, 0, G_OPTION_ARG_STRING, &t_nic_lat,
+      "Latency of a NIC's cable (default: 1us)", "T" },
+    { "nic-at-cpu", 0, 0, G_OPTION_ARG_NONE, &p.nic_at_cpu,
+      "Put NICs on the sockets' root ports rather than under the PCIe switches", NULL },
+    { "topology", 0, 0, G_OPTION_ARG_STRING, &topology,
+      "Between nodes: switch, fat-tree, torus or dragonfly (default: switch)", "TOPO" },
+    { "topo-params", 0, 0, G_OPTION_ARG_STRING, &p.topo_params,
+      "SimGrid cluster parameters: fat-tree L;DOWN..;UP..;PAR.., torus X,Y,.., dragonfly "
+      "G,g;C,c;R,r;N (default: derived for fat-tree and torus)",
+      "PARAMS" },
+    { "switch-radix", 0, 0, G_OPTION_ARG_INT, &p.switch_radix,
+      "Ports per switch of a derived fat-tree (default: 40)", "N" },
+    { "link-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_link_bw,
+      "Switch-to-switch cable, per direction (default: the NIC bandwidth)", "BW" },
+    { "link-latency", 0, 0, G_OPTION_ARG_STRING, &t_link_lat,
+      "Latency per switch-to-switch hop (default: 100ns)", "T" },
+    { "oversubscription", 0, 0, G_OPTION_ARG_STRING, &oversub,
+      "Fat-tree: leaf uplinks carry 1/R of their cables' bandwidth (default: 1)", "R" },
+    { "cpus", 0, 0, G_OPTION_ARG_NONE, &p.cpu_hosts,
+      "Make each socket a host (property role=cpu), e.g. for parameter servers", NULL },
+    { "cpu-speed", 0, 0, G_OPTION_ARG_STRING, &t_cpu_speed,
+      "Speed of a socket host (default: 1TFLOPS)", "F" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  g_option_context_set_summary (
+      ctx, "Write a SimGrid platform file for a GPU cluster: nodes of GPUs joined by\n"
+           "NVLink or PCIe, NICs, and a switch, fat-tree, torus or dragonfly between\n"
+           "nodes. Every GPU host carries the properties gpu and node. The file is\n"
+           "deterministic and its header lists every parameter.\n"
+           "Example: dtsim platform --nodes 4 --gpus-per-node 8 --gpu A100-SXM4-40GB\n"
+           "         --intra nvswitch --intra-bandwidth 300GB/s --nics-per-node 8\n"
+           "         --nic-bandwidth 200Gbps --pcie-switches 2 --topology fat-tree");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  gboolean help = FALSE;
+  if (!dts_cli_parse (ctx, "platform", &argc, &argv, &help, error))
+    return FALSE;
+  if (help)
+    return TRUE;
+  if (argc > 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "unexpected argument '%s' (see 'dtsim platform --help')", argv[1]);
+    return FALSE;
+  }
+
+  g_autoptr (GError) local = NULL;
+  const char *texts[] = { t_intra_bw, t_intra_lat, t_pcie_bw, t_pcie_lat, t_sock_bw, t_sock_lat,
+                          t_nic_bw, t_nic_lat, t_link_bw, t_link_lat, t_cpu_speed };
+  G_STATIC_ASSERT (G_N_ELEMENTS (texts) == G_N_ELEMENTS (q));
+  for (guint i = 0; i < G_N_ELEMENTS (q); i++)
+    if (texts[i] && !dts_units_parse (texts[i], q[i].kind, q[i].target, &local))
+      return usage_error (error, local, q[i].option);
+  if (oversub && !dts_units_parse (oversub, DTS_UNIT_NONE, &p.oversubscription, &local))
+    return usage_error (error, local, "oversubscription");
+  if (intra && !dts_intra_kind_from_string (intra, &p.intra, &local))
+    return usage_error (error, local, "intra");
+  if (topology && !dts_topo_kind_from_string (topology, &p.topology, &local))
+    return usage_error (error, local, "topology");
+
+  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
+  if (catalog == NULL)
+    return FALSE;
+  g_autofree char *text = dts_platform_generate (&p, catalog, &local);
+  if (text == NULL)
+    return usage_error (error, local, NULL);
+
+  if (output == NULL || strcmp (output, "-") == 0) {
+    fputs (text, stdout);
+    return TRUE;
+  }
+  FILE *f = fopen (output, "w");
+  gboolean ok = f != NULL && fputs (text, f) >= 0;
+  int err = errno;
+  if (f != NULL && fclose (f) != 0 && ok) {
+    ok = FALSE;
+    err = errno;
+  }
+  if (!ok) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot write '%s': %s", output,
+                 g_strerror (err));
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,62 @@
+/* collective.c - the table of all-reduce algorithms and plan helpers shared
+ * by every algorithm. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "collective/collective-private.h"
+#include "core/error.h"
+
+static const DtsCollAlgorithm algorithms[] = {
+  { "ring", "NCCL-style ring: reduce-scatter then all-gather, chunked, over parallel channels",
+    dts_coll_ring_plan_new },
+  { NULL, NULL, NULL },
+};
+
+const DtsCollAlgorithm *
+dts_coll_algorithms (void)
+{
+  return algorithms;
+}
+
+DtsCollPlan *
+dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **error)
+{
+  g_return_val_if_fail (algorithm != NULL && params != NULL, NULL);
+  for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
+    if (strcmp (a->id, algorithm) == 0)
+      return a->plan_new (params, error);
+  g_autoptr (GString) known = g_string_new (NULL);
+  for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
+    g_string_append_printf (known, "%s%s", known->len ? ", " : "", a->id);
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "unknown collective algorithm '%s' (known: %s)",
+               algorithm, known->str);
+  return NULL;
+}
+
+void
+dts_coll_plan_free (DtsCollPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_free (plan->algorithm);
+  g_free (plan->ring);
+  g_free (plan->position);
+  g_free (plan);
+}
+
+double
+dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round)
+{
+  g_return_val_if_fail (round >= 0 && round < plan->n_rounds, 0);
+  if (round < plan->n_rounds - 1)
+    return plan->chunk_bytes;
+  return plan->seg_bytes - (plan->n_rounds - 1) * plan->chunk_bytes;
+}
+
+double
+dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
+{
+  return plan->n_steps * plan->channels * plan->seg_bytes;
+}

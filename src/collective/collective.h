@@ -1,0 +1,104 @@
+/* collective.h - collective algorithms as plans: pure data, no simulator.
+ *
+ * A plan says, for every participant, which point-to-point transfers it makes
+ * at every step of the algorithm, with which peer, carrying which segment of
+ * the buffer, and whether what it receives is reduced into its own copy or
+ * replaces it. src/sim/ interprets a plan with SimGrid communications; the
+ * unit tests interpret it with a naive reference (tests/unit/test-collective.c)
+ * and check that every rank ends with the full reduction.
+ *
+ * Algorithms are rows of a table (collective.c); one file per algorithm.
+ *
+ * Ring all-reduce (ring.c), as NCCL does it: N participants in a ring, the
+ * buffer of S bytes cut into C channels (parallel rings over the same order)
+ * and, per channel, into N segments of S/(N C) bytes. Reduce-scatter takes
+ * N-1 steps (step s: position p sends segment (p - s) mod N to p + 1 and
+ * reduces what it receives from p - 1 into its segment (p - s - 1) mod N),
+ * after which position p holds the full sum of segment (p + 1) mod N; the
+ * all-gather takes N-1 more steps that forward the finished segments. Each
+ * step of each channel moves its segment in rounds of at most chunk_bytes
+ * (NCCL's chunk: 4 MiB buffer / 8 steps x 4 steps per chunk = 2 MiB by
+ * default), one SimGrid communication per round and channel at the `step`
+ * granularity. Sizes are doubles (a fluid model); the simulator rounds each
+ * transfer to whole bytes.
+ *
+ * Closed forms (checked by the tests): 2(N-1) steps; every rank sends and
+ * receives 2(N-1)/N x S bytes; on a contention-free ring of bandwidth B and
+ * per-transfer latency L the time is 2(N-1) (R L + S/(N B)) with
+ * R = ceil(S / (N C chunk_bytes)) rounds per step. */
+#ifndef DTS_COLLECTIVE_COLLECTIVE_H
+#define DTS_COLLECTIVE_COLLECTIVE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* NCCL 2.x Simple protocol: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 x
+ * ALLREDUCE_CHUNKSTEPS 4. */
+#define DTS_COLL_DEFAULT_CHUNK_BYTES (2.0 * 1024 * 1024)
+#define DTS_COLL_DEFAULT_CHANNELS 2
+#define DTS_COLL_MAX_CHANNELS 64
+
+typedef struct {
+  int n_ranks;          /* participants */
+  const int *ring;      /* ring order: position -> rank (0..n_ranks-1 when NULL) */
+  double bytes;         /* buffer size S */
+  int channels;         /* C >= 1 */
+  double chunk_bytes;   /* > 0 */
+} DtsCollParams;
+
+typedef struct {
+  char *algorithm;      /* table id, e.g. "ring" (owned) */
+  int n_ranks;
+  int *ring;            /* position -> rank (owned, n_ranks entries) */
+  int *position;        /* rank -> position (owned) */
+  double bytes;
+  int channels;
+  double chunk_bytes;
+  int n_steps;          /* 2(N-1); 0 for one rank */
+  int n_reduce_steps;   /* steps 0 .. n_reduce_steps-1 reduce (N-1) */
+  double seg_bytes;     /* one segment of one channel: S / (N C) */
+  int n_rounds;         /* rounds per step and channel: ceil(seg_bytes / chunk_bytes), >= 1 */
+} DtsCollPlan;
+
+/* What one participant does at one step: send segment send_seg of every
+ * channel to rank send_to, receive segment recv_seg from rank recv_from and
+ * reduce it into its own copy (reduce) or overwrite its copy with it. */
+typedef struct {
+  int send_to, recv_from;   /* ranks */
+  int send_seg, recv_seg;   /* segment indices 0..N-1 */
+  gboolean reduce;
+} DtsCollStep;
+
+typedef struct {
+  const char *id;
+  const char *description;
+  DtsCollPlan *(*plan_new) (const DtsCollParams *params, GError **error);
+} DtsCollAlgorithm;
+
+/* The table of all-reduce algorithms, terminated by a row with id NULL. */
+const DtsCollAlgorithm *dts_coll_algorithms (void);
+
+/* Build the plan of all-reduce ALGORITHM ("ring"). Invalid parameters
+ * (no ranks, a ring that is not a permutation, negative bytes, channels
+ * outside 1..DTS_COLL_MAX_CHANNELS, chunk <= 0) and unknown algorithms are
+ * DTS_ERROR_INVALID. */
+DtsCollPlan *dts_coll_plan_new (const char *algorithm, const DtsCollParams *params,
+                                GError **error);
+void dts_coll_plan_free (DtsCollPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsCollPlan, dts_coll_plan_free)
+
+/* The transfer of the participant at ring position POS at STEP
+ * (0 <= STEP < n_steps). */
+void dts_coll_plan_step (const DtsCollPlan *plan, int pos, int step, DtsCollStep *out);
+
+/* Bytes of round ROUND (0 <= ROUND < n_rounds) of one channel at any step:
+ * chunk_bytes except the last round, which carries the remainder. */
+double dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round);
+
+/* Bytes one participant sends (and receives) in the whole collective. */
+double dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,101 @@
+/* chrome-trace.c - Chrome / Perfetto trace-event JSON of a run.
+ *
+ * Format: the Trace Event Format's JSON object form ({"traceEvents": [...]}),
+ * complete events ("ph": "X") with "ts" and "dur" in microseconds, and
+ * metadata events naming processes (one per GPU rank, sorted by rank) and
+ * threads (tid 0 compute, tid 1 communication). Loads in ui.perfetto.dev
+ * and chrome://tracing. Slices are written in recording order, which is
+ * deterministic; "otherData" carries the summary figures so that tools can
+ * check the trace against them (tests/tools/check-trace.py). */
+#include "config.h"
+
+#include "output/json.h"
+#include "output/report.h"
+
+enum { TID_COMPUTE = 0, TID_COMM = 1 };
+
+static void
+metadata (DtsJson *j, const char *what, int pid, int tid, const char *name, int sort)
+{
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "name", what);
+  dts_json_kv_string (j, "ph", "M");
+  dts_json_kv_int (j, "pid", pid);
+  dts_json_kv_int (j, "tid", tid);
+  dts_json_key (j, "args");
+  dts_json_begin_object (j);
+  if (name)
+    dts_json_kv_string (j, "name", name);
+  else
+    dts_json_kv_int (j, "sort_index", sort);
+  dts_json_end_object (j);
+  dts_json_end_object (j);
+}
+
+void
+dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GString *out)
+{
+  g_autoptr (DtsJson) j = dts_json_new ();
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "displayTimeUnit", "ms");
+  dts_json_key (j, "otherData");
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "generator", "dtsim");
+  dts_json_kv_string (j, "workload", s->workload);
+  dts_json_kv_string (j, "platform", s->platform);
+  dts_json_kv_int (j, "n_gpus", s->n_gpus);
+  dts_json_kv_int (j, "iterations", s->iterations);
+  dts_json_kv_int (j, "warmup_iterations", s->warmup_iterations);
+  dts_json_kv_double (j, "iteration_time_s", s->iteration_time_s);
+  dts_json_kv_double (j, "forward_s", s->forward_s);
+  dts_json_kv_double (j, "backward_s", s->backward_s);
+  dts_json_kv_double (j, "optimizer_s", s->optimizer_s);
+  dts_json_kv_double (j, "comm_s", s->comm_s);
+  dts_json_kv_double (j, "comm_exposed_s", s->comm_exposed_s);
+  dts_json_kv_int (j, "buckets", s->buckets->len);
+  dts_json_end_object (j);
+
+  dts_json_key (j, "traceEvents");
+  dts_json_begin_array (j);
+  for (int r = 0; r < t->n_ranks; r++) {
+    g_autofree char *pname = g_strdup_printf ("rank %d (%s)", r,
+                                              (const char *) g_ptr_array_index (t->rank_hosts, r));
+    metadata (j, "process_name", r, 0, pname, 0);
+    metadata (j, "process_sort_index", r, 0, NULL, r);
+    metadata (j, "thread_name", r, TID_COMPUTE, "compute", 0);
+    metadata (j, "thread_name", r, TID_COMM, "communication", 0);
+  }
+  for (guint i = 0; t->slices && i < t->slices->len; i++) {
+    const DtsTraceSlice *sl = &g_array_index (t->slices, DtsTraceSlice, i);
+    gboolean compute = sl->track == DTS_TRACK_COMPUTE;
+    dts_json_begin_object (j);
+    if (compute) {
+      dts_json_kv_string (j, "name", g_ptr_array_index (t->layer_names, sl->index));
+      dts_json_kv_string (j, "cat", t->phase_names[sl->phase]);
+    } else {
+      g_autofree char *name = g_strdup_printf ("all-reduce bucket %d", sl->index);
+      dts_json_kv_string (j, "name", name);
+      dts_json_kv_string (j, "cat", "all-reduce");
+    }
+    dts_json_kv_string (j, "ph", "X");
+    dts_json_kv_int (j, "pid", sl->rank);
+    dts_json_kv_int (j, "tid", compute ? TID_COMPUTE : TID_COMM);
+    dts_json_kv_double (j, "ts", sl->t_start_s * 1e6);
+    dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
+    dts_json_key (j, "args");
+    dts_json_begin_object (j);
+    dts_json_kv_int (j, "iteration", sl->iteration);
+    if (compute) {
+      dts_json_kv_string (j, "phase", t->phase_names[sl->phase]);
+      dts_json_kv_int (j, "layer", sl->index);
+    } else {
+      dts_json_kv_int (j, "bucket", sl->index);
+      dts_json_kv_double (j, "bytes", sl->bytes);
+    }
+    dts_json_end_object (j);
+    dts_json_end_object (j);
+  }
+  dts_json_end_array (j);
+  dts_json_end_object (j);
+  g_string_append (out, dts_json_get (j));
+}

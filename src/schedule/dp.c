@@ -1,0 +1,252 @@
+/* dp.c - the data-parallel schedule (synchronous SGD, PyTorch DDP style).
+ *
+ * See schedule.h for the model. Bucketing follows DDP's Reducer: parameters
+ * are visited in backward order (reverse layer order) and a bucket is closed
+ * once it holds at least the cap, so a bucket may exceed the cap by one
+ * layer's gradients and a layer is never split. The memory estimate counts
+ * what training keeps resident (weights, gradients, optimizer state, the
+ * activations saved for backward); workspace, allocator fragmentation and
+ * the framework's own buffers are not counted. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "schedule/schedule.h"
+
+static const char *const phase_names[DTS_PHASE_COUNT] = {
+  [DTS_PHASE_FORWARD] = "forward",
+  [DTS_PHASE_BACKWARD_DATA] = "backward-data",
+  [DTS_PHASE_BACKWARD_WEIGHT] = "backward-weight",
+  [DTS_PHASE_UPDATE] = "update",
+};
+
+const char *
+dts_phase_to_string (DtsPhase phase)
+{
+  g_return_val_if_fail (phase >= 0 && phase < DTS_PHASE_COUNT, "?");
+  return phase_names[phase];
+}
+
+/* Gradients are all-reduced in fp32 whatever the compute precision. */
+#define GRAD_BYTES_PER_PARAM 4.0
+
+void
+dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
+                              DtsMemoryEstimate *out)
+{
+  gboolean mixed = dts_precision_elem_bytes (precision) < 4.0;
+  out->weights_bytes = w->params * (4.0 + (mixed ? dts_precision_elem_bytes (precision) : 0));
+  out->gradients_bytes = w->params * GRAD_BYTES_PER_PARAM;
+  out->optimizer_bytes = w->params * dts_workload_optimizer_state_bytes_per_param (w);
+  out->activations_bytes = w->act_elems * batch * dts_precision_elem_bytes (precision);
+  out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
+                     + out->activations_bytes;
+}
+
+void
+dts_schedule_free (DtsSchedule *sched)
+{
+  if (sched == NULL)
+    return;
+  g_free (sched->strategy);
+  g_free (sched->cost_source);
+  if (sched->buckets)
+    g_array_unref (sched->buckets);
+  if (sched->plans)
+    g_ptr_array_unref (sched->plans);
+  if (sched->programs)
+    g_ptr_array_unref (sched->programs);
+  if (sched->totals)
+    g_array_unref (sched->totals);
+  g_free (sched->rank_program);
+  g_free (sched);
+}
+
+static gboolean
+spec_equal (const DtsGpuSpec *a, const DtsGpuSpec *b)
+{
+  return g_strcmp0 (a->id, b->id) == 0
+         && memcmp (a->peak_flops, b->peak_flops, sizeof a->peak_flops) == 0
+         && a->mem_bw_Bps == b->mem_bw_Bps && a->mem_bytes == b->mem_bytes
+         && a->sm_count == b->sm_count;
+}
+
+/* Buckets in backward order; bucket_of[layer] is its bucket or -1. */
+static GArray *
+make_buckets (const DtsWorkload *w, double cap_bytes, int *bucket_of)
+{
+  GArray *buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+  DtsBucket cur = { 0 };
+  for (int l = (int) w->layers->len - 1; l >= 0; l--) {
+    bucket_of[l] = -1;
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    if (!(layer->params > 0))
+      continue;
+    if (cur.n_layers == 0)
+      cur.first_layer = l;
+    cur.params += layer->params;
+    cur.bytes += layer->params * GRAD_BYTES_PER_PARAM;
+    cur.n_layers++;
+    cur.last_layer = l;
+    bucket_of[l] = buckets->len;
+    if (cur.bytes >= cap_bytes) {
+      g_array_append_val (buckets, cur);
+      cur = (DtsBucket){ 0 };
+    }
+  }
+  if (cur.n_layers > 0)
+    g_array_append_val (buckets, cur);
+  return buckets;
+}
+
+static void
+add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer, double t_s)
+{
+  if (!(t_s > 0))
+    return;
+  DtsOp op = { .type = DTS_OP_COMPUTE, .phase = phase, .layer = layer, .bucket = -1,
+               .duration_s = t_s };
+  g_array_append_val (prog, op);
+  tot->phase_s[phase] += t_s;
+  tot->total_s += t_s;
+}
+
+static void
+add_start (GArray *prog, int bucket)
+{
+  DtsOp op = { .type = DTS_OP_ALLREDUCE_START, .layer = -1, .bucket = bucket };
+  g_array_append_val (prog, op);
+}
+
+/* The program of one rank on GPU. */
+static GArray *
+make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const DtsRunOptions *opts,
+              const GArray *buckets, const int *bucket_of, DtsComputeTotals *tot,
+              char **cost_source, GError **error)
+{
+  guint n_layers = w->layers->len;
+  g_autofree DtsLayerTimes *times = g_new0 (DtsLayerTimes, n_layers);
+  for (guint l = 0; l < n_layers; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    if (!dts_cost_layer_times (cost, layer, gpu, opts->precision, opts->batch_size, &times[l],
+                               error))
+      return NULL;
+    double t[] = { times[l].fwd_s, times[l].bwd_data_s, times[l].bwd_weight_s, times[l].update_s };
+    for (guint k = 0; k < G_N_ELEMENTS (t); k++)
+      if (!(t[k] >= 0) || !isfinite (t[k])) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "cost model '%s' gives layer '%s' a %s time of %g s on %s "
+                     "(expected a finite time >= 0)",
+                     dts_cost_id (cost), layer->name, phase_names[k], t[k], gpu->id);
+        return NULL;
+      }
+    if (*cost_source == NULL && times[l].source != NULL && l > 0)
+      *cost_source = g_strdup (times[l].source);
+  }
+
+  g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  *tot = (DtsComputeTotals){ 0 };
+  for (guint l = 0; l < n_layers; l++)
+    add_compute (prog, tot, DTS_PHASE_FORWARD, l, times[l].fwd_s);
+  for (int l = (int) n_layers - 1; l >= 0; l--) {
+    add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, times[l].bwd_data_s);
+    add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, times[l].bwd_weight_s);
+    int b = bucket_of[l];
+    if (opts->overlap && b >= 0 && g_array_index (buckets, DtsBucket, b).last_layer == l)
+      add_start (prog, b);
+  }
+  if (buckets->len > 0) {
+    if (!opts->overlap)
+      for (guint b = 0; b < buckets->len; b++)
+        add_start (prog, b);
+    DtsOp wait = { .type = DTS_OP_ALLREDUCE_WAIT, .layer = -1, .bucket = -1 };
+    g_array_append_val (prog, wait);
+  }
+  for (guint l = 0; l < n_layers; l++)
+    add_compute (prog, tot, DTS_PHASE_UPDATE, l, times[l].update_s);
+  return g_steal_pointer (&prog);
+}
+
+static gboolean
+check_options (const DtsPlatform *platform, const DtsRunOptions *opts, GError **error)
+{
+  int have = platform->gpus->len;
+  if (opts->n_gpus < 1 || opts->n_gpus > have) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s' has %d GPU%s; cannot run on %d", platform->path, have,
+                 have == 1 ? "" : "s", opts->n_gpus);
+    return FALSE;
+  }
+  if (opts->batch_size < 1 || !(opts->bucket_bytes > 0) || !(opts->chunk_bytes > 0)
+      || opts->channels < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "batch size, bucket size, chunk size and channels must be positive");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+DtsSchedule *
+dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, DtsCost *cost,
+                     const DtsRunOptions *opts, GError **error)
+{
+  if (!check_options (platform, opts, error))
+    return NULL;
+  int n = opts->n_gpus;
+  g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
+  s->strategy = g_strdup ("dp");
+  s->n_ranks = n;
+  s->batch_size = opts->batch_size;
+  s->precision = opts->precision;
+  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
+  s->rank_program = g_new0 (int, n);
+
+  g_autofree int *bucket_of = g_new0 (int, workload->layers->len);
+  if (n > 1) {
+    s->buckets = make_buckets (workload, opts->bucket_bytes, bucket_of);
+  } else {
+    /* One GPU has nothing to all-reduce. */
+    s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+    for (guint l = 0; l < workload->layers->len; l++)
+      bucket_of[l] = -1;
+  }
+
+  for (guint b = 0; b < s->buckets->len; b++) {
+    DtsCollParams cp = { .n_ranks = n, .ring = NULL,
+                         .bytes = g_array_index (s->buckets, DtsBucket, b).bytes,
+                         .channels = opts->channels, .chunk_bytes = opts->chunk_bytes };
+    DtsCollPlan *plan = dts_coll_plan_new (opts->collective ? opts->collective : "ring", &cp,
+                                           error);
+    if (plan == NULL)
+      return NULL;
+    g_ptr_array_add (s->plans, plan);
+  }
+
+  g_autoptr (GPtrArray) specs = g_ptr_array_new ();
+  for (int r = 0; r < n; r++) {
+    const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
+    guint k;
+    for (k = 0; k < specs->len; k++)
+      if (spec_equal (spec, g_ptr_array_index (specs, k)))
+        break;
+    if (k == specs->len) {
+      DtsComputeTotals tot;
+      GArray *prog = make_program (workload, cost, spec, opts, s->buckets, bucket_of, &tot,
+                                   &s->cost_source, error);
+      if (prog == NULL) {
+        g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
+        return NULL;
+      }
+      g_ptr_array_add (specs, (gpointer) spec);
+      g_ptr_array_add (s->programs, prog);
+      g_array_append_val (s->totals, tot);
+    }
+    s->rank_program[r] = k;
+  }
+  dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, &s->memory);
+  return g_steal_pointer (&s);
+}

@@ -1,0 +1,55 @@
+/* options.h - the options of one training simulation (`dtsim run`).
+ *
+ * One DtsRunOptions is filled by the command line and handed down, const, to
+ * the schedule, the simulation and the writers; nothing reads options from
+ * globals. Sizes and times are SI (bytes, seconds). */
+#ifndef DTS_SCHEDULE_OPTIONS_H
+#define DTS_SCHEDULE_OPTIONS_H
+
+#include <glib.h>
+#include "core/precision.h"
+
+G_BEGIN_DECLS
+
+/* How the simulation executes a collective plan (sim/): */
+typedef enum {
+  DTS_GRANULARITY_STEP, /* every chunk of every ring step is a SimGrid communication */
+  DTS_GRANULARITY_FLOW, /* one flow per rank, phase and channel; latencies added analytically */
+  DTS_GRANULARITY_COUNT
+} DtsGranularity;
+
+/* "step", "flow" */
+const char *dts_granularity_to_string (DtsGranularity g);
+/* Unknown names are DTS_ERROR_USAGE "unknown --comm-granularity 'X' (known: step, flow)". */
+gboolean dts_granularity_from_string (const char *s, DtsGranularity *out, GError **error);
+
+#define DTS_RUN_DEFAULT_ITERATIONS 3
+#define DTS_RUN_DEFAULT_BATCH_SIZE 32
+#define DTS_RUN_DEFAULT_BUCKET_BYTES 25e6 /* PyTorch DDP's bucket_cap_mb = 25 */
+#define DTS_RUN_DEFAULT_SEED 42
+
+typedef struct {
+  const char *platform_path;   /* resolved file path */
+  const char *workload_path;   /* resolved file path */
+  int n_gpus;                  /* the first n_gpus ranks take part; >= 1 */
+  int batch_size;              /* samples per GPU per iteration; >= 1 */
+  int iterations;              /* >= 1; the first is a warm-up when there are more */
+  DtsPrecision precision;
+  const char *cost_model;      /* cost-model table id */
+  const char *collective;      /* all-reduce algorithm table id ("ring") */
+  double bucket_bytes;         /* gradient bucket cap, > 0 */
+  double chunk_bytes;          /* collective chunk, > 0 */
+  int channels;                /* parallel rings, >= 1 */
+  gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
+  guint64 seed;                /* for stochastic models; recorded in outputs */
+  DtsGranularity granularity;
+  char **cfg;                  /* --cfg NAME:VALUE for SimGrid (NULL-terminated) or NULL */
+  GArray *overrides;           /* DtsOverride (platform/override.h) or NULL */
+  const char *trace_path;      /* Chrome trace to write, or NULL */
+  gboolean record_slices;      /* keep every compute and comm slice (for a trace) */
+  gboolean progress;           /* live progress line on stderr */
+} DtsRunOptions;
+
+G_END_DECLS
+
+#endif

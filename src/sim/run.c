@@ -1,0 +1,154 @@
+/* run.c - one training simulation from options to summary: load and
+ * validate the inputs, plan, simulate, summarize (doc/DESIGN.md, "What a
+ * run is"). `dtsim run` and the tests call this; SimGrid can run once per
+ * process, so this function can too.
+ *
+ * Options left at 0 take defaults that depend on the inputs: n_gpus all
+ * the platform's GPUs, batch_size the workload's (else 32), precision
+ * (DTS_PREC_COUNT) the workload's (else fp32). */
+#include "config.h"
+
+#include <string.h>
+
+#include "core/error.h"
+#include "cost/cost.h"
+#include "platform/gpu.h"
+#include "platform/override.h"
+#include "platform/platform.h"
+#include "schedule/schedule.h"
+#include "sim/sim.h"
+
+static int
+count_nodes (const DtsPlatform *p, int n_ranks)
+{
+  g_autofree gboolean *seen = g_new0 (gboolean, p->nodes->len);
+  int n = 0;
+  for (int r = 0; r < n_ranks; r++) {
+    int node = dts_platform_gpu (p, r)->node;
+    if (node >= 0 && node < (int) p->nodes->len && !seen[node]) {
+      seen[node] = TRUE;
+      n++;
+    }
+  }
+  return n;
+}
+
+static void
+fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platform,
+              const DtsWorkload *w, const DtsSchedule *sched, DtsCost *cost)
+{
+  s->platform = g_path_get_basename (o->platform_path);
+  if (g_str_has_suffix (s->platform, ".xml"))
+    s->platform[strlen (s->platform) - 4] = '\0';
+  s->workload = g_strdup (w->name);
+  s->gpu = g_strdup (dts_platform_gpu (platform, 0)->spec.id);
+  s->n_nodes = count_nodes (platform, o->n_gpus);
+  s->cost_model = g_strdup (dts_cost_id (cost));
+  s->cost_source = g_strdup (sched->cost_source);
+  s->precision = g_strdup (dts_precision_to_string (o->precision));
+  s->strategy = g_strdup (sched->strategy);
+  s->collective = g_strdup (o->collective);
+  s->granularity = g_strdup (dts_granularity_to_string (o->granularity));
+  s->cfg = g_strdupv (dts_sim_cfg_applied ());
+  s->n_gpus = o->n_gpus;
+  s->batch_size_per_gpu = o->batch_size;
+  s->global_batch_size = o->batch_size * o->n_gpus;
+  s->iterations = o->iterations;
+  s->warmup_iterations = o->iterations > 1 ? 1 : 0;
+  s->bucket_bytes = o->bucket_bytes;
+  s->chunk_bytes = o->chunk_bytes;
+  s->channels = o->channels;
+  s->overlap = o->overlap;
+  s->seed = o->seed;
+  s->params = w->params;
+  s->compute_idle_gpu_s =
+      g_array_index (sched->totals, DtsComputeTotals, sched->rank_program[0]).total_s;
+  s->memory_weights_bytes = sched->memory.weights_bytes;
+  s->memory_gradients_bytes = sched->memory.gradients_bytes;
+  s->memory_optimizer_bytes = sched->memory.optimizer_bytes;
+  s->memory_activations_bytes = sched->memory.activations_bytes;
+  s->memory_peak_bytes_per_gpu = sched->memory.total_bytes;
+  s->gpu_memory_bytes = dts_platform_gpu (platform, 0)->spec.mem_bytes;
+  for (guint b = 0; b < sched->buckets->len; b++) {
+    const DtsBucket *bk = &g_array_index (sched->buckets, DtsBucket, b);
+    DtsBucketStat bs = {
+      .bytes = bk->bytes,
+      .n_layers = bk->n_layers,
+      .first_layer = g_strdup (dts_workload_layer (w, bk->first_layer)->name),
+      .last_layer = g_strdup (dts_workload_layer (w, bk->last_layer)->name),
+    };
+    g_array_append_val (s->buckets, bs);
+    s->allreduce_bytes += bk->bytes;
+  }
+}
+
+/* "link:*-nic*.bandwidth=0.5 (8 links)" for each applied override. */
+static char **
+describe_overrides (GArray *overrides)
+{
+  static const char *const what[] = {
+    [DTS_OVERRIDE_LINK] = "link", [DTS_OVERRIDE_HOST] = "host", [DTS_OVERRIDE_GPU] = "GPU",
+    [DTS_OVERRIDE_NETWORK] = "link", [DTS_OVERRIDE_GPU_ALL] = "GPU",
+  };
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  for (guint i = 0; overrides && i < overrides->len; i++) {
+    const DtsOverride *o = &g_array_index (overrides, DtsOverride, i);
+    g_autofree char *line = g_strdup_printf ("%s%s (%d %s%s)", o->is_scale ? "scale " : "set ",
+                                             o->text, o->matched, what[o->target],
+                                             o->matched == 1 ? "" : "s");
+    g_strv_builder_add (b, line);
+  }
+  return g_strv_builder_end (b);
+}
+
+DtsRunSummary *
+dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **error)
+{
+  g_return_val_if_fail (opts->platform_path != NULL && opts->workload_path != NULL, NULL);
+  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
+  if (catalog == NULL)
+    return NULL;
+  g_autoptr (DtsPlatform) platform = dts_platform_load (opts->platform_path, catalog, error);
+  if (platform == NULL)
+    return NULL;
+  if (opts->overrides != NULL && !dts_override_apply_gpus (opts->overrides, platform, error))
+    return NULL;
+  g_autoptr (DtsWorkload) workload = dts_workload_load (opts->workload_path, error);
+  if (workload == NULL)
+    return NULL;
+
+  DtsRunOptions o = *opts;
+  int have = platform->gpus->len;
+  if (o.n_gpus == 0)
+    o.n_gpus = have;
+  else if (o.n_gpus > have) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--gpus %d: platform '%s' has only %d GPU%s",
+                 o.n_gpus, o.platform_path, have, have == 1 ? "" : "s");
+    return NULL;
+  }
+  if (o.batch_size == 0)
+    o.batch_size = workload->training.batch_size > 0 ? workload->training.batch_size
+                                                     : DTS_RUN_DEFAULT_BATCH_SIZE;
+  if (o.precision == DTS_PREC_COUNT)
+    o.precision = workload->training.has_precision ? workload->training.precision : DTS_PREC_FP32;
+  if (o.collective == NULL)
+    o.collective = "ring";
+
+  g_autoptr (DtsCost) cost = dts_cost_new (o.cost_model ? o.cost_model : "roofline", error);
+  if (cost == NULL)
+    return NULL;
+  g_autoptr (DtsSchedule) sched = dts_schedule_dp_new (workload, platform, cost, &o, error);
+  if (sched == NULL)
+    return NULL;
+  g_autoptr (DtsTrace) trace = dts_sim_run (sched, platform, workload, &o, error);
+  if (trace == NULL)
+    return NULL;
+
+  g_autoptr (DtsRunSummary) summary = dts_run_summary_new ();
+  fill_summary (summary, &o, platform, workload, sched, cost);
+  dts_trace_summarize (trace, summary);
+  summary->overrides = describe_overrides (opts->overrides);
+  if (trace_out != NULL)
+    *trace_out = g_steal_pointer (&trace);
+  return g_steal_pointer (&summary);
+}

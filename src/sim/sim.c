@@ -1,0 +1,485 @@
+/* sim.c - SimGrid actors that interpret a data-parallel schedule.
+ *
+ * See sim.h for the actors and the two granularities. Details of the model:
+ *
+ * step: at ring step s, for every round r (chunk) the rank posts one send
+ * per channel to its ring successor and one receive per channel from its
+ * predecessor, starts the reduction of the received chunks (reduce-scatter
+ * steps only) on its GPU, and waits for all of them. So one step costs
+ * R x (L + C x chunk / B) on a contention-free ring of bandwidth B and
+ * latency L (C channels share the link), as long as the reduction
+ * (3 C chunk / mem_bw) is shorter than the transfer; the whole collective
+ * 2(N-1) (R L + S / (N B)).
+ *
+ * flow: per phase (N-1 steps) the rank first sleeps (N-1) R Lmax - L_own,
+ * where Lmax is the largest successor-route latency in the ring (the
+ * slowest hop paces a lock-step ring) and L_own the latency its own flow
+ * pays, then sends one flow per channel of (N-1) segment bytes, with one
+ * reduction execution for the whole phase running alongside; then all ranks
+ * leave the phase together (a barrier). The barrier stands for the data
+ * dependency a flow does not have: in a ring, no rank can finish a phase
+ * before the data that crosses the slowest hop has gone round to it, but a
+ * flow on a fast hop would otherwise end early. On a contention-free ring
+ * this is the step time exactly; elsewhere the two differ by the amounts
+ * measured in doc/SIMULATION.md.
+ *
+ * Transfers are rounded to whole bytes (SimGrid counts bytes in a long). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/barrier.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/exec.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <simgrid/semaphore.h>
+
+#include "core/error.h"
+#include "sim/override.h"
+#include "sim/sg-shim.h"
+#include "sim/sim.h"
+
+/* Device-memory bytes moved per reduced byte: read two operands, write one. */
+#define REDUCE_BYTES_PER_BYTE 3.0
+
+typedef struct _Sim Sim;
+
+/* An operation as the compute actor runs it: a program operation, or, when
+ * no per-layer slices are recorded, a run of consecutive compute operations
+ * of one pass merged into one execution. Merging changes no simulated time
+ * (a GPU shared by two executions gives each the same share whether the
+ * work is one execution or a sequence), only the number of events; the
+ * time of a merged execution is split over its phases in proportion to
+ * their idle-GPU times. */
+typedef struct {
+  DtsOpType type;
+  int phase;                 /* of the first merged operation */
+  int layer;                 /* of the first merged operation */
+  int bucket;
+  double duration_s;         /* idle-GPU time of the whole run */
+  double share[DTS_PHASE_COUNT]; /* fraction of duration_s in each phase */
+} SimOp;
+
+typedef struct {
+  Sim *sim;
+  int rank;
+  sg_host_t host;
+  double speed_flops;        /* host speed: converts seconds of GPU work to flops */
+  double reduce_s_per_byte;  /* reduction kernel time per reduced byte */
+  const GArray *ops;         /* SimOp, shared by ranks with the same program */
+  sg_sem_t ready;            /* one release per bucket handed to the comm stream */
+  sg_sem_t done;             /* one release per bucket all-reduced */
+  sg_mailbox_t inbox;        /* messages from the ring predecessor */
+} Rank;
+
+typedef struct {
+  gboolean known;
+  double max_s;              /* largest successor-route latency in the ring */
+  double *hop_s;             /* rank -> latency of its route to its successor */
+} RingLatency;
+
+struct _Sim {
+  const DtsSchedule *sched;
+  const DtsRunOptions *opts;
+  int n;
+  Rank *ranks;
+  DtsTrace *trace;
+  RingLatency *latency;      /* one per plan, filled on first use */
+  GPtrArray *ops;            /* GArray of SimOp per schedule program */
+  sg_bar_t phase_end;        /* flow: all ranks leave a phase together */
+  int finished;              /* compute actors that ran every iteration */
+  gint64 wall_start_us;
+  gint64 last_progress_us;
+  int payload;               /* mailbox payloads must be non-NULL: &payload */
+};
+
+typedef void (*AllreduceFn) (Sim *sim, Rank *rk, int plan_index);
+
+static double
+now (void)
+{
+  return simgrid_get_clock ();
+}
+
+static void
+execute_s (Sim *sim, Rank *rk, double seconds)
+{
+  sg_actor_execute (seconds * rk->speed_flops);
+  sim->trace->events++;
+}
+
+static sg_exec_t
+reduce_async (Sim *sim, Rank *rk, double bytes)
+{
+  if (!(bytes > 0))
+    return NULL;
+  sim->trace->events++;
+  return sg_actor_exec_async (bytes * rk->reduce_s_per_byte * rk->speed_flops);
+}
+
+static long
+whole_bytes (double bytes)
+{
+  return (long) llround (bytes);
+}
+
+/* Post one send per channel to TO and one receive per channel, wait for all
+ * of them and for REDUCTION (may be NULL). */
+static void
+exchange (Sim *sim, Rank *rk, sg_mailbox_t to, long bytes, int channels, sg_exec_t reduction)
+{
+  sg_comm_t comms[2 * DTS_COLL_MAX_CHANNELS];
+  void *slots[DTS_COLL_MAX_CHANNELS];
+  for (int c = 0; c < channels; c++)
+    comms[c] = sg_mailbox_put_async (to, &sim->payload, bytes);
+  for (int c = 0; c < channels; c++)
+    comms[channels + c] = sg_mailbox_get_async (rk->inbox, &slots[c]);
+  sim->trace->events += channels;
+  sg_comm_wait_all (comms, 2 * channels);
+  if (reduction != NULL)
+    sg_exec_wait (reduction);
+}
+
+static void
+allreduce_step (Sim *sim, Rank *rk, int plan_index)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  int pos = plan->position[rk->rank];
+  for (int s = 0; s < plan->n_steps; s++) {
+    DtsCollStep st;
+    dts_coll_plan_step (plan, pos, s, &st);
+    sg_mailbox_t to = sim->ranks[st.send_to].inbox;
+    for (int r = 0; r < plan->n_rounds; r++) {
+      double bytes = dts_coll_plan_round_bytes (plan, r);
+      sg_exec_t red = st.reduce ? reduce_async (sim, rk, bytes * plan->channels) : NULL;
+      exchange (sim, rk, to, whole_bytes (bytes), plan->channels, red);
+    }
+  }
+}
+
+/* Route latencies of PLAN's ring; routes are only known once the platform
+ * is sealed, that is from inside an actor. */
+static const RingLatency *
+ring_latency (Sim *sim, int plan_index)
+{
+  RingLatency *lat = &sim->latency[plan_index];
+  if (lat->known)
+    return lat;
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  lat->hop_s = g_new0 (double, sim->n);
+  lat->max_s = 0;
+  for (int p = 0; p < plan->n_ranks; p++) {
+    int from = plan->ring[p], to = plan->ring[(p + 1) % plan->n_ranks];
+    lat->hop_s[from] = sg_host_get_route_latency (sim->ranks[from].host, sim->ranks[to].host);
+    lat->max_s = MAX (lat->max_s, lat->hop_s[from]);
+  }
+  lat->known = TRUE;
+  return lat;
+}
+
+static void
+allreduce_flow (Sim *sim, Rank *rk, int plan_index)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  if (plan->n_steps == 0)
+    return;
+  const RingLatency *lat = ring_latency (sim, plan_index);
+  DtsCollStep st;
+  dts_coll_plan_step (plan, plan->position[rk->rank], 0, &st);
+  sg_mailbox_t to = sim->ranks[st.send_to].inbox;
+  int phase_steps[2] = { plan->n_reduce_steps, plan->n_steps - plan->n_reduce_steps };
+  for (int ph = 0; ph < 2; ph++) {
+    double extra_s = phase_steps[ph] * plan->n_rounds * lat->max_s - lat->hop_s[rk->rank];
+    if (extra_s > 0) {
+      sg_actor_sleep_for (extra_s);
+      sim->trace->events++;
+    }
+    double bytes = phase_steps[ph] * plan->seg_bytes;
+    sg_exec_t red = ph == 0 ? reduce_async (sim, rk, bytes * plan->channels) : NULL;
+    exchange (sim, rk, to, whole_bytes (bytes), plan->channels, red);
+    sg_barrier_wait (sim->phase_end);
+  }
+}
+
+static const AllreduceFn executors[DTS_GRANULARITY_COUNT] = {
+  [DTS_GRANULARITY_STEP] = allreduce_step,
+  [DTS_GRANULARITY_FLOW] = allreduce_flow,
+};
+
+static void
+add_slice (DtsTrace *t, int rank, int it, DtsTrack track, int phase, int index, double t0,
+           double t1, double bytes)
+{
+  if (t->slices == NULL)
+    return;
+  DtsTraceSlice s = { .rank = rank, .iteration = it, .track = track, .phase = phase,
+                      .index = index, .t_start_s = t0, .t_end_s = t1, .bytes = bytes };
+  g_array_append_val (t->slices, s);
+}
+
+static void
+progress (Sim *sim, int it, int bucket, gboolean force)
+{
+  if (!sim->opts->progress)
+    return;
+  gint64 t = g_get_monotonic_time ();
+  if (!force && t - sim->last_progress_us < 100000)
+    return;
+  sim->last_progress_us = t;
+  int nb = sim->trace->n_buckets;
+  fprintf (stderr, "\rdtsim: simulating iteration %d/%d", it + 1, sim->trace->n_iterations);
+  if (bucket >= 0 && nb > 0)
+    fprintf (stderr, ", bucket %d/%d", bucket + 1, nb);
+  fprintf (stderr, " (%d GPUs, %.1f s)   ", sim->n, (t - sim->wall_start_us) / 1e6);
+  fflush (stderr);
+}
+
+static void
+compute_actor (int argc, char **argv)
+{
+  Rank *rk = sg_actor_self_get_data ();
+  Sim *sim = rk->sim;
+  DtsTrace *t = sim->trace;
+  int n_buckets = t->n_buckets;
+  for (int it = 0; it < t->n_iterations; it++) {
+    gsize ri = dts_trace_ri (t, rk->rank, it);
+    t->iter_start_s[ri] = now ();
+    for (guint i = 0; i < rk->ops->len; i++) {
+      const SimOp *op = &g_array_index (rk->ops, SimOp, i);
+      double t0 = now ();
+      switch (op->type) {
+      case DTS_OP_COMPUTE:
+        execute_s (sim, rk, op->duration_s);
+        for (int p = 0; p < DTS_PHASE_COUNT; p++)
+          t->phase_s[ri * DTS_TRACE_N_PHASES + p] += (now () - t0) * op->share[p];
+        add_slice (t, rk->rank, it, DTS_TRACK_COMPUTE, op->phase, op->layer, t0, now (), 0);
+        break;
+      case DTS_OP_ALLREDUCE_START:
+        if (rk->rank == 0)
+          t->bucket_ready_s[(gsize) it * n_buckets + op->bucket] = t0;
+        sg_sem_release (rk->ready);
+        break;
+      case DTS_OP_ALLREDUCE_WAIT:
+        for (int b = 0; b < n_buckets; b++)
+          sg_sem_acquire (rk->done);
+        t->wait_s[ri] += now () - t0;
+        break;
+      }
+    }
+    t->iter_end_s[ri] = now ();
+    if (rk->rank == 0)
+      progress (sim, it, -1, FALSE);
+  }
+  sim->finished++;
+}
+
+static void
+comm_actor (int argc, char **argv)
+{
+  Rank *rk = sg_actor_self_get_data ();
+  Sim *sim = rk->sim;
+  DtsTrace *t = sim->trace;
+  AllreduceFn run = executors[sim->opts->granularity];
+  for (int it = 0; it < t->n_iterations; it++) {
+    gsize ri = dts_trace_ri (t, rk->rank, it);
+    for (int b = 0; b < t->n_buckets; b++) {
+      sg_sem_acquire (rk->ready);
+      double t0 = now ();
+      run (sim, rk, b);
+      double t1 = now ();
+      t->comm_s[ri] += t1 - t0;
+      const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, b);
+      add_slice (t, rk->rank, it, DTS_TRACK_COMM, -1, b, t0, t1, plan->bytes);
+      if (rk->rank == 0) {
+        gsize ib = (gsize) it * t->n_buckets + b;
+        t->bucket_start_s[ib] = t0;
+        t->bucket_end_s[ib] = t1;
+        progress (sim, it, b, FALSE);
+      }
+      sg_sem_release (rk->done);
+    }
+  }
+}
+
+static gboolean
+same_pass (DtsPhase a, DtsPhase b)
+{
+  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
+  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
+  return a == b || (bwd_a && bwd_b);
+}
+
+static GArray *
+compile_program (const GArray *program, gboolean merge)
+{
+  GArray *ops = g_array_new (FALSE, TRUE, sizeof (SimOp));
+  for (guint i = 0; i < program->len; i++) {
+    const DtsOp *op = &g_array_index (program, DtsOp, i);
+    SimOp *last = ops->len ? &g_array_index (ops, SimOp, ops->len - 1) : NULL;
+    if (merge && op->type == DTS_OP_COMPUTE && last && last->type == DTS_OP_COMPUTE
+        && same_pass (last->phase, op->phase)) {
+      last->share[op->phase] += op->duration_s;
+      last->duration_s += op->duration_s;
+      continue;
+    }
+    SimOp so = { .type = op->type, .phase = op->phase, .layer = op->layer, .bucket = op->bucket,
+                 .duration_s = op->duration_s };
+    if (op->type == DTS_OP_COMPUTE)
+      so.share[op->phase] = op->duration_s;
+    g_array_append_val (ops, so);
+  }
+  /* Seconds to fractions. */
+  for (guint i = 0; i < ops->len; i++) {
+    SimOp *so = &g_array_index (ops, SimOp, i);
+    for (int p = 0; p < DTS_PHASE_COUNT && so->type == DTS_OP_COMPUTE; p++)
+      so->share[p] /= so->duration_s;
+  }
+  return ops;
+}
+
+static gboolean
+set_up_ranks (Sim *sim, const DtsPlatform *platform, GError **error)
+{
+  for (int r = 0; r < sim->n; r++) {
+    const DtsGpu *gpu = dts_platform_gpu (platform, r);
+    Rank *rk = &sim->ranks[r];
+    rk->sim = sim;
+    rk->rank = r;
+    rk->host = sg_host_by_name (gpu->host);
+    if (rk->host == NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "platform '%s': line %d: SimGrid has no host '%s' for rank %d",
+                   platform->path, gpu->line, gpu->host, r);
+      return FALSE;
+    }
+    rk->speed_flops = sg_host_get_speed (rk->host);
+    if (!(rk->speed_flops > 0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "platform '%s': line %d: host '%s' has speed 0 (expected a positive speed; "
+                   "dtsim converts kernel times to work with it)",
+                   platform->path, gpu->line, gpu->host);
+      return FALSE;
+    }
+    if (!(gpu->spec.mem_bw_Bps > 0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "platform '%s': line %d: GPU '%s' has no memory bandwidth "
+                   "(needed for the reduction kernel)",
+                   platform->path, gpu->line, gpu->host);
+      return FALSE;
+    }
+    rk->reduce_s_per_byte = REDUCE_BYTES_PER_BYTE / gpu->spec.mem_bw_Bps;
+    rk->ops = g_ptr_array_index (sim->ops, sim->sched->rank_program[r]);
+    g_autofree char *mb = g_strdup_printf ("dtsim-rank-%d", r);
+    rk->inbox = sg_mailbox_by_name (mb);
+  }
+  return TRUE;
+}
+
+static void
+start_actors (Sim *sim)
+{
+  gboolean comm = sim->trace->n_buckets > 0;
+  for (int r = 0; r < sim->n; r++) {
+    Rank *rk = &sim->ranks[r];
+    rk->ready = sg_sem_init (0);
+    rk->done = sg_sem_init (0);
+    g_autofree char *cname = g_strdup_printf ("compute-%d", r);
+    sg_actor_t a = sg_actor_init (cname, rk->host);
+    sg_actor_set_data (a, rk);
+    sg_actor_start (a, compute_actor, 0, NULL);
+    if (comm) {
+      g_autofree char *mname = g_strdup_printf ("comm-%d", r);
+      sg_actor_t c = sg_actor_init (mname, rk->host);
+      sg_actor_set_data (c, rk);
+      sg_actor_start (c, comm_actor, 0, NULL);
+    }
+  }
+}
+
+static void
+fill_names (DtsTrace *t, const DtsPlatform *platform, const DtsWorkload *workload)
+{
+  for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+    t->phase_names[p] = g_strdup (dts_phase_to_string (p));
+  for (guint l = 0; l < workload->layers->len; l++)
+    g_ptr_array_add (t->layer_names, g_strdup (dts_workload_layer (workload, l)->name));
+  for (int r = 0; r < t->n_ranks; r++)
+    g_ptr_array_add (t->rank_hosts, g_strdup (dts_platform_gpu (platform, r)->host));
+}
+
+static gboolean configured_here;
+
+DtsTrace *
+dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWorkload *workload,
+             const DtsRunOptions *opts, GError **error)
+{
+  G_STATIC_ASSERT (DTS_TRACE_N_PHASES == DTS_PHASE_COUNT);
+  g_return_val_if_fail (opts->granularity >= 0 && opts->granularity < DTS_GRANULARITY_COUNT,
+                        NULL);
+  g_return_val_if_fail (sched->n_ranks <= (int) platform->gpus->len, NULL);
+  g_return_val_if_fail (opts->iterations >= 1, NULL);
+
+  if (dts_sim_cfg_applied () == NULL) {
+    if (!dts_sim_configure (opts->cfg, error))
+      return NULL;
+  }
+  if (configured_here) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "the simulator can run once per process");
+    return NULL;
+  }
+  configured_here = TRUE;
+
+  g_autofree char *message = NULL;
+  if (!dts_sg_load_platform (opts->platform_path, &message)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", opts->platform_path,
+                 message);
+    return NULL;
+  }
+  if (opts->overrides != NULL && !dts_sim_apply_overrides (opts->overrides, error))
+    return NULL;
+
+  Sim sim = { .sched = sched, .opts = opts, .n = sched->n_ranks };
+  g_autofree Rank *ranks = g_new0 (Rank, sim.n);
+  g_autofree RingLatency *latency = g_new0 (RingLatency, sched->plans->len + 1);
+  sim.ranks = ranks;
+  sim.latency = latency;
+  g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint p = 0; p < sched->programs->len; p++)
+    g_ptr_array_add (ops, compile_program (g_ptr_array_index (sched->programs, p),
+                                           !opts->record_slices));
+  sim.ops = ops;
+  g_autoptr (DtsTrace) trace = dts_trace_new (sim.n, opts->iterations, sched->buckets->len,
+                                              opts->record_slices);
+  sim.trace = trace;
+  fill_names (trace, platform, workload);
+  if (!set_up_ranks (&sim, platform, error))
+    return NULL;
+
+  sim.wall_start_us = g_get_monotonic_time ();
+  sim.phase_end = sg_barrier_init (sim.n);
+  start_actors (&sim);
+  simgrid_run ();
+  trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;
+  trace->makespan_s = now ();
+  if (opts->progress)
+    fprintf (stderr, "\r%*s\r", 72, "");
+
+  sg_barrier_destroy (sim.phase_end);
+  for (guint p = 0; p < sched->plans->len; p++)
+    g_free (latency[p].hop_s);
+  for (int r = 0; r < sim.n; r++) {
+    sg_sem_destroy (ranks[r].ready);
+    sg_sem_destroy (ranks[r].done);
+  }
+  if (sim.finished != sim.n) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "internal error: the simulation stopped with %d of %d ranks unfinished",
+                 sim.n - sim.finished, sim.n);
+    return NULL;
+  }
+  return g_steal_pointer (&trace);
+}

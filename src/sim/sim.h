@@ -1,0 +1,70 @@
+/* sim.h - run a schedule on a SimGrid platform (the only layer that sees SimGrid).
+ *
+ * Actors (per participating GPU, both on the GPU's host):
+ *  - a compute actor runs the rank's program: every compute operation is a
+ *    SimGrid execution of duration_s x host speed flops, so two activities
+ *    on one GPU share it; ALLREDUCE_START releases a semaphore, and
+ *    ALLREDUCE_WAIT acquires one per bucket;
+ *  - a communication actor waits for each bucket in turn and runs its
+ *    all-reduce plan, exchanging messages with the ring neighbours' actors
+ *    through one mailbox per rank, then releases the compute actor.
+ * SimGrid's C API has no wait-any across executions and communications,
+ * hence two actors joined by semaphores.
+ *
+ * Plans run at one of two granularities (doc/SIMULATION.md has the measured
+ * difference): `step` sends every chunk of every ring step as a SimGrid
+ * communication; `flow` sends one flow per rank, phase (reduce-scatter,
+ * all-gather) and channel carrying that rank's bytes of the phase, after a
+ * sleep that stands for the per-step latencies the flow does not pay, and
+ * all ranks leave a phase together. In
+ * both, the reduction kernel (read two chunks, write one: 3 bytes of device
+ * memory traffic per reduced byte at the GPU's memory bandwidth) is an
+ * execution on the GPU that runs while its data streams in: a round (step)
+ * ends when both its transfer and its reduction are done.
+ *
+ * Network model: SimGrid's CM02 without cross-traffic and without the TCP
+ * window bound (network/TCP-gamma:0), set before the user's --cfg items;
+ * SimGrid's own logging is silenced below critical. */
+#ifndef DTS_SIM_SIM_H
+#define DTS_SIM_SIM_H
+
+#include <glib.h>
+#include "platform/platform.h"
+#include "schedule/options.h"
+#include "schedule/schedule.h"
+#include "sim/trace.h"
+
+G_BEGIN_DECLS
+
+/* The SimGrid configuration dtsim sets before the user's items. */
+const char *const *dts_sim_default_cfg (void);
+
+/* Check the syntax of --cfg items (NAME:VALUE, known model names, nothing
+ * SimGrid would abort on) without starting SimGrid. Errors are
+ * DTS_ERROR_USAGE quoting the item. */
+gboolean dts_sim_cfg_check (char **cfg, GError **error);
+
+/* Start SimGrid (once per process) and set the defaults and then CFG.
+ * Items SimGrid rejects (unknown keys, values of the wrong type) are
+ * DTS_ERROR_USAGE with SimGrid's reason. Calling it again is an error. */
+gboolean dts_sim_configure (char **cfg, GError **error);
+
+/* The configuration items set, in order (lent; valid after dts_sim_configure). */
+char **dts_sim_cfg_applied (void);
+
+/* Run SCHED for opts->iterations iterations on the platform file
+ * opts->platform_path (configuring SimGrid first unless dts_sim_configure
+ * was called). PLATFORM is the same file's view (rank -> host). Returns the
+ * trace, or NULL with an error for inputs SimGrid rejects. */
+DtsTrace *dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform,
+                       const DtsWorkload *workload, const DtsRunOptions *opts, GError **error);
+
+/* Load opts->platform_path and opts->workload_path, build the schedule and
+ * simulate it (see run.c for the defaults of options left at 0). Returns the
+ * summary; with TRACE non-NULL also hands over the trace. */
+DtsRunSummary *dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace,
+                                     GError **error);
+
+G_END_DECLS
+
+#endif

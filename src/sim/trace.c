@@ -1,0 +1,166 @@
+/* trace.c - trace storage and the steady-state summary of a run.
+ *
+ * Definitions (doc/SIMULATION.md, "Output fields"): with iterations I and
+ * warm-up W (1 when I > 1, else 0), let E(i) be the end of iteration i on the
+ * last rank to finish it, E(-1) = 0. Then
+ *   iteration_time_s = (E(I-1) - E(W-1)) / (I - W)
+ *   forward_s, backward_s, optimizer_s, comm_s, comm_exposed_s
+ *     = means over ranks and measured iterations of the per-rank busy time
+ *       of each phase, of the all-reduce time on the communication stream,
+ *       and of the time the compute stream waited for all-reduces.
+ * A rank's iteration is its compute time plus its waiting time, so on a
+ * homogeneous platform iteration_time_s = forward_s + backward_s +
+ * optimizer_s + comm_exposed_s. Compute phases are measured in simulated
+ * time, so they include slow-down by reduction kernels sharing the GPU. */
+#include "config.h"
+
+#include "sim/trace.h"
+
+DtsTrace *
+dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_slices)
+{
+  g_return_val_if_fail (n_ranks > 0 && n_iterations > 0 && n_buckets >= 0, NULL);
+  DtsTrace *t = g_new0 (DtsTrace, 1);
+  gsize ri = (gsize) n_ranks * n_iterations;
+  gsize ib = (gsize) n_iterations * n_buckets;
+  t->n_ranks = n_ranks;
+  t->n_iterations = n_iterations;
+  t->n_buckets = n_buckets;
+  t->layer_names = g_ptr_array_new_with_free_func (g_free);
+  t->rank_hosts = g_ptr_array_new_with_free_func (g_free);
+  if (record_slices)
+    t->slices = g_array_new (FALSE, FALSE, sizeof (DtsTraceSlice));
+  t->iter_start_s = g_new0 (double, ri);
+  t->iter_end_s = g_new0 (double, ri);
+  t->phase_s = g_new0 (double, ri * DTS_TRACE_N_PHASES);
+  t->wait_s = g_new0 (double, ri);
+  t->comm_s = g_new0 (double, ri);
+  t->bucket_ready_s = g_new0 (double, ib);
+  t->bucket_start_s = g_new0 (double, ib);
+  t->bucket_end_s = g_new0 (double, ib);
+  return t;
+}
+
+void
+dts_trace_free (DtsTrace *t)
+{
+  if (t == NULL)
+    return;
+  for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+    g_free (t->phase_names[p]);
+  g_ptr_array_unref (t->layer_names);
+  g_ptr_array_unref (t->rank_hosts);
+  if (t->slices)
+    g_array_unref (t->slices);
+  g_free (t->iter_start_s);
+  g_free (t->iter_end_s);
+  g_free (t->phase_s);
+  g_free (t->wait_s);
+  g_free (t->comm_s);
+  g_free (t->bucket_ready_s);
+  g_free (t->bucket_start_s);
+  g_free (t->bucket_end_s);
+  g_free (t);
+}
+
+static void
+bucket_stat_clear (gpointer p)
+{
+  DtsBucketStat *b = p;
+  g_free (b->first_layer);
+  g_free (b->last_layer);
+}
+
+DtsRunSummary *
+dts_run_summary_new (void)
+{
+  DtsRunSummary *s = g_new0 (DtsRunSummary, 1);
+  s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucketStat));
+  g_array_set_clear_func (s->buckets, bucket_stat_clear);
+  return s;
+}
+
+void
+dts_run_summary_free (DtsRunSummary *s)
+{
+  if (s == NULL)
+    return;
+  g_free (s->platform);
+  g_free (s->workload);
+  g_free (s->gpu);
+  g_free (s->cost_model);
+  g_free (s->cost_source);
+  g_free (s->precision);
+  g_free (s->strategy);
+  g_free (s->collective);
+  g_free (s->granularity);
+  g_strfreev (s->cfg);
+  g_strfreev (s->overrides);
+  g_array_unref (s->buckets);
+  g_free (s);
+}
+
+/* End of iteration IT on the last rank to finish it; 0 before the first. */
+static double
+iteration_end (const DtsTrace *t, int it)
+{
+  double end = 0;
+  if (it < 0)
+    return 0;
+  for (int r = 0; r < t->n_ranks; r++)
+    end = MAX (end, t->iter_end_s[dts_trace_ri (t, r, it)]);
+  return end;
+}
+
+void
+dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
+{
+  int w = s->warmup_iterations;
+  int m = t->n_iterations - w;
+  g_return_if_fail (w >= 0 && m >= 1);
+  s->iteration_time_s = (iteration_end (t, t->n_iterations - 1) - iteration_end (t, w - 1)) / m;
+  s->throughput_samples_per_s =
+      s->iteration_time_s > 0 ? s->global_batch_size / s->iteration_time_s : 0;
+
+  double phase[DTS_TRACE_N_PHASES] = { 0 };
+  double wait = 0, comm = 0;
+  for (int r = 0; r < t->n_ranks; r++)
+    for (int it = w; it < t->n_iterations; it++) {
+      gsize ri = dts_trace_ri (t, r, it);
+      for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+        phase[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
+      wait += t->wait_s[ri];
+      comm += t->comm_s[ri];
+    }
+  double k = (double) t->n_ranks * m;
+  s->forward_s = phase[0] / k;
+  s->backward_data_s = phase[1] / k;
+  s->backward_weight_s = phase[2] / k;
+  s->backward_s = s->backward_data_s + s->backward_weight_s;
+  s->optimizer_s = phase[3] / k;
+  s->comm_s = comm / k;
+  s->comm_exposed_s = wait / k;
+  s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;
+  s->scaling_efficiency =
+      s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
+
+  g_return_if_fail ((int) s->buckets->len == t->n_buckets);
+  for (int b = 0; b < t->n_buckets; b++) {
+    DtsBucketStat *bs = &g_array_index (s->buckets, DtsBucketStat, b);
+    double ready = 0, start = 0, end = 0;
+    for (int it = w; it < t->n_iterations; it++) {
+      double t0 = t->iter_start_s[dts_trace_ri (t, 0, it)];
+      gsize ib = (gsize) it * t->n_buckets + b;
+      ready += t->bucket_ready_s[ib] - t0;
+      start += t->bucket_start_s[ib] - t0;
+      end += t->bucket_end_s[ib] - t0;
+    }
+    bs->ready_s = ready / m;
+    bs->start_s = start / m;
+    bs->end_s = end / m;
+    bs->duration_s = bs->end_s - bs->start_s;
+  }
+  s->wall_time_s = t->wall_time_s;
+  s->events = t->events;
+  s->makespan_s = t->makespan_s;
+}

@@ -1,0 +1,154 @@
+/* trace.h - what a simulation recorded, and the summary of a run: plain data.
+ *
+ * This header has no SimGrid types and includes nothing but GLib, so that the
+ * writers in src/output/ can read traces and summaries without seeing the
+ * simulator (the layering lint lets src/output include this file only).
+ *
+ * Recording: the simulation always keeps, per rank and iteration, the busy
+ * time of each compute phase, the time the compute stream waited for
+ * all-reduces and the time the communication stream spent in them, and per
+ * iteration and bucket the ready/start/end times on rank 0. With
+ * record_slices it also keeps every slice (one per layer and phase on the
+ * compute track, one per bucket all-reduce on the communication track), for
+ * the Chrome trace. Times are simulated seconds from the start of the run. */
+#ifndef DTS_SIM_TRACE_H
+#define DTS_SIM_TRACE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Compute phases in the order of the schedule's DtsPhase. */
+#define DTS_TRACE_N_PHASES 4
+
+typedef enum {
+  DTS_TRACK_COMPUTE,
+  DTS_TRACK_COMM,
+} DtsTrack;
+
+typedef struct {
+  int rank;
+  int iteration;
+  DtsTrack track;
+  int phase;          /* compute: 0..DTS_TRACE_N_PHASES-1; comm: -1 */
+  int index;          /* compute: layer index; comm: bucket index */
+  double t_start_s;
+  double t_end_s;
+  double bytes;       /* comm: bytes all-reduced; compute: 0 */
+} DtsTraceSlice;
+
+typedef struct {
+  int n_ranks;
+  int n_iterations;
+  int n_buckets;
+  char *phase_names[DTS_TRACE_N_PHASES];  /* "forward", ... (owned) */
+  GPtrArray *layer_names;  /* char *, by layer index (owned) */
+  GPtrArray *rank_hosts;   /* char *, SimGrid host of each rank (owned) */
+  GArray *slices;          /* DtsTraceSlice in the order recorded, or NULL */
+
+  /* [rank * n_iterations + iteration] */
+  double *iter_start_s;
+  double *iter_end_s;
+  double *phase_s;         /* [(rank * n_iterations + it) * DTS_TRACE_N_PHASES + phase] */
+  double *wait_s;          /* compute stream blocked on all-reduces */
+  double *comm_s;          /* communication stream busy in all-reduces */
+  /* [iteration * n_buckets + bucket], rank 0 */
+  double *bucket_ready_s;
+  double *bucket_start_s;
+  double *bucket_end_s;
+
+  gint64 events;           /* simulated activities: executions, transfers, sleeps */
+  double wall_time_s;      /* host time spent simulating */
+  double makespan_s;       /* simulated time at the end */
+} DtsTrace;
+
+DtsTrace *dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_slices);
+void dts_trace_free (DtsTrace *trace);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsTrace, dts_trace_free)
+
+static inline gsize
+dts_trace_ri (const DtsTrace *t, int rank, int iteration)
+{
+  return (gsize) rank * t->n_iterations + iteration;
+}
+
+/* Per-bucket figures of a run (rank 0, averaged over the measured iterations;
+ * times relative to the start of the iteration). */
+typedef struct {
+  double bytes;
+  int n_layers;
+  char *first_layer;   /* first in backward order (owned) */
+  char *last_layer;    /* its gradient completes the bucket (owned) */
+  double ready_s;      /* when the compute stream handed it over */
+  double start_s;      /* when its all-reduce started */
+  double end_s;
+  double duration_s;
+} DtsBucketStat;
+
+/* Everything the writers print. Names are owned copies. */
+typedef struct {
+  /* inputs */
+  char *platform;
+  char *workload;
+  char *gpu;               /* GPU of rank 0 */
+  int n_nodes;             /* nodes spanned by the ranks */
+  char *cost_model;
+  char *cost_source;
+  char *precision;
+  char *strategy;          /* "dp" */
+  char *collective;
+  char *granularity;
+  char **cfg;              /* SimGrid configuration actually set (owned strv) */
+  char **overrides;        /* applied --set/--scale and what they changed (owned strv) */
+  int n_gpus;
+  int batch_size_per_gpu;
+  int global_batch_size;
+  int iterations;
+  int warmup_iterations;
+  double bucket_bytes;
+  double chunk_bytes;
+  int channels;
+  gboolean overlap;
+  guint64 seed;
+  double params;
+  /* steady-state timing */
+  double iteration_time_s;
+  double throughput_samples_per_s;
+  double forward_s;
+  double backward_s;
+  double backward_data_s;
+  double backward_weight_s;
+  double optimizer_s;
+  double comm_s;
+  double comm_exposed_s;
+  double comm_overlapped_s;     /* comm_s - comm_exposed_s */
+  double compute_idle_gpu_s;    /* compute of rank 0 on an idle GPU (cost model) */
+  double scaling_efficiency;    /* compute_idle_gpu_s / iteration_time_s */
+  double allreduce_bytes;       /* gradient bytes all-reduced per iteration */
+  /* memory of one rank */
+  double memory_weights_bytes;
+  double memory_gradients_bytes;
+  double memory_optimizer_bytes;
+  double memory_activations_bytes;
+  double memory_peak_bytes_per_gpu;
+  double gpu_memory_bytes;      /* device memory of rank 0's GPU */
+  GArray *buckets;              /* DtsBucketStat */
+  /* simulation */
+  double wall_time_s;
+  gint64 events;
+  double makespan_s;
+} DtsRunSummary;
+
+DtsRunSummary *dts_run_summary_new (void);
+void dts_run_summary_free (DtsRunSummary *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsRunSummary, dts_run_summary_free)
+
+/* Fill the timing fields of S (iterations, warmup_iterations, global batch
+ * size and n_gpus must be set) from T: the first warmup_iterations
+ * iterations are left out; bucket timings are rank 0's. Bucket rows must
+ * already exist (one per bucket) with bytes and names. */
+void dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Check a dtsim Chrome trace against the run's JSON summary, and that runs
+are deterministic.
+
+  check-trace.py TRACE.json SUMMARY.json
+      The trace must be valid trace-event JSON whose slices agree with the
+      summary: per rank, compute slices (tid 0) and all-reduce slices (tid 1)
+      do not overlap on their track; one all-reduce slice per bucket and
+      iteration with the summary's bytes; phase times, all-reduce time and
+      iteration time recomputed from the slices equal the summary's
+      breakdown (relative 1e-6).
+
+  check-trace.py --run DTSIM [ARGS...]
+      Run `DTSIM run ARGS --format json --quiet --trace T` twice: the two
+      JSON outputs must be byte-identical apart from simulation.wall_time_s,
+      and the trace is then checked as above.
+
+Prints one "ok: ..." line per check; exits 1 with a message on the first
+failure."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+REL = 1e-6
+
+
+def fail(msg):
+    print("check-trace: FAIL: " + msg)
+    sys.exit(1)
+
+
+def close(a, b, what):
+    if abs(a - b) > REL * max(abs(a), abs(b)) + 1e-12:
+        fail("%s: trace gives %.12g, summary %.12g" % (what, a, b))
+
+
+CONTRACT = {
+    None: ["n_gpus", "batch_size_per_gpu", "global_batch_size", "iterations",
+           "iteration_time_s", "throughput_samples_per_s", "breakdown",
+           "memory_peak_bytes_per_gpu", "simulation"],
+    "breakdown": ["forward_s", "backward_s", "optimizer_s", "comm_s", "comm_exposed_s"],
+    "simulation": ["wall_time_s", "events"],
+}
+
+
+def check_contract(summary):
+    for part, keys in CONTRACT.items():
+        obj = summary if part is None else summary[part]
+        for k in keys:
+            if k not in obj:
+                fail("summary lacks %s%s (doc/DESIGN.md output contract)" %
+                     ("" if part is None else part + ".", k))
+    if summary["global_batch_size"] != summary["n_gpus"] * summary["batch_size_per_gpu"]:
+        fail("global_batch_size is not n_gpus x batch_size_per_gpu")
+    close(summary["throughput_samples_per_s"],
+          summary["global_batch_size"] / summary["iteration_time_s"], "throughput")
+    print("ok: summary has the output contract's fields")
+
+
+def check(trace_path, summary):
+    check_contract(summary)
+    try:
+        with open(trace_path) as f:
+            trace = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s is not valid JSON: %s" % (trace_path, e))
+    events = trace.get("traceEvents")
+    if not isinstance(events, list):
+        fail("no traceEvents list")
+    n = summary["n_gpus"]
+    iters = summary["iterations"]
+    warm = summary["warmup_iterations"]
+    buckets = summary["buckets"]
+    names = defaultdict(dict)
+    tracks = defaultdict(list)
+    for e in events:
+        if e.get("ph") == "M":
+            if e["name"] == "thread_name":
+                names[e["pid"]][e["tid"]] = e["args"]["name"]
+            continue
+        if e.get("ph") != "X":
+            fail("unexpected event phase %r" % e.get("ph"))
+        for k in ("name", "cat", "pid", "tid", "ts", "dur", "args"):
+            if k not in e:
+                fail("slice without %r: %r" % (k, e))
+        if e["dur"] < 0:
+            fail("negative duration: %r" % e)
+        tracks[(e["pid"], e["tid"])].append(e)
+    for r in range(n):
+        if names[r].get(0) != "compute" or names[r].get(1) != "communication":
+            fail("rank %d lacks compute/communication thread names" % r)
+    print("ok: %d slices on %d tracks, valid trace-event JSON" %
+          (sum(len(v) for v in tracks.values()), len(tracks)))
+
+    for key, slices in tracks.items():
+        slices.sort(key=lambda e: (e["ts"], e["dur"]))
+        for a, b in zip(slices, slices[1:]):
+            if b["ts"] < a["ts"] + a["dur"] - 1e-6 * max(1.0, a["ts"]):
+                fail("overlapping slices on rank %d tid %d: %s and %s" %
+                     (key[0], key[1], a["name"], b["name"]))
+    print("ok: no overlapping slices on a track")
+
+    phase = defaultdict(float)
+    comm = 0.0
+    ends = defaultdict(float)
+    for (pid, tid), slices in tracks.items():
+        per_iter = defaultdict(list)
+        for e in slices:
+            it = e["args"]["iteration"]
+            ends[(pid, it)] = max(ends[(pid, it)], (e["ts"] + e["dur"]) / 1e6)
+            if it < warm:
+                continue
+            if tid == 0:
+                phase[e["cat"]] += e["dur"] / 1e6
+            else:
+                comm += e["dur"] / 1e6
+                per_iter[it].append(e)
+        if tid == 1:
+            for it, sl in per_iter.items():
+                if [s["args"]["bucket"] for s in sl] != list(range(len(buckets))):
+                    fail("rank %d iteration %d: all-reduces %r, expected buckets 0..%d" %
+                         (pid, it, [s["args"]["bucket"] for s in sl], len(buckets) - 1))
+                for s in sl:
+                    close(s["args"]["bytes"], buckets[s["args"]["bucket"]]["bytes"],
+                          "bytes of bucket %d" % s["args"]["bucket"])
+    k = n * (iters - warm)
+    b = summary["breakdown"]
+    close(phase["forward"] / k, b["forward_s"], "forward_s")
+    close((phase["backward-data"] + phase["backward-weight"]) / k, b["backward_s"], "backward_s")
+    close(phase["update"] / k, b["optimizer_s"], "optimizer_s")
+    close(comm / k, b["comm_s"], "comm_s")
+    print("ok: phase and all-reduce times match the summary")
+
+    def end(it):
+        return 0.0 if it < 0 else max(ends[(r, it)] for r in range(n))
+    close((end(iters - 1) - end(warm - 1)) / (iters - warm), summary["iteration_time_s"],
+          "iteration_time_s")
+    print("ok: iteration time matches the summary")
+
+
+def run(dtsim, args):
+    tmp = tempfile.mkdtemp(prefix="dtsim-check-")
+    outs = []
+    try:
+        for i in range(2):
+            trace = os.path.join(tmp, "trace%d.json" % i)
+            cmd = [dtsim, "run"] + args + ["--format", "json", "--quiet", "--trace", trace]
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if p.returncode != 0:
+                fail("%s exited with %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
+            outs.append(p.stdout)
+        strip = [[l for l in o.splitlines() if '"wall_time_s"' not in l] for o in outs]
+        if strip[0] != strip[1]:
+            fail("two identical runs differ")
+        print("ok: two runs give identical JSON (apart from wall time)")
+        check(os.path.join(tmp, "trace1.json"), json.loads(outs[1]))
+    finally:
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+        os.rmdir(tmp)
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "--run":
+        run(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) == 3:
+        with open(sys.argv[2]) as f:
+            check(sys.argv[1], json.load(f))
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

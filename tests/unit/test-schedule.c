@@ -1,0 +1,285 @@
+/* test-schedule.c - the data-parallel schedule: buckets, program order,
+ * shared programs, memory estimate, errors. No simulator involved. */
+#include "config.h"
+
+#include <math.h>
+
+#include "core/error.h"
+#include "cost/cost.h"
+#include "platform/gpu.h"
+#include "platform/platform.h"
+#include "schedule/schedule.h"
+#include "testlib.h"
+#include "workload/workload.h"
+
+typedef struct {
+  DtsWorkload *w;
+  DtsPlatform *p;
+  DtsGpuCatalog *cat;
+  DtsCost *cost;
+} Inputs;
+
+static void
+inputs_load (Inputs *in, const char *platform_xml_or_file)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wpath = dts_test_srcpath ("tests/data/mlp8.xml");
+  in->w = dts_workload_load (wpath, &error);
+  ck_assert_msg (in->w != NULL, "%s", error ? error->message : "");
+  in->cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (in->cat != NULL, "%s", error ? error->message : "");
+  g_autofree char *ppath = g_str_has_prefix (platform_xml_or_file, "<")
+                               ? dts_test_write_tmp (platform_xml_or_file, ".xml")
+                               : dts_test_srcpath (platform_xml_or_file);
+  in->p = dts_platform_load (ppath, in->cat, &error);
+  ck_assert_msg (in->p != NULL, "%s", error ? error->message : "");
+  in->cost = dts_cost_new ("roofline", &error);
+  ck_assert (in->cost != NULL);
+}
+
+static void
+inputs_clear (Inputs *in)
+{
+  dts_workload_free (in->w);
+  dts_platform_free (in->p);
+  dts_gpu_catalog_free (in->cat);
+  dts_cost_free (in->cost);
+}
+
+static DtsRunOptions
+options (int n_gpus, double bucket_bytes, gboolean overlap)
+{
+  DtsRunOptions o = {
+    .n_gpus = n_gpus,
+    .batch_size = 64,
+    .iterations = 1,
+    .precision = DTS_PREC_FP32,
+    .cost_model = "roofline",
+    .collective = "ring",
+    .bucket_bytes = bucket_bytes,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
+    .channels = 2,
+    .overlap = overlap,
+  };
+  return o;
+}
+
+static DtsSchedule *
+schedule (Inputs *in, const DtsRunOptions *o)
+{
+  g_autoptr (GError) error = NULL;
+  DtsSchedule *s = dts_schedule_dp_new (in->w, in->p, in->cost, o, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+  return s;
+}
+
+static int
+layer_index (const DtsWorkload *w, const char *name)
+{
+  for (guint l = 0; l < w->layers->len; l++)
+    if (g_strcmp0 (dts_workload_layer (w, l)->name, name) == 0)
+      return l;
+  ck_abort_msg ("no layer %s", name);
+  return -1;
+}
+
+START_TEST (test_buckets)
+{
+  Inputs in;
+  inputs_load (&in, "tests/data/flat-16.xml");
+  DtsRunOptions o = options (16, 25e6, TRUE);
+  g_autoptr (DtsSchedule) s = schedule (&in, &o);
+  /* fc8 (16.4 MB) is below the cap, so it shares a bucket with fc7; every
+   * other 4096 x 4096 layer (67 MB) fills one alone. */
+  ck_assert_int_eq (s->buckets->len, 7);
+  const DtsBucket *b0 = &g_array_index (s->buckets, DtsBucket, 0);
+  ck_assert_int_eq (b0->first_layer, layer_index (in.w, "fc8"));
+  ck_assert_int_eq (b0->last_layer, layer_index (in.w, "fc7"));
+  ck_assert_int_eq (b0->n_layers, 2);
+  double total = 0;
+  for (guint b = 0; b < s->buckets->len; b++) {
+    const DtsBucket *bk = &g_array_index (s->buckets, DtsBucket, b);
+    const DtsLayer *last = dts_workload_layer (in.w, bk->last_layer);
+    ck_assert (bk->bytes >= 25e6 || b == s->buckets->len - 1);
+    ck_assert (bk->bytes - 4 * last->params < 25e6); /* closed as soon as full */
+    ck_assert_double_eq_tol (bk->bytes, 4 * bk->params, 1e-6);
+    total += bk->bytes;
+    const DtsCollPlan *plan = g_ptr_array_index (s->plans, b);
+    ck_assert_double_eq_tol (plan->bytes, bk->bytes, 1e-6);
+    ck_assert_int_eq (plan->n_ranks, 16);
+  }
+  ck_assert_double_eq_tol (total, 4 * in.w->params, 1e-3);
+
+  o.bucket_bytes = 1e12;
+  g_autoptr (DtsSchedule) one = schedule (&in, &o);
+  ck_assert_int_eq (one->buckets->len, 1);
+  o.bucket_bytes = 1;
+  g_autoptr (DtsSchedule) each = schedule (&in, &o);
+  ck_assert_int_eq (each->buckets->len, 8); /* one per fc layer */
+  inputs_clear (&in);
+}
+END_TEST
+
+/* Forward in layer order, backward in reverse with each bucket's start right
+ * after its last layer's backward pass, one wait, then the updates. */
+static void
+check_program (const DtsSchedule *s, const DtsWorkload *w, gboolean overlap)
+{
+  const GArray *prog = dts_schedule_program (s, 0);
+  int phase = DTS_PHASE_FORWARD, last_layer = -1, starts = 0, waits = 0;
+  double sum = 0;
+  for (guint i = 0; i < prog->len; i++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, i);
+    if (op->type == DTS_OP_COMPUTE) {
+      ck_assert (op->duration_s > 0);
+      sum += op->duration_s;
+      gboolean bwd = op->phase == DTS_PHASE_BACKWARD_DATA || op->phase == DTS_PHASE_BACKWARD_WEIGHT;
+      if (op->phase == DTS_PHASE_FORWARD) {
+        ck_assert_int_eq (phase, DTS_PHASE_FORWARD);
+        ck_assert_int_gt (op->layer, last_layer);
+      } else if (bwd) {
+        ck_assert (phase != DTS_PHASE_UPDATE);
+        if (phase == DTS_PHASE_FORWARD)
+          last_layer = w->layers->len;
+        ck_assert_int_le (op->layer, last_layer);
+        ck_assert_int_eq (waits, 0);
+      } else {
+        ck_assert_int_eq (waits, s->buckets->len ? 1 : 0);
+        if (phase != DTS_PHASE_UPDATE)
+          last_layer = -1;
+        ck_assert_int_gt (op->layer, last_layer);
+      }
+      phase = bwd ? DTS_PHASE_BACKWARD_DATA : op->phase;
+      last_layer = op->layer;
+    } else if (op->type == DTS_OP_ALLREDUCE_START) {
+      ck_assert_int_eq (op->bucket, starts);
+      const DtsBucket *bk = &g_array_index (s->buckets, DtsBucket, op->bucket);
+      const DtsOp *prev = &g_array_index (prog, DtsOp, i - 1);
+      if (overlap) {
+        ck_assert_int_eq (prev->type, DTS_OP_COMPUTE);
+        ck_assert_int_eq (prev->layer, bk->last_layer);
+        ck_assert_int_eq (prev->phase, DTS_PHASE_BACKWARD_WEIGHT);
+      } else {
+        ck_assert (prev->type == DTS_OP_ALLREDUCE_START || prev->layer == 1);
+      }
+      starts++;
+    } else {
+      ck_assert_int_eq (starts, (int) s->buckets->len);
+      waits++;
+    }
+  }
+  ck_assert_int_eq (waits, s->buckets->len ? 1 : 0);
+  const DtsComputeTotals *tot = &g_array_index (s->totals, DtsComputeTotals, 0);
+  ck_assert_double_eq_tol (sum, tot->total_s, 1e-12);
+  ck_assert_double_eq_tol (tot->phase_s[0] + tot->phase_s[1] + tot->phase_s[2] + tot->phase_s[3],
+                           tot->total_s, 1e-12);
+}
+
+START_TEST (test_program_order)
+{
+  Inputs in;
+  inputs_load (&in, "tests/data/flat-16.xml");
+  DtsRunOptions o = options (16, 25e6, TRUE);
+  g_autoptr (DtsSchedule) s = schedule (&in, &o);
+  check_program (s, in.w, TRUE);
+  o.overlap = FALSE;
+  g_autoptr (DtsSchedule) serial = schedule (&in, &o);
+  check_program (serial, in.w, FALSE);
+  /* One GPU has nothing to communicate. */
+  o = options (1, 25e6, TRUE);
+  g_autoptr (DtsSchedule) single = schedule (&in, &o);
+  ck_assert_int_eq (single->buckets->len, 0);
+  check_program (single, in.w, TRUE);
+  inputs_clear (&in);
+}
+END_TEST
+
+/* Ranks with the same GPU share a program; a different GPU gets its own,
+ * with longer kernels on the slower GPU. */
+START_TEST (test_programs_shared)
+{
+  const char *xml =
+      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+      "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n"
+      "<host id=\"a0\" speed=\"1Gf\"><prop id=\"gpu\" value=\"V100-SXM2-16GB\"/></host>\n"
+      "<host id=\"a1\" speed=\"1Gf\"><prop id=\"gpu\" value=\"K80\"/></host>\n"
+      "<host id=\"a2\" speed=\"1Gf\"><prop id=\"gpu\" value=\"V100-SXM2-16GB\"/></host>\n"
+      "</zone></platform>\n";
+  Inputs in;
+  inputs_load (&in, xml);
+  DtsRunOptions o = options (3, 25e6, TRUE);
+  g_autoptr (DtsSchedule) s = schedule (&in, &o);
+  ck_assert_int_eq (s->programs->len, 2);
+  ck_assert_int_eq (s->rank_program[0], s->rank_program[2]);
+  ck_assert_int_ne (s->rank_program[0], s->rank_program[1]);
+  double v100 = g_array_index (s->totals, DtsComputeTotals, s->rank_program[0]).total_s;
+  double k80 = g_array_index (s->totals, DtsComputeTotals, s->rank_program[1]).total_s;
+  ck_assert (k80 > 2 * v100);
+  inputs_clear (&in);
+}
+END_TEST
+
+START_TEST (test_memory)
+{
+  Inputs in;
+  inputs_load (&in, "tests/data/flat-16.xml");
+  double P = in.w->params;
+  DtsMemoryEstimate m;
+  dts_schedule_memory_estimate (in.w, 256, DTS_PREC_FP32, &m);
+  ck_assert_double_eq_tol (m.weights_bytes, 4 * P, 1e-3);
+  ck_assert_double_eq_tol (m.gradients_bytes, 4 * P, 1e-3);
+  ck_assert_double_eq_tol (m.optimizer_bytes, 4 * P, 1e-3); /* momentum */
+  ck_assert_double_eq_tol (m.activations_bytes, in.w->act_elems * 256 * 4, 1e-3);
+  ck_assert_double_eq_tol (m.total_bytes,
+                           m.weights_bytes + m.gradients_bytes + m.optimizer_bytes
+                               + m.activations_bytes, 1e-3);
+  DtsMemoryEstimate h;
+  dts_schedule_memory_estimate (in.w, 256, DTS_PREC_FP16, &h);
+  ck_assert_double_eq_tol (h.weights_bytes, 6 * P, 1e-3); /* fp32 master + fp16 copy */
+  ck_assert_double_eq_tol (h.gradients_bytes, 4 * P, 1e-3);
+  ck_assert_double_eq_tol (h.activations_bytes, m.activations_bytes / 2, 1e-3);
+  inputs_clear (&in);
+}
+END_TEST
+
+START_TEST (test_errors)
+{
+  Inputs in;
+  inputs_load (&in, "tests/data/flat-16.xml");
+  g_autoptr (GError) error = NULL;
+  DtsRunOptions o = options (17, 25e6, TRUE);
+  ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "has 16 GPUs; cannot run on 17", NULL);
+  g_clear_error (&error);
+  o = options (4, 25e6, TRUE);
+  o.collective = "tree";
+  ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "unknown collective algorithm 'tree'", NULL);
+  g_clear_error (&error);
+  o = options (4, 0, TRUE);
+  ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "must be positive", NULL);
+  ck_assert_str_eq (dts_phase_to_string (DTS_PHASE_BACKWARD_WEIGHT), "backward-weight");
+  inputs_clear (&in);
+}
+END_TEST
+
+static Suite *
+schedule_suite (void)
+{
+  Suite *s = suite_create ("schedule");
+  TCase *tc = tcase_create ("dp");
+  tcase_add_test (tc, test_buckets);
+  tcase_add_test (tc, test_program_order);
+  tcase_add_test (tc, test_programs_shared);
+  tcase_add_test (tc, test_memory);
+  tcase_add_test (tc, test_errors);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  return dts_test_run (schedule_suite ());
+}

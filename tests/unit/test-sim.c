@@ -1,0 +1,381 @@
+/* test-sim.c - whole simulations against closed forms and against each other.
+ *
+ * SimGrid runs once per process, so every simulation runs in a child process
+ * (simulate()) that sends its figures back through a pipe; a child that
+ * aborts fails the test. Test platforms and workloads live in tests/data/
+ * (their headers give the numbers used here). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collective/collective.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "cost/cost.h"
+#include "platform/gpu.h"
+#include "platform/platform.h"
+#include "sim/sim.h"
+#include "testlib.h"
+#include "workload/workload.h"
+
+#define MAX_BUCKETS 16
+
+typedef struct {
+  const char *platform;  /* tests/data file name, or a shipped platform name */
+  const char *workload;  /* likewise */
+  int n_gpus;            /* 0: all */
+  DtsGranularity granularity;
+  gboolean no_overlap;
+  int iterations;        /* 0: 2 */
+  const char *cfg;       /* one --cfg item or NULL */
+} Setup;
+
+typedef struct {
+  int ok;
+  int code;
+  char message[512];
+  int n_gpus;
+  double iteration_s, forward_s, backward_s, optimizer_s, comm_s, exposed_s;
+  int n_buckets;
+  double bucket_bytes[MAX_BUCKETS];
+  double bucket_s[MAX_BUCKETS];
+  gint64 events;
+} Outcome;
+
+static char *
+input_path (const char *name, const char *subdir)
+{
+  g_autofree char *rel = g_strconcat ("tests/data/", name, ".xml", NULL);
+  char *path = dts_test_srcpath (rel);
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return path;
+  g_free (path);
+  return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
+}
+
+static void
+simulate_here (const Setup *st, Outcome *out)
+{
+  g_autofree char *platform = input_path (st->platform, "platforms");
+  g_autofree char *workload = input_path (st->workload, "workloads");
+  char *cfg[] = { (char *) st->cfg, NULL };
+  DtsRunOptions o = {
+    .platform_path = platform,
+    .workload_path = workload,
+    .n_gpus = st->n_gpus,
+    .iterations = st->iterations ? st->iterations : 2,
+    .precision = DTS_PREC_COUNT,
+    .cost_model = "roofline",
+    .collective = "ring",
+    .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
+    .channels = DTS_COLL_DEFAULT_CHANNELS,
+    .overlap = !st->no_overlap,
+    .granularity = st->granularity,
+    .cfg = st->cfg ? cfg : NULL,
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsRunSummary) s = NULL;
+  if (platform && workload)
+    s = dts_sim_run_training (&o, NULL, &error);
+  if (s == NULL) {
+    out->code = error ? error->code : -1;
+    g_strlcpy (out->message, error ? error->message : "input not found", sizeof out->message);
+    return;
+  }
+  out->ok = 1;
+  out->n_gpus = s->n_gpus;
+  out->iteration_s = s->iteration_time_s;
+  out->forward_s = s->forward_s;
+  out->backward_s = s->backward_s;
+  out->optimizer_s = s->optimizer_s;
+  out->comm_s = s->comm_s;
+  out->exposed_s = s->comm_exposed_s;
+  out->events = s->events;
+  out->n_buckets = MIN ((int) s->buckets->len, MAX_BUCKETS);
+  for (int b = 0; b < out->n_buckets; b++) {
+    out->bucket_bytes[b] = g_array_index (s->buckets, DtsBucketStat, b).bytes;
+    out->bucket_s[b] = g_array_index (s->buckets, DtsBucketStat, b).duration_s;
+  }
+}
+
+/* Run ST in a child process. */
+static Outcome
+simulate (const Setup *st)
+{
+  Outcome out = { 0 };
+  int fds[2];
+  ck_assert (pipe (fds) == 0);
+  pid_t pid = fork ();
+  ck_assert (pid >= 0);
+  if (pid == 0) {
+    close (fds[0]);
+    simulate_here (st, &out);
+    ssize_t w = write (fds[1], &out, sizeof out);
+    _exit (w == (ssize_t) sizeof out ? 0 : 3);
+  }
+  close (fds[1]);
+  gsize got = 0;
+  while (got < sizeof out) {
+    ssize_t r = read (fds[0], (char *) &out + got, sizeof out - got);
+    if (r <= 0)
+      break;
+    got += r;
+  }
+  close (fds[0]);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0 && got == sizeof out,
+                 "simulation of %s on %s died (status %d)", st->workload, st->platform, status);
+  return out;
+}
+
+static Outcome
+simulate_ok (const Setup *st)
+{
+  Outcome out = simulate (st);
+  ck_assert_msg (out.ok, "%s on %s: %s", st->workload, st->platform, out.message);
+  return out;
+}
+
+#define assert_rel(a, b, tol)                                                                  \
+  ck_assert_msg (fabs ((a) - (b)) <= (tol) * fabs (b), "%s = %.12g, %s = %.12g: relative "    \
+                 "difference %.3g > %g", #a, (double) (a), #b, (double) (b),                   \
+                 fabs ((a) - (b)) / fabs (b), (double) (tol))
+
+/* One GPU: no communication, and the iteration is exactly the sum of the
+ * cost model's layer times. */
+static void
+check_one_gpu (const char *workload_name)
+{
+  Setup st = { .platform = "flat-16", .workload = workload_name, .n_gpus = 1 };
+  Outcome o = simulate_ok (&st);
+
+  g_autofree char *wpath = input_path (workload_name, "workloads");
+  g_autofree char *ppath = input_path ("flat-16", "platforms");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert (cat != NULL);
+  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
+  ck_assert (p != NULL);
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  ck_assert (cost != NULL);
+  int batch = w->training.batch_size > 0 ? w->training.batch_size : 32;
+  DtsPrecision prec = w->training.has_precision ? w->training.precision : DTS_PREC_FP32;
+  double sum = 0;
+  for (guint l = 0; l < w->layers->len; l++) {
+    DtsLayerTimes t;
+    ck_assert (dts_cost_layer_times (cost, dts_workload_layer (w, l), &dts_platform_gpu (p, 0)->spec,
+                                     prec, batch, &t, &error));
+    sum += t.fwd_s + t.bwd_data_s + t.bwd_weight_s + t.update_s;
+  }
+  ck_assert (sum > 0);
+  assert_rel (o.iteration_s, sum, 1e-9);
+  assert_rel (o.forward_s + o.backward_s + o.optimizer_s, sum, 1e-9);
+  ck_assert_int_eq (o.n_buckets, 0);
+  ck_assert_double_eq (o.comm_s, 0);
+  ck_assert_double_eq (o.exposed_s, 0);
+}
+
+START_TEST (test_one_gpu_exact)
+{
+  check_one_gpu ("mlp8");
+  check_one_gpu ("resnet50");
+}
+END_TEST
+
+/* An all-reduce alone on the contention-free flat-16 (B = 12.5 GB/s,
+ * L = 2 us per hop): within 2% of 2(N-1)/N S/B + 2(N-1) L, exactly dtsim's
+ * chunked form 2(N-1)(R L + S/(N B)), and step = flow. */
+START_TEST (test_allreduce_closed_form)
+{
+  const double B = 12.5e9, L = 2e-6;
+  for (int n = 2; n <= 16; n *= 2) {
+    Outcome res[DTS_GRANULARITY_COUNT];
+    for (int g = 0; g < DTS_GRANULARITY_COUNT; g++) {
+      Setup st = { .platform = "flat-16", .workload = "fc-allreduce", .n_gpus = n,
+                   .granularity = g };
+      res[g] = simulate_ok (&st);
+      ck_assert_int_eq (res[g].n_buckets, 1);
+      double S = res[g].bucket_bytes[0];
+      ck_assert_double_eq_tol (S, 65601536.0, 0.5);
+      double closed = 2.0 * (n - 1) / n * S / B + 2.0 * (n - 1) * L;
+      double rounds = ceil (S / (n * DTS_COLL_DEFAULT_CHANNELS * DTS_COLL_DEFAULT_CHUNK_BYTES));
+      double chunked = 2.0 * (n - 1) * (rounds * L + S / (n * B));
+      assert_rel (res[g].bucket_s[0], closed, 0.02);
+      assert_rel (res[g].bucket_s[0], chunked, 1e-9);
+    }
+    assert_rel (res[DTS_GRANULARITY_FLOW].bucket_s[0], res[DTS_GRANULARITY_STEP].bucket_s[0],
+                1e-12);
+    ck_assert (res[DTS_GRANULARITY_FLOW].events < res[DTS_GRANULARITY_STEP].events);
+  }
+}
+END_TEST
+
+/* Interleaved ranks put all 4 ring hops of each direction on one NIC link:
+ * about 4x the node-local ring, at both granularities. */
+START_TEST (test_contention_interleaved)
+{
+  for (int g = 0; g < DTS_GRANULARITY_COUNT; g++) {
+    Setup local = { .platform = "two-nodes-local", .workload = "fc-allreduce", .granularity = g };
+    Setup inter = { .platform = "two-nodes-interleaved", .workload = "fc-allreduce",
+                    .granularity = g };
+    Outcome a = simulate_ok (&local), b = simulate_ok (&inter);
+    double ratio = b.bucket_s[0] / a.bucket_s[0];
+    ck_assert_msg (ratio > 3.9 && ratio < 4.05, "%s: interleaved / local = %g, expected ~4",
+                   dts_granularity_to_string (g), ratio);
+    /* The NIC bottleneck alone: 2(N-1)/N S / (B/4). */
+    assert_rel (b.bucket_s[0], 4 * 2.0 * 7 / 8 * b.bucket_bytes[0] / 12.5e9, 0.02);
+  }
+}
+END_TEST
+
+/* One 50 Gb/s link among 100 Gb/s ones paces the whole ring. */
+START_TEST (test_slow_link)
+{
+  for (int g = 0; g < DTS_GRANULARITY_COUNT; g++) {
+    Setup st = { .platform = "star-8-slow", .workload = "fc-allreduce", .granularity = g };
+    Outcome o = simulate_ok (&st);
+    double S = o.bucket_bytes[0];
+    assert_rel (o.bucket_s[0], 2.0 * 7 / 8 * S / 6.25e9, 0.02);
+  }
+}
+END_TEST
+
+/* Without overlap an iteration is compute plus communication; with it, it is
+ * shorter and the exposed communication accounts for the difference. */
+START_TEST (test_overlap)
+{
+  Setup serial = { .platform = "flat-16", .workload = "mlp8", .no_overlap = TRUE };
+  Setup overlap = { .platform = "flat-16", .workload = "mlp8" };
+  Outcome s = simulate_ok (&serial), o = simulate_ok (&overlap);
+  ck_assert (s.n_buckets > 2);
+  double compute_s = s.forward_s + s.backward_s + s.optimizer_s;
+  assert_rel (s.iteration_s, compute_s + s.comm_s, 1e-9);
+  assert_rel (s.exposed_s, s.comm_s, 1e-9);
+
+  double compute_o = o.forward_s + o.backward_s + o.optimizer_s;
+  assert_rel (o.iteration_s, compute_o + o.exposed_s, 1e-9);
+  ck_assert_msg (o.iteration_s < s.iteration_s - 0.05 * s.comm_s,
+                 "overlap does not shorten the iteration: %g vs %g", o.iteration_s,
+                 s.iteration_s);
+  ck_assert (o.exposed_s < o.comm_s);
+  /* The saving is the hidden communication less the slow-down of compute
+   * by reduction kernels sharing the GPU. */
+  double saved = s.iteration_s - o.iteration_s;
+  double hidden = s.comm_s - o.exposed_s;
+  double slowdown = compute_o - compute_s;
+  ck_assert (slowdown >= -1e-12);
+  assert_rel (saved, hidden - slowdown, 1e-6);
+}
+END_TEST
+
+/* Full data-parallel iterations (buckets overlapping backprop): flow
+ * against step on two platforms at 16 and 64 GPUs. Measured: equal to
+ * 1e-14 on flat platforms, within 2e-5 of the iteration time where hop
+ * latencies differ (NVLink and IB hops in one ring). */
+static void
+check_step_vs_flow (const char *platform, int n_gpus)
+{
+  Setup st = { .platform = platform, .workload = "resnet50", .n_gpus = n_gpus,
+               .granularity = DTS_GRANULARITY_STEP };
+  Setup fl = st;
+  fl.granularity = DTS_GRANULARITY_FLOW;
+  Outcome a = simulate_ok (&st), b = simulate_ok (&fl);
+  ck_assert_int_eq (a.n_gpus, n_gpus);
+  assert_rel (b.iteration_s, a.iteration_s, 1e-4);
+  assert_rel (b.comm_s, a.comm_s, 0.02);
+  assert_rel (b.exposed_s, a.exposed_s, 0.02);
+}
+
+START_TEST (test_step_vs_flow_16)
+{
+  check_step_vs_flow ("flat-16", 16);
+  check_step_vs_flow ("cluster-4x4-v100", 16);
+}
+END_TEST
+
+START_TEST (test_step_vs_flow_64)
+{
+  check_step_vs_flow ("flat-64", 64);
+  check_step_vs_flow ("cluster-16x4", 64);
+}
+END_TEST
+
+START_TEST (test_errors)
+{
+  Setup st = { .platform = "flat-16", .workload = "mlp8", .cfg = "bogus/key:1" };
+  Outcome o = simulate (&st);
+  ck_assert (!o.ok);
+  ck_assert_int_eq (o.code, DTS_ERROR_USAGE);
+  ck_assert_msg (strstr (o.message, "--cfg 'bogus/key:1': SimGrid rejects it: Bad config key")
+                     != NULL, "%s", o.message);
+
+  st.cfg = "network/model:FOO";
+  o = simulate (&st);
+  ck_assert (!o.ok && strstr (o.message, "unknown network/model 'FOO'") != NULL);
+
+  st.cfg = "network/model";
+  o = simulate (&st);
+  ck_assert (!o.ok && strstr (o.message, "expected NAME:VALUE") != NULL);
+
+  st.cfg = NULL;
+  st.n_gpus = 17;
+  o = simulate (&st);
+  ck_assert (!o.ok);
+  ck_assert_int_eq (o.code, DTS_ERROR_USAGE);
+  ck_assert (strstr (o.message, "has only 16 GPUs") != NULL);
+
+  /* A --cfg that is valid changes the result: LV08 is slower than CM02. */
+  Setup cm = { .platform = "flat-16", .workload = "fc-allreduce", .n_gpus = 4 };
+  Setup lv = cm;
+  lv.cfg = "network/model:LV08";
+  Outcome a = simulate_ok (&cm), b = simulate_ok (&lv);
+  ck_assert (b.bucket_s[0] > 1.02 * a.bucket_s[0]);
+}
+END_TEST
+
+START_TEST (test_cfg_check)
+{
+  g_autoptr (GError) error = NULL;
+  char *good[] = { (char *) "network/model:IB", (char *) "maxmin/precision:1e-6", NULL };
+  ck_assert (dts_sim_cfg_check (good, &error));
+  char *bad[] = { (char *) "tracing:yes", NULL };
+  ck_assert (!dts_sim_cfg_check (bad, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "--trace FILE", NULL);
+  g_clear_error (&error);
+  char *empty[] = { (char *) ":CM02", NULL };
+  ck_assert (!dts_sim_cfg_check (empty, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "expected NAME:VALUE", NULL);
+}
+END_TEST
+
+static Suite *
+sim_suite (void)
+{
+  Suite *s = suite_create ("sim");
+  TCase *tc = tcase_create ("dp");
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_one_gpu_exact);
+  tcase_add_test (tc, test_allreduce_closed_form);
+  tcase_add_test (tc, test_contention_interleaved);
+  tcase_add_test (tc, test_slow_link);
+  tcase_add_test (tc, test_overlap);
+  tcase_add_test (tc, test_step_vs_flow_16);
+  tcase_add_test (tc, test_step_vs_flow_64);
+  tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_cfg_check);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  return dts_test_run (sim_suite ());
+}
