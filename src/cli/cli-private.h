@@ -56,6 +56,7 @@ gboolean dts_cli_info_routes (const char *path, const DtsInfoOptions *opts, GErr
 /* Subcommand entry points (one file each). */
 gboolean dts_cmd_info (int argc, char **argv, GError **error);
 gboolean dts_cmd_help (int argc, char **argv, GError **error);
+gboolean dts_cmd_cost (int argc, char **argv, GError **error);
 gboolean dts_cmd_platform (int argc, char **argv, GError **error);
 gboolean dts_cmd_run (int argc, char **argv, GError **error);
 

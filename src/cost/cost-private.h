@@ -5,5 +5,6 @@
 #include "cost/cost.h"
 
 extern const DtsCostModelClass dts_cost_roofline_class;
+extern const DtsCostModelClass dts_cost_mlp_class;
 
 #endif

@@ -8,6 +8,7 @@
 
 static const DtsCostModelClass *const models[] = {
   &dts_cost_roofline_class,
+  &dts_cost_mlp_class,
   NULL,
 };
 
