@@ -59,6 +59,7 @@ gboolean dts_cmd_help (int argc, char **argv, GError **error);
 gboolean dts_cmd_cost (int argc, char **argv, GError **error);
 gboolean dts_cmd_platform (int argc, char **argv, GError **error);
 gboolean dts_cmd_run (int argc, char **argv, GError **error);
+gboolean dts_cmd_allreduce (int argc, char **argv, GError **error);
 
 G_END_DECLS
 

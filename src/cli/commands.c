@@ -13,6 +13,7 @@ static const DtsCommand commands[] = {
   { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
     dts_cmd_run },
   { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform },
+  { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)", dts_cmd_allreduce },
   { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)", dts_cmd_cost },
   { "help", "list subcommands, or show the options of one", dts_cmd_help },
   { NULL, NULL, NULL },

@@ -1,0 +1,585 @@
+/* cmd-allreduce.c - `dtsim allreduce`: one ring all-reduce alone.
+ *
+ * The quickest what-if for a network and the teaching view of the ring
+ * (src/sim/allreduce-run.h has the model). For each size: the simulated
+ * time t, the algorithm bandwidth S/t, the bus bandwidth S/t x 2(N-1)/N
+ * (as nccl-tests reports it, comparable across N), the closed form
+ * 2(N-1)/N x S/B + 2(N-1) x L with B the ring's bottleneck share and L the
+ * largest hop latency, and t over the closed form. --steps prints, for a
+ * small ring, which chunk every rank sends to whom at every step and when;
+ * --trace writes the same as a Chrome/Perfetto trace, one track per GPU.
+ * Options are checked before anything is loaded: command-line mistakes are
+ * usage errors (exit status 2), bad files input errors (1). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "collective/collective.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "output/json.h"
+#include "output/report.h"
+#include "platform/gpu.h"
+#include "platform/override.h"
+#include "platform/platform.h"
+#include "schedule/options.h"
+#include "sim/allreduce-run.h"
+#include "sim/sim.h"
+
+#define DEFAULT_SIZE "64MB"
+/* --steps prints 2(N-1) x N lines per size: readable up to 16 ranks. */
+#define MAX_STEPS_GPUS 16
+#define MAX_SIZES 256
+
+typedef struct {
+  char *platform;
+  char *gpus;
+  char *size;
+  char *sizes;
+  char *channels;
+  char *chunk_size;
+  char *granularity;
+  char *format;
+  char *trace;
+  gboolean steps;
+  char **cfg;
+  char **set;
+  char **scale;
+} ArArgs;
+
+static void
+ar_args_clear (ArArgs *a)
+{
+  g_free (a->platform);
+  g_free (a->gpus);
+  g_free (a->size);
+  g_free (a->sizes);
+  g_free (a->channels);
+  g_free (a->chunk_size);
+  g_free (a->granularity);
+  g_free (a->format);
+  g_free (a->trace);
+  g_strfreev (a->cfg);
+  g_strfreev (a->set);
+  g_strfreev (a->scale);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ArArgs, ar_args_clear)
+
+#define S G_OPTION_ARG_STRING
+static void
+add_entries (GOptionContext *ctx, ArArgs *a)
+{
+  GOptionEntry entries[] = {
+    { "platform", 'p', 0, S, &a->platform,
+      "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
+    { "gpus", 'n', 0, S, &a->gpus, "All-reduce over the first N ranks (default: all)", "N" },
+    { "size", 's', 0, S, &a->size, "Buffer size (default: " DEFAULT_SIZE ")", "BYTES" },
+    { "sizes", 0, 0, S, &a->sizes, "Comma-separated buffer sizes, simulated one after another",
+      "S1,S2,..." },
+    { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
+    { "chunk-size", 0, 0, S, &a->chunk_size,
+      "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
+    { "comm-granularity", 0, 0, S, &a->granularity,
+      "step or flow (default: flow; step with --steps)", "G" },
+    { "steps", 0, 0, G_OPTION_ARG_NONE, &a->steps,
+      "Print every ring step of every rank (step granularity, at most 16 GPUs)", NULL },
+    { "format", 'f', 0, S, &a->format, "Output: text, json or csv (default: text)", "FMT" },
+    { "trace", 't', 0, S, &a->trace, "Write a Chrome/Perfetto trace (one track per GPU) to FILE",
+      "FILE" },
+    { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg,
+      "SimGrid configuration item, repeatable (e.g. network/model:LV08)", "NAME:VALUE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->set,
+      "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, repeatable",
+      "T:GLOB.F=V" },
+    { "scale", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->scale,
+      "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, repeatable",
+      "TARGET.F=X" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+#undef S
+
+static gboolean
+usage (GError **error, const char *option, const char *text, const char *expected)
+{
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--%s '%s': expected %s", option, text,
+               expected);
+  return FALSE;
+}
+
+static gboolean
+parse_bytes (const char *option, const char *text, double *out, GError **error)
+{
+  double v;
+  if (!dts_units_parse (text, DTS_UNIT_BYTES, &v, NULL) || !(v >= 1) || v > 1e15)
+    return usage (error, option, text, "a size from 1 byte to 1PB such as 64MB or 2MiB");
+  *out = v;
+  return TRUE;
+}
+
+typedef struct {
+  DtsFormat format;
+  GArray *sizes;       /* double */
+  int n_gpus;
+  int channels;
+  double chunk_bytes;
+  DtsGranularity granularity;
+} ArChecked;
+
+static gboolean
+check_args (const ArArgs *a, ArChecked *c, GError **error)
+{
+  if (!dts_cli_parse_format (a->format, TRUE, &c->format, error))
+    return FALSE;
+  if (a->gpus != NULL
+      && (!dts_units_parse_int (a->gpus, &c->n_gpus, NULL) || c->n_gpus < 2
+          || c->n_gpus > (1 << 20)))
+    return usage (error, "gpus", a->gpus, "an integer in 2..1048576");
+  if (a->channels != NULL
+      && (!dts_units_parse_int (a->channels, &c->channels, NULL) || c->channels < 1
+          || c->channels > DTS_COLL_MAX_CHANNELS)) {
+    g_autofree char *exp = g_strdup_printf ("an integer in 1..%d", DTS_COLL_MAX_CHANNELS);
+    return usage (error, "channels", a->channels, exp);
+  }
+  if (a->chunk_size != NULL && !parse_bytes ("chunk-size", a->chunk_size, &c->chunk_bytes, error))
+    return FALSE;
+  if (a->size != NULL && a->sizes != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--size and --sizes exclude each other");
+    return FALSE;
+  }
+  if (a->sizes != NULL) {
+    g_auto (GStrv) parts = g_strsplit (a->sizes, ",", -1);
+    if (parts[0] == NULL || g_strv_length (parts) > MAX_SIZES) {
+      g_autofree char *exp =
+          g_strdup_printf ("1 to %d comma-separated sizes such as 1MB,4MB,16MB", MAX_SIZES);
+      return usage (error, "sizes", a->sizes, exp);
+    }
+    for (char **p = parts; *p; p++) {
+      double v;
+      if (**p == '\0')
+        return usage (error, "sizes", a->sizes, "comma-separated sizes such as 1MB,4MB,16MB");
+      if (!parse_bytes ("sizes", *p, &v, error))
+        return FALSE;
+      g_array_append_val (c->sizes, v);
+    }
+  } else {
+    double v;
+    if (!parse_bytes ("size", a->size ? a->size : DEFAULT_SIZE, &v, error))
+      return FALSE;
+    g_array_append_val (c->sizes, v);
+  }
+  if (a->granularity != NULL
+      && !dts_granularity_from_string (a->granularity, &c->granularity, error))
+    return FALSE;
+  if (a->steps) {
+    if (a->granularity != NULL && c->granularity != DTS_GRANULARITY_STEP) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--steps needs --comm-granularity step (flow has no steps)");
+      return FALSE;
+    }
+    c->granularity = DTS_GRANULARITY_STEP;
+    if (c->n_gpus > MAX_STEPS_GPUS) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--steps: %d GPUs is too many to print step by step (at most %d; "
+                   "use --trace for larger rings)",
+                   c->n_gpus, MAX_STEPS_GPUS);
+      return FALSE;
+    }
+  }
+  if (a->trace != NULL && a->trace[0] == '\0')
+    return usage (error, "trace", a->trace, "a file name");
+  return dts_sim_cfg_check (a->cfg, error);
+}
+
+static double
+ratio (const DtsAllreduceSize *sz)
+{
+  return sz->closed_form_s > 0 ? sz->time_s / sz->closed_form_s : 0;
+}
+
+static const char *const phase_names[] = { "reduce-scatter", "all-gather" };
+
+static void
+write_text (const DtsAllreduceResult *r, GString *out)
+{
+  g_string_append_printf (out, "all-reduce:   ring over %d GPUs on %d node%s (%s), platform %s\n",
+                          r->n_gpus, r->n_nodes, r->n_nodes == 1 ? "" : "s", r->gpu, r->platform);
+  g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
+                          r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
+                          r->granularity);
+  g_string_append_printf (out, "ring:         bottleneck B %.3f GB/s (%s, %d hop%s), "
+                               "hop latency L %.3f us\n",
+                          r->bottleneck_Bps / 1e9, r->bottleneck_link ? r->bottleneck_link : "-",
+                          r->bottleneck_hops, r->bottleneck_hops == 1 ? "" : "s",
+                          r->hop_latency_s * 1e6);
+  g_string_append_printf (out, "closed form:  2(N-1)/N x S/B + 2(N-1) x L\n\n");
+  g_string_append_printf (out, "%14s %14s %12s %12s %16s %10s\n", "size_bytes", "time_us",
+                          "algbw_GBps", "busbw_GBps", "closed_form_us", "sim/closed");
+  for (guint k = 0; k < r->sizes->len; k++) {
+    const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
+    g_string_append_printf (out, "%14.0f %14.3f %12.3f %12.3f %16.3f %10.4f\n", sz->bytes,
+                            sz->time_s * 1e6, sz->time_s > 0 ? sz->bytes / sz->time_s / 1e9 : 0,
+                            dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes, sz->time_s) / 1e9,
+                            sz->closed_form_s * 1e6, ratio (sz));
+  }
+}
+
+/* The step-by-step view: slices are recorded rank by rank as the actors
+ * run, so they are sorted here by (size, step, rank) for printing. */
+static int
+slice_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const DtsAllreduceSlice *a = pa, *b = pb;
+  if (a->size_index != b->size_index)
+    return a->size_index < b->size_index ? -1 : 1;
+  if (a->step != b->step)
+    return a->step < b->step ? -1 : 1;
+  return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static GArray *
+sorted_slices (const DtsAllreduceResult *r)
+{
+  GArray *s = g_array_sized_new (FALSE, FALSE, sizeof (DtsAllreduceSlice), r->slices->len);
+  g_array_append_vals (s, r->slices->data, r->slices->len);
+  g_array_sort (s, slice_cmp);
+  return s;
+}
+
+/* The plan of size K, rebuilt for the chunk indices (plans are pure). */
+static DtsCollPlan *
+plan_of (const DtsAllreduceResult *r, int k)
+{
+  const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
+  DtsCollParams params = { .n_ranks = r->n_gpus, .bytes = sz->bytes, .channels = r->channels,
+                           .chunk_bytes = r->chunk_bytes };
+  return dts_coll_plan_new ("ring", &params, NULL);
+}
+
+static void
+write_steps_text (const DtsAllreduceResult *r, GString *out)
+{
+  g_autoptr (GArray) s = sorted_slices (r);
+  int last_k = -1;
+  g_autoptr (DtsCollPlan) plan = NULL;
+  for (guint i = 0; i < s->len; i++) {
+    const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
+    if (sl->size_index != last_k) {
+      last_k = sl->size_index;
+      g_clear_pointer (&plan, dts_coll_plan_free);
+      plan = plan_of (r, last_k);
+      g_string_append_printf (
+          out,
+          "\nsteps of the %.0f-byte all-reduce: %d ranks, chunk c = segment c of each of %d "
+          "channel%s (%.0f bytes each, %d round%s per step)\n",
+          plan->bytes, r->n_gpus, plan->channels, plan->channels == 1 ? "" : "s", plan->seg_bytes,
+          plan->n_rounds, plan->n_rounds == 1 ? "" : "s");
+      g_string_append_printf (out, "%4s  %-14s %4s  %-22s %-28s %12s %12s\n", "step", "phase",
+                              "rank", "sends", "receives", "start_us", "end_us");
+    }
+    DtsCollStep st;
+    dts_coll_plan_step (plan, plan->position[sl->rank], sl->step, &st);
+    g_autofree char *sends = g_strdup_printf ("chunk %d to rank %d", st.send_seg, st.send_to);
+    g_autofree char *recvs = g_strdup_printf ("chunk %d from rank %d, %s", st.recv_seg,
+                                              st.recv_from, st.reduce ? "adds" : "copies");
+    g_string_append_printf (out, "%4d  %-14s %4d  %-22s %-28s %12.3f %12.3f\n", sl->step,
+                            phase_names[sl->phase], sl->rank, sends, recvs, sl->t_start_s * 1e6,
+                            sl->t_end_s * 1e6);
+  }
+}
+
+static void
+write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
+{
+  g_autoptr (DtsJson) j = dts_json_new ();
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "platform", r->platform);
+  dts_json_kv_string (j, "gpu", r->gpu);
+  dts_json_kv_int (j, "n_gpus", r->n_gpus);
+  dts_json_kv_int (j, "n_nodes", r->n_nodes);
+  dts_json_kv_string (j, "algorithm", "ring");
+  dts_json_kv_int (j, "channels", r->channels);
+  dts_json_kv_double (j, "chunk_bytes", r->chunk_bytes);
+  dts_json_kv_string (j, "granularity", r->granularity);
+  dts_json_kv_double (j, "bottleneck_Bps", r->bottleneck_Bps);
+  dts_json_kv_string (j, "bottleneck_link", r->bottleneck_link);
+  dts_json_kv_int (j, "bottleneck_hops", r->bottleneck_hops);
+  dts_json_kv_double (j, "hop_latency_s", r->hop_latency_s);
+  dts_json_key (j, "results");
+  dts_json_begin_array (j);
+  for (guint k = 0; k < r->sizes->len; k++) {
+    const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
+    dts_json_begin_object (j);
+    dts_json_kv_double (j, "bytes", sz->bytes);
+    dts_json_kv_double (j, "time_s", sz->time_s);
+    dts_json_kv_double (j, "algbw_Bps", sz->time_s > 0 ? sz->bytes / sz->time_s : 0);
+    dts_json_kv_double (j, "busbw_Bps", dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes,
+                                                                  sz->time_s));
+    dts_json_kv_double (j, "closed_form_s", sz->closed_form_s);
+    dts_json_kv_double (j, "ratio_to_closed_form", ratio (sz));
+    dts_json_kv_int (j, "rounds_per_step", sz->n_rounds);
+    dts_json_end_object (j);
+  }
+  dts_json_end_array (j);
+  if (steps && r->slices) {
+    g_autoptr (GArray) s = sorted_slices (r);
+    g_autoptr (DtsCollPlan) plan = NULL;
+    int last_k = -1;
+    dts_json_key (j, "steps");
+    dts_json_begin_array (j);
+    for (guint i = 0; i < s->len; i++) {
+      const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
+      if (sl->size_index != last_k) {
+        last_k = sl->size_index;
+        g_clear_pointer (&plan, dts_coll_plan_free);
+        plan = plan_of (r, last_k);
+      }
+      DtsCollStep st;
+      dts_coll_plan_step (plan, plan->position[sl->rank], sl->step, &st);
+      dts_json_begin_object (j);
+      dts_json_kv_double (j, "bytes", plan->bytes);
+      dts_json_kv_int (j, "step", sl->step);
+      dts_json_kv_string (j, "phase", phase_names[sl->phase]);
+      dts_json_kv_int (j, "rank", sl->rank);
+      dts_json_kv_int (j, "send_to", st.send_to);
+      dts_json_kv_int (j, "send_chunk", st.send_seg);
+      dts_json_kv_int (j, "recv_from", st.recv_from);
+      dts_json_kv_int (j, "recv_chunk", st.recv_seg);
+      dts_json_kv_bool (j, "reduce", st.reduce);
+      dts_json_kv_double (j, "t_start_s", sl->t_start_s);
+      dts_json_kv_double (j, "t_end_s", sl->t_end_s);
+      dts_json_end_object (j);
+    }
+    dts_json_end_array (j);
+  }
+  dts_json_key (j, "cfg");
+  dts_json_begin_array (j);
+  for (char **c = r->cfg; c && *c; c++)
+    dts_json_string (j, *c);
+  dts_json_end_array (j);
+  dts_json_key (j, "simulation");
+  dts_json_begin_object (j);
+  dts_json_kv_double (j, "wall_time_s", r->wall_time_s);
+  dts_json_kv_int (j, "events", r->events);
+  dts_json_end_object (j);
+  dts_json_end_object (j);
+  g_string_append (out, dts_json_get (j));
+}
+
+static void
+write_csv (const DtsAllreduceResult *r, GString *out)
+{
+  g_string_append (out, "platform,gpu,n_gpus,n_nodes,channels,chunk_bytes,granularity,bytes,"
+                        "time_s,algbw_Bps,busbw_Bps,closed_form_s,ratio_to_closed_form\n");
+  for (guint k = 0; k < r->sizes->len; k++) {
+    const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
+    double v[] = { sz->time_s, sz->time_s > 0 ? sz->bytes / sz->time_s : 0,
+                   dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes, sz->time_s),
+                   sz->closed_form_s, ratio (sz) };
+    g_string_append_printf (out, "%s,%s,%d,%d,%d,%.0f,%s,%.0f", r->platform, r->gpu, r->n_gpus,
+                            r->n_nodes, r->channels, r->chunk_bytes, r->granularity, sz->bytes);
+    for (gsize i = 0; i < G_N_ELEMENTS (v); i++) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      dts_json_format_double (buf, sizeof buf, v[i]);
+      g_string_append_printf (out, ",%s", buf);
+    }
+    g_string_append_c (out, '\n');
+  }
+}
+
+static void
+trace_metadata (DtsJson *j, const char *what, int pid, const char *name)
+{
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "name", what);
+  dts_json_kv_string (j, "ph", "M");
+  dts_json_kv_int (j, "pid", pid);
+  dts_json_kv_int (j, "tid", 0);
+  dts_json_key (j, "args");
+  dts_json_begin_object (j);
+  if (name)
+    dts_json_kv_string (j, "name", name);
+  else
+    dts_json_kv_int (j, "sort_index", pid);
+  dts_json_end_object (j);
+  dts_json_end_object (j);
+}
+
+/* Chrome / Perfetto trace-event JSON: one process per GPU rank with one
+ * thread, one complete event per ring step (flow: per phase), timestamps in
+ * microseconds of simulated time, slices sorted by (size, step, rank). */
+static void
+write_trace (const DtsAllreduceResult *r, GString *out)
+{
+  g_autoptr (DtsJson) j = dts_json_new ();
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "displayTimeUnit", "ms");
+  dts_json_key (j, "otherData");
+  dts_json_begin_object (j);
+  dts_json_kv_string (j, "generator", "dtsim allreduce");
+  dts_json_kv_string (j, "platform", r->platform);
+  dts_json_kv_int (j, "n_gpus", r->n_gpus);
+  dts_json_kv_string (j, "granularity", r->granularity);
+  dts_json_end_object (j);
+  dts_json_key (j, "traceEvents");
+  dts_json_begin_array (j);
+  for (int rank = 0; rank < r->n_gpus; rank++) {
+    g_autofree char *name = g_strdup_printf ("rank %d (%s)", rank, r->rank_hosts[rank]);
+    trace_metadata (j, "process_name", rank, name);
+    trace_metadata (j, "process_sort_index", rank, NULL);
+    trace_metadata (j, "thread_name", rank, "ring");
+  }
+  g_autoptr (GArray) s = sorted_slices (r);
+  g_autoptr (DtsCollPlan) plan = NULL;
+  int last_k = -1;
+  for (guint i = 0; i < s->len; i++) {
+    const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
+    if (sl->size_index != last_k) {
+      last_k = sl->size_index;
+      g_clear_pointer (&plan, dts_coll_plan_free);
+      plan = plan_of (r, last_k);
+    }
+    dts_json_begin_object (j);
+    g_autofree char *name = NULL;
+    DtsCollStep st = { 0 };
+    if (sl->step >= 0) {
+      dts_coll_plan_step (plan, plan->position[sl->rank], sl->step, &st);
+      name = g_strdup_printf ("step %d: chunk %d -> rank %d", sl->step, st.send_seg, st.send_to);
+    } else
+      name = g_strdup (phase_names[sl->phase]);
+    dts_json_kv_string (j, "name", name);
+    dts_json_kv_string (j, "cat", phase_names[sl->phase]);
+    dts_json_kv_string (j, "ph", "X");
+    dts_json_kv_int (j, "pid", sl->rank);
+    dts_json_kv_int (j, "tid", 0);
+    dts_json_kv_double (j, "ts", sl->t_start_s * 1e6);
+    dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
+    dts_json_key (j, "args");
+    dts_json_begin_object (j);
+    dts_json_kv_double (j, "allreduce_bytes", plan->bytes);
+    if (sl->step >= 0) {
+      dts_json_kv_int (j, "step", sl->step);
+      dts_json_kv_int (j, "send_chunk", st.send_seg);
+      dts_json_kv_int (j, "send_to", st.send_to);
+      dts_json_kv_int (j, "recv_chunk", st.recv_seg);
+      dts_json_kv_int (j, "recv_from", st.recv_from);
+      dts_json_kv_bool (j, "reduce", st.reduce);
+    }
+    dts_json_end_object (j);
+    dts_json_end_object (j);
+  }
+  dts_json_end_array (j);
+  dts_json_end_object (j);
+  g_string_append (out, dts_json_get (j));
+}
+
+gboolean
+dts_cmd_allreduce (int argc, char **argv, GError **error)
+{
+  g_auto (ArArgs) a = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  g_option_context_set_summary (
+      ctx, "Simulate one NCCL-style ring all-reduce alone: time, algorithm and bus\n"
+           "bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with the ring's\n"
+           "bottleneck B and hop latency L. --steps shows the ring step by step.");
+  add_entries (ctx, &a);
+  gboolean help = FALSE;
+  if (!dts_cli_parse (ctx, "allreduce", &argc, &argv, &help, error))
+    return FALSE;
+  if (help)
+    return TRUE;
+  if (argc > 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "unexpected argument '%s' (see 'dtsim allreduce --help')", argv[1]);
+    return FALSE;
+  }
+  g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  ArChecked c = { .sizes = sizes, .n_gpus = 0, .channels = DTS_COLL_DEFAULT_CHANNELS,
+                  .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
+                  .granularity = DTS_GRANULARITY_FLOW };
+  if (!check_args (&a, &c, error))
+    return FALSE;
+  g_autoptr (GArray) overrides = dts_overrides_new ();
+  for (int k = 0; k < 2; k++)
+    for (char **t = k ? a.scale : a.set; t && *t; t++) {
+      DtsOverride ov;
+      if (!dts_override_parse (*t, k == 1, &ov, error))
+        return FALSE;
+      g_array_append_val (overrides, ov);
+    }
+  if (!dts_sim_configure (a.cfg, error))
+    return FALSE;
+  g_autofree char *platform_path = dts_datadir_resolve (
+      "platforms", a.platform ? a.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
+  if (platform_path == NULL)
+    return FALSE;
+  if (a.trace != NULL && strcmp (a.trace, "-") != 0) {
+    FILE *f = fopen (a.trace, "ab");
+    if (f == NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "trace '%s': cannot write: %s", a.trace,
+                   g_strerror (errno));
+      return FALSE;
+    }
+    fclose (f);
+  }
+
+  DtsAllreduceOptions o = {
+    .platform_path = platform_path,
+    .n_gpus = c.n_gpus,
+    .sizes_bytes = (const double *) sizes->data,
+    .n_sizes = sizes->len,
+    .channels = c.channels,
+    .chunk_bytes = c.chunk_bytes,
+    .granularity = c.granularity,
+    .cfg = a.cfg,
+    .overrides = overrides->len ? overrides : NULL,
+    .record_steps = a.steps || a.trace != NULL,
+  };
+  if (a.steps && c.n_gpus == 0) {
+    /* Refuse a large ring before simulating it: count the platform's GPUs. */
+    g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
+    if (catalog == NULL)
+      return FALSE;
+    g_autoptr (DtsPlatform) p = dts_platform_load (platform_path, catalog, error);
+    if (p == NULL)
+      return FALSE;
+    if (p->gpus->len > MAX_STEPS_GPUS) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--steps: platform '%s' has %u GPUs, too many to print step by step "
+                   "(at most %d; choose fewer with --gpus, or use --trace)",
+                   platform_path, p->gpus->len, MAX_STEPS_GPUS);
+      return FALSE;
+    }
+  }
+  g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, error);
+  if (r == NULL)
+    return FALSE;
+
+  if (a.trace != NULL) {
+    g_autoptr (GString) tr = g_string_new (NULL);
+    write_trace (r, tr);
+    if (!dts_report_save (tr, a.trace, "trace", error))
+      return FALSE;
+  }
+  g_autoptr (GString) out = g_string_new (NULL);
+  switch (c.format) {
+  case DTS_FORMAT_TEXT:
+    write_text (r, out);
+    if (a.steps)
+      write_steps_text (r, out);
+    break;
+  case DTS_FORMAT_JSON:
+    write_json (r, a.steps, out);
+    break;
+  case DTS_FORMAT_CSV:
+    write_csv (r, out);
+    break;
+  }
+  fwrite (out->str, 1, out->len, stdout);
+  return TRUE;
+}

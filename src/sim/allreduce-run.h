@@ -1,0 +1,99 @@
+/* allreduce-run.h - one all-reduce alone on a platform (`dtsim allreduce`).
+ *
+ * The quickest what-if for a network and the teaching view of the ring:
+ * the first n_gpus ranks of a platform all-reduce buffers of the given sizes,
+ * one after the other, with the plans of src/collective and the executors
+ * of `dtsim run` (sim.c): at `step` granularity every chunk of every ring
+ * step is a SimGrid communication, at `flow` granularity one flow per rank,
+ * phase and channel plus the per-step latencies (doc/SIMULATION.md). The
+ * reduction kernel runs on the GPU as in `dtsim run`. All ranks enter each
+ * all-reduce together (a barrier, as nccl-tests synchronises before timing),
+ * so the time of one size is from that barrier to the last rank's end.
+ *
+ * Beside the simulated time, the closed form of an unchunked ring on a
+ * network without other traffic, 2(N-1)/N x S/B + 2(N-1) x L, with
+ *   B = min over the links of the ring's routes of bandwidth / (number of
+ *       ring hops whose route crosses the link in that direction; 1 for a
+ *       FATPIPE link), the ring's bottleneck share,
+ *   L = the largest route latency of a ring hop (the slowest hop paces a
+ *       lock-step ring).
+ * The ratio of simulated time to closed form shows chunking latencies,
+ * reduction kernels slower than the link and contention the closed form
+ * does not see. */
+#ifndef DTS_SIM_ALLREDUCE_RUN_H
+#define DTS_SIM_ALLREDUCE_RUN_H
+
+#include <glib.h>
+#include "schedule/options.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *platform_path;   /* resolved file path */
+  int n_gpus;                  /* the first n_gpus ranks; 0: all, else 2..platform's */
+  const double *sizes_bytes;   /* buffer sizes S, each >= 1 byte, simulated in this order */
+  int n_sizes;                 /* >= 1 */
+  int channels;                /* 1..DTS_COLL_MAX_CHANNELS */
+  double chunk_bytes;          /* > 0 */
+  DtsGranularity granularity;
+  char **cfg;                  /* --cfg items or NULL */
+  GArray *overrides;           /* DtsOverride or NULL */
+  gboolean record_steps;       /* keep one slice per rank and step (phase at flow) */
+} DtsAllreduceOptions;
+
+/* One rank's part of one step (step granularity) or one phase (flow). */
+typedef struct {
+  int size_index;
+  int rank;
+  int step;            /* 0 .. 2(N-1)-1; -1 for a whole phase at flow granularity */
+  int phase;           /* 0 reduce-scatter, 1 all-gather */
+  double t_start_s;    /* simulated time */
+  double t_end_s;
+} DtsAllreduceSlice;
+
+typedef struct {
+  double bytes;
+  int n_rounds;        /* chunk rounds per step and channel */
+  double t_start_s;    /* when every rank entered */
+  double time_s;       /* to the end of the last rank */
+  double closed_form_s;
+} DtsAllreduceSize;
+
+typedef struct {
+  char *platform;          /* basename without .xml */
+  char *gpu;               /* GPU of rank 0 */
+  int n_gpus;
+  int n_nodes;             /* nodes spanned by the ranks */
+  int channels;
+  double chunk_bytes;
+  char *granularity;
+  double bottleneck_Bps;   /* B of the closed form */
+  char *bottleneck_link;   /* the link that sets it (SimGrid name) */
+  int bottleneck_hops;     /* ring hops sharing that link direction */
+  double hop_latency_s;    /* L of the closed form */
+  GArray *sizes;           /* DtsAllreduceSize, in the order given */
+  GArray *slices;          /* DtsAllreduceSlice in the order recorded, or NULL */
+  char **rank_hosts;       /* SimGrid host of each rank (owned strv) */
+  char **cfg;              /* SimGrid items set (owned strv) */
+  gint64 events;
+  double wall_time_s;
+} DtsAllreduceResult;
+
+void dts_allreduce_result_free (DtsAllreduceResult *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsAllreduceResult, dts_allreduce_result_free)
+
+/* Load the platform, check the options against it, simulate and return the
+ * result. More GPUs than the platform has is DTS_ERROR_USAGE; inputs SimGrid
+ * rejects are DTS_ERROR_INVALID. SimGrid runs once per process. */
+DtsAllreduceResult *dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error);
+
+/* The closed form 2(N-1)/N x S/B + 2(N-1) x L (0 for one rank). */
+double dts_allreduce_closed_form_s (int n, double bytes, double bottleneck_Bps,
+                                    double latency_s);
+
+/* Bus bandwidth as nccl-tests reports it: S/t x 2(N-1)/N. */
+double dts_allreduce_bus_bw_Bps (int n, double bytes, double time_s);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,290 @@
+/* test-allreduce.c - `dtsim allreduce`'s simulation against closed forms,
+ * against the communication stream of `dtsim run`, and its error paths.
+ *
+ * SimGrid runs once per process, so every simulation runs in a child
+ * process that sends its figures back through a pipe (as test-sim.c). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collective/collective.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "sim/allreduce-run.h"
+#include "sim/sim.h"
+#include "testlib.h"
+
+#define MAX_SIZES 8
+
+typedef struct {
+  const char *platform;  /* tests/data file name */
+  const char *workload;  /* set: run `dtsim run` on it instead of an all-reduce */
+  int n_gpus;
+  DtsGranularity granularity;
+  double sizes[MAX_SIZES];
+  int n_sizes;
+  int channels;          /* 0: default */
+  double chunk_bytes;    /* 0: default */
+  gboolean steps;
+} Setup;
+
+typedef struct {
+  int ok;
+  int code;
+  char message[512];
+  double time_s[MAX_SIZES];
+  double closed_form_s[MAX_SIZES];
+  double bottleneck_Bps, latency_s;
+  int n_slices;
+  int slices_ordered;    /* every rank's steps follow each other without gap */
+  double comm_s;         /* workload runs */
+} Outcome;
+
+static void
+simulate_here (const Setup *st, Outcome *out)
+{
+  g_autofree char *rel = g_strconcat ("tests/data/", st->platform, ".xml", NULL);
+  g_autofree char *platform = dts_test_srcpath (rel);
+  g_autoptr (GError) error = NULL;
+  if (st->workload) {
+    g_autofree char *wrel = g_strconcat ("tests/data/", st->workload, ".xml", NULL);
+    g_autofree char *workload = dts_test_srcpath (wrel);
+    DtsRunOptions o = {
+      .platform_path = platform, .workload_path = workload, .n_gpus = st->n_gpus,
+      .iterations = 1, .precision = DTS_PREC_COUNT, .cost_model = "roofline",
+      .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+      .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = DTS_COLL_DEFAULT_CHANNELS,
+      .overlap = TRUE, .granularity = st->granularity,
+    };
+    g_autoptr (DtsRunSummary) s = dts_sim_run_training (&o, NULL, &error);
+    if (s == NULL) {
+      out->code = error->code;
+      g_strlcpy (out->message, error->message, sizeof out->message);
+      return;
+    }
+    out->ok = 1;
+    out->comm_s = s->comm_s;
+    return;
+  }
+  DtsAllreduceOptions o = {
+    .platform_path = platform, .n_gpus = st->n_gpus, .sizes_bytes = st->sizes,
+    .n_sizes = st->n_sizes,
+    .channels = st->channels ? st->channels : DTS_COLL_DEFAULT_CHANNELS,
+    .chunk_bytes = st->chunk_bytes ? st->chunk_bytes : DTS_COLL_DEFAULT_CHUNK_BYTES,
+    .granularity = st->granularity, .record_steps = st->steps,
+  };
+  g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, &error);
+  if (r == NULL) {
+    out->code = error->code;
+    g_strlcpy (out->message, error->message, sizeof out->message);
+    return;
+  }
+  out->ok = 1;
+  for (guint k = 0; k < r->sizes->len; k++) {
+    out->time_s[k] = g_array_index (r->sizes, DtsAllreduceSize, k).time_s;
+    out->closed_form_s[k] = g_array_index (r->sizes, DtsAllreduceSize, k).closed_form_s;
+  }
+  out->bottleneck_Bps = r->bottleneck_Bps;
+  out->latency_s = r->hop_latency_s;
+  if (r->slices) {
+    out->n_slices = r->slices->len;
+    out->slices_ordered = 1;
+    /* Recorded in order per rank: step s + 1 starts when step s ends. */
+    g_autofree double *last_end = g_new0 (double, r->n_gpus);
+    g_autofree int *last_step = g_new (int, r->n_gpus);
+    for (int i = 0; i < r->n_gpus; i++)
+      last_step[i] = -1;
+    for (guint i = 0; i < r->slices->len; i++) {
+      const DtsAllreduceSlice *s = &g_array_index (r->slices, DtsAllreduceSlice, i);
+      if (s->size_index != 0)
+        continue;
+      if (s->step != last_step[s->rank] + 1 || s->t_start_s != last_end[s->rank]
+          || !(s->t_end_s > s->t_start_s))
+        out->slices_ordered = 0;
+      last_step[s->rank] = s->step;
+      last_end[s->rank] = s->t_end_s;
+    }
+  }
+}
+
+static Outcome
+simulate (const Setup *st)
+{
+  Outcome out = { 0 };
+  int fds[2];
+  ck_assert (pipe (fds) == 0);
+  pid_t pid = fork ();
+  ck_assert (pid >= 0);
+  if (pid == 0) {
+    close (fds[0]);
+    simulate_here (st, &out);
+    ssize_t w = write (fds[1], &out, sizeof out);
+    _exit (w == (ssize_t) sizeof out ? 0 : 3);
+  }
+  close (fds[1]);
+  gsize got = 0;
+  while (got < sizeof out) {
+    ssize_t r = read (fds[0], (char *) &out + got, sizeof out - got);
+    if (r <= 0)
+      break;
+    got += r;
+  }
+  close (fds[0]);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0 && got == sizeof out,
+                 "simulation on %s died (status %d)", st->platform, status);
+  return out;
+}
+
+static Outcome
+simulate_ok (const Setup *st)
+{
+  Outcome out = simulate (st);
+  ck_assert_msg (out.ok, "%s: %s", st->platform, out.message);
+  return out;
+}
+
+START_TEST (test_closed_form_formula)
+{
+  /* 2(N-1)/N S/B + 2(N-1) L with N = 4, S = 8e6, B = 1e9, L = 1e-6. */
+  ck_assert_double_eq_tol (dts_allreduce_closed_form_s (4, 8e6, 1e9, 1e-6), 0.012006, 1e-12);
+  ck_assert_double_eq (dts_allreduce_closed_form_s (1, 8e6, 1e9, 1e-6), 0);
+  /* nccl-tests' busbw = algbw x 2(N-1)/N */
+  ck_assert_double_eq_tol (dts_allreduce_bus_bw_Bps (8, 1e9, 0.5), 2e9 * 14 / 8, 1e-3);
+  ck_assert_double_eq (dts_allreduce_bus_bw_Bps (8, 1e9, 0), 0);
+}
+END_TEST
+
+/* Contention-free flat platform (every GPU a private 12.5 GB/s, 1 us link to
+ * a backbone: B = 12.5 GB/s, L = 2 us): within 2% of the closed form at
+ * both granularities, for sizes where chunking adds latencies. */
+START_TEST (test_closed_form_flat)
+{
+  static const int ns[] = { 2, 4, 16 };
+  for (int g = 0; g < DTS_GRANULARITY_COUNT; g++)
+    for (gsize i = 0; i < G_N_ELEMENTS (ns); i++) {
+      Setup st = { .platform = "flat-16", .n_gpus = ns[i], .granularity = g,
+                   .sizes = { 1e5, 4e6, 64e6, 256e6 }, .n_sizes = 4 };
+      Outcome o = simulate_ok (&st);
+      ck_assert_double_eq_tol (o.bottleneck_Bps, 12.5e9, 1);
+      ck_assert_double_eq_tol (o.latency_s, 2e-6, 1e-15);
+      for (int k = 0; k < st.n_sizes; k++) {
+        double cf = dts_allreduce_closed_form_s (ns[i], st.sizes[k], 12.5e9, 2e-6);
+        ck_assert_double_eq_tol (o.closed_form_s[k], cf, 1e-12);
+        ck_assert_msg (fabs (o.time_s[k] / cf - 1) < 0.02,
+                       "N=%d S=%g %s: simulated %.9g s, closed form %.9g s", ns[i], st.sizes[k],
+                       dts_granularity_to_string (g), o.time_s[k], cf);
+        ck_assert (o.time_s[k] >= cf * (1 - 1e-12));
+      }
+    }
+}
+END_TEST
+
+/* One slow link (50 Gb/s among 100 Gb/s): the ring's bottleneck is that
+ * link, and the whole ring runs at its speed. */
+START_TEST (test_bottleneck_slow_link)
+{
+  Setup st = { .platform = "star-8-slow", .granularity = DTS_GRANULARITY_STEP,
+               .sizes = { 64e6 }, .n_sizes = 1 };
+  Outcome o = simulate_ok (&st);
+  ck_assert_double_eq_tol (o.bottleneck_Bps, 6.25e9, 1);
+  ck_assert_msg (fabs (o.time_s[0] / o.closed_form_s[0] - 1) < 0.02, "%.9g vs %.9g",
+                 o.time_s[0], o.closed_form_s[0]);
+}
+END_TEST
+
+/* The same plan gives the same time as the communication stream of
+ * `dtsim run` on the all-gradient workload (one bucket of 65,601,536
+ * bytes), where every rank ends together. */
+START_TEST (test_same_as_run)
+{
+  static const char *const platforms[] = { "flat-16", "two-nodes-interleaved" };
+  for (int g = 0; g < DTS_GRANULARITY_COUNT; g++)
+    for (gsize i = 0; i < G_N_ELEMENTS (platforms); i++) {
+      Setup run = { .platform = platforms[i], .workload = "fc-allreduce", .granularity = g };
+      Setup ar = { .platform = platforms[i], .granularity = g, .sizes = { 65601536 },
+                   .n_sizes = 1 };
+      Outcome a = simulate_ok (&run), b = simulate_ok (&ar);
+      ck_assert_msg (fabs (a.comm_s / b.time_s[0] - 1) < 1e-9, "%s %s: run %.12g, allreduce %.12g",
+                     platforms[i], dts_granularity_to_string (g), a.comm_s, b.time_s[0]);
+    }
+}
+END_TEST
+
+/* Sizes simulated one after another do not disturb each other. */
+START_TEST (test_sizes_independent)
+{
+  Setup many = { .platform = "two-nodes-interleaved", .granularity = DTS_GRANULARITY_STEP,
+                 .sizes = { 1e6, 64e6, 3e5 }, .n_sizes = 3 };
+  Outcome m = simulate_ok (&many);
+  for (int k = 0; k < many.n_sizes; k++) {
+    Setup one = { .platform = "two-nodes-interleaved", .granularity = DTS_GRANULARITY_STEP,
+                  .sizes = { many.sizes[k] }, .n_sizes = 1 };
+    Outcome o = simulate_ok (&one);
+    ck_assert_double_eq_tol (m.time_s[k], o.time_s[0], 1e-12);
+  }
+}
+END_TEST
+
+START_TEST (test_steps_recorded)
+{
+  Setup st = { .platform = "flat-16", .n_gpus = 4, .granularity = DTS_GRANULARITY_STEP,
+               .sizes = { 16e6 }, .n_sizes = 1, .steps = TRUE };
+  Outcome o = simulate_ok (&st);
+  ck_assert_int_eq (o.n_slices, 4 * 2 * 3);
+  ck_assert_int_eq (o.slices_ordered, 1);
+  st.granularity = DTS_GRANULARITY_FLOW;
+  o = simulate_ok (&st);
+  ck_assert_int_eq (o.n_slices, 4 * 2);  /* one per phase */
+}
+END_TEST
+
+START_TEST (test_errors)
+{
+  Setup st = { .platform = "flat-16", .n_gpus = 17, .sizes = { 1e6 }, .n_sizes = 1 };
+  Outcome o = simulate (&st);
+  ck_assert (!o.ok);
+  ck_assert_int_eq (o.code, DTS_ERROR_USAGE);
+  ck_assert_ptr_nonnull (strstr (o.message, "--gpus 17"));
+  ck_assert_ptr_nonnull (strstr (o.message, "has 16 GPUs"));
+
+  st.n_gpus = 4;
+  st.chunk_bytes = 1e-9;  /* 4e14 rounds per step */
+  o = simulate (&st);
+  ck_assert (!o.ok);
+  ck_assert_int_eq (o.code, DTS_ERROR_INVALID);
+  ck_assert_ptr_nonnull (strstr (o.message, "use a larger chunk size"));
+
+  st.platform = "no-such-platform";
+  st.chunk_bytes = 0;
+  o = simulate (&st);
+  ck_assert (!o.ok);
+  ck_assert_ptr_nonnull (strstr (o.message, "no-such-platform"));
+}
+END_TEST
+
+static Suite *
+allreduce_suite (void)
+{
+  Suite *s = suite_create ("allreduce");
+  TCase *tc = tcase_create ("allreduce");
+  tcase_add_test (tc, test_closed_form_formula);
+  tcase_add_test (tc, test_closed_form_flat);
+  tcase_add_test (tc, test_bottleneck_slow_link);
+  tcase_add_test (tc, test_same_as_run);
+  tcase_add_test (tc, test_sizes_independent);
+  tcase_add_test (tc, test_steps_recorded);
+  tcase_add_test (tc, test_errors);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  return dts_test_run (allreduce_suite ());
+}
