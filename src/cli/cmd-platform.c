@@ -16,9 +16,12 @@
 #include "platform/generate.h"
 #include "platform/gpu.h"
 
+/* An option that takes a quantity with a unit: its text as given, and where
+ * the parsed SI value goes. */
 typedef struct {
   const char *option;
   DtsUnitKind kind;
+  char *const *text;
   double *target;
 } Quantity;
 
@@ -46,18 +49,19 @@ dts_cmd_platform (int argc, char **argv, GError **error)
   g_autofree char *t_intra_bw = NULL, *t_intra_lat = NULL, *t_pcie_bw = NULL,
                   *t_pcie_lat = NULL, *t_sock_bw = NULL, *t_sock_lat = NULL, *t_nic_bw = NULL,
                   *t_nic_lat = NULL, *t_link_bw = NULL, *t_link_lat = NULL, *t_cpu_speed = NULL;
-  Quantity q[] = {
-    { "intra-bandwidth", DTS_UNIT_BANDWIDTH, &p.intra_bw_Bps },
-    { "intra-latency", DTS_UNIT_TIME, &p.intra_lat_s },
-    { "pcie-bandwidth", DTS_UNIT_BANDWIDTH, &p.pcie_bw_Bps },
-    { "pcie-latency", DTS_UNIT_TIME, &p.pcie_lat_s },
-    { "socket-bandwidth", DTS_UNIT_BANDWIDTH, &p.socket_bw_Bps },
-    { "socket-latency", DTS_UNIT_TIME, &p.socket_lat_s },
-    { "nic-bandwidth", DTS_UNIT_BANDWIDTH, &p.nic_bw_Bps },
-    { "nic-latency", DTS_UNIT_TIME, &p.nic_lat_s },
-    { "link-bandwidth", DTS_UNIT_BANDWIDTH, &p.link_bw_Bps },
-    { "link-latency", DTS_UNIT_TIME, &p.link_lat_s },
-    { "cpu-speed", DTS_UNIT_FLOPS, &p.cpu_speed_flops },
+  const Quantity q[] = {
+    { "intra-bandwidth", DTS_UNIT_BANDWIDTH, &t_intra_bw, &p.intra_bw_Bps },
+    { "intra-latency", DTS_UNIT_TIME, &t_intra_lat, &p.intra_lat_s },
+    { "pcie-bandwidth", DTS_UNIT_BANDWIDTH, &t_pcie_bw, &p.pcie_bw_Bps },
+    { "pcie-latency", DTS_UNIT_TIME, &t_pcie_lat, &p.pcie_lat_s },
+    { "socket-bandwidth", DTS_UNIT_BANDWIDTH, &t_sock_bw, &p.socket_bw_Bps },
+    { "socket-latency", DTS_UNIT_TIME, &t_sock_lat, &p.socket_lat_s },
+    { "nic-bandwidth", DTS_UNIT_BANDWIDTH, &t_nic_bw, &p.nic_bw_Bps },
+    { "nic-latency", DTS_UNIT_TIME, &t_nic_lat, &p.nic_lat_s },
+    { "link-bandwidth", DTS_UNIT_BANDWIDTH, &t_link_bw, &p.link_bw_Bps },
+    { "link-latency", DTS_UNIT_TIME, &t_link_lat, &p.link_lat_s },
+    { "cpu-speed", DTS_UNIT_FLOPS, &t_cpu_speed, &p.cpu_speed_flops },
+    { "oversubscription", DTS_UNIT_NONE, &oversub, &p.oversubscription },
   };
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: stdout)",
@@ -140,14 +144,9 @@ dts_cmd_platform (int argc, char **argv, GError **error)
   }
 
   g_autoptr (GError) local = NULL;
-  const char *texts[] = { t_intra_bw, t_intra_lat, t_pcie_bw, t_pcie_lat, t_sock_bw, t_sock_lat,
-                          t_nic_bw, t_nic_lat, t_link_bw, t_link_lat, t_cpu_speed };
-  G_STATIC_ASSERT (G_N_ELEMENTS (texts) == G_N_ELEMENTS (q));
   for (guint i = 0; i < G_N_ELEMENTS (q); i++)
-    if (texts[i] && !dts_units_parse (texts[i], q[i].kind, q[i].target, &local))
+    if (*q[i].text && !dts_units_parse (*q[i].text, q[i].kind, q[i].target, &local))
       return usage_error (error, local, q[i].option);
-  if (oversub && !dts_units_parse (oversub, DTS_UNIT_NONE, &p.oversubscription, &local))
-    return usage_error (error, local, "oversubscription");
   if (intra && !dts_intra_kind_from_string (intra, &p.intra, &local))
     return usage_error (error, local, "intra");
   if (topology && !dts_topo_kind_from_string (topology, &p.topology, &local))

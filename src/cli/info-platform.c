@@ -13,6 +13,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
@@ -70,14 +71,13 @@ table_print (Table *t, const char *indent)
   g_ptr_array_unref (t->cells);
 }
 
-/* V rounded to 4 significant digits, "-" for 0 (unsupported). */
-static char *
-num (double v)
+/* SI in UNIT rounded to 4 significant digits, "-" for 0 (unsupported). */
+static const char *
+num (DtsFormatBuf *buf, double si, DtsFormatUnit unit)
 {
-  if (v == 0)
-    return g_strdup ("-");
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.4g", v));
+  if (dts_format_in (si, unit) == 0)
+    return "-";
+  return dts_format_sig (buf, si, unit, 4);
 }
 
 /* "0-3", "0,2,5-7": sorted ranks as ranges. */
@@ -123,12 +123,13 @@ print_text (const DtsPlatform *p)
     for (guint i = 0; i < node->ranks->len; i++) {
       const DtsGpu *g = dts_platform_gpu (p, g_array_index (node->ranks, int, i));
       g_autofree char *rank = g_strdup_printf ("%d", g->rank);
-      g_autofree char *fp32 = num (g->spec.peak_flops[DTS_PREC_FP32] / 1e12);
-      g_autofree char *fp16 = num (g->spec.peak_flops[DTS_PREC_FP16] / 1e12);
-      g_autofree char *bw = num (g->spec.mem_bw_Bps / 1e9);
-      g_autofree char *mem = num (g->spec.mem_bytes / (1024.0 * 1024 * 1024));
+      DtsFormatBuf fp32, fp16, bw, mem;
       any_unsupported |= g->spec.peak_flops[DTS_PREC_FP16] == 0;
-      table_row (&t, rank, g->host, g->spec.id, fp32, fp16, bw, mem);
+      table_row (&t, rank, g->host, g->spec.id,
+                 num (&fp32, g->spec.peak_flops[DTS_PREC_FP32], DTS_FORMAT_UNIT_TFLOPS),
+                 num (&fp16, g->spec.peak_flops[DTS_PREC_FP16], DTS_FORMAT_UNIT_TFLOPS),
+                 num (&bw, g->spec.mem_bw_Bps, DTS_FORMAT_UNIT_GBPS),
+                 num (&mem, g->spec.mem_bytes, DTS_FORMAT_UNIT_GIB));
     }
     table_print (&t, "  ");
   }
@@ -149,10 +150,10 @@ print_text (const DtsPlatform *p)
     guint count = 0;
     for (guint q = 0; q < p->gpus->len; q++)
       count += strcmp (dts_platform_gpu (p, (int) q)->spec.id, s->id) == 0;
-    g_autofree char *tf32 = num (s->peak_flops[DTS_PREC_TF32] / 1e12);
-    g_autofree char *bf16 = num (s->peak_flops[DTS_PREC_BF16] / 1e12);
+    DtsFormatBuf tf32, bf16;
     printf ("  %s x%u: %s (%s, %d SMs), TF32 %s, BF16 %s TFLOP/s\n", s->id, count, s->full_name,
-            s->arch, s->sm_count, tf32, bf16);
+            s->arch, s->sm_count, num (&tf32, s->peak_flops[DTS_PREC_TF32], DTS_FORMAT_UNIT_TFLOPS),
+            num (&bf16, s->peak_flops[DTS_PREC_BF16], DTS_FORMAT_UNIT_TFLOPS));
     printf ("    source: %s\n", s->source);
   }
 
@@ -170,11 +171,10 @@ print_text (const DtsPlatform *p)
   for (guint i = 0; i < p->links->len; i++) {
     const DtsLink *l = &g_array_index (p->links, DtsLink, i);
     g_autofree char *count = l->count > 0 ? g_strdup_printf ("%d", l->count) : g_strdup ("?");
-    g_autofree char *gbit = num (l->bandwidth_Bps * 8 / 1e9);
-    g_autofree char *gbyte = num (l->bandwidth_Bps / 1e9);
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_autofree char *lat = g_strdup (g_ascii_formatd (buf, sizeof buf, "%.4g", l->latency_s * 1e6));
-    table_row (&t, l->name, count, gbit, gbyte, lat, l->sharing);
+    DtsFormatBuf gbit, gbyte, lat;
+    table_row (&t, l->name, count, num (&gbit, l->bandwidth_Bps, DTS_FORMAT_UNIT_GBITPS),
+               num (&gbyte, l->bandwidth_Bps, DTS_FORMAT_UNIT_GBPS),
+               dts_format_sig (&lat, l->latency_s, DTS_FORMAT_UNIT_US, 4), l->sharing);
     any_generated |= l->count <= 0;
   }
   table_print (&t, "  ");

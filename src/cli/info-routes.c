@@ -13,6 +13,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "platform/platform.h"
 #include "sim/routes.h"
@@ -35,13 +36,16 @@ compare_distance (const DtsRoute *a, const DtsRoute *b)
 static void
 print_route_text (const char *relation, const DtsRoute *r)
 {
-  printf ("  %s: %s -> %s: %u link%s, bottleneck %.4g GB/s, latency %.4g us\n", relation, r->src,
-          r->dst, r->links->len, r->links->len == 1 ? "" : "s", r->bottleneck_Bps / 1e9,
-          r->latency_s * 1e6);
+  DtsFormatBuf bw, lat;
+  printf ("  %s: %s -> %s: %u link%s, bottleneck %s GB/s, latency %s us\n", relation, r->src,
+          r->dst, r->links->len, r->links->len == 1 ? "" : "s",
+          dts_format_sig (&bw, r->bottleneck_Bps, DTS_FORMAT_UNIT_GBPS, 4),
+          dts_format_sig (&lat, r->latency_s, DTS_FORMAT_UNIT_US, 4));
   for (guint k = 0; k < r->links->len; k++) {
     const DtsRouteLink *l = &g_array_index (r->links, DtsRouteLink, k);
-    printf ("    %-28s %10.4g GB/s %8.4g us\n", l->name, l->bandwidth_Bps / 1e9,
-            l->latency_s * 1e6);
+    printf ("    %-28s %10s GB/s %8s us\n", l->name,
+            dts_format_sig (&bw, l->bandwidth_Bps, DTS_FORMAT_UNIT_GBPS, 4),
+            dts_format_sig (&lat, l->latency_s, DTS_FORMAT_UNIT_US, 4));
   }
 }
 

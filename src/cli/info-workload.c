@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "cost/cost.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "platform/gpu.h"
 #include "workload/workload.h"
@@ -95,21 +96,6 @@ layer_total_s (const DtsLayerTimes *t)
   return t->fwd_s + t->bwd_data_s + t->bwd_weight_s + t->update_s;
 }
 
-/* An integer with thousands separators: 25,557,032. */
-static char *
-grouped (double v)
-{
-  g_autofree char *digits = g_strdup_printf ("%.0f", v);
-  g_autoptr (GString) s = g_string_new (NULL);
-  gsize n = strlen (digits);
-  for (gsize i = 0; i < n; i++) {
-    if (i > 0 && (n - i) % 3 == 0 && digits[i - 1] != '-')
-      g_string_append_c (s, ',');
-    g_string_append_c (s, digits[i]);
-  }
-  return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
 static void
 print_text (const DtsWorkload *w, const Times *t)
 {
@@ -151,35 +137,45 @@ print_text (const DtsWorkload *w, const Times *t)
   for (guint i = 0; i < w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (w, i);
     g_autofree char *shape = dts_shape_to_string (l->out_shape);
-    printf ("%4u  %-*s  %-*s  %-*s  %11.0f  %10.2f  %11.0f", i, name_w, l->name, type_w,
-            dts_layer_type_to_string (l->type), shape_w, shape, l->params, l->fwd_flops / 1e6,
+    DtsFormatBuf mflop, fwd, bwd_data, bwd_weight, update;
+    printf ("%4u  %-*s  %-*s  %-*s  %11.0f  %10s  %11.0f", i, name_w, l->name, type_w,
+            dts_layer_type_to_string (l->type), shape_w, shape, l->params,
+            dts_format_fixed (&mflop, l->fwd_flops, DTS_FORMAT_UNIT_MEGA, 2),
             l->act_elems * FP32_BYTES);
     if (t != NULL) {
       const DtsLayerTimes *lt = &t->layers[i];
-      printf ("  %10.1f  %10.1f  %10.1f  %10.1f  %s", lt->fwd_s * 1e6, lt->bwd_data_s * 1e6,
-              lt->bwd_weight_s * 1e6, lt->update_s * 1e6, lt->source ? lt->source : "-");
+      printf ("  %10s  %10s  %10s  %10s  %s",
+              dts_format_fixed (&fwd, lt->fwd_s, DTS_FORMAT_UNIT_US, 1),
+              dts_format_fixed (&bwd_data, lt->bwd_data_s, DTS_FORMAT_UNIT_US, 1),
+              dts_format_fixed (&bwd_weight, lt->bwd_weight_s, DTS_FORMAT_UNIT_US, 1),
+              dts_format_fixed (&update, lt->update_s, DTS_FORMAT_UNIT_US, 1),
+              lt->source ? lt->source : "-");
     }
     printf ("\n");
   }
 
-  g_autofree char *params = grouped (w->params);
+  DtsFormatBuf a, b;
   printf ("\ntotals per sample (FLOPs = 2 x multiply-accumulates; MACs count conv and fc "
           "layers)\n");
-  printf ("  parameters        %s (%.1f MB at fp32)\n", params, w->params * FP32_BYTES / 1e6);
-  printf ("  MACs              %.3f G\n", w->macs / 1e9);
-  printf ("  forward GFLOPs    %.3f (2 x MACs of conv and fc)\n", 2.0 * w->macs / 1e9);
-  printf ("  other fwd GFLOPs  %.3f (bias and element-wise operations, priced by bytes)\n",
-          (w->fwd_flops - 2.0 * w->macs) / 1e9);
-  printf ("  activations       %.2f MB at fp32 (kept for the backward pass)\n",
-          w->act_elems * FP32_BYTES / 1e6);
+  printf ("  parameters        %s (%s MB at fp32)\n", dts_format_grouped (&a, w->params),
+          dts_format_fixed (&b, w->params * FP32_BYTES, DTS_FORMAT_UNIT_MB, 1));
+  printf ("  MACs              %s G\n", dts_format_fixed (&a, w->macs, DTS_FORMAT_UNIT_GIGA, 3));
+  printf ("  forward GFLOPs    %s (2 x MACs of conv and fc)\n",
+          dts_format_fixed (&a, 2.0 * w->macs, DTS_FORMAT_UNIT_GIGA, 3));
+  printf ("  other fwd GFLOPs  %s (bias and element-wise operations, priced by bytes)\n",
+          dts_format_fixed (&a, w->fwd_flops - 2.0 * w->macs, DTS_FORMAT_UNIT_GIGA, 3));
+  printf ("  activations       %s MB at fp32 (kept for the backward pass)\n",
+          dts_format_fixed (&a, w->act_elems * FP32_BYTES, DTS_FORMAT_UNIT_MB, 2));
   if (t != NULL) {
     printf ("\ncompute per iteration on one %s, batch %d (sum of kernels, no overlap)\n",
             t->gpu_id, t->batch);
-    printf ("  forward           %.3f ms\n", t->total.fwd_s * 1e3);
-    printf ("  backward data     %.3f ms\n", t->total.bwd_data_s * 1e3);
-    printf ("  backward weights  %.3f ms\n", t->total.bwd_weight_s * 1e3);
-    printf ("  optimizer update  %.3f ms\n", t->total.update_s * 1e3);
-    printf ("  total             %.3f ms\n", layer_total_s (&t->total) * 1e3);
+    const DtsFormatUnit ms = DTS_FORMAT_UNIT_MS;
+    printf ("  forward           %s ms\n", dts_format_fixed (&a, t->total.fwd_s, ms, 3));
+    printf ("  backward data     %s ms\n", dts_format_fixed (&a, t->total.bwd_data_s, ms, 3));
+    printf ("  backward weights  %s ms\n", dts_format_fixed (&a, t->total.bwd_weight_s, ms, 3));
+    printf ("  optimizer update  %s ms\n", dts_format_fixed (&a, t->total.update_s, ms, 3));
+    printf ("  total             %s ms\n",
+            dts_format_fixed (&a, layer_total_s (&t->total), ms, 3));
   }
 }
 

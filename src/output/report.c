@@ -1,7 +1,10 @@
 /* report.c - the writer table, JSON and CSV writers, saving to files.
  *
  * The JSON object holds the fields of the output contract (doc/DESIGN.md)
- * first, then what else a user needs to interpret or reproduce the run. */
+ * first, then what else a user needs to interpret or reproduce the run.
+ * Both writers print rows of field tables, so that a value's name, its kind
+ * and its place in the summary are written once, and a CSV column cannot
+ * drift away from its header. */
 #include "config.h"
 
 #include <errno.h>
@@ -34,112 +37,249 @@ dts_report_writer_lookup (const char *id)
   return NULL;
 }
 
+/* ---- fields: one row per value a writer prints ------------------------- */
+
+typedef enum {
+  FIELD_INT,
+  FIELD_INT64,
+  FIELD_UINT64,
+  FIELD_BOOL,
+  FIELD_DOUBLE,
+  FIELD_STRING,
+} FieldKind;
+
+typedef struct {
+  const char *key;
+  FieldKind kind;
+  gsize offset; /* in the record the table describes */
+} Field;
+
+/* A row for MEMBER of record type T, which must have C type CTYPE: a table
+ * that names a member of another type does not compile. */
+#define FIELD(T, kind, ctype, key, member) \
+  { key, kind, _Generic (((T *) 0)->member, ctype: G_STRUCT_OFFSET (T, member)) }
+#define S_INT(key, m) FIELD (DtsRunSummary, FIELD_INT, int, key, m)
+#define S_INT64(key, m) FIELD (DtsRunSummary, FIELD_INT64, gint64, key, m)
+#define S_UINT64(key, m) FIELD (DtsRunSummary, FIELD_UINT64, guint64, key, m)
+#define S_BOOL(key, m) FIELD (DtsRunSummary, FIELD_BOOL, gboolean, key, m)
+#define S_DOUBLE(key, m) FIELD (DtsRunSummary, FIELD_DOUBLE, double, key, m)
+#define S_STRING(key, m) FIELD (DtsRunSummary, FIELD_STRING, char *, key, m)
+#define END_FIELDS { NULL, 0, 0 }
+
+#define MEMBER(ctype, record, f) G_STRUCT_MEMBER (ctype, (gpointer) (record), (f)->offset)
+
+static void
+json_fields (DtsJson *j, const void *record, const Field *fields)
+{
+  for (const Field *f = fields; f->key; f++) {
+    switch (f->kind) {
+    case FIELD_INT:
+      dts_json_kv_int (j, f->key, MEMBER (int, record, f));
+      break;
+    case FIELD_INT64:
+      dts_json_kv_int (j, f->key, MEMBER (gint64, record, f));
+      break;
+    case FIELD_UINT64:
+      dts_json_kv_int (j, f->key, (gint64) MEMBER (guint64, record, f));
+      break;
+    case FIELD_BOOL:
+      dts_json_kv_bool (j, f->key, MEMBER (gboolean, record, f));
+      break;
+    case FIELD_DOUBLE:
+      dts_json_kv_double (j, f->key, MEMBER (double, record, f));
+      break;
+    case FIELD_STRING:
+      dts_json_kv_string (j, f->key, MEMBER (char *, record, f));
+      break;
+    }
+  }
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static const Field json_head[] = {
+  S_INT ("n_gpus", n_gpus),
+  S_INT ("batch_size_per_gpu", batch_size_per_gpu),
+  S_INT ("global_batch_size", global_batch_size),
+  S_INT ("iterations", iterations),
+  S_INT ("warmup_iterations", warmup_iterations),
+  S_DOUBLE ("iteration_time_s", iteration_time_s),
+  S_DOUBLE ("throughput_samples_per_s", throughput_samples_per_s),
+  END_FIELDS,
+};
+
+static const Field json_breakdown[] = {
+  S_DOUBLE ("forward_s", forward_s),
+  S_DOUBLE ("backward_s", backward_s),
+  S_DOUBLE ("backward_data_s", backward_data_s),
+  S_DOUBLE ("backward_weight_s", backward_weight_s),
+  S_DOUBLE ("optimizer_s", optimizer_s),
+  S_DOUBLE ("comm_s", comm_s),
+  S_DOUBLE ("comm_exposed_s", comm_exposed_s),
+  S_DOUBLE ("comm_overlapped_s", comm_overlapped_s),
+  END_FIELDS,
+};
+
+static const Field json_peak[] = {
+  S_DOUBLE ("memory_peak_bytes_per_gpu", memory_peak_bytes_per_gpu),
+  END_FIELDS,
+};
+
+/* Followed by "fits", which is computed. */
+static const Field json_memory[] = {
+  S_DOUBLE ("weights_bytes", memory_weights_bytes),
+  S_DOUBLE ("gradients_bytes", memory_gradients_bytes),
+  S_DOUBLE ("optimizer_bytes", memory_optimizer_bytes),
+  S_DOUBLE ("activations_bytes", memory_activations_bytes),
+  S_DOUBLE ("gpu_memory_bytes", gpu_memory_bytes),
+  END_FIELDS,
+};
+
+/* What else a user needs to interpret or reproduce the run. */
+static const Field json_context[] = {
+  S_DOUBLE ("compute_idle_gpu_s", compute_idle_gpu_s),
+  S_DOUBLE ("scaling_efficiency", scaling_efficiency),
+  S_DOUBLE ("allreduce_bytes_per_iteration", allreduce_bytes),
+  S_STRING ("platform", platform),
+  S_STRING ("workload", workload),
+  S_STRING ("gpu", gpu),
+  S_INT ("n_nodes", n_nodes),
+  S_DOUBLE ("params", params),
+  END_FIELDS,
+};
+
+/* Followed by the SimGrid configuration and the what-if overrides. */
+static const Field json_options[] = {
+  S_STRING ("strategy", strategy),
+  S_STRING ("precision", precision),
+  S_STRING ("cost_model", cost_model),
+  S_STRING ("cost_source", cost_source),
+  S_STRING ("collective", collective),
+  S_STRING ("comm_granularity", granularity),
+  S_DOUBLE ("bucket_bytes", bucket_bytes),
+  S_DOUBLE ("chunk_bytes", chunk_bytes),
+  S_INT ("channels", channels),
+  S_BOOL ("overlap", overlap),
+  S_UINT64 ("seed", seed),
+  END_FIELDS,
+};
+
+#define B_FIELD(kind, ctype, key, m) FIELD (DtsBucketStat, kind, ctype, key, m)
+static const Field json_bucket[] = {
+  B_FIELD (FIELD_DOUBLE, double, "bytes", bytes),
+  B_FIELD (FIELD_INT, int, "layers", n_layers),
+  B_FIELD (FIELD_STRING, char *, "first_layer", first_layer),
+  B_FIELD (FIELD_STRING, char *, "last_layer", last_layer),
+  B_FIELD (FIELD_DOUBLE, double, "ready_s", ready_s),
+  B_FIELD (FIELD_DOUBLE, double, "start_s", start_s),
+  B_FIELD (FIELD_DOUBLE, double, "end_s", end_s),
+  B_FIELD (FIELD_DOUBLE, double, "duration_s", duration_s),
+  END_FIELDS,
+};
+
+static const Field json_simulation[] = {
+  S_DOUBLE ("wall_time_s", wall_time_s),
+  S_INT64 ("events", events),
+  S_DOUBLE ("simulated_time_s", makespan_s),
+  END_FIELDS,
+};
+
+static void
+json_strv (DtsJson *j, const char *key, char **strv)
+{
+  dts_json_key (j, key);
+  dts_json_begin_array (j);
+  for (char **c = strv; c && *c; c++)
+    dts_json_string (j, *c);
+  dts_json_end_array (j);
+}
+
 void
 dts_report_write_json (const DtsRunSummary *s, GString *out)
 {
   g_autoptr (DtsJson) j = dts_json_new ();
   dts_json_begin_object (j);
-  dts_json_kv_int (j, "n_gpus", s->n_gpus);
-  dts_json_kv_int (j, "batch_size_per_gpu", s->batch_size_per_gpu);
-  dts_json_kv_int (j, "global_batch_size", s->global_batch_size);
-  dts_json_kv_int (j, "iterations", s->iterations);
-  dts_json_kv_int (j, "warmup_iterations", s->warmup_iterations);
-  dts_json_kv_double (j, "iteration_time_s", s->iteration_time_s);
-  dts_json_kv_double (j, "throughput_samples_per_s", s->throughput_samples_per_s);
+  json_fields (j, s, json_head);
   dts_json_key (j, "breakdown");
   dts_json_begin_object (j);
-  dts_json_kv_double (j, "forward_s", s->forward_s);
-  dts_json_kv_double (j, "backward_s", s->backward_s);
-  dts_json_kv_double (j, "backward_data_s", s->backward_data_s);
-  dts_json_kv_double (j, "backward_weight_s", s->backward_weight_s);
-  dts_json_kv_double (j, "optimizer_s", s->optimizer_s);
-  dts_json_kv_double (j, "comm_s", s->comm_s);
-  dts_json_kv_double (j, "comm_exposed_s", s->comm_exposed_s);
-  dts_json_kv_double (j, "comm_overlapped_s", s->comm_overlapped_s);
+  json_fields (j, s, json_breakdown);
   dts_json_end_object (j);
-  dts_json_kv_double (j, "memory_peak_bytes_per_gpu", s->memory_peak_bytes_per_gpu);
+  json_fields (j, s, json_peak);
   dts_json_key (j, "memory");
   dts_json_begin_object (j);
-  dts_json_kv_double (j, "weights_bytes", s->memory_weights_bytes);
-  dts_json_kv_double (j, "gradients_bytes", s->memory_gradients_bytes);
-  dts_json_kv_double (j, "optimizer_bytes", s->memory_optimizer_bytes);
-  dts_json_kv_double (j, "activations_bytes", s->memory_activations_bytes);
-  dts_json_kv_double (j, "gpu_memory_bytes", s->gpu_memory_bytes);
+  json_fields (j, s, json_memory);
   dts_json_kv_bool (j, "fits", s->memory_peak_bytes_per_gpu <= s->gpu_memory_bytes);
   dts_json_end_object (j);
-  dts_json_kv_double (j, "compute_idle_gpu_s", s->compute_idle_gpu_s);
-  dts_json_kv_double (j, "scaling_efficiency", s->scaling_efficiency);
-  dts_json_kv_double (j, "allreduce_bytes_per_iteration", s->allreduce_bytes);
 
-  dts_json_kv_string (j, "platform", s->platform);
-  dts_json_kv_string (j, "workload", s->workload);
-  dts_json_kv_string (j, "gpu", s->gpu);
-  dts_json_kv_int (j, "n_nodes", s->n_nodes);
-  dts_json_kv_double (j, "params", s->params);
+  json_fields (j, s, json_context);
   dts_json_key (j, "options");
   dts_json_begin_object (j);
-  dts_json_kv_string (j, "strategy", s->strategy);
-  dts_json_kv_string (j, "precision", s->precision);
-  dts_json_kv_string (j, "cost_model", s->cost_model);
-  dts_json_kv_string (j, "cost_source", s->cost_source);
-  dts_json_kv_string (j, "collective", s->collective);
-  dts_json_kv_string (j, "comm_granularity", s->granularity);
-  dts_json_kv_double (j, "bucket_bytes", s->bucket_bytes);
-  dts_json_kv_double (j, "chunk_bytes", s->chunk_bytes);
-  dts_json_kv_int (j, "channels", s->channels);
-  dts_json_kv_bool (j, "overlap", s->overlap);
-  dts_json_kv_int (j, "seed", (gint64) s->seed);
-  dts_json_key (j, "simgrid_cfg");
-  dts_json_begin_array (j);
-  for (char **c = s->cfg; c && *c; c++)
-    dts_json_string (j, *c);
-  dts_json_end_array (j);
-  dts_json_key (j, "overrides");
-  dts_json_begin_array (j);
-  for (char **c = s->overrides; c && *c; c++)
-    dts_json_string (j, *c);
-  dts_json_end_array (j);
+  json_fields (j, s, json_options);
+  json_strv (j, "simgrid_cfg", s->cfg);
+  json_strv (j, "overrides", s->overrides);
   dts_json_end_object (j);
 
   dts_json_key (j, "buckets");
   dts_json_begin_array (j);
   for (guint b = 0; b < s->buckets->len; b++) {
-    const DtsBucketStat *bs = &g_array_index (s->buckets, DtsBucketStat, b);
     dts_json_begin_object (j);
-    dts_json_kv_double (j, "bytes", bs->bytes);
-    dts_json_kv_int (j, "layers", bs->n_layers);
-    dts_json_kv_string (j, "first_layer", bs->first_layer);
-    dts_json_kv_string (j, "last_layer", bs->last_layer);
-    dts_json_kv_double (j, "ready_s", bs->ready_s);
-    dts_json_kv_double (j, "start_s", bs->start_s);
-    dts_json_kv_double (j, "end_s", bs->end_s);
-    dts_json_kv_double (j, "duration_s", bs->duration_s);
+    json_fields (j, &g_array_index (s->buckets, DtsBucketStat, b), json_bucket);
     dts_json_end_object (j);
   }
   dts_json_end_array (j);
 
   dts_json_key (j, "simulation");
   dts_json_begin_object (j);
-  dts_json_kv_double (j, "wall_time_s", s->wall_time_s);
-  dts_json_kv_int (j, "events", s->events);
-  dts_json_kv_double (j, "simulated_time_s", s->makespan_s);
+  json_fields (j, s, json_simulation);
   dts_json_end_object (j);
   dts_json_end_object (j);
   g_string_append (out, dts_json_get (j));
 }
 
-static const char *const csv_columns[] = {
-  "workload", "platform", "gpu", "n_gpus", "n_nodes", "batch_size_per_gpu", "global_batch_size",
-  "precision", "cost_model", "collective", "comm_granularity", "overlap", "bucket_bytes",
-  "chunk_bytes", "channels", "iterations", "iteration_time_s", "throughput_samples_per_s",
-  "forward_s", "backward_s", "optimizer_s", "comm_s", "comm_exposed_s", "scaling_efficiency",
-  "memory_peak_bytes_per_gpu", "wall_time_s", "events", NULL,
+/* ---- CSV ---------------------------------------------------------------- */
+
+static const Field csv_fields[] = {
+  S_STRING ("workload", workload),
+  S_STRING ("platform", platform),
+  S_STRING ("gpu", gpu),
+  S_INT ("n_gpus", n_gpus),
+  S_INT ("n_nodes", n_nodes),
+  S_INT ("batch_size_per_gpu", batch_size_per_gpu),
+  S_INT ("global_batch_size", global_batch_size),
+  S_STRING ("precision", precision),
+  S_STRING ("cost_model", cost_model),
+  S_STRING ("collective", collective),
+  S_STRING ("comm_granularity", granularity),
+  S_BOOL ("overlap", overlap),
+  S_DOUBLE ("bucket_bytes", bucket_bytes),
+  S_DOUBLE ("chunk_bytes", chunk_bytes),
+  S_INT ("channels", channels),
+  S_INT ("iterations", iterations),
+  S_DOUBLE ("iteration_time_s", iteration_time_s),
+  S_DOUBLE ("throughput_samples_per_s", throughput_samples_per_s),
+  S_DOUBLE ("forward_s", forward_s),
+  S_DOUBLE ("backward_s", backward_s),
+  S_DOUBLE ("optimizer_s", optimizer_s),
+  S_DOUBLE ("comm_s", comm_s),
+  S_DOUBLE ("comm_exposed_s", comm_exposed_s),
+  S_DOUBLE ("scaling_efficiency", scaling_efficiency),
+  S_DOUBLE ("memory_peak_bytes_per_gpu", memory_peak_bytes_per_gpu),
+  S_DOUBLE ("wall_time_s", wall_time_s),
+  S_INT64 ("events", events),
+  END_FIELDS,
 };
 
 const char *const *
 dts_report_csv_columns (void)
 {
-  return csv_columns;
+  static const char *names[G_N_ELEMENTS (csv_fields)];
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    for (guint i = 0; csv_fields[i].key; i++)
+      names[i] = csv_fields[i].key;
+    g_once_init_leave (&done, 1);
+  }
+  return names;
 }
 
 static void
@@ -159,6 +299,8 @@ csv_string (GString *out, const char *s)
   g_string_append_c (out, '"');
 }
 
+/* The JSON writer's shortest round-trip form; NaN and infinities, which
+ * JSON writes as null, are empty cells. */
 static void
 csv_double (GString *out, double v)
 {
@@ -167,39 +309,43 @@ csv_double (GString *out, double v)
   g_string_append (out, strcmp (buf, "null") == 0 ? "" : buf);
 }
 
+static void
+csv_value (GString *out, const DtsRunSummary *s, const Field *f)
+{
+  switch (f->kind) {
+  case FIELD_INT:
+    g_string_append_printf (out, "%d", MEMBER (int, s, f));
+    break;
+  case FIELD_INT64:
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, MEMBER (gint64, s, f));
+    break;
+  case FIELD_UINT64:
+    g_string_append_printf (out, "%" G_GUINT64_FORMAT, MEMBER (guint64, s, f));
+    break;
+  case FIELD_BOOL:
+    g_string_append (out, MEMBER (gboolean, s, f) ? "true" : "false");
+    break;
+  case FIELD_DOUBLE:
+    csv_double (out, MEMBER (double, s, f));
+    break;
+  case FIELD_STRING:
+    csv_string (out, MEMBER (char *, s, f));
+    break;
+  }
+}
+
 void
 dts_report_write_csv (const DtsRunSummary *s, GString *out)
 {
-  for (int i = 0; csv_columns[i]; i++)
-    g_string_append_printf (out, "%s%s", i ? "," : "", csv_columns[i]);
+  for (guint i = 0; csv_fields[i].key; i++)
+    g_string_append_printf (out, "%s%s", i ? "," : "", csv_fields[i].key);
   g_string_append_c (out, '\n');
-  csv_string (out, s->workload);
-  g_string_append_c (out, ',');
-  csv_string (out, s->platform);
-  g_string_append_c (out, ',');
-  csv_string (out, s->gpu);
-  g_string_append_printf (out, ",%d,%d,%d,%d,", s->n_gpus, s->n_nodes, s->batch_size_per_gpu,
-                          s->global_batch_size);
-  csv_string (out, s->precision);
-  g_string_append_c (out, ',');
-  csv_string (out, s->cost_model);
-  g_string_append_c (out, ',');
-  csv_string (out, s->collective);
-  g_string_append_c (out, ',');
-  csv_string (out, s->granularity);
-  g_string_append_printf (out, ",%s,", s->overlap ? "true" : "false");
-  csv_double (out, s->bucket_bytes);
-  g_string_append_c (out, ',');
-  csv_double (out, s->chunk_bytes);
-  g_string_append_printf (out, ",%d,%d", s->channels, s->iterations);
-  double values[] = { s->iteration_time_s, s->throughput_samples_per_s, s->forward_s,
-                      s->backward_s, s->optimizer_s, s->comm_s, s->comm_exposed_s,
-                      s->scaling_efficiency, s->memory_peak_bytes_per_gpu, s->wall_time_s };
-  for (guint i = 0; i < G_N_ELEMENTS (values); i++) {
-    g_string_append_c (out, ',');
-    csv_double (out, values[i]);
+  for (guint i = 0; csv_fields[i].key; i++) {
+    if (i > 0)
+      g_string_append_c (out, ',');
+    csv_value (out, s, &csv_fields[i]);
   }
-  g_string_append_printf (out, ",%" G_GINT64_FORMAT "\n", s->events);
+  g_string_append_c (out, '\n');
 }
 
 gboolean

@@ -1,41 +1,17 @@
 /* text.c - the readable summary of a run (`dtsim run`, default format).
  *
- * Fixed formats: times in the largest unit that keeps them >= 1 (s, ms,
- * us) with 3 decimals, sizes in decimal GB/MB with 2 decimals, so identical
- * runs print identical text (apart from the wall time). */
+ * Fixed formats (output/format.h): times in the largest unit that keeps
+ * them >= 1 (s, ms, us) with 3 decimals, sizes in decimal GB/MB with 2
+ * decimals, so identical runs print identical text (apart from the wall
+ * time). */
 #include "config.h"
 
-#include <math.h>
-
+#include "output/format.h"
 #include "output/report.h"
 
-static void
-fmt_time (char *buf, gsize len, double s)
-{
-  double a = fabs (s);
-  if (a >= 1 || a == 0)
-    g_snprintf (buf, len, "%.3f s", s);
-  else if (a >= 1e-3)
-    g_snprintf (buf, len, "%.3f ms", s * 1e3);
-  else
-    g_snprintf (buf, len, "%.3f us", s * 1e6);
-}
-
-static void
-fmt_bytes (char *buf, gsize len, double b)
-{
-  if (b >= 1e9)
-    g_snprintf (buf, len, "%.2f GB", b / 1e9);
-  else if (b >= 1e6)
-    g_snprintf (buf, len, "%.2f MB", b / 1e6);
-  else if (b >= 1e3)
-    g_snprintf (buf, len, "%.2f kB", b / 1e3);
-  else
-    g_snprintf (buf, len, "%.0f B", b);
-}
-
-#define T(v) (fmt_time (tb, sizeof tb, (v)), tb)
-#define B(v) (fmt_bytes (bb, sizeof bb, (v)), bb)
+/* One buffer each: a printf below holds at most one time and one size. */
+#define T(v) dts_format_time (&tb, (v))
+#define B(v) dts_format_bytes (&bb, (v))
 
 static void
 hint (const DtsRunSummary *s, GString *out)
@@ -72,7 +48,7 @@ hint (const DtsRunSummary *s, GString *out)
 void
 dts_report_write_text (const DtsRunSummary *s, GString *out)
 {
-  char tb[64], bb[64];
+  DtsFormatBuf tb, bb;
   g_string_append_printf (out, "%s on %s: %d x %s (%d node%s)\n", s->workload, s->platform,
                           s->n_gpus, s->gpu, s->n_nodes, s->n_nodes == 1 ? "" : "s");
   g_string_append_printf (out, "  data parallel, batch %d per GPU (global %d), %s, %s cost model\n",
