@@ -131,4 +131,10 @@ sockets as hosts (role=cpu) for the parameter servers; 1 us per hop."
 gen k80-x16 --title "$k80_title" --nodes 16 --gpus-per-node 1 --gpu K80 --intra pcie \
   --sockets 2 --pcie-switches 0 --nics-per-node 1 --nic-bandwidth 54.5Gbps --cpus
 
+# DGX-1 with P100 (the TensorFlow 2017 benchmark machine, doc/VALIDATION.md).
+dgx1p_title="dgx1-p100: one DGX-1 with 8 x Tesla P100 SXM2 16 GB (NVIDIA DGX-1 System Architecture whitepaper, WP-08437-001, 2016): hybrid cube-mesh of NVLink 1, each P100 with four links of 20 GB/s per direction; GPUs 0-3 and 4-7 are fully connected quads joined by 0-4, 1-5, 2-6 and 3-7. Assumed: two PLX PCIe switches per socket, 1 us per hop. Used against the TensorFlow benchmarks of May 2017 (doc/VALIDATION.md)."
+gen dgx1-p100 --title "$dgx1p_title" --nodes 1 --gpus-per-node 8 --gpu P100-SXM2-16GB \
+  --intra nvlink-mesh --nvlink-pairs dgx1-p100 --intra-bandwidth 20GBps \
+  --sockets 2 --pcie-switches 2
+
 exit $status
