@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare dtsim with published measurements nobody tuned it on.
 
-usage: bench/validate-data.py BUILD_DIR [deepbench|tf|all] [--cost-models roofline,mlp]
+usage: bench/validate-data.py BUILD_DIR [deepbench|tf|ps|all] [--cost-models roofline,mlp]
 
 Reads the shared data directory ($DTSIM_SHARED, else ../shared next to the
 source tree) and prints the Markdown tables of doc/VALIDATION.md:
@@ -15,6 +15,9 @@ tf         validation/tf_benchmarks_2017_images_per_sec.csv: synthetic-data
            p2.8xlarge (platforms/aws-p2-8xlarge.xml) against `dtsim run`;
            the multi-node p2.8xlarge rows (parameter servers) on
            aws-p2-8xlarge-x8 are listed apart, outside the error figures.
+ps         only those multi-node rows: `dtsim run --collective ps` (one
+           parameter server per instance, co-located, as TensorFlow ran
+           them) next to the ring, images/s and speed-ups over 1 and 8 GPUs.
 
 Error = (simulated - measured) / measured; MAPE = mean of |error| over the
 set of points stated with each figure. Nothing here is fitted.
@@ -135,9 +138,9 @@ MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "r
           "AlexNet": "alexnet", "VGG16": "vgg16"}
 
 
-def run_tput(build, platform, model, batch, n, cost):
+def run_tput(build, platform, model, batch, n, cost, *extra):
     out = dtsim(build, "run", "-p", platform, "-w", MODELS[model], "-b", str(batch), "-n", str(n),
-                "--cost-model", cost, "--format", "json", "--quiet")
+                "--cost-model", cost, "--format", "json", "--quiet", *extra)
     d = json.loads(out)
     return d["throughput_samples_per_s"], d
 
@@ -183,27 +186,64 @@ def tf(build, cost_models):
             summary.append((system, cost, mape(errs), len(errs), mape(scale_errs),
                             len(scale_errs)))
 
-    cluster = [r for r in rows if r["platform"].startswith("AWS p2.8xlarge cluster")]
-    if cluster:
-        cost = cost_models[0]
-        print("### AWS p2.8xlarge cluster (parameter servers): model mismatch, not in the MAPE\n")
-        print("TensorFlow ran `%s`; dtsim simulates a ring all-reduce on "
-              "`aws-p2-8xlarge-x8` (10 Gb/s per instance assumed), cost model `%s`.\n"
-              % (cluster[0]["variable_update"], cost))
-        print("| model | batch/GPU | GPUs | measured img/s | simulated img/s (ring) | ratio |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for r in sorted(cluster, key=lambda r: (r["model"], int(r["n_gpus"]))):
-            n, b = int(r["n_gpus"]), int(r["batch_per_gpu"])
-            meas = float(r["images_per_sec"])
-            s, _ = run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost)
-            print("| %s | %d | %d | %g | %.1f | %.2f |" % (r["model"], b, n, meas, s, s / meas))
-        print()
+    tf_ps(build, cost_models[0], rows)
     print("### Summary\n")
     print("| system | cost model | MAPE img/s | points | MAPE speed-up | points |")
     print("|---|---|---:|---:|---:|---:|")
     for s in summary:
         print("| %s | %s | %.1f%% | %d | %.1f%% | %d |" % s)
     print()
+
+
+def tf_ps(build, cost, rows=None):
+    """The AWS p2.8xlarge cluster rows: parameter servers against the ring."""
+    if rows is None:
+        rows = [r for r in read_csv(os.path.join(shared_dir(),
+                                                 "tf_benchmarks_2017_images_per_sec.csv"))
+                if r["data"] == "synthetic" and r["images_per_sec"] not in ("", "N/A")]
+    cluster = [r for r in rows if r["platform"].startswith("AWS p2.8xlarge cluster")]
+    if not cluster:
+        return
+    print("### AWS p2.8xlarge cluster, 8-64 K80: parameter servers\n")
+    print("TensorFlow ran `%s`. `dtsim run -p aws-p2-8xlarge-x8 -w MODEL -b BATCH -n N "
+          "--cost-model %s --collective ps` (one server per instance, on its first GPU; "
+          "10 Gb/s per instance assumed), next to the default ring (`--collective ring`). "
+          "Speed-ups are over the same configuration at 1 GPU and at 8 GPUs (one instance).\n"
+          % (cluster[0]["variable_update"], cost))
+    print("| model | batch/GPU | GPUs | measured img/s | ps img/s | ps error | ring img/s | "
+          "measured speed-up /1 | ps /1 | ring /1 | measured /8 | ps /8 | ring /8 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    errs, su1, su8, su1_ring, su8_ring = [], [], [], [], []
+    base1, base8 = {}, {}
+    for r in sorted(cluster, key=lambda r: (r["model"], -int(r["batch_per_gpu"]),
+                                             int(r["n_gpus"]))):
+        n, b = int(r["n_gpus"]), int(r["batch_per_gpu"])
+        meas = float(r["images_per_sec"])
+        ps, _ = run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost, "--collective", "ps")
+        ring, _ = run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost)
+        key = (r["model"], b)
+        if n == 1:
+            base1[key] = (meas, ps, ring)
+        if n == 8:
+            base8[key] = (meas, ps, ring)
+        e = (ps - meas) / meas
+        errs.append(e)
+        cells = []
+        for base, acc, acc_ring, lo in ((base1, su1, su1_ring, 1), (base8, su8, su8_ring, 8)):
+            if key not in base:
+                cells.append("- | - | -")
+                continue
+            m, p_, g = meas / base[key][0], ps / base[key][1], ring / base[key][2]
+            if n > lo:
+                acc.append((p_ - m) / m)
+                acc_ring.append((g - m) / m)
+            cells.append("%.2f | %.2f | %.2f" % (m, p_, g))
+        print("| %s | %d | %d | %g | %.1f | %s | %.1f | %s |" % (
+            r["model"], b, n, meas, ps, pct(e), ring, " | ".join(cells)))
+    print("\nMAPE of images/s (ps): %.1f%% over %d points. MAPE of the speed-up over 1 GPU: "
+          "ps %.1f%%, ring %.1f%% over %d points; over 8 GPUs: ps %.1f%%, ring %.1f%% over "
+          "%d points.\n" % (mape(errs), len(errs), mape(su1), mape(su1_ring), len(su1),
+                            mape(su8), mape(su8_ring), len(su8)))
 
 
 def main():
@@ -219,6 +259,9 @@ def main():
         deepbench(build)
     if what in ("tf", "all"):
         tf(build, cost_models)
+    if what == "ps":
+        for cost in cost_models:
+            tf_ps(build, cost)
 
 
 if __name__ == "__main__":

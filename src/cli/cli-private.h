@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "platform/platform.h"
+
 G_BEGIN_DECLS
 
 #define DTS_DEFAULT_PLATFORM "cluster-4x4-v100"
@@ -30,6 +32,31 @@ const DtsCommand *dts_cli_command_lookup (const char *name);
 gboolean dts_cli_parse (GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
                         gboolean *help_shown, GError **error);
 
+/* After dts_cli_parse: fail with "unexpected argument 'X' (see 'dtsim CMD
+ * --help')" when a positional argument is left (ARGV[0] is the command; CMD
+ * may be "cost eval" for a sub-subcommand). */
+gboolean dts_cli_no_arguments (int argc, char **argv, const char *cmd, GError **error);
+
+/* Option values given as text, checked before anything is loaded. Each sets
+ * a DTS_ERROR_USAGE "--OPTION 'TEXT': expected WHAT" so that every command
+ * words a bad value the same way. A NULL TEXT (option absent) keeps *OUT. */
+gboolean dts_cli_bad_option (const char *option, const char *text, const char *expected,
+                             GError **error); /* always FALSE */
+gboolean dts_cli_parse_int_option (const char *option, const char *text, int min, int max,
+                                   int *out, GError **error);
+/* A byte count from 1 byte to 1PB with dtsim's units (64MB, 2MiB). */
+gboolean dts_cli_parse_bytes_option (const char *option, const char *text, double *out,
+                                     GError **error);
+
+/* --set then --scale (SimGrid what-ifs, platform/override.h) as one array of
+ * DtsOverride in that order, or NULL with ERROR set. */
+GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error);
+
+/* Fail before a possibly long simulation when PATH (not "-") cannot be
+ * written; WHAT names the file in the error ("trace"). Opening for append
+ * creates an absent file but never truncates an existing one. */
+gboolean dts_cli_check_writable (const char *path, const char *what, GError **error);
+
 /* --format values shared by commands. */
 typedef enum {
   DTS_FORMAT_TEXT,
@@ -45,13 +72,15 @@ typedef struct {
   const char *gpu;         /* --gpu: catalogue id for per-layer kernel times, or NULL */
   const char *cost_model;  /* --cost-model */
   const char *precision;   /* --precision */
-  int batch_size;          /* --batch-size, for per-layer times */
+  int batch_size;          /* --batch-size, for per-layer times; 0 when not given */
   gboolean routes;         /* --routes (platforms) */
 } DtsInfoOptions;
 
 gboolean dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **error);
 gboolean dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **error);
-gboolean dts_cli_info_routes (const char *path, const DtsInfoOptions *opts, GError **error);
+/* PLATFORM is the loaded view of the file at its path (platform->path). */
+gboolean dts_cli_info_routes (const DtsPlatform *platform, const DtsInfoOptions *opts,
+                              GError **error);
 
 /* Subcommand entry points (one file each). */
 gboolean dts_cmd_info (int argc, char **argv, GError **error);

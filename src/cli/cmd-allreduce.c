@@ -12,19 +12,15 @@
  * usage errors (exit status 2), bad files input errors (1). */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli-private.h"
 #include "collective/collective.h"
 #include "core/datadir.h"
 #include "core/error.h"
-#include "core/units.h"
 #include "output/json.h"
 #include "output/report.h"
 #include "platform/gpu.h"
-#include "platform/override.h"
 #include "platform/platform.h"
 #include "schedule/options.h"
 #include "sim/allreduce-run.h"
@@ -78,7 +74,8 @@ add_entries (GOptionContext *ctx, ArArgs *a)
       "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
     { "gpus", 'n', 0, S, &a->gpus, "All-reduce over the first N ranks (default: all)", "N" },
     { "size", 's', 0, S, &a->size, "Buffer size (default: " DEFAULT_SIZE ")", "BYTES" },
-    { "sizes", 0, 0, S, &a->sizes, "Comma-separated buffer sizes, simulated one after another",
+    { "sizes", 0, 0, S, &a->sizes,
+      "Comma-separated buffer sizes, simulated one after another (default: one, --size)",
       "S1,S2,..." },
     { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
     { "chunk-size", 0, 0, S, &a->chunk_size,
@@ -88,39 +85,25 @@ add_entries (GOptionContext *ctx, ArArgs *a)
     { "steps", 0, 0, G_OPTION_ARG_NONE, &a->steps,
       "Print every ring step of every rank (step granularity, at most 16 GPUs)", NULL },
     { "format", 'f', 0, S, &a->format, "Output: text, json or csv (default: text)", "FMT" },
-    { "trace", 't', 0, S, &a->trace, "Write a Chrome/Perfetto trace (one track per GPU) to FILE",
+    { "trace", 't', 0, S, &a->trace,
+      "Write a Chrome/Perfetto trace (one track per GPU) to FILE (default: none)",
       "FILE" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg,
-      "SimGrid configuration item, repeatable (e.g. network/model:LV08)", "NAME:VALUE" },
+      "SimGrid configuration item, repeatable (e.g. network/model:LV08; default: none)",
+      "NAME:VALUE" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->set,
-      "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, repeatable",
+      "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, repeatable "
+      "(default: none)",
       "T:GLOB.F=V" },
     { "scale", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->scale,
-      "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, repeatable",
+      "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, repeatable "
+      "(default: none)",
       "TARGET.F=X" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
 }
 #undef S
-
-static gboolean
-usage (GError **error, const char *option, const char *text, const char *expected)
-{
-  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--%s '%s': expected %s", option, text,
-               expected);
-  return FALSE;
-}
-
-static gboolean
-parse_bytes (const char *option, const char *text, double *out, GError **error)
-{
-  double v;
-  if (!dts_units_parse (text, DTS_UNIT_BYTES, &v, NULL) || !(v >= 1) || v > 1e15)
-    return usage (error, option, text, "a size from 1 byte to 1PB such as 64MB or 2MiB");
-  *out = v;
-  return TRUE;
-}
 
 typedef struct {
   DtsFormat format;
@@ -136,17 +119,10 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
 {
   if (!dts_cli_parse_format (a->format, TRUE, &c->format, error))
     return FALSE;
-  if (a->gpus != NULL
-      && (!dts_units_parse_int (a->gpus, &c->n_gpus, NULL) || c->n_gpus < 2
-          || c->n_gpus > (1 << 20)))
-    return usage (error, "gpus", a->gpus, "an integer in 2..1048576");
-  if (a->channels != NULL
-      && (!dts_units_parse_int (a->channels, &c->channels, NULL) || c->channels < 1
-          || c->channels > DTS_COLL_MAX_CHANNELS)) {
-    g_autofree char *exp = g_strdup_printf ("an integer in 1..%d", DTS_COLL_MAX_CHANNELS);
-    return usage (error, "channels", a->channels, exp);
-  }
-  if (a->chunk_size != NULL && !parse_bytes ("chunk-size", a->chunk_size, &c->chunk_bytes, error))
+  if (!dts_cli_parse_int_option ("gpus", a->gpus, 2, 1 << 20, &c->n_gpus, error)
+      || !dts_cli_parse_int_option ("channels", a->channels, 1, DTS_COLL_MAX_CHANNELS,
+                                    &c->channels, error)
+      || !dts_cli_parse_bytes_option ("chunk-size", a->chunk_size, &c->chunk_bytes, error))
     return FALSE;
   if (a->size != NULL && a->sizes != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--size and --sizes exclude each other");
@@ -157,19 +133,20 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
     if (parts[0] == NULL || g_strv_length (parts) > MAX_SIZES) {
       g_autofree char *exp =
           g_strdup_printf ("1 to %d comma-separated sizes such as 1MB,4MB,16MB", MAX_SIZES);
-      return usage (error, "sizes", a->sizes, exp);
+      return dts_cli_bad_option ("sizes", a->sizes, exp, error);
     }
     for (char **p = parts; *p; p++) {
       double v;
       if (**p == '\0')
-        return usage (error, "sizes", a->sizes, "comma-separated sizes such as 1MB,4MB,16MB");
-      if (!parse_bytes ("sizes", *p, &v, error))
+        return dts_cli_bad_option ("sizes", a->sizes, "comma-separated sizes such as 1MB,4MB,16MB",
+                                   error);
+      if (!dts_cli_parse_bytes_option ("sizes", *p, &v, error))
         return FALSE;
       g_array_append_val (c->sizes, v);
     }
   } else {
     double v;
-    if (!parse_bytes ("size", a->size ? a->size : DEFAULT_SIZE, &v, error))
+    if (!dts_cli_parse_bytes_option ("size", a->size ? a->size : DEFAULT_SIZE, &v, error))
       return FALSE;
     g_array_append_val (c->sizes, v);
   }
@@ -192,7 +169,7 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
     }
   }
   if (a->trace != NULL && a->trace[0] == '\0')
-    return usage (error, "trace", a->trace, "a file name");
+    return dts_cli_bad_option ("trace", a->trace, "a file name", error);
   return dts_sim_cfg_check (a->cfg, error);
 }
 
@@ -251,28 +228,52 @@ sorted_slices (const DtsAllreduceResult *r)
   return s;
 }
 
-/* The plan of size K, rebuilt for the chunk indices (plans are pure). */
-static DtsCollPlan *
-plan_of (const DtsAllreduceResult *r, int k)
+/* A walk over the sorted slices that keeps the plan of the current size,
+ * rebuilt for the chunk indices whenever the size changes (plans are pure,
+ * so the rebuilt plan is the simulated one). */
+typedef struct {
+  const DtsAllreduceResult *r;
+  int size_index; /* of plan; -1 before the first slice */
+  DtsCollPlan *plan;
+} PlanCursor;
+
+static void
+plan_cursor_clear (PlanCursor *c)
 {
-  const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
-  DtsCollParams params = { .n_ranks = r->n_gpus, .bytes = sz->bytes, .channels = r->channels,
-                           .chunk_bytes = r->chunk_bytes };
-  return dts_coll_plan_new ("ring", &params, NULL);
+  g_clear_pointer (&c->plan, dts_coll_plan_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlanCursor, plan_cursor_clear)
+
+/* Move to SL and put its ring step in *ST (all zero for a flow-granularity
+ * slice, which has no step). TRUE when SL is the first slice of a size. */
+static gboolean
+plan_cursor_move (PlanCursor *c, const DtsAllreduceSlice *sl, DtsCollStep *st)
+{
+  gboolean new_size = sl->size_index != c->size_index;
+  if (new_size) {
+    const DtsAllreduceSize *sz = &g_array_index (c->r->sizes, DtsAllreduceSize, sl->size_index);
+    DtsCollParams params = { .n_ranks = c->r->n_gpus, .bytes = sz->bytes,
+                             .channels = c->r->channels, .chunk_bytes = c->r->chunk_bytes };
+    g_clear_pointer (&c->plan, dts_coll_plan_free);
+    c->plan = dts_coll_plan_new ("ring", &params, NULL);
+    c->size_index = sl->size_index;
+  }
+  *st = (DtsCollStep){ 0 };
+  if (sl->step >= 0)
+    dts_coll_plan_step (c->plan, c->plan->position[sl->rank], sl->step, st);
+  return new_size;
 }
 
 static void
 write_steps_text (const DtsAllreduceResult *r, GString *out)
 {
   g_autoptr (GArray) s = sorted_slices (r);
-  int last_k = -1;
-  g_autoptr (DtsCollPlan) plan = NULL;
+  g_auto (PlanCursor) cur = { r, -1, NULL };
   for (guint i = 0; i < s->len; i++) {
     const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
-    if (sl->size_index != last_k) {
-      last_k = sl->size_index;
-      g_clear_pointer (&plan, dts_coll_plan_free);
-      plan = plan_of (r, last_k);
+    DtsCollStep st;
+    if (plan_cursor_move (&cur, sl, &st)) {
+      const DtsCollPlan *plan = cur.plan;
       g_string_append_printf (
           out,
           "\nsteps of the %.0f-byte all-reduce: %d ranks, chunk c = segment c of each of %d "
@@ -282,8 +283,6 @@ write_steps_text (const DtsAllreduceResult *r, GString *out)
       g_string_append_printf (out, "%4s  %-14s %4s  %-22s %-28s %12s %12s\n", "step", "phase",
                               "rank", "sends", "receives", "start_us", "end_us");
     }
-    DtsCollStep st;
-    dts_coll_plan_step (plan, plan->position[sl->rank], sl->step, &st);
     g_autofree char *sends = g_strdup_printf ("chunk %d to rank %d", st.send_seg, st.send_to);
     g_autofree char *recvs = g_strdup_printf ("chunk %d from rank %d, %s", st.recv_seg,
                                               st.recv_from, st.reduce ? "adds" : "copies");
@@ -328,21 +327,15 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
   dts_json_end_array (j);
   if (steps && r->slices) {
     g_autoptr (GArray) s = sorted_slices (r);
-    g_autoptr (DtsCollPlan) plan = NULL;
-    int last_k = -1;
+    g_auto (PlanCursor) cur = { r, -1, NULL };
     dts_json_key (j, "steps");
     dts_json_begin_array (j);
     for (guint i = 0; i < s->len; i++) {
       const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
-      if (sl->size_index != last_k) {
-        last_k = sl->size_index;
-        g_clear_pointer (&plan, dts_coll_plan_free);
-        plan = plan_of (r, last_k);
-      }
       DtsCollStep st;
-      dts_coll_plan_step (plan, plan->position[sl->rank], sl->step, &st);
+      plan_cursor_move (&cur, sl, &st);
       dts_json_begin_object (j);
-      dts_json_kv_double (j, "bytes", plan->bytes);
+      dts_json_kv_double (j, "bytes", cur.plan->bytes);
       dts_json_kv_int (j, "step", sl->step);
       dts_json_kv_string (j, "phase", phase_names[sl->phase]);
       dts_json_kv_int (j, "rank", sl->rank);
@@ -435,22 +428,16 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     trace_metadata (j, "thread_name", rank, "ring");
   }
   g_autoptr (GArray) s = sorted_slices (r);
-  g_autoptr (DtsCollPlan) plan = NULL;
-  int last_k = -1;
+  g_auto (PlanCursor) cur = { r, -1, NULL };
   for (guint i = 0; i < s->len; i++) {
     const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
-    if (sl->size_index != last_k) {
-      last_k = sl->size_index;
-      g_clear_pointer (&plan, dts_coll_plan_free);
-      plan = plan_of (r, last_k);
-    }
+    DtsCollStep st;
+    plan_cursor_move (&cur, sl, &st);
     dts_json_begin_object (j);
     g_autofree char *name = NULL;
-    DtsCollStep st = { 0 };
-    if (sl->step >= 0) {
-      dts_coll_plan_step (plan, plan->position[sl->rank], sl->step, &st);
+    if (sl->step >= 0)
       name = g_strdup_printf ("step %d: chunk %d -> rank %d", sl->step, st.send_seg, st.send_to);
-    } else
+    else
       name = g_strdup (phase_names[sl->phase]);
     dts_json_kv_string (j, "name", name);
     dts_json_kv_string (j, "cat", phase_names[sl->phase]);
@@ -461,7 +448,7 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
     dts_json_key (j, "args");
     dts_json_begin_object (j);
-    dts_json_kv_double (j, "allreduce_bytes", plan->bytes);
+    dts_json_kv_double (j, "allreduce_bytes", cur.plan->bytes);
     if (sl->step >= 0) {
       dts_json_kv_int (j, "step", sl->step);
       dts_json_kv_int (j, "send_chunk", st.send_seg);
@@ -493,40 +480,25 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     return FALSE;
   if (help)
     return TRUE;
-  if (argc > 1) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "unexpected argument '%s' (see 'dtsim allreduce --help')", argv[1]);
+  if (!dts_cli_no_arguments (argc, argv, "allreduce", error))
     return FALSE;
-  }
   g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
   ArChecked c = { .sizes = sizes, .n_gpus = 0, .channels = DTS_COLL_DEFAULT_CHANNELS,
                   .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
                   .granularity = DTS_GRANULARITY_FLOW };
   if (!check_args (&a, &c, error))
     return FALSE;
-  g_autoptr (GArray) overrides = dts_overrides_new ();
-  for (int k = 0; k < 2; k++)
-    for (char **t = k ? a.scale : a.set; t && *t; t++) {
-      DtsOverride ov;
-      if (!dts_override_parse (*t, k == 1, &ov, error))
-        return FALSE;
-      g_array_append_val (overrides, ov);
-    }
+  g_autoptr (GArray) overrides = dts_cli_parse_overrides (a.set, a.scale, error);
+  if (overrides == NULL)
+    return FALSE;
   if (!dts_sim_configure (a.cfg, error))
     return FALSE;
   g_autofree char *platform_path = dts_datadir_resolve (
       "platforms", a.platform ? a.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
   if (platform_path == NULL)
     return FALSE;
-  if (a.trace != NULL && strcmp (a.trace, "-") != 0) {
-    FILE *f = fopen (a.trace, "ab");
-    if (f == NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "trace '%s': cannot write: %s", a.trace,
-                   g_strerror (errno));
-      return FALSE;
-    }
-    fclose (f);
-  }
+  if (!dts_cli_check_writable (a.trace, "trace", error))
+    return FALSE;
 
   DtsAllreduceOptions o = {
     .platform_path = platform_path,

@@ -85,7 +85,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
   g_autofree char *gpu = NULL;
   g_autofree char *cost_model = NULL;
   g_autofree char *precision = NULL;
-  int batch = 0;
+  g_autofree char *batch = NULL;
   gboolean routes = FALSE;
   GOptionEntry entries[] = {
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text or json (default: text)",
@@ -96,7 +96,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
       "Cost model for --gpu times (default: roofline)", "ID" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &precision,
       "Precision for --gpu times: fp32, tf32, fp16, bf16 (default: fp32)", "P" },
-    { "batch-size", 0, 0, G_OPTION_ARG_INT, &batch,
+    { "batch-size", 0, 0, G_OPTION_ARG_STRING, &batch,
       "Batch size for --gpu times (default: the workload's, else 32)", "N" },
     { "routes", 0, 0, G_OPTION_ARG_NONE, &routes,
       "Platforms: show routes between a few GPU pairs", NULL },
@@ -120,16 +120,14 @@ dts_cmd_info (int argc, char **argv, GError **error)
     .gpu = gpu,
     .cost_model = cost_model ? cost_model : "roofline",
     .precision = precision ? precision : "fp32",
-    .batch_size = batch,
+    .batch_size = 0,
     .routes = routes,
   };
   if (!dts_cli_parse_format (format, FALSE, &opts.format, error))
     return FALSE;
-  if (batch < 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--batch-size must be positive, got %d",
-                 batch);
+  /* The same range as `dtsim run --batch-size`; 0 stays "not given". */
+  if (!dts_cli_parse_int_option ("batch-size", batch, 1, 1 << 20, &opts.batch_size, error))
     return FALSE;
-  }
 
   const char *defaults[] = { DTS_DEFAULT_PLATFORM, DTS_DEFAULT_WORKLOAD };
   int n = argc > 1 ? argc - 1 : 2;

@@ -16,13 +16,16 @@
 #include "platform/generate.h"
 #include "platform/gpu.h"
 
-/* An option that takes a quantity with a unit: its text as given, and where
- * the parsed SI value goes. */
+/* An option that takes a quantity with a unit: its text as given, where
+ * the parsed SI value goes, and whether 0 is refused here. The generator
+ * checks the values too, but reads a zero --link-bandwidth as "not given"
+ * (the NIC bandwidth): an explicit 0 must not silently become that. */
 typedef struct {
   const char *option;
   DtsUnitKind kind;
   char *const *text;
   double *target;
+  gboolean positive;
 } Quantity;
 
 static gboolean
@@ -46,22 +49,23 @@ dts_cmd_platform (int argc, char **argv, GError **error)
   g_autofree char *intra = NULL;
   g_autofree char *topology = NULL;
   g_autofree char *oversub = NULL;
+  g_autofree char *nics = NULL;
   g_autofree char *t_intra_bw = NULL, *t_intra_lat = NULL, *t_pcie_bw = NULL,
                   *t_pcie_lat = NULL, *t_sock_bw = NULL, *t_sock_lat = NULL, *t_nic_bw = NULL,
                   *t_nic_lat = NULL, *t_link_bw = NULL, *t_link_lat = NULL, *t_cpu_speed = NULL;
   const Quantity q[] = {
-    { "intra-bandwidth", DTS_UNIT_BANDWIDTH, &t_intra_bw, &p.intra_bw_Bps },
-    { "intra-latency", DTS_UNIT_TIME, &t_intra_lat, &p.intra_lat_s },
-    { "pcie-bandwidth", DTS_UNIT_BANDWIDTH, &t_pcie_bw, &p.pcie_bw_Bps },
-    { "pcie-latency", DTS_UNIT_TIME, &t_pcie_lat, &p.pcie_lat_s },
-    { "socket-bandwidth", DTS_UNIT_BANDWIDTH, &t_sock_bw, &p.socket_bw_Bps },
-    { "socket-latency", DTS_UNIT_TIME, &t_sock_lat, &p.socket_lat_s },
-    { "nic-bandwidth", DTS_UNIT_BANDWIDTH, &t_nic_bw, &p.nic_bw_Bps },
-    { "nic-latency", DTS_UNIT_TIME, &t_nic_lat, &p.nic_lat_s },
-    { "link-bandwidth", DTS_UNIT_BANDWIDTH, &t_link_bw, &p.link_bw_Bps },
-    { "link-latency", DTS_UNIT_TIME, &t_link_lat, &p.link_lat_s },
-    { "cpu-speed", DTS_UNIT_FLOPS, &t_cpu_speed, &p.cpu_speed_flops },
-    { "oversubscription", DTS_UNIT_NONE, &oversub, &p.oversubscription },
+    { "intra-bandwidth", DTS_UNIT_BANDWIDTH, &t_intra_bw, &p.intra_bw_Bps, TRUE },
+    { "intra-latency", DTS_UNIT_TIME, &t_intra_lat, &p.intra_lat_s, FALSE },
+    { "pcie-bandwidth", DTS_UNIT_BANDWIDTH, &t_pcie_bw, &p.pcie_bw_Bps, TRUE },
+    { "pcie-latency", DTS_UNIT_TIME, &t_pcie_lat, &p.pcie_lat_s, FALSE },
+    { "socket-bandwidth", DTS_UNIT_BANDWIDTH, &t_sock_bw, &p.socket_bw_Bps, TRUE },
+    { "socket-latency", DTS_UNIT_TIME, &t_sock_lat, &p.socket_lat_s, FALSE },
+    { "nic-bandwidth", DTS_UNIT_BANDWIDTH, &t_nic_bw, &p.nic_bw_Bps, TRUE },
+    { "nic-latency", DTS_UNIT_TIME, &t_nic_lat, &p.nic_lat_s, FALSE },
+    { "link-bandwidth", DTS_UNIT_BANDWIDTH, &t_link_bw, &p.link_bw_Bps, TRUE },
+    { "link-latency", DTS_UNIT_TIME, &t_link_lat, &p.link_lat_s, FALSE },
+    { "cpu-speed", DTS_UNIT_FLOPS, &t_cpu_speed, &p.cpu_speed_flops, TRUE },
+    { "oversubscription", DTS_UNIT_NONE, &oversub, &p.oversubscription, FALSE },
   };
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: stdout)",
@@ -94,7 +98,7 @@ dts_cmd_platform (int argc, char **argv, GError **error)
       "Link between two sockets, per direction (default: 19.2GB/s, one QPI link)", "BW" },
     { "socket-latency", 0, 0, G_OPTION_ARG_STRING, &t_sock_lat,
       "Latency between sockets (default: 1us)", "T" },
-    { "nics-per-node", 0, 0, G_OPTION_ARG_INT, &p.nics_per_node,
+    { "nics-per-node", 0, 0, G_OPTION_ARG_STRING, &nics,
       "NICs per node; GPU g uses NIC g*NICS/GPUS (default: 1, or 0 for one node)", "N" },
     { "nic-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_nic_bw,
       "Each NIC's cable to its switch, per direction (default: 100Gbps)", "BW" },
@@ -137,16 +141,23 @@ dts_cmd_platform (int argc, char **argv, GError **error)
     return FALSE;
   if (help)
     return TRUE;
-  if (argc > 1) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "unexpected argument '%s' (see 'dtsim platform --help')", argv[1]);
+  if (!dts_cli_no_arguments (argc, argv, "platform", error))
     return FALSE;
-  }
 
   g_autoptr (GError) local = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (q); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (q); i++) {
     if (*q[i].text && !dts_units_parse (*q[i].text, q[i].kind, q[i].target, &local))
       return usage_error (error, local, q[i].option);
+    if (*q[i].text && q[i].positive && *q[i].target == 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--%s must be positive (see 'dtsim platform --help')", q[i].option);
+      return FALSE;
+    }
+  }
+  /* A string, not G_OPTION_ARG_INT: the generator's default (derived) is
+   * -1, which an explicit --nics-per-node -1 must not select. */
+  if (!dts_cli_parse_int_option ("nics-per-node", nics, 0, 4096, &p.nics_per_node, &local))
+    return usage_error (error, local, NULL);
   if (intra && !dts_intra_kind_from_string (intra, &p.intra, &local))
     return usage_error (error, local, "intra");
   if (topology && !dts_topo_kind_from_string (topology, &p.topology, &local))

@@ -36,6 +36,8 @@ typedef struct {
   char *bucket_size;
   char *chunk_size;
   char *channels;
+  char *collective;
+  char *ps_count;
   gboolean no_overlap;
   char *seed;
   char *format;
@@ -60,6 +62,8 @@ run_args_clear (RunArgs *a)
   g_free (a->bucket_size);
   g_free (a->chunk_size);
   g_free (a->channels);
+  g_free (a->collective);
+  g_free (a->ps_count);
   g_free (a->seed);
   g_free (a->format);
   g_free (a->trace);
@@ -92,6 +96,12 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "chunk-size", 0, 0, S, &a->chunk_size,
       "All-reduce chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
     { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
+    { "collective", 0, 0, S, &a->collective,
+      "Gradient reduction: ring (NCCL-style all-reduce) or ps (parameter servers) "
+      "(default: ring)", "ALG" },
+    { "ps-count", 0, 0, S, &a->ps_count,
+      "With --collective ps: parameter servers, placed round-robin over the nodes on "
+      "GPU hosts (default: one per node)", "P" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass", NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
@@ -169,6 +179,28 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       || !bytes_option ("bucket-size", a->bucket_size, &o->bucket_bytes, error)
       || !bytes_option ("chunk-size", a->chunk_size, &o->chunk_bytes, error))
     return FALSE;
+  if (a->collective != NULL) {
+    gboolean known = FALSE;
+    g_autoptr (GString) ids = g_string_new (NULL);
+    for (const DtsCollAlgorithm *alg = dts_coll_algorithms (); alg->id; alg++) {
+      known = known || strcmp (alg->id, a->collective) == 0;
+      g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", alg->id);
+    }
+    if (!known) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --collective '%s' (known: %s)",
+                   a->collective, ids->str);
+      return FALSE;
+    }
+    o->collective = a->collective;
+  }
+  if (!int_option ("ps-count", a->ps_count, 1, 1 << 20, &o->ps_count, error))
+    return FALSE;
+  if (a->ps_count != NULL && strcmp (o->collective, "ps") != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-count %s: only with --collective ps (the collective is %s)", a->ps_count,
+                 o->collective);
+    return FALSE;
+  }
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))
@@ -198,7 +230,8 @@ dts_cmd_run (int argc, char **argv, GError **error)
   g_option_context_set_summary (
       ctx, "Simulate synchronous data-parallel training (PyTorch DDP / Horovod style):\n"
            "forward, backward with gradient buckets all-reduced by an NCCL-style ring\n"
-           "while backprop goes on, then the optimizer update. Without options,\n"
+           "(or parameter servers, --collective ps) while backprop goes on, then the\n"
+           "optimizer update. Without options,\n"
            DTS_DEFAULT_WORKLOAD " on the shipped " DTS_DEFAULT_PLATFORM " platform.");
   add_entries (ctx, &a);
   gboolean help = FALSE;

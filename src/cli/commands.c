@@ -1,11 +1,14 @@
 /* commands.c - the subcommand table (git's commands[]) and shared CLI helpers. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/units.h"
+#include "platform/override.h"
 
 static const DtsCommand commands[] = {
   { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
@@ -60,6 +63,83 @@ dts_cli_parse (GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
 }
 
 gboolean
+dts_cli_no_arguments (int argc, char **argv, const char *cmd, GError **error)
+{
+  if (argc <= 1)
+    return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "unexpected argument '%s' (see 'dtsim %s --help')", argv[1], cmd);
+  return FALSE;
+}
+
+gboolean
+dts_cli_bad_option (const char *option, const char *text, const char *expected, GError **error)
+{
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--%s '%s': expected %s", option, text,
+               expected);
+  return FALSE;
+}
+
+gboolean
+dts_cli_parse_int_option (const char *option, const char *text, int min, int max, int *out,
+                          GError **error)
+{
+  if (text == NULL)
+    return TRUE;
+  int v;
+  if (!dts_units_parse_int (text, &v, NULL) || v < min || v > max) {
+    g_autofree char *expected = g_strdup_printf ("an integer in %d..%d", min, max);
+    return dts_cli_bad_option (option, text, expected, error);
+  }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+dts_cli_parse_bytes_option (const char *option, const char *text, double *out, GError **error)
+{
+  if (text == NULL)
+    return TRUE;
+  double v;
+  /* !(v >= 1) also refuses NaN; above 1PB is a typo, not a buffer. */
+  if (!dts_units_parse (text, DTS_UNIT_BYTES, &v, NULL) || !(v >= 1) || v > 1e15)
+    return dts_cli_bad_option (option, text, "a size from 1 byte to 1PB such as 64MB or 2MiB",
+                               error);
+  *out = v;
+  return TRUE;
+}
+
+GArray *
+dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error)
+{
+  g_autoptr (GArray) overrides = dts_overrides_new ();
+  char *const *lists[] = { set, scale };
+  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (char *const *t = lists[k]; t && *t; t++) {
+      DtsOverride ov;
+      if (!dts_override_parse (*t, k == 1, &ov, error))
+        return NULL;
+      g_array_append_val (overrides, ov);
+    }
+  return g_steal_pointer (&overrides);
+}
+
+gboolean
+dts_cli_check_writable (const char *path, const char *what, GError **error)
+{
+  if (path == NULL || strcmp (path, "-") == 0)
+    return TRUE;
+  FILE *f = fopen (path, "ab");
+  if (f == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': cannot write: %s", what, path,
+                 g_strerror (errno));
+    return FALSE;
+  }
+  fclose (f);
+  return TRUE;
+}
+
+gboolean
 dts_cli_parse_format (const char *s, gboolean allow_csv, DtsFormat *out, GError **error)
 {
   if (s == NULL || strcmp (s, "text") == 0)
@@ -85,13 +165,12 @@ dts_cmd_help (int argc, char **argv, GError **error)
   }
   if (argc == 2) {
     const DtsCommand *c = dts_cli_command_lookup (argv[1]);
-    if (c == NULL || c->run == dts_cmd_help) {
-      if (c == NULL) {
-        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown command '%s' (see 'dtsim help')",
-                     argv[1]);
-        return FALSE;
-      }
-    } else {
+    if (c == NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown command '%s' (see 'dtsim help')",
+                   argv[1]);
+      return FALSE;
+    }
+    if (c->run != dts_cmd_help) {
       char *sub[] = { (char *) c->name, (char *) "--help", NULL };
       return c->run (2, sub, error);
     }

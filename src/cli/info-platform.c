@@ -255,19 +255,19 @@ print_json (const DtsPlatform *p)
 gboolean
 dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **error)
 {
-  if (opts->routes && opts->format == DTS_FORMAT_JSON)
-    return dts_cli_info_routes (path, opts, error); /* one JSON object: the routes */
   g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
   if (catalog == NULL)
     return FALSE;
   g_autoptr (DtsPlatform) platform = dts_platform_load (path, catalog, error);
   if (platform == NULL)
     return FALSE;
+  if (opts->routes && opts->format == DTS_FORMAT_JSON)
+    return dts_cli_info_routes (platform, opts, error); /* one JSON object: the routes */
   if (opts->format == DTS_FORMAT_JSON)
     print_json (platform);
   else
     print_text (platform);
   if (opts->routes)
-    return dts_cli_info_routes (path, opts, error);
+    return dts_cli_info_routes (platform, opts, error);
   return TRUE;
 }

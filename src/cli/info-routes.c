@@ -74,14 +74,9 @@ print_route_json (DtsJson *j, const char *relation, const DtsRoute *r)
 }
 
 gboolean
-dts_cli_info_routes (const char *path, const DtsInfoOptions *opts, GError **error)
+dts_cli_info_routes (const DtsPlatform *platform, const DtsInfoOptions *opts, GError **error)
 {
-  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
-  if (catalog == NULL)
-    return FALSE;
-  g_autoptr (DtsPlatform) platform = dts_platform_load (path, catalog, error);
-  if (platform == NULL)
-    return FALSE;
+  const char *path = platform->path;
 
   /* Candidate pairs: rank 0 with rank 1 when they share a node, and rank 0
    * with the first GPU of every other node. */

@@ -37,8 +37,12 @@ main (int argc, char **argv)
     return 2;
   }
 
-  /* GOption's usage line reads "Usage: dtsim CMD [OPTION...]". */
-  g_autofree char *prgname = g_strdup_printf ("dtsim %s", cmd->name);
+  /* GOption's usage line reads "Usage: dtsim CMD [OPTION...]", also for
+   * `dtsim help CMD`. GLib wants the program name set once, hence here. */
+  const DtsCommand *shown = cmd;
+  if (cmd->run == dts_cmd_help && argc > 2 && dts_cli_command_lookup (argv[2]) != NULL)
+    shown = dts_cli_command_lookup (argv[2]);
+  g_autofree char *prgname = g_strdup_printf ("dtsim %s", shown->name);
   g_set_prgname (prgname);
 
   g_autoptr (GError) error = NULL;

@@ -7,6 +7,7 @@
 G_BEGIN_DECLS
 
 DtsCollPlan *dts_coll_ring_plan_new (const DtsCollParams *params, GError **error);
+DtsCollPlan *dts_coll_ps_plan_new (const DtsCollParams *params, GError **error);
 
 G_END_DECLS
 

@@ -11,6 +11,8 @@
 static const DtsCollAlgorithm algorithms[] = {
   { "ring", "NCCL-style ring: reduce-scatter then all-gather, chunked, over parallel channels",
     dts_coll_ring_plan_new },
+  { "ps", "parameter servers: every rank pushes shard k to server k, which sums it; then pulls it",
+    dts_coll_ps_plan_new },
   { NULL, NULL, NULL },
 };
 
@@ -43,6 +45,7 @@ dts_coll_plan_free (DtsCollPlan *plan)
   g_free (plan->algorithm);
   g_free (plan->ring);
   g_free (plan->position);
+  g_free (plan->server_rank);
   g_free (plan);
 }
 
@@ -58,5 +61,8 @@ dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round)
 double
 dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
 {
+  /* A parameter-server rank pushes every shard once (and pulls it back). */
+  if (plan->n_servers > 0)
+    return plan->n_ranks > 1 ? plan->bytes : 0;
   return plan->n_steps * plan->channels * plan->seg_bytes;
 }

@@ -25,7 +25,16 @@
  * Closed forms (checked by the tests): 2(N-1) steps; every rank sends and
  * receives 2(N-1)/N x S bytes; on a contention-free ring of bandwidth B and
  * per-transfer latency L the time is 2(N-1) (R L + S/(N B)) with
- * R = ceil(S / (N C chunk_bytes)) rounds per step. */
+ * R = ceil(S / (N C chunk_bytes)) rounds per step.
+ *
+ * Parameter servers (ps.c), as TensorFlow's synchronous parameter-server
+ * training: P servers, each running on the host of one participant, hold
+ * one shard of S/P bytes of the buffer each. Push: every rank sends shard k
+ * to server k, which sums the N contributions; pull: every rank fetches the
+ * summed shard k back from server k. A plan has 2P steps (see
+ * dts_coll_plan_ps_step). Closed form on a contention-free star of
+ * bandwidth B and route latency L with one server: 2 ((N-1) S / B + L) plus
+ * the server's sum ((N+1) S bytes of device memory traffic). */
 #ifndef DTS_COLLECTIVE_COLLECTIVE_H
 #define DTS_COLLECTIVE_COLLECTIVE_H
 
@@ -45,6 +54,8 @@ typedef struct {
   double bytes;         /* buffer size S */
   int channels;         /* C >= 1 */
   double chunk_bytes;   /* > 0 */
+  int n_servers;        /* ps: P parameter servers, 1..n_ranks (unused by the ring) */
+  const int *server_rank; /* ps: server -> rank whose host runs it (n_servers entries) */
 } DtsCollParams;
 
 typedef struct {
@@ -59,6 +70,8 @@ typedef struct {
   int n_reduce_steps;   /* steps 0 .. n_reduce_steps-1 reduce (N-1) */
   double seg_bytes;     /* one segment of one channel: S / (N C) */
   int n_rounds;         /* rounds per step and channel: ceil(seg_bytes / chunk_bytes), >= 1 */
+  int n_servers;        /* ps: P servers; 0 for every other algorithm */
+  int *server_rank;     /* ps: server -> rank whose host runs it (owned) */
 } DtsCollPlan;
 
 /* What one participant does at one step: send segment send_seg of every
@@ -89,8 +102,17 @@ void dts_coll_plan_free (DtsCollPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsCollPlan, dts_coll_plan_free)
 
 /* The transfer of the participant at ring position POS at STEP
- * (0 <= STEP < n_steps). */
+ * (0 <= STEP < n_steps) of a ring plan. */
 void dts_coll_plan_step (const DtsCollPlan *plan, int pos, int step, DtsCollStep *out);
+
+/* What rank RANK does at STEP of a parameter-server plan (n_servers > 0).
+ * Push steps 0..P-1: send segment (shard) send_seg to the server of that
+ * index, which runs on rank send_to and reduces it (recv_from = -1).
+ * Pull steps P..2P-1: receive segment recv_seg from its server on rank
+ * recv_from, overwriting the local copy (send_to = -1). Ranks visit the
+ * servers in a staggered order (rank r starts with server r mod P). When
+ * send_to or recv_from is RANK itself the shard stays on the host. */
+void dts_coll_plan_ps_step (const DtsCollPlan *plan, int rank, int step, DtsCollStep *out);
 
 /* Bytes of round ROUND (0 <= ROUND < n_rounds) of one channel at any step:
  * chunk_bytes except the last round, which carries the remainder. */

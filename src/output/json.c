@@ -189,6 +189,13 @@ dts_json_int (DtsJson *j, gint64 v)
 }
 
 void
+dts_json_uint (DtsJson *j, guint64 v)
+{
+  before_value (j);
+  g_string_append_printf (j->out, "%" G_GUINT64_FORMAT, v);
+}
+
+void
 dts_json_bool (DtsJson *j, gboolean v)
 {
   before_value (j);
@@ -221,6 +228,13 @@ dts_json_kv_int (DtsJson *j, const char *key, gint64 v)
 {
   dts_json_key (j, key);
   dts_json_int (j, v);
+}
+
+void
+dts_json_kv_uint (DtsJson *j, const char *key, guint64 v)
+{
+  dts_json_key (j, key);
+  dts_json_uint (j, v);
 }
 
 void

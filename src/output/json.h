@@ -27,6 +27,8 @@ void dts_json_key (DtsJson *j, const char *key);
 void dts_json_string (DtsJson *j, const char *s); /* NULL writes null */
 void dts_json_double (DtsJson *j, double v);
 void dts_json_int (DtsJson *j, gint64 v);
+/* Unsigned values (seeds, counters) above G_MAXINT64 must not wrap negative. */
+void dts_json_uint (DtsJson *j, guint64 v);
 void dts_json_bool (DtsJson *j, gboolean v);
 void dts_json_null (DtsJson *j);
 
@@ -34,6 +36,7 @@ void dts_json_null (DtsJson *j);
 void dts_json_kv_string (DtsJson *j, const char *key, const char *s);
 void dts_json_kv_double (DtsJson *j, const char *key, double v);
 void dts_json_kv_int (DtsJson *j, const char *key, gint64 v);
+void dts_json_kv_uint (DtsJson *j, const char *key, guint64 v);
 void dts_json_kv_bool (DtsJson *j, const char *key, gboolean v);
 
 /* The text so far (lent); ends with a newline once the top value is closed. */

@@ -80,7 +80,7 @@ json_fields (DtsJson *j, const void *record, const Field *fields)
       dts_json_kv_int (j, f->key, MEMBER (gint64, record, f));
       break;
     case FIELD_UINT64:
-      dts_json_kv_int (j, f->key, (gint64) MEMBER (guint64, record, f));
+      dts_json_kv_uint (j, f->key, MEMBER (guint64, record, f));
       break;
     case FIELD_BOOL:
       dts_json_kv_bool (j, f->key, MEMBER (gboolean, record, f));

@@ -188,6 +188,44 @@ check_options (const DtsPlatform *platform, const DtsRunOptions *opts, GError **
   return TRUE;
 }
 
+int *
+dts_schedule_ps_placement (const DtsPlatform *platform, int n_ranks, int *n_servers,
+                           GError **error)
+{
+  g_return_val_if_fail (n_ranks >= 1 && n_ranks <= (int) platform->gpus->len, NULL);
+  /* Participating ranks of every node, in node order. */
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < platform->nodes->len; i++) {
+    const DtsNode *node = &g_array_index (platform->nodes, DtsNode, i);
+    GArray *mine = g_array_new (FALSE, FALSE, sizeof (int));
+    for (guint j = 0; j < node->ranks->len; j++)
+      if (g_array_index (node->ranks, int, j) < n_ranks)
+        g_array_append_val (mine, g_array_index (node->ranks, int, j));
+    if (mine->len > 0)
+      g_ptr_array_add (nodes, mine);
+    else
+      g_array_unref (mine);
+  }
+  int want = *n_servers > 0 ? *n_servers : (int) nodes->len;
+  if (want > n_ranks) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "%d parameter servers for %d GPU%s (expected at most one server per GPU "
+                 "taking part)",
+                 want, n_ranks, n_ranks == 1 ? "" : "s");
+    return NULL;
+  }
+  g_autofree int *server_rank = g_new (int, want);
+  int k = 0;
+  for (guint slot = 0; k < want; slot++)
+    for (guint i = 0; i < nodes->len && k < want; i++) {
+      GArray *mine = g_ptr_array_index (nodes, i);
+      if (slot < mine->len)
+        server_rank[k++] = g_array_index (mine, int, slot);
+    }
+  *n_servers = want;
+  return g_steal_pointer (&server_rank);
+}
+
 DtsSchedule *
 dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, DtsCost *cost,
                      const DtsRunOptions *opts, GError **error)
@@ -215,12 +253,20 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       bucket_of[l] = -1;
   }
 
+  const char *algorithm = opts->collective ? opts->collective : "ring";
+  int n_servers = opts->ps_count;
+  g_autofree int *server_rank = NULL;
+  if (strcmp (algorithm, "ps") == 0) {
+    server_rank = dts_schedule_ps_placement (platform, n, &n_servers, error);
+    if (server_rank == NULL)
+      return NULL;
+  }
   for (guint b = 0; b < s->buckets->len; b++) {
     DtsCollParams cp = { .n_ranks = n, .ring = NULL,
                          .bytes = g_array_index (s->buckets, DtsBucket, b).bytes,
-                         .channels = opts->channels, .chunk_bytes = opts->chunk_bytes };
-    DtsCollPlan *plan = dts_coll_plan_new (opts->collective ? opts->collective : "ring", &cp,
-                                           error);
+                         .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
+                         .n_servers = n_servers, .server_rank = server_rank };
+    DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
     if (plan == NULL)
       return NULL;
     g_ptr_array_add (s->plans, plan);

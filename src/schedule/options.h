@@ -36,7 +36,8 @@ typedef struct {
   int iterations;              /* >= 1; the first is a warm-up when there are more */
   DtsPrecision precision;
   const char *cost_model;      /* cost-model table id */
-  const char *collective;      /* all-reduce algorithm table id ("ring") */
+  const char *collective;      /* all-reduce algorithm table id ("ring", "ps") */
+  int ps_count;                /* ps: parameter servers; 0 = one per node taking part */
   double bucket_bytes;         /* gradient bucket cap, > 0 */
   double chunk_bytes;          /* collective chunk, > 0 */
   int channels;                /* parallel rings, >= 1 */

@@ -22,7 +22,13 @@
  * Compute operations carry their time on an idle GPU (from the cost model);
  * the simulation turns it into work on the GPU host, so a GPU shared with a
  * reduction kernel slows down. Ranks with identical GPU specs share one
- * program. */
+ * program.
+ *
+ * With the parameter-server collective ("ps"), the schedule also places the
+ * servers (dts_schedule_ps_placement): round-robin over the nodes taking
+ * part, on each node's first participating GPU, then its second, and so on
+ * (TensorFlow's parameter-server tasks co-located on the worker machines).
+ * Every bucket's plan uses the same servers. */
 #ifndef DTS_SCHEDULE_SCHEDULE_H
 #define DTS_SCHEDULE_SCHEDULE_H
 
@@ -110,6 +116,15 @@ dts_schedule_program (const DtsSchedule *s, int rank)
 {
   return g_ptr_array_index (s->programs, s->rank_program[rank]);
 }
+
+/* Place N_SERVERS parameter servers on the first N_RANKS ranks of PLATFORM:
+ * server k on node k mod M (M nodes take part), on that node's
+ * (k div M)-th participating rank; nodes with fewer ranks are skipped.
+ * N_SERVERS 0 means one per node. Returns the server -> rank array and sets
+ * *N_SERVERS, or NULL with DTS_ERROR_INVALID when there are more servers
+ * than ranks. */
+int *dts_schedule_ps_placement (const DtsPlatform *platform, int n_ranks, int *n_servers,
+                                GError **error);
 
 /* Memory of one rank training WORKLOAD at BATCH and PRECISION. */
 void dts_schedule_memory_estimate (const DtsWorkload *workload, int batch, DtsPrecision precision,

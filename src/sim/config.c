@@ -27,10 +27,16 @@
 #include "sim/sg-shim.h"
 #include "sim/sim.h"
 
+/* contexts/guard-size:0 — SimGrid protects each actor stack with a guard
+ * page, which costs two memory mappings per actor; with two actors per GPU,
+ * 16k GPUs exceed Linux's default vm.max_map_count (65530) and SimGrid
+ * aborts ("Failed to protect stack"). dtsim's actors keep shallow stacks;
+ * `--cfg=contexts/guard-size:1` restores the guard pages. */
 static const char *const default_cfg[] = {
   "network/model:CM02",
   "network/crosstraffic:0",
   "network/TCP-gamma:0",
+  "contexts/guard-size:0",
   NULL,
 };
 

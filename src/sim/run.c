@@ -133,6 +133,13 @@ dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **
     o.precision = workload->training.has_precision ? workload->training.precision : DTS_PREC_FP32;
   if (o.collective == NULL)
     o.collective = "ring";
+  if (strcmp (o.collective, "ps") == 0 && o.ps_count > o.n_gpus) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-count %d: only %d GPU%s take part (servers run on GPU hosts, at most "
+                 "one per GPU)",
+                 o.ps_count, o.n_gpus, o.n_gpus == 1 ? "" : "s");
+    return NULL;
+  }
 
   g_autoptr (DtsCost) cost = dts_cost_new (o.cost_model ? o.cost_model : "roofline", error);
   if (cost == NULL)

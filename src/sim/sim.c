@@ -23,6 +23,19 @@
  * this is the step time exactly; elsewhere the two differ by the amounts
  * measured in doc/SIMULATION.md.
  *
+ * Parameter servers (plans with n_servers > 0, the same at both
+ * granularities): one server actor per server on the host of the rank that
+ * runs it. Per bucket, every communication actor posts all its pushes (one
+ * message of S/P bytes per server, to the server's mailbox) at once, then
+ * all its pulls, and waits for them; the server receives the N - 1 remote
+ * contributions, sums the N of them (an execution on its GPU of (N + 1) S/P
+ * bytes of memory traffic at the GPU's memory bandwidth: add_n reads N
+ * inputs and writes one), then sends the sum to the N - 1 remote ranks at
+ * once. So the incast of N - 1 pushes at a server's link and the outcast of
+ * its pulls share that link as the flow model says. The shard of the rank
+ * that runs the server stays on the host: semaphores stand for its push and
+ * pull. A server takes the next bucket once all its pulls have been sent.
+ *
  * Transfers are rounded to whole bytes (SimGrid counts bytes in a long). */
 #include "config.h"
 
@@ -74,7 +87,18 @@ typedef struct {
   sg_sem_t ready;            /* one release per bucket handed to the comm stream */
   sg_sem_t done;             /* one release per bucket all-reduced */
   sg_mailbox_t inbox;        /* messages from the ring predecessor */
+  sg_mailbox_t pulls;        /* ps: summed shards from the servers */
 } Rank;
+
+/* A parameter server (ps plans). */
+typedef struct {
+  Sim *sim;
+  int index;
+  Rank *rank;                /* the participant whose host runs it */
+  sg_mailbox_t inbox;        /* pushes from the other ranks */
+  sg_sem_t local_in;         /* the hosting rank's own shard is ready */
+  sg_sem_t local_out;        /* the hosting rank's shard is summed */
+} Server;
 
 typedef struct {
   gboolean known;
@@ -91,6 +115,9 @@ struct _Sim {
   RingLatency *latency;      /* one per plan, filled on first use */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
   sg_bar_t phase_end;        /* flow: all ranks leave a phase together */
+  int n_servers;             /* ps: servers of every plan (0 without) */
+  const int *server_rank;    /* ps: server -> rank (the first plan's) */
+  Server *servers;
   int finished;              /* compute actors that ran every iteration */
   gint64 wall_start_us;
   gint64 last_progress_us;
@@ -205,6 +232,69 @@ allreduce_flow (Sim *sim, Rank *rk, int plan_index)
   }
 }
 
+/* One bucket through the parameter servers, as one worker (see the header). */
+static void
+allreduce_ps (Sim *sim, Rank *rk, int plan_index)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  int p = plan->n_servers;
+  long bytes = whole_bytes (plan->seg_bytes);
+  g_autofree sg_comm_t *comms = g_new (sg_comm_t, 2 * p);
+  g_autofree void **slots = g_new (void *, p);
+  int n_comms = 0, n_pulls = 0;
+  for (int step = 0; step < plan->n_steps; step++) {
+    DtsCollStep st;
+    dts_coll_plan_ps_step (plan, rk->rank, step, &st);
+    if (st.send_to == rk->rank)
+      sg_sem_release (sim->servers[st.send_seg].local_in);
+    else if (st.send_to >= 0)
+      comms[n_comms++] = sg_mailbox_put_async (sim->servers[st.send_seg].inbox, &sim->payload,
+                                               bytes);
+    else if (st.recv_from != rk->rank)
+      comms[n_comms++] = sg_mailbox_get_async (rk->pulls, &slots[n_pulls++]);
+  }
+  sim->trace->events += n_comms;
+  sg_comm_wait_all (comms, n_comms);
+  for (int step = plan->n_reduce_steps; step < plan->n_steps; step++) {
+    DtsCollStep st;
+    dts_coll_plan_ps_step (plan, rk->rank, step, &st);
+    if (st.recv_from == rk->rank)
+      sg_sem_acquire (sim->servers[st.recv_seg].local_out);
+  }
+}
+
+static void
+server_actor (int argc, char **argv)
+{
+  Server *sv = sg_actor_self_get_data ();
+  Sim *sim = sv->sim;
+  DtsTrace *t = sim->trace;
+  int n = sim->n;
+  g_autofree sg_comm_t *comms = g_new (sg_comm_t, MAX (n, 1));
+  g_autofree void **slots = g_new (void *, MAX (n, 1));
+  for (int it = 0; it < t->n_iterations; it++)
+    for (int b = 0; b < t->n_buckets; b++) {
+      const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, b);
+      long bytes = whole_bytes (plan->seg_bytes);
+      for (int r = 0; r < n - 1; r++)
+        comms[r] = sg_mailbox_get_async (sv->inbox, &slots[r]);
+      sg_comm_wait_all (comms, n - 1);
+      sg_sem_acquire (sv->local_in);
+      /* add_n: read N shards, write one; reduce_s_per_byte counts 3 bytes. */
+      double traffic = (n + 1) * plan->seg_bytes / REDUCE_BYTES_PER_BYTE;
+      sg_exec_t sum = reduce_async (sim, sv->rank, traffic);
+      if (sum != NULL)
+        sg_exec_wait (sum);
+      int m = 0;
+      for (int r = 0; r < n; r++)
+        if (r != sv->rank->rank)
+          comms[m++] = sg_mailbox_put_async (sim->ranks[r].pulls, &sim->payload, bytes);
+      sim->trace->events += 2 * m;
+      sg_sem_release (sv->local_out);
+      sg_comm_wait_all (comms, m);
+    }
+}
+
 static const AllreduceFn executors[DTS_GRANULARITY_COUNT] = {
   [DTS_GRANULARITY_STEP] = allreduce_step,
   [DTS_GRANULARITY_FLOW] = allreduce_flow,
@@ -283,7 +373,7 @@ comm_actor (int argc, char **argv)
   Rank *rk = sg_actor_self_get_data ();
   Sim *sim = rk->sim;
   DtsTrace *t = sim->trace;
-  AllreduceFn run = executors[sim->opts->granularity];
+  AllreduceFn run = sim->n_servers > 0 ? allreduce_ps : executors[sim->opts->granularity];
   for (int it = 0; it < t->n_iterations; it++) {
     gsize ri = dts_trace_ri (t, rk->rank, it);
     for (int b = 0; b < t->n_buckets; b++) {
@@ -375,6 +465,16 @@ set_up_ranks (Sim *sim, const DtsPlatform *platform, GError **error)
     rk->ops = g_ptr_array_index (sim->ops, sim->sched->rank_program[r]);
     g_autofree char *mb = g_strdup_printf ("dtsim-rank-%d", r);
     rk->inbox = sg_mailbox_by_name (mb);
+    g_autofree char *pb = g_strdup_printf ("dtsim-pulls-%d", r);
+    rk->pulls = sg_mailbox_by_name (pb);
+  }
+  for (int k = 0; k < sim->n_servers; k++) {
+    Server *sv = &sim->servers[k];
+    sv->sim = sim;
+    sv->index = k;
+    sv->rank = &sim->ranks[sim->server_rank[k]];
+    g_autofree char *mb = g_strdup_printf ("dtsim-ps-%d", k);
+    sv->inbox = sg_mailbox_by_name (mb);
   }
   return TRUE;
 }
@@ -397,6 +497,15 @@ start_actors (Sim *sim)
       sg_actor_set_data (c, rk);
       sg_actor_start (c, comm_actor, 0, NULL);
     }
+  }
+  for (int k = 0; k < sim->n_servers && comm; k++) {
+    Server *sv = &sim->servers[k];
+    sv->local_in = sg_sem_init (0);
+    sv->local_out = sg_sem_init (0);
+    g_autofree char *name = g_strdup_printf ("ps-%d", k);
+    sg_actor_t a = sg_actor_init (name, sv->rank->host);
+    sg_actor_set_data (a, sv);
+    sg_actor_start (a, server_actor, 0, NULL);
   }
 }
 
@@ -447,6 +556,13 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
   g_autofree RingLatency *latency = g_new0 (RingLatency, sched->plans->len + 1);
   sim.ranks = ranks;
   sim.latency = latency;
+  if (sched->plans->len > 0) {
+    const DtsCollPlan *first = g_ptr_array_index (sched->plans, 0);
+    sim.n_servers = first->n_servers;
+    sim.server_rank = first->server_rank;
+  }
+  g_autofree Server *servers = g_new0 (Server, MAX (sim.n_servers, 1));
+  sim.servers = servers;
   g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint p = 0; p < sched->programs->len; p++)
     g_ptr_array_add (ops, compile_program (g_ptr_array_index (sched->programs, p),
@@ -474,6 +590,10 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
   for (int r = 0; r < sim.n; r++) {
     sg_sem_destroy (ranks[r].ready);
     sg_sem_destroy (ranks[r].done);
+  }
+  for (int k = 0; k < sim.n_servers && trace->n_buckets > 0; k++) {
+    sg_sem_destroy (servers[k].local_in);
+    sg_sem_destroy (servers[k].local_out);
   }
   if (sim.finished != sim.n) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,

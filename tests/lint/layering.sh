@@ -5,8 +5,11 @@
 #   output depends on core (and the trace type of sim/trace.h) only.
 src="${top_srcdir:-.}/src"
 status=0
+# Looking nowhere finds nothing: refuse a wrong top_srcdir (99: hard error).
+[ -d "$src/core" ] && [ -d "$src/sim" ] || { echo "layering: no sources under '$src'"; exit 99; }
 
-bad=$(grep -rlE '#include[[:space:]]*[<"]simgrid' "$src" --include='*.c' --include='*.h' \
+# SimGrid's headers: simgrid/, xbt/ (its toolbox) and smpi/.
+bad=$(grep -rlE '#include[[:space:]]*[<"](simgrid|xbt|smpi)[/.]' "$src" --include='*.c' --include='*.h' \
       --include='*.cc' --include='*.cpp' | grep -v "/src/sim/" || true)
 if [ -n "$bad" ]; then
   echo "SimGrid included outside src/sim/:"; echo "$bad"; status=1

@@ -82,8 +82,11 @@ START_TEST (test_units_int)
   dts_test_assert_error (error, DTS_ERROR_PARSE, "'4.2' is not a non-negative integer", NULL);
   g_clear_error (&error);
   ck_assert (!dts_units_parse_int ("-1", &v, &error));
+  dts_test_assert_error (error, DTS_ERROR_PARSE, "'-1' is not a non-negative integer", NULL);
   g_clear_error (&error);
   ck_assert (!dts_units_parse_int ("99999999999", &v, &error));
+  dts_test_assert_error (error, DTS_ERROR_PARSE, "'99999999999'", NULL);
+  ck_assert_int_eq (v, 42); /* failures leave the output alone */
 }
 END_TEST
 
@@ -122,6 +125,27 @@ START_TEST (test_json)
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   dts_json_format_double (buf, sizeof buf, 1.0 / 3.0);
   ck_assert_double_eq (g_ascii_strtod (buf, NULL), 1.0 / 3.0);
+  ck_assert_str_eq (buf, "0.3333333333333333"); /* shortest, not %.17g */
+}
+END_TEST
+
+/* Integers at both ends of their range: an unsigned seed above G_MAXINT64
+ * must not come out negative, as it would through dts_json_int. */
+START_TEST (test_json_integers)
+{
+  g_autoptr (DtsJson) j = dts_json_new ();
+  dts_json_begin_array (j);
+  dts_json_int (j, G_MININT64);
+  dts_json_int (j, G_MAXINT64);
+  dts_json_uint (j, G_MAXUINT64);
+  dts_json_uint (j, 0);
+  dts_json_begin_object (j);
+  dts_json_kv_uint (j, "seed", 4294967295u);
+  dts_json_end_object (j);
+  dts_json_end_array (j);
+  ck_assert_str_eq (dts_json_get (j), "[\n  -9223372036854775808,\n  9223372036854775807,\n"
+                                      "  18446744073709551615,\n  0,\n  {\n"
+                                      "    \"seed\": 4294967295\n  }\n]\n");
 }
 END_TEST
 
@@ -150,6 +174,7 @@ core_suite (void)
   tcase_add_test (tc, test_units_int);
   tcase_add_test (tc, test_precision);
   tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_json_integers);
   tcase_add_test (tc, test_datadir);
   suite_add_tcase (s, tc);
   return s;
