@@ -126,42 +126,6 @@ add_entries (GOptionContext *ctx, RunArgs *a)
 }
 #undef S
 
-static gboolean
-usage (GError **error, const char *option, const char *text, const char *expected)
-{
-  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--%s '%s': expected %s", option, text,
-               expected);
-  return FALSE;
-}
-
-/* An integer option in MIN..MAX; absent keeps *OUT. */
-static gboolean
-int_option (const char *option, const char *text, int min, int max, int *out, GError **error)
-{
-  if (text == NULL)
-    return TRUE;
-  int v;
-  if (!dts_units_parse_int (text, &v, NULL) || v < min || v > max) {
-    g_autofree char *exp = g_strdup_printf ("an integer in %d..%d", min, max);
-    return usage (error, option, text, exp);
-  }
-  *out = v;
-  return TRUE;
-}
-
-/* A positive byte count; absent keeps *OUT. */
-static gboolean
-bytes_option (const char *option, const char *text, double *out, GError **error)
-{
-  if (text == NULL)
-    return TRUE;
-  double v;
-  if (!dts_units_parse (text, DTS_UNIT_BYTES, &v, NULL) || !(v >= 1) || v > 1e15)
-    return usage (error, option, text, "a size from 1 byte to 1PB such as 25MB or 2MiB");
-  *out = v;
-  return TRUE;
-}
-
 /* Everything that can be checked without reading a file. */
 static gboolean
 check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, GError **error)
@@ -172,12 +136,12 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                  a->format);
     return FALSE;
   }
-  if (!int_option ("batch-size", a->batch_size, 1, 1 << 20, &o->batch_size, error)
-      || !int_option ("gpus", a->gpus, 1, 1 << 20, &o->n_gpus, error)
-      || !int_option ("iterations", a->iterations, 1, 100000, &o->iterations, error)
-      || !int_option ("channels", a->channels, 1, DTS_COLL_MAX_CHANNELS, &o->channels, error)
-      || !bytes_option ("bucket-size", a->bucket_size, &o->bucket_bytes, error)
-      || !bytes_option ("chunk-size", a->chunk_size, &o->chunk_bytes, error))
+  if (!dts_cli_parse_int_option ("batch-size", a->batch_size, 1, 1 << 20, &o->batch_size, error)
+      || !dts_cli_parse_int_option ("gpus", a->gpus, 1, 1 << 20, &o->n_gpus, error)
+      || !dts_cli_parse_int_option ("iterations", a->iterations, 1, 100000, &o->iterations, error)
+      || !dts_cli_parse_int_option ("channels", a->channels, 1, DTS_COLL_MAX_CHANNELS, &o->channels, error)
+      || !dts_cli_parse_bytes_option ("bucket-size", a->bucket_size, &o->bucket_bytes, error)
+      || !dts_cli_parse_bytes_option ("chunk-size", a->chunk_size, &o->chunk_bytes, error))
     return FALSE;
   if (a->collective != NULL) {
     gboolean known = FALSE;
@@ -193,7 +157,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     }
     o->collective = a->collective;
   }
-  if (!int_option ("ps-count", a->ps_count, 1, 1 << 20, &o->ps_count, error))
+  if (!dts_cli_parse_int_option ("ps-count", a->ps_count, 1, 1 << 20, &o->ps_count, error))
     return FALSE;
   if (a->ps_count != NULL && strcmp (o->collective, "ps") != 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -204,7 +168,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))
-      return usage (error, "seed", a->seed, "an integer in 0..4294967295");
+      return dts_cli_bad_option ("seed", a->seed, "an integer in 0..4294967295", error);
     o->seed = seed;
   }
   if (a->precision != NULL) {
@@ -218,7 +182,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                                               error))
     return FALSE;
   if (a->trace != NULL && a->trace[0] == '\0')
-    return usage (error, "trace", a->trace, "a file name");
+    return dts_cli_bad_option ("trace", a->trace, "a file name", error);
   return dts_sim_cfg_check (a->cfg, error);
 }
 
@@ -239,11 +203,8 @@ dts_cmd_run (int argc, char **argv, GError **error)
     return FALSE;
   if (help)
     return TRUE;
-  if (argc > 1) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "unexpected argument '%s' (see 'dtsim run --help')", argv[1]);
+  if (!dts_cli_no_arguments (argc, argv, "run", error))
     return FALSE;
-  }
 
   DtsRunOptions o = {
     .n_gpus = 0,
@@ -266,14 +227,9 @@ dts_cmd_run (int argc, char **argv, GError **error)
   const DtsReportWriter *writer = NULL;
   if (!check_args (&a, &o, &writer, error))
     return FALSE;
-  g_autoptr (GArray) overrides = dts_overrides_new ();
-  for (int k = 0; k < 2; k++)
-    for (char **t = k ? a.scale : a.set; t && *t; t++) {
-      DtsOverride ov;
-      if (!dts_override_parse (*t, k == 1, &ov, error))
-        return FALSE;
-      g_array_append_val (overrides, ov);
-    }
+  g_autoptr (GArray) overrides = dts_cli_parse_overrides (a.set, a.scale, error);
+  if (overrides == NULL)
+    return FALSE;
   o.overrides = overrides->len ? overrides : NULL;
   if (dts_cost_model_lookup (o.cost_model) == NULL) {
     g_autofree char *known = dts_cost_model_ids ();
@@ -296,15 +252,8 @@ dts_cmd_run (int argc, char **argv, GError **error)
   o.workload_path = workload_path;
 
   /* Fail on an unwritable trace file before a possibly long simulation. */
-  if (o.trace_path != NULL && strcmp (o.trace_path, "-") != 0) {
-    FILE *f = fopen (o.trace_path, "ab");
-    if (f == NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "trace '%s': cannot write: %s", o.trace_path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-    fclose (f);
-  }
+  if (o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
+    return FALSE;
 
   g_autoptr (DtsTrace) trace = NULL;
   g_autoptr (DtsRunSummary) summary = dts_sim_run_training (&o, &trace, error);

@@ -159,6 +159,7 @@ static const Field json_options[] = {
   S_DOUBLE ("bucket_bytes", bucket_bytes),
   S_DOUBLE ("chunk_bytes", chunk_bytes),
   S_INT ("channels", channels),
+  S_INT ("ps_servers", ps_servers),
   S_BOOL ("overlap", overlap),
   S_UINT64 ("seed", seed),
   END_FIELDS,

@@ -57,9 +57,14 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   if (s->n_gpus > 1) {
     g_string_append_printf (out, "  %s all-reduce: %u bucket%s of >= %s, ", s->collective,
                             s->buckets->len, s->buckets->len == 1 ? "" : "s", B (s->bucket_bytes));
-    g_string_append_printf (out, "%d channel%s, %s chunks, %s granularity, overlap %s\n",
-                            s->channels, s->channels == 1 ? "" : "s", B (s->chunk_bytes),
-                            s->granularity, s->overlap ? "on" : "off");
+    if (s->ps_servers > 0)
+      g_string_append_printf (out, "%d parameter server%s, ", s->ps_servers,
+                              s->ps_servers == 1 ? "" : "s");
+    else
+      g_string_append_printf (out, "%d channel%s, %s chunks, ", s->channels,
+                              s->channels == 1 ? "" : "s", B (s->chunk_bytes));
+    g_string_append_printf (out, "%s granularity, overlap %s\n", s->granularity,
+                            s->overlap ? "on" : "off");
   }
   for (char **o = s->overrides; o && *o; o++)
     g_string_append_printf (out, "  what-if: %s\n", *o);

@@ -58,6 +58,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->bucket_bytes = o->bucket_bytes;
   s->chunk_bytes = o->chunk_bytes;
   s->channels = o->channels;
+  if (sched->plans->len > 0)
+    s->ps_servers = ((const DtsCollPlan *) g_ptr_array_index (sched->plans, 0))->n_servers;
   s->overlap = o->overlap;
   s->seed = o->seed;
   s->params = w->params;

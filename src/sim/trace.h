@@ -108,6 +108,7 @@ typedef struct {
   double bucket_bytes;
   double chunk_bytes;
   int channels;
+  int ps_servers;              /* parameter servers (collective ps), else 0 */
   gboolean overlap;
   guint64 seed;
   double params;
