@@ -103,22 +103,23 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "With --collective ps: parameter servers, placed round-robin over the nodes on "
       "GPU hosts (default: one per node)", "P" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
-      "Start all-reduces only after the whole backward pass", NULL },
+      "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
     { "format", 'f', 0, S, &a->format, "Output: text, json or csv (default: text)", "FMT" },
-    { "trace", 't', 0, S, &a->trace, "Write a Chrome/Perfetto trace to FILE", "FILE" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr", NULL },
+    { "trace", 't', 0, S, &a->trace, "Write a Chrome/Perfetto trace to FILE (default: none)", "FILE" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
     { "comm-granularity", 0, 0, S, &a->granularity,
       "How all-reduces are simulated: step or flow (default: flow)", "G" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg,
-      "SimGrid configuration item, repeatable (e.g. network/model:LV08)", "NAME:VALUE" },
+      "SimGrid configuration item, repeatable (e.g. network/model:LV08; default: "
+      "CM02 without cross-traffic, doc/SIMULATION.md)", "NAME:VALUE" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->set,
       "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, "
-      "repeatable (e.g. link:*-nic*.bandwidth=50Gbps)",
+      "repeatable (e.g. link:*-nic*.bandwidth=50Gbps; default: none)",
       "T:GLOB.F=V" },
     { "scale", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->scale,
       "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, "
-      "repeatable, applied after every --set (e.g. network.bandwidth=0.5)",
+      "repeatable, applied after every --set (e.g. network.bandwidth=0.5; default: none)",
       "TARGET.F=X" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
