@@ -2,18 +2,23 @@
  *
  *   train     fit the networks on DeepBench kernel times and write them with
  *             their manifest (default: the shipped platforms/kernel-models/);
- *   eval      k-fold error on held-out shapes per kernel class and GPU, MLP
- *             beside roofline, and the leave-one-GPU-out comparison;
+ *   eval      error on held-out layer geometries per kernel class and GPU
+ *             (the untouched test split, then k-fold inside the development
+ *             split), MLP beside roofline, and the leave-one-GPU-out
+ *             comparison;
  *   validate  whole-network check: single-GPU training throughput of the
  *             TensorFlow-benchmark models against the measured DGX-1 rows.
  *
  * Data come from --data DIR, else $DTSIM_SHARED/data/kernels (validation:
- * $DTSIM_SHARED/data/validation). Results go to stdout, progress to stderr. */
+ * $DTSIM_SHARED/data/validation). Results go to stdout; eval's progress line
+ * goes to stderr when that is a terminal (nothing otherwise, so that logs and
+ * tests see only results). */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli-private.h"
 #include "core/error.h"
@@ -104,7 +109,7 @@ shared_data_dir (const char *dir, const char *sub, const char *option, GError **
 typedef struct {
   char *data;
   char *format;
-  int seed, folds, epochs, hidden, members;
+  int seed, folds, test_percent, epochs, hidden, members;
 } TrainArgs;
 
 static void
@@ -121,19 +126,24 @@ train_args_init (TrainArgs *a)
 {
   DtsMlpTrainOptions o;
   dts_mlp_train_options_init (&o);
-  *a = (TrainArgs){ .seed = (int) o.seed, .folds = o.folds, .epochs = o.epochs,
-                    .hidden = o.hidden, .members = o.members };
+  *a = (TrainArgs){ .seed = (int) o.seed, .folds = o.folds, .test_percent = o.test_percent,
+                    .epochs = o.epochs, .hidden = o.hidden, .members = o.members };
 }
 
 static void
 add_train_entries (GOptionContext *ctx, TrainArgs *a)
 {
-  static char h_seed[64], h_folds[96], h_epochs[64], h_hidden[64], h_members[80];
+  static char h_seed[64], h_folds[112], h_test[160], h_epochs[64], h_hidden[64],
+      h_members[80];
   DtsMlpTrainOptions o;
   dts_mlp_train_options_init (&o);
   g_snprintf (h_seed, sizeof h_seed, "Seed of the weight initialisation (default: %u)", o.seed);
   g_snprintf (h_folds, sizeof h_folds,
-              "k of the k-fold split; networks are validated on fold 0 (default: %d)", o.folds);
+              "k of the k-fold evaluation inside the development split (default: %d)", o.folds);
+  g_snprintf (h_test, sizeof h_test,
+              "Percent of layer geometries held out as the test split; networks are trained "
+              "on the rest (default: %d)",
+              o.test_percent);
   g_snprintf (h_epochs, sizeof h_epochs, "RPROP epochs per network (default: %d)", o.epochs);
   g_snprintf (h_hidden, sizeof h_hidden, "Hidden units per network (default: %d)", o.hidden);
   g_snprintf (h_members, sizeof h_members, "Networks averaged into each model (default: %d)",
@@ -145,6 +155,7 @@ add_train_entries (GOptionContext *ctx, TrainArgs *a)
       "DIR" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &a->seed, h_seed, "N" },
     { "folds", 0, 0, G_OPTION_ARG_INT, &a->folds, h_folds, "K" },
+    { "test-percent", 0, 0, G_OPTION_ARG_INT, &a->test_percent, h_test, "P" },
     { "epochs", 0, 0, G_OPTION_ARG_INT, &a->epochs, h_epochs, "N" },
     { "hidden", 0, 0, G_OPTION_ARG_INT, &a->hidden, h_hidden, "N" },
     { "members", 0, 0, G_OPTION_ARG_INT, &a->members, h_members, "N" },
@@ -161,7 +172,8 @@ train_options (const TrainArgs *a, DtsMlpTrainOptions *o, GError **error)
                  a->seed);
     return FALSE;
   }
-  *o = (DtsMlpTrainOptions){ .seed = (guint32) a->seed, .folds = a->folds, .epochs = a->epochs,
+  *o = (DtsMlpTrainOptions){ .seed = (guint32) a->seed, .folds = a->folds,
+                             .test_percent = a->test_percent, .epochs = a->epochs,
                              .hidden = a->hidden, .members = a->members };
   return TRUE;
 }
@@ -249,25 +261,29 @@ typedef struct {
   int points;
 } Sum;
 
+typedef enum { HELD_TEST, HELD_KFOLD } Held;
+
 static void
-print_eval_md (const DtsMlpEval *ev)
+print_heldout_md (const DtsMlpEval *ev, Held which)
 {
-  char a[32], b[32], c[32];
-  printf ("## Held-out shapes\n\n"
-          "k-fold cross-validation: every point is predicted by the network that did not\n"
-          "see its layer geometry (at any batch size); roofline on the same points.\n\n"
-          "| kernel | GPU | precision | points | MLP MAPE | roofline MAPE |\n"
+  char a[32], b[32];
+  printf ("| kernel | GPU | precision | points | MLP MAPE | roofline MAPE |\n"
           "|---|---|---|---:|---:|---:|\n");
   Sum by_class[DTS_KERNEL_CLASS_COUNT] = { 0 };
   for (guint i = 0; i < ev->kfold->len; i++) {
     const DtsMlpEvalRow *r = &g_array_index (ev->kfold, DtsMlpEvalRow, i);
-    fmt_pct (a, sizeof a, r->mlp_mape);
-    fmt_pct (b, sizeof b, r->roofline_mape);
+    int n = which == HELD_TEST ? r->test_points : r->points;
+    double mlp = which == HELD_TEST ? r->test_mlp_mape : r->mlp_mape;
+    double roof = which == HELD_TEST ? r->test_roofline_mape : r->roofline_mape;
+    if (n == 0)
+      continue;
+    fmt_pct (a, sizeof a, mlp);
+    fmt_pct (b, sizeof b, roof);
     printf ("| %s | %s | %s | %d | %s | %s |\n", dts_kernel_class_to_string (r->klass), r->gpu_id,
-            dts_precision_to_string (r->precision), r->points, a, b);
-    by_class[r->klass].mlp += r->mlp_mape * r->points;
-    by_class[r->klass].roof += r->roofline_mape * r->points;
-    by_class[r->klass].points += r->points;
+            dts_precision_to_string (r->precision), n, a, b);
+    by_class[r->klass].mlp += mlp * n;
+    by_class[r->klass].roof += roof * n;
+    by_class[r->klass].points += n;
   }
   for (int k = 0; k < DTS_KERNEL_CLASS_COUNT; k++) {
     if (by_class[k].points == 0)
@@ -277,6 +293,23 @@ print_eval_md (const DtsMlpEval *ev)
     printf ("| **%s** | all | | %d | **%s** | **%s** |\n", dts_kernel_class_to_string (k),
             by_class[k].points, a, b);
   }
+}
+
+static void
+print_eval_md (const DtsMlpEval *ev, const DtsMlpTrainOptions *opts)
+{
+  char a[32], b[32], c[32];
+  printf ("## Held-out shapes: test split\n\n"
+          "The layer geometries of the test split (%d%%, at every batch size), predicted by\n"
+          "the networks trained on the development split (the shipped networks); no\n"
+          "setting was chosen on them. Roofline on the same points.\n\n",
+          opts->test_percent);
+  print_heldout_md (ev, HELD_TEST);
+  printf ("\n## Held-out shapes: %d-fold inside the development split\n\n"
+          "Every development point predicted by the network that did not see its layer\n"
+          "geometry (at any batch size); what settings are chosen on.\n\n",
+          opts->folds);
+  print_heldout_md (ev, HELD_KFOLD);
   printf ("\n## Leave one GPU out\n\n"
           "Every point of the held-out GPU, predicted without any of its data: by the\n"
           "nearest other GPU's network times the roofline ratio (scaled), by one network\n"
@@ -323,6 +356,14 @@ print_eval_csv (const DtsMlpEval *ev)
           "conditioned_mape\n");
   for (guint i = 0; i < ev->kfold->len; i++) {
     const DtsMlpEvalRow *r = &g_array_index (ev->kfold, DtsMlpEvalRow, i);
+    printf ("test,%s,%s,%s,,%d", dts_kernel_class_to_string (r->klass), r->gpu_id,
+            dts_precision_to_string (r->precision), r->test_points);
+    csv_num (r->test_mlp_mape);
+    csv_num (r->test_roofline_mape);
+    printf (",,\n");
+  }
+  for (guint i = 0; i < ev->kfold->len; i++) {
+    const DtsMlpEvalRow *r = &g_array_index (ev->kfold, DtsMlpEvalRow, i);
     printf ("kfold,%s,%s,%s,,%d", dts_kernel_class_to_string (r->klass), r->gpu_id,
             dts_precision_to_string (r->precision), r->points);
     csv_num (r->mlp_mape);
@@ -355,6 +396,17 @@ parse_md_csv (const char *s, gboolean *csv, GError **error)
   return TRUE;
 }
 
+/* A progress line that rewrites itself; only called when stderr is a
+ * terminal. */
+static void
+eval_progress (guint done, guint total, gpointer user_data)
+{
+  (void) user_data;
+  fprintf (stderr, "\rdtsim cost eval: training and testing networks: %u/%u%s", done, total,
+           done == total ? "\n" : "");
+  fflush (stderr);
+}
+
 static gboolean
 cost_eval (int argc, char **argv, GError **error)
 {
@@ -368,7 +420,8 @@ cost_eval (int argc, char **argv, GError **error)
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   g_option_context_set_summary (
       ctx, "Report the mean absolute percentage error of the kernel-time networks on\n"
-           "held-out shapes (k-fold, per kernel class and GPU) and on held-out GPUs\n"
+           "held-out layer geometries (the test split, then k-fold inside the\n"
+           "development split; per kernel class and GPU) and on held-out GPUs\n"
            "(leave-one-GPU-out), beside the roofline model on the same points. Networks\n"
            "are retrained with the given options; nothing is written.");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -392,13 +445,14 @@ cost_eval (int argc, char **argv, GError **error)
   g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, error);
   if (cat == NULL)
     return FALSE;
-  g_autoptr (DtsMlpEval) ev = dts_mlp_evaluate (data, cat, &opts, error);
+  g_autoptr (DtsMlpEval) ev = dts_mlp_evaluate (
+      data, cat, &opts, isatty (STDERR_FILENO) ? eval_progress : NULL, NULL, error);
   if (ev == NULL)
     return FALSE;
   if (csv)
     print_eval_csv (ev);
   else
-    print_eval_md (ev);
+    print_eval_md (ev, &opts);
   return TRUE;
 }
 

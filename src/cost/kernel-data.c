@@ -145,12 +145,17 @@ dts_kernel_bytes (const DtsKernel *k, double elem_bytes)
 
 /* A convolution is seen as the implicit GEMM cuDNN runs for it: N*OH*OW rows,
  * K columns, a reduction over C*R*S; the filter area and stride separately
- * (they pick Winograd/FFT/direct algorithms), and the roofline coordinates.
- * Fewer inputs than sizes on purpose: with about 75 shapes per network,
- * seven inputs generalised to unseen layers better than the eleven raw sizes
- * (k-fold, doc/COST-MODELS.md). */
+ * (they pick Winograd/FFT/direct algorithms), whether the filter is 1x1 (a
+ * plain GEMM for cuDNN, no im2col: a regime of its own that ln_rs = 0 alone
+ * did not separate well), and the roofline coordinates. Fewer inputs than
+ * sizes on purpose: with about 60 development shapes per network, these
+ * eight generalised to unseen layers better than the eleven raw sizes, and
+ * no other candidate (Winograd eligibility, output area, ln N, ln C, channel
+ * counts divisible by 8, padding overhead, FLOPs per sample) helped in the
+ * k-fold runs inside the development split (doc/COST-MODELS.md). */
 static const char *const conv_features[] = {
-  "ln_n_out_hw", "ln_k", "ln_c_rs", "ln_rs", "ln_stride", "ln_bytes", "ln_flops_per_byte", NULL,
+  "ln_n_out_hw", "ln_k", "ln_c_rs", "ln_rs", "ln_stride", "is_1x1", "ln_bytes",
+  "ln_flops_per_byte", NULL,
 };
 static const char *const gemm_features[] = {
   "ln_m", "ln_n", "ln_k", "trans_a", "trans_b", "ln_flops", "ln_bytes", "ln_flops_per_byte", NULL,
@@ -183,6 +188,7 @@ dts_kernel_features (const DtsKernel *kernel, double elem_bytes, double *out)
     out[i++] = log ((double) c->c * c->r * c->s);
     out[i++] = log ((double) c->r * c->s);
     out[i++] = log ((double) c->stride_h * c->stride_w);
+    out[i++] = c->r == 1 && c->s == 1 ? 1.0 : 0.0;
   } else {
     const DtsGemmShape *g = &kernel->gemm;
     out[i++] = log (g->m);

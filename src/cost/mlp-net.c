@@ -6,9 +6,10 @@
  * z-scored target ln(time_s / flops); inputs are z-scored with the mean and
  * standard deviation of the training points.
  *
- * Training. With about 75 points per network, one network's error on unseen
- * shapes is dominated by its initial weights; averaging several independently
- * initialised small networks removes most of that variance (a seed ensemble).
+ * Training. With about 75 points per network (the development split), one
+ * network's error on unseen shapes is dominated by its initial weights;
+ * averaging several independently initialised small networks removes most
+ * of that variance (a seed ensemble).
  * Each member (6 hidden units by default) is trained by batch RPROP
  * (Riedmiller & Braun 1993) on the mean squared error for a fixed, small
  * number of epochs (early stopping by budget: longer training fitted the

@@ -1,13 +1,21 @@
 /* mlp-train.c - training, cross-validation and leave-one-GPU-out evaluation of
  * the kernel-time networks (dtsim cost train | eval).
  *
- * Splits. A point's fold is the FNV-1a key of its layer geometry modulo k
- * (k = 5 by default); for convolutions the batch size is left out of the key,
- * so one geometry measured at batch 4, 8, 16 and 32 lands in one fold and a
- * held-out shape is a layer the network has never seen at any batch. The
- * three convolution passes of a geometry share its fold. Shipped networks are
- * trained on folds 1..k-1 and validated on fold 0; `cost eval` reports the
- * k-fold error (every point predicted by the network that did not see it).
+ * Splits. Everything works on layer geometries: the FNV-1a key of a shape
+ * without its batch size, so one geometry measured at batch 4, 8, 16 and 32
+ * is in one part and a held-out shape is a layer the network has never seen
+ * at any batch; the three convolution passes of a geometry go together.
+ *
+ *  - The test split: the geometries whose salted, mixed key falls in the
+ *    lowest test_percent (20) of 100 buckets. It is never used to choose
+ *    anything (inputs, network size, epochs, ensemble size): it only measures
+ *    the networks trained on the rest. That is the headline error.
+ *  - The development split (the rest) is what networks are trained on, and
+ *    where settings are chosen: by k-fold (k = 5, fold = key modulo k)
+ *    inside it, the secondary error `cost eval` reports.
+ *
+ * The shipped networks are the development-split networks; their manifest
+ * records the test-split error as their validation error.
  *
  * Leave-one-GPU-out. For each GPU and precision, its points are predicted
  * (a) by the network of the nearest other GPU, multiplied by the roofline
@@ -43,6 +51,7 @@ dts_mlp_train_options_init (DtsMlpTrainOptions *opts)
   *opts = (DtsMlpTrainOptions){
     .seed = 1,
     .folds = 5,
+    .test_percent = 20,
     .epochs = 100,
     .hidden = 6,
     .members = 10,
@@ -52,11 +61,12 @@ dts_mlp_train_options_init (DtsMlpTrainOptions *opts)
 static gboolean
 check_options (const DtsMlpTrainOptions *o, GError **error)
 {
-  if (o->folds < 2 || o->folds > 100 || o->epochs < 1 || o->epochs > 1000000 || o->hidden < 1
-      || o->hidden > 1000 || o->members < 1 || o->members > 100) {
+  if (o->folds < 2 || o->folds > 100 || o->test_percent < 1 || o->test_percent > 50
+      || o->epochs < 1 || o->epochs > 1000000 || o->hidden < 1 || o->hidden > 1000
+      || o->members < 1 || o->members > 100) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "training options out of range (folds 2..100, epochs 1..1000000, hidden "
-                 "1..1000, members 1..100)");
+                 "training options out of range (folds 2..100, test-percent 1..50, epochs "
+                 "1..1000000, hidden 1..1000, members 1..100)");
     return FALSE;
   }
   return TRUE;
@@ -79,13 +89,36 @@ point_fold (const DtsKernelPoint *p, int folds)
   return (int) (dts_kernel_shape_key (&p->kernel, TRUE) % (guint32) folds);
 }
 
+/* Salt of the test split's hash: fixed, so that the split never moves; a
+ * different mix from the k-fold's plain modulo, so that the two are
+ * independent. */
+#define TEST_SPLIT_SALT 0x7e57c0deu
+
+gboolean
+dts_mlp_point_is_test (const DtsKernelPoint *p, int test_percent)
+{
+  /* murmur3's finaliser: every key bit moves every bucket bit */
+  guint32 h = dts_kernel_shape_key (&p->kernel, TRUE) ^ TEST_SPLIT_SALT;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return (int) (h % 100u) < test_percent;
+}
+
 #define BIT(d) (G_GUINT64_CONSTANT (1) << (d))
 
-/* Does point P belong to the selection (class, devices, folds)? KEEP_FOLD
- * >= 0 keeps only that fold; SKIP_FOLD >= 0 drops that fold. */
+typedef enum { PART_DEV, PART_TEST } Part;
+
+/* Does point P belong to the selection (class, devices, part, folds)?
+ * KEEP_FOLD >= 0 keeps only that fold of the development split; SKIP_FOLD
+ * >= 0 drops that fold. */
 typedef struct {
   DtsKernelClass klass;
   guint64 devices;
+  Part part;
+  int test_percent;
   int folds, keep_fold, skip_fold;
 } Selection;
 
@@ -94,8 +127,30 @@ selected (const Selection *s, const DtsKernelPoint *p)
 {
   if (p->kernel.klass != s->klass || !(s->devices & BIT (p->device)))
     return FALSE;
+  if (dts_mlp_point_is_test (p, s->test_percent) != (s->part == PART_TEST))
+    return FALSE;
   int f = point_fold (p, s->folds);
   return (s->keep_fold < 0 || f == s->keep_fold) && (s->skip_fold < 0 || f != s->skip_fold);
+}
+
+/* The development split of class K on DEVICES, less fold SKIP (-1: none). */
+static Selection
+dev_split (const DtsMlpTrainOptions *o, DtsKernelClass k, guint64 devices, int skip)
+{
+  return (Selection){ k, devices, PART_DEV, o->test_percent, o->folds, -1, skip };
+}
+
+/* Fold KEEP of the development split (-1: all of it). */
+static Selection
+dev_fold (const DtsMlpTrainOptions *o, DtsKernelClass k, guint64 devices, int keep)
+{
+  return (Selection){ k, devices, PART_DEV, o->test_percent, o->folds, keep, -1 };
+}
+
+static Selection
+test_split (const DtsMlpTrainOptions *o, DtsKernelClass k, guint64 devices)
+{
+  return (Selection){ k, devices, PART_TEST, o->test_percent, o->folds, -1, -1 };
 }
 
 /* GPU records of the device table (DtsMlpGpu, table order), from the catalogue. */
@@ -285,9 +340,12 @@ manifest_head (GString *s, const DtsKernelData *data, const DtsMlpTrainOptions *
   g_string_append_printf (s,
                           "  <training algorithm=\"rprop\" seed=\"%u\" epochs=\"%d\" "
                           "hidden=\"%d\" members=\"%d\"\n            folds=\"%d\" "
-                          "validation-fold=\"0\" split=\"FNV-1a of the layer geometry without "
-                          "the batch size, modulo folds\"/>\n",
-                          opts->seed, opts->epochs, opts->hidden, opts->members, opts->folds);
+                          "test-percent=\"%d\" split=\"trained on the development split, "
+                          "validated on the test split: the layer geometries (FNV-1a without "
+                          "the batch size, mixed with a fixed salt) in the lowest test-percent "
+                          "of 100 buckets\"/>\n",
+                          opts->seed, opts->epochs, opts->hidden, opts->members, opts->folds,
+                          opts->test_percent);
   const struct {
     const char *file, *sha, *source;
   } files[] = {
@@ -352,8 +410,8 @@ dts_mlp_train (const DtsKernelData *data, const DtsGpuCatalog *cat,
   guint64 present = 0;
   for (guint d = 0; d < n_dev; d++) {
     for (int k = 0; k < DTS_KERNEL_CLASS_COUNT; k++) {
-      Selection train = { k, BIT (d), opts->folds, -1, 0 };
-      Selection valid = { k, BIT (d), opts->folds, 0, -1 };
+      Selection train = dev_split (opts, k, BIT (d), -1);
+      Selection valid = test_split (opts, k, BIT (d));
       g_autoptr (DtsMlpNet) net =
           train_net (data, gpus, &train, table[d].precision, table[d].gpu_id, opts);
       if (net == NULL)
@@ -402,9 +460,43 @@ dts_mlp_eval_free (DtsMlpEval *eval)
   g_free (eval);
 }
 
+/* Reports progress in steps of one (GPU, precision) per stage. */
+typedef struct {
+  DtsMlpProgressFunc func;
+  gpointer user_data;
+  guint done, total;
+} Progress;
+
 static void
-eval_kfold (const DtsKernelData *data, const DtsGpuCatalog *cat, const DtsMlpGpu *gpus,
-            const DtsMlpTrainOptions *opts, GArray *rows)
+progress_step (Progress *pr)
+{
+  pr->done++;
+  if (pr->func != NULL)
+    pr->func (pr->done, pr->total, pr->user_data);
+}
+
+/* Sum of the roofline's absolute percentage errors over the selected points. */
+static double
+sum_ape_roofline (const DtsKernelData *data, const DtsGpuSpec *spec, const Selection *sel)
+{
+  double sum = 0;
+  for (guint i = 0; i < data->points->len; i++) {
+    const DtsKernelPoint *p = &g_array_index (data->points, DtsKernelPoint, i);
+    if (selected (sel, p))
+      sum += dts_mlp_ape (roofline_time (p, spec), p->time_s);
+  }
+  return sum;
+}
+
+static double
+mape_or_nan (double sum, int n)
+{
+  return n > 0 ? sum / n : NAN;
+}
+
+static void
+eval_heldout (const DtsKernelData *data, const DtsGpuCatalog *cat, const DtsMlpGpu *gpus,
+              const DtsMlpTrainOptions *opts, GArray *rows, Progress *pr)
 {
   const DtsKernelDevice *table = dts_kernel_devices ();
   for (guint d = 0; d < dts_kernel_n_devices (); d++) {
@@ -412,45 +504,57 @@ eval_kfold (const DtsKernelData *data, const DtsGpuCatalog *cat, const DtsMlpGpu
     for (int k = 0; k < DTS_KERNEL_CLASS_COUNT; k++) {
       DtsMlpEvalRow row = { .klass = k, .gpu_id = table[d].gpu_id,
                             .precision = table[d].precision };
+      /* the headline: the development-split network on the test split */
+      Selection dev = dev_split (opts, k, BIT (d), -1);
+      Selection test = test_split (opts, k, BIT (d));
       double mlp = 0, roof = 0;
+      g_autoptr (DtsMlpNet) shipped =
+          train_net (data, gpus, &dev, table[d].precision, table[d].gpu_id, opts);
+      if (shipped != NULL) {
+        mlp = sum_ape (data, gpus, shipped, &test, &row.test_points);
+        roof = sum_ape_roofline (data, spec, &test);
+      }
+      /* secondary: k-fold inside the development split */
+      double kmlp = 0, kroof = 0;
       for (int f = 0; f < opts->folds; f++) {
-        Selection train = { k, BIT (d), opts->folds, -1, f };
-        Selection test = { k, BIT (d), opts->folds, f, -1 };
+        Selection train = dev_split (opts, k, BIT (d), f);
+        Selection held = dev_fold (opts, k, BIT (d), f);
         g_autoptr (DtsMlpNet) net =
             train_net (data, gpus, &train, table[d].precision, table[d].gpu_id, opts);
         int n = 0;
-        if (net != NULL)
-          mlp += sum_ape (data, gpus, net, &test, &n);
+        if (net != NULL) {
+          kmlp += sum_ape (data, gpus, net, &held, &n);
+          kroof += sum_ape_roofline (data, spec, &held);
+        }
         row.points += n;
       }
-      for (guint i = 0; i < data->points->len; i++) {
-        const DtsKernelPoint *p = &g_array_index (data->points, DtsKernelPoint, i);
-        if (p->device == d && p->kernel.klass == (DtsKernelClass) k)
-          roof += dts_mlp_ape (roofline_time (p, spec), p->time_s);
-      }
-      if (row.points == 0)
+      if (row.points + row.test_points == 0)
         continue;
-      row.mlp_mape = mlp / row.points;
-      row.roofline_mape = roof / row.points;
+      row.test_mlp_mape = mape_or_nan (mlp, row.test_points);
+      row.test_roofline_mape = mape_or_nan (roof, row.test_points);
+      row.mlp_mape = mape_or_nan (kmlp, row.points);
+      row.roofline_mape = mape_or_nan (kroof, row.points);
       g_array_append_val (rows, row);
     }
+    progress_step (pr);
   }
 }
 
 static gboolean
 eval_logo (const DtsKernelData *data, const DtsGpuCatalog *cat, DtsMlpGpu *gpus,
-           const DtsMlpTrainOptions *opts, GArray *rows, GError **error)
+           const DtsMlpTrainOptions *opts, GArray *rows, Progress *pr, GError **error)
 {
   const DtsKernelDevice *table = dts_kernel_devices ();
   const guint n_dev = dts_kernel_n_devices ();
-  /* The shipped networks of every device (training split). */
+  /* The shipped networks of every device (development split). */
   g_autoptr (GPtrArray) nets = g_ptr_array_new_with_free_func (net_free_cb);
   for (guint d = 0; d < n_dev; d++) {
     for (int k = 0; k < DTS_KERNEL_CLASS_COUNT; k++) {
-      Selection train = { k, BIT (d), opts->folds, -1, 0 };
+      Selection train = dev_split (opts, k, BIT (d), -1);
       g_ptr_array_add (nets, train_net (data, gpus, &train, table[d].precision, table[d].gpu_id,
                                         opts));
     }
+    progress_step (pr);
   }
   static const DtsPrecision precisions[] = { DTS_PREC_FP32, DTS_PREC_FP16 };
   for (guint pi = 0; pi < G_N_ELEMENTS (precisions); pi++) {
@@ -476,7 +580,7 @@ eval_logo (const DtsKernelData *data, const DtsGpuCatalog *cat, DtsMlpGpu *gpus,
         const char *nearest = dts_mlp_set_source_gpu (set, spec, table[h].precision, k);
         if (nearest == NULL)
           continue;
-        Selection train = { k, others, opts->folds, -1, 0 };
+        Selection train = dev_split (opts, k, others, -1);
         g_autoptr (DtsMlpNet) cond = train_net (data, gpus, &train, table[h].precision, NULL, opts);
         DtsMlpLogoRow row = { .klass = k, .precision = table[h].precision,
                               .held_out = table[h].gpu_id, .nearest = g_intern_string (nearest) };
@@ -504,6 +608,7 @@ eval_logo (const DtsKernelData *data, const DtsGpuCatalog *cat, DtsMlpGpu *gpus,
         row.roofline_mape = roof / row.points;
         g_array_append_val (rows, row);
       }
+      progress_step (pr);
     }
   }
   return TRUE;
@@ -511,18 +616,20 @@ eval_logo (const DtsKernelData *data, const DtsGpuCatalog *cat, DtsMlpGpu *gpus,
 
 DtsMlpEval *
 dts_mlp_evaluate (const DtsKernelData *data, const DtsGpuCatalog *cat,
-                  const DtsMlpTrainOptions *opts, GError **error)
+                  const DtsMlpTrainOptions *opts, DtsMlpProgressFunc progress,
+                  gpointer user_data, GError **error)
 {
   if (!check_options (opts, error))
     return NULL;
+  Progress pr = { progress, user_data, 0, 3 * dts_kernel_n_devices () };
   g_autoptr (GArray) gpus = build_gpus (cat, error);
   if (gpus == NULL)
     return NULL;
   g_autoptr (DtsMlpEval) eval = g_new0 (DtsMlpEval, 1);
   eval->kfold = g_array_new (FALSE, FALSE, sizeof (DtsMlpEvalRow));
   eval->logo = g_array_new (FALSE, FALSE, sizeof (DtsMlpLogoRow));
-  eval_kfold (data, cat, (DtsMlpGpu *) gpus->data, opts, eval->kfold);
-  if (!eval_logo (data, cat, (DtsMlpGpu *) gpus->data, opts, eval->logo, error))
+  eval_heldout (data, cat, (DtsMlpGpu *) gpus->data, opts, eval->kfold, &pr);
+  if (!eval_logo (data, cat, (DtsMlpGpu *) gpus->data, opts, eval->logo, &pr, error))
     return NULL;
   return g_steal_pointer (&eval);
 }

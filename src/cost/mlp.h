@@ -58,31 +58,43 @@ const char *dts_mlp_set_source_gpu (DtsMlpSet *set, const DtsGpuSpec *gpu, DtsPr
 /* ---- training and evaluation (dtsim cost train | eval) -------------------- */
 
 typedef struct {
-  guint32 seed;  /* weight initialisation */
-  int folds;     /* k of the k-fold evaluation; shipped networks leave out fold 0 */
-  int epochs;    /* RPROP epochs per ensemble member */
-  int hidden;    /* hidden units per member */
-  int members;   /* ensemble members averaged into one network */
+  guint32 seed;     /* weight initialisation */
+  int folds;        /* k of the k-fold evaluation inside the development split */
+  int test_percent; /* share of layer geometries in the test split */
+  int epochs;       /* RPROP epochs per ensemble member */
+  int hidden;       /* hidden units per member */
+  int members;      /* ensemble members averaged into one network */
 } DtsMlpTrainOptions;
+
+/* Is P in the test split? Its layer geometry (without the batch size; the
+ * three convolution passes of a geometry alike) hashed with a fixed salt, in
+ * the lowest TEST_PERCENT of 100 buckets. Independent of the k-fold
+ * assignment, which works on the remaining development split. */
+gboolean dts_mlp_point_is_test (const DtsKernelPoint *p, int test_percent);
 
 /* The defaults the shipped networks were trained with. */
 void dts_mlp_train_options_init (DtsMlpTrainOptions *opts);
 
 /* Train one network per (kernel class, GPU, precision) of DATA on the
- * training split, validate on the rest and write the networks and
+ * development split, test it on the test split and write the networks and
  * manifest.xml into OUT_DIR (created if needed). CAT supplies the GPU numbers
  * recorded in the manifest. Byte-identical output for the same data, options
  * and build. */
 gboolean dts_mlp_train (const DtsKernelData *data, const DtsGpuCatalog *cat,
                         const DtsMlpTrainOptions *opts, const char *out_dir, GError **error);
 
-/* k-fold error on held-out shapes of one (kernel class, GPU, precision), MLP
- * and roofline on the same points. */
+/* Error on held-out shapes of one (kernel class, GPU, precision), MLP and
+ * roofline on the same points: on the test split, predicted by the network
+ * trained on the development split (the shipped network), and k-fold inside
+ * the development split. A MAPE is NAN where there are no points. */
 typedef struct {
   DtsKernelClass klass;
   const char *gpu_id; /* lent from the device table */
   DtsPrecision precision;
-  int points;
+  int test_points;
+  double test_mlp_mape;
+  double test_roofline_mape;
+  int points; /* k-fold inside the development split */
   double mlp_mape;
   double roofline_mape;
 } DtsMlpEvalRow;
@@ -103,12 +115,17 @@ typedef struct {
 } DtsMlpLogoRow;
 
 typedef struct {
-  GArray *kfold; /* DtsMlpEvalRow, device table order, then class order */
+  GArray *kfold; /* DtsMlpEvalRow (test and k-fold), device table, then class order */
   GArray *logo;  /* DtsMlpLogoRow, precision, held-out GPU, class order */
 } DtsMlpEval;
 
+/* Called after each network trained by an evaluation: DONE of TOTAL. */
+typedef void (*DtsMlpProgressFunc) (guint done, guint total, gpointer user_data);
+
+/* PROGRESS may be NULL. */
 DtsMlpEval *dts_mlp_evaluate (const DtsKernelData *data, const DtsGpuCatalog *cat,
-                              const DtsMlpTrainOptions *opts, GError **error);
+                              const DtsMlpTrainOptions *opts, DtsMlpProgressFunc progress,
+                              gpointer user_data, GError **error);
 void dts_mlp_eval_free (DtsMlpEval *eval);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsMlpEval, dts_mlp_eval_free)
 

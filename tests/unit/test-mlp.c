@@ -179,6 +179,14 @@ START_TEST (test_kernel_features)
   const char *const *names = dts_kernel_feature_names (DTS_KERNEL_CONV_FWD);
   ck_assert_str_eq (names[0], "ln_n_out_hw");
   ck_assert_double_eq_tol (x[0], log (16.0 * 28 * 28), 1e-12);
+  /* the 1x1 flag: off for a 3x3 filter, on for a 1x1 one */
+  ck_assert_str_eq (names[5], "is_1x1");
+  ck_assert_double_eq (x[5], 0.0);
+  DtsKernel one = conv (DTS_KERNEL_CONV_FWD, 16, 64, 56, 128, 1, 0, 1);
+  double y[DTS_KERNEL_MAX_FEATURES];
+  dts_kernel_features (&one, 4.0, y);
+  ck_assert_double_eq (y[5], 1.0);
+  ck_assert_double_eq_tol (y[3], 0.0, 1e-12); /* ln(R*S) */
   /* last two: ln bytes and ln intensity */
   guint n = dts_kernel_n_features (DTS_KERNEL_CONV_FWD);
   ck_assert_double_eq_tol (x[n - 2], log (dts_kernel_bytes (&c, 4.0)), 1e-12);
@@ -326,15 +334,116 @@ START_TEST (test_train_deterministic)
   g_autofree char *nc = read_in (c, "T4.fp32.gemm.net");
   ck_assert (strcmp (na, nc) != 0);
 
+  ck_assert (strstr (manifest, "folds=\"5\" test-percent=\"20\"") != NULL);
+
   opts.folds = 1;
   g_autofree char *src = dts_test_srcpath ("tests/data/mlp-kernels");
   g_autoptr (DtsKernelData) data = dts_kernel_data_load (src, NULL);
   g_autoptr (DtsGpuCatalog) cat = catalog ();
   ck_assert (!dts_mlp_train (data, cat, &opts, c, &error));
   dts_test_assert_error (error, DTS_ERROR_USAGE, "folds 2..100", NULL);
+  g_clear_error (&error);
+  opts.folds = 5;
+  opts.test_percent = 0;
+  ck_assert (!dts_mlp_train (data, cat, &opts, c, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "test-percent 1..50", NULL);
+  g_clear_error (&error);
+  opts.test_percent = 51;
+  ck_assert_ptr_null (dts_mlp_evaluate (data, cat, &opts, NULL, NULL, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "test-percent 1..50", NULL);
   remove_tree (a);
   remove_tree (b);
   remove_tree (c);
+}
+END_TEST
+
+/* ---- the test split and the evaluation ------------------------------------ */
+
+/* The test split holds out whole layer geometries (every batch size, every
+ * convolution pass), about the requested share of them, independently of
+ * the k-fold assignment. */
+START_TEST (test_split)
+{
+  int test = 0, total = 0, folds[5] = { 0 };
+  for (int c = 1; c <= 40; c++)
+    for (int hw = 7; hw <= 56; hw += 7)
+      for (int rs = 1; rs <= 5; rs += 2) {
+        DtsKernelPoint p = { .kernel = conv (DTS_KERNEL_CONV_FWD, 8, c, hw, 64, rs, rs / 2, 1) };
+        gboolean t = dts_mlp_point_is_test (&p, 20);
+        for (int n = 4; n <= 32; n *= 2)
+          for (int k = DTS_KERNEL_CONV_FWD; k <= DTS_KERNEL_CONV_BWD_FILTER; k++) {
+            DtsKernelPoint q = { .kernel = conv (k, n, c, hw, 64, rs, rs / 2, 1) };
+            ck_assert_int_eq (dts_mlp_point_is_test (&q, 20), t);
+          }
+        /* a larger share keeps every geometry of a smaller one */
+        if (t)
+          ck_assert (dts_mlp_point_is_test (&p, 50));
+        ck_assert (dts_mlp_point_is_test (&p, 100));
+        test += t;
+        total++;
+        if (t)
+          folds[dts_kernel_shape_key (&p.kernel, TRUE) % 5]++;
+      }
+  /* 960 geometries: 20% +- 4 standard deviations of a binomial */
+  ck_assert_msg (test > 0.2 * total - 52 && test < 0.2 * total + 52, "%d of %d", test, total);
+  /* not one k-fold fold under another name */
+  for (int f = 0; f < 5; f++)
+    ck_assert_msg (folds[f] > test / 10, "fold %d: %d of %d", f, folds[f], test);
+}
+END_TEST
+
+typedef struct {
+  guint calls, last_done, total;
+} ProgressLog;
+
+static void
+log_progress (guint done, guint total, gpointer user_data)
+{
+  ProgressLog *log = user_data;
+  ck_assert_uint_eq (done, log->last_done + 1);
+  log->calls++;
+  log->last_done = done;
+  log->total = total;
+}
+
+/* Every point of a (class, GPU) is in the test split or in the k-fold of
+ * the development split, never both; progress counts up to its total. */
+START_TEST (test_evaluate_splits)
+{
+  g_autofree char *src = dts_test_srcpath ("tests/data/mlp-kernels");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsKernelData) data = dts_kernel_data_load (src, &error);
+  ck_assert_msg (data != NULL, "%s", error ? error->message : "?");
+  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  DtsMlpTrainOptions opts;
+  dts_mlp_train_options_init (&opts);
+  opts.epochs = 5;
+  opts.members = 1;
+  opts.test_percent = 50; /* the fixture is small: make the test split non-empty */
+  ProgressLog log = { 0 };
+  g_autoptr (DtsMlpEval) ev = dts_mlp_evaluate (data, cat, &opts, log_progress, &log, &error);
+  ck_assert_msg (ev != NULL, "%s", error ? error->message : "?");
+  ck_assert_uint_gt (log.calls, 0);
+  ck_assert_uint_eq (log.last_done, log.total);
+  const DtsKernelDevice *table = dts_kernel_devices ();
+  int with_test = 0;
+  for (guint i = 0; i < ev->kfold->len; i++) {
+    const DtsMlpEvalRow *r = &g_array_index (ev->kfold, DtsMlpEvalRow, i);
+    int all = 0, test = 0;
+    for (guint j = 0; j < data->points->len; j++) {
+      const DtsKernelPoint *p = &g_array_index (data->points, DtsKernelPoint, j);
+      if (p->kernel.klass != r->klass || strcmp (table[p->device].gpu_id, r->gpu_id) != 0
+          || table[p->device].precision != r->precision)
+        continue;
+      all++;
+      test += dts_mlp_point_is_test (p, opts.test_percent);
+    }
+    ck_assert_int_eq (r->test_points, test);
+    ck_assert_int_le (r->points + r->test_points, all); /* k-fold: folds with training data */
+    ck_assert (r->test_points == 0 ? isnan (r->test_mlp_mape) : r->test_mlp_mape > 0);
+    with_test += r->test_points > 0;
+  }
+  ck_assert_int_gt (with_test, 0);
 }
 END_TEST
 
@@ -715,6 +824,8 @@ mlp_suite (void)
   tcase_add_test (tc, test_csv_fixture);
   tcase_add_test (tc, test_csv_errors);
   tcase_add_test (tc, test_train_deterministic);
+  tcase_add_test (tc, test_split);
+  tcase_add_test (tc, test_evaluate_splits);
   tcase_add_test (tc, test_load_errors);
   tcase_add_test (tc, test_load_fann_checks);
   tcase_add_test (tc, test_shipped_deterministic);
