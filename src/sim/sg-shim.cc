@@ -1,4 +1,5 @@
-/* sg-shim.cc - C wrappers that turn SimGrid's C++ exceptions into messages.
+/* sg-shim.cc - C wrappers that turn SimGrid's C++ exceptions into messages,
+ * and the few link and configuration accessors SimGrid's C API lacks.
  * See sg-shim.h; everything else of SimGrid is used through its C API. */
 #include "config.h"
 
@@ -7,6 +8,8 @@
 
 #include <glib.h>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <xbt/config.hpp>
 
 #include "sim/sg-shim.h"
 
@@ -42,4 +45,49 @@ dts_sg_load_platform (const char *path, char **message)
     return 0;
   }
   return 1;
+}
+
+extern "C" int
+dts_sg_seal_platform (char **message)
+{
+  try {
+    simgrid::s4u::Engine::get_instance ()->seal_platform ();
+  } catch (const std::exception &e) {
+    *message = first_line (e.what ());
+    return 0;
+  }
+  return 1;
+}
+
+extern "C" int
+dts_sg_network_is_plain_maxmin (void)
+{
+  try {
+    return simgrid::config::get_value<std::string> ("network/model") == "CM02"
+           && simgrid::config::get_value<std::string> ("network/solver") == "maxmin"
+           && !simgrid::config::get_value<bool> ("network/crosstraffic")
+           && simgrid::config::get_value<double> ("network/weight-S") == 0.0;
+  } catch (const std::exception &e) {
+    return 0; /* an item this SimGrid does not know: change nothing */
+  }
+}
+
+extern "C" DtsSgLinkPolicy
+dts_sg_link_policy (sg_link_t link)
+{
+  switch (link->get_sharing_policy ()) {
+  case simgrid::s4u::Link::SharingPolicy::FATPIPE:
+    return DTS_SG_LINK_FATPIPE;
+  case simgrid::s4u::Link::SharingPolicy::SHARED:
+    return DTS_SG_LINK_SHARED;
+  default:
+    return DTS_SG_LINK_OTHER;
+  }
+}
+
+extern "C" void
+dts_sg_link_unlimit (sg_link_t link)
+{
+  link->set_sharing_policy (simgrid::s4u::Link::SharingPolicy::SHARED);
+  link->set_bandwidth (1e290);
 }

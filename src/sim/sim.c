@@ -41,6 +41,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
@@ -48,8 +49,10 @@
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/semaphore.h>
+#include <xbt/dynar.h>
 
 #include "core/error.h"
 #include "sim/override.h"
@@ -100,8 +103,12 @@ typedef struct {
   sg_sem_t local_out;        /* the hosting rank's shard is summed */
 } Server;
 
+/* Route latencies of one plan's ring. Plans with the same ring order
+ * (every bucket of a data-parallel schedule) share the first one's, so the
+ * N route queries are paid once per distinct ring, not once per bucket. */
 typedef struct {
   gboolean known;
+  gboolean borrowed;         /* hop_s belongs to an earlier plan's entry */
   double max_s;              /* largest successor-route latency in the ring */
   double *hop_s;             /* rank -> latency of its route to its successor */
 } RingLatency;
@@ -197,6 +204,16 @@ ring_latency (Sim *sim, int plan_index)
   if (lat->known)
     return lat;
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  for (int q = 0; q < plan_index; q++) {
+    const DtsCollPlan *other = g_ptr_array_index (sim->sched->plans, q);
+    const RingLatency *known = &sim->latency[q];
+    if (known->known && other->n_ranks == plan->n_ranks
+        && memcmp (other->ring, plan->ring, sizeof *plan->ring * plan->n_ranks) == 0) {
+      *lat = *known;
+      lat->borrowed = TRUE;
+      return lat;
+    }
+  }
   lat->hop_s = g_new0 (double, sim->n);
   lat->max_s = 0;
   for (int p = 0; p < plan->n_ranks; p++) {
@@ -293,6 +310,116 @@ server_actor (int argc, char **argv)
       sg_sem_release (sv->local_out);
       sg_comm_wait_all (comms, m);
     }
+}
+
+/* FATPIPE links that cannot limit any flow of the run become SHARED links
+ * of practically infinite bandwidth before the simulation starts.
+ *
+ * Why: SimGrid 3.32's max-min solver, each time it fixes the rate of a
+ * flow, rescans every flow of each FATPIPE link the flow crosses, so a
+ * rate change costs O(F^2) for F flows through one FATPIPE link (a
+ * cluster backbone): at 16,384 GPUs that was 85% of the run. A SHARED link
+ * costs O(1) per flow.
+ *
+ * Why the simulated times stay the same, to the bit: a FATPIPE link of
+ * bandwidth B bounds each of its flows by B alone. If every flow of the run
+ * that crosses it also crosses a SHARED link of bandwidth < B (a GPU's own
+ * link, for a cluster backbone), then at every step of the solver the
+ * unfixed flow j with the smallest penalty p_j has a SHARED link whose
+ * level is at most b p_j < B p_j, the FATPIPE link's level, so the FATPIPE
+ * link is never the bottleneck and never changes another constraint (the
+ * solver updates only the constraints of the bottleneck's flows). The
+ * same holds for a SHARED link of 1e290 B/s; the constraint keeps its place
+ * in the solver's tables and leaves them with its last flow in both cases,
+ * so the order of the floating-point operations is unchanged too, and the
+ * link keeps its latency. Flow bounds (min bandwidth along the route) do
+ * not change since the link was not the minimum. The argument needs every
+ * flow to weigh 1 on each link it crosses (no cross-traffic), penalties
+ * that do not depend on bandwidths (weight-S 0) and the max-min solver:
+ * dts_sg_network_is_plain_maxmin; host/model set by the user may swap the
+ * network model, so then nothing is changed either. The flows of a run
+ * are known: ring successors, or every rank and the parameter servers. */
+#define RELAX_MAX_ROUTES (1 << 20)
+
+typedef struct {
+  GHashTable *state;           /* sg_link_t -> 1 can be relaxed, 2 must stay */
+  GPtrArray *order;            /* FATPIPE links in the order first met */
+  xbt_dynar_t links;
+} Relax;
+
+static void
+relax_route (Relax *rx, sg_host_t from, sg_host_t to)
+{
+  if (from == to)
+    return;
+  xbt_dynar_reset (rx->links);
+  sg_host_get_route (from, to, rx->links);
+  double shared_min_Bps = INFINITY;
+  unsigned int cursor;
+  sg_link_t link;
+  xbt_dynar_foreach (rx->links, cursor, link)
+    if (dts_sg_link_policy (link) == DTS_SG_LINK_SHARED)
+      shared_min_Bps = MIN (shared_min_Bps, sg_link_get_bandwidth (link));
+  xbt_dynar_foreach (rx->links, cursor, link) {
+    if (dts_sg_link_policy (link) != DTS_SG_LINK_FATPIPE)
+      continue;
+    int state = GPOINTER_TO_INT (g_hash_table_lookup (rx->state, link));
+    if (state == 0)
+      g_ptr_array_add (rx->order, link);
+    gboolean limits = !(sg_link_get_bandwidth (link) > shared_min_Bps);
+    if (state != 2)
+      g_hash_table_insert (rx->state, link, GINT_TO_POINTER (limits ? 2 : 1));
+  }
+}
+
+static gboolean
+user_set_host_model (void)
+{
+  for (char **c = dts_sim_cfg_applied (); c && *c; c++)
+    if (g_str_has_prefix (*c, "host/model:"))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+relax_fatpipes (Sim *sim)
+{
+  const GPtrArray *plans = sim->sched->plans;
+  if (plans->len == 0 || !dts_sg_network_is_plain_maxmin () || user_set_host_model ())
+    return;
+  if ((double) sim->n * MAX (sim->n_servers, 1) * 2 > RELAX_MAX_ROUTES)
+    return;
+  Relax rx = { g_hash_table_new (NULL, NULL), g_ptr_array_new (),
+               xbt_dynar_new (sizeof (sg_link_t), NULL) };
+  if (sim->n_servers > 0) {
+    for (int k = 0; k < sim->n_servers; k++)
+      for (int r = 0; r < sim->n; r++) {
+        sg_host_t server = sim->ranks[sim->server_rank[k]].host;
+        relax_route (&rx, sim->ranks[r].host, server);
+        relax_route (&rx, server, sim->ranks[r].host);
+      }
+  } else {
+    for (guint i = 0; i < plans->len; i++) {
+      const DtsCollPlan *plan = g_ptr_array_index (plans, i);
+      gboolean seen = FALSE;
+      for (guint q = 0; q < i && !seen; q++) {
+        const DtsCollPlan *other = g_ptr_array_index (plans, q);
+        seen = other->n_ranks == plan->n_ranks
+               && memcmp (other->ring, plan->ring, sizeof *plan->ring * plan->n_ranks) == 0;
+      }
+      for (int p = 0; p < plan->n_ranks && !seen; p++)
+        relax_route (&rx, sim->ranks[plan->ring[p]].host,
+                     sim->ranks[plan->ring[(p + 1) % plan->n_ranks]].host);
+    }
+  }
+  for (guint i = 0; i < rx.order->len; i++) {
+    sg_link_t link = g_ptr_array_index (rx.order, i);
+    if (GPOINTER_TO_INT (g_hash_table_lookup (rx.state, link)) == 1)
+      dts_sg_link_unlimit (link);
+  }
+  xbt_dynar_free (&rx.links);
+  g_ptr_array_unref (rx.order);
+  g_hash_table_unref (rx.state);
 }
 
 static const AllreduceFn executors[DTS_GRANULARITY_COUNT] = {
@@ -574,6 +701,12 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
   fill_names (trace, platform, workload);
   if (!set_up_ranks (&sim, platform, error))
     return NULL;
+  if (!dts_sg_seal_platform (&message)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", opts->platform_path,
+                 message);
+    return NULL;
+  }
+  relax_fatpipes (&sim);
 
   sim.wall_start_us = g_get_monotonic_time ();
   sim.phase_end = sg_barrier_init (sim.n);
@@ -586,7 +719,8 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
 
   sg_barrier_destroy (sim.phase_end);
   for (guint p = 0; p < sched->plans->len; p++)
-    g_free (latency[p].hop_s);
+    if (!latency[p].borrowed)
+      g_free (latency[p].hop_s);
   for (int r = 0; r < sim.n; r++) {
     sg_sem_destroy (ranks[r].ready);
     sg_sem_destroy (ranks[r].done);

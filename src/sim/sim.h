@@ -24,7 +24,10 @@
  *
  * Network model: SimGrid's CM02 without cross-traffic and without the TCP
  * window bound (network/TCP-gamma:0), set before the user's --cfg items;
- * SimGrid's own logging is silenced below critical. */
+ * SimGrid's own logging is silenced below critical. FATPIPE links that no
+ * flow of the run can be limited by are simulated as unlimited SHARED
+ * links, which gives the same times to the bit at a fraction of the solver
+ * cost (sim.c, relax_fatpipes). */
 #ifndef DTS_SIM_SIM_H
 #define DTS_SIM_SIM_H
 

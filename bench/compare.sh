@@ -1,0 +1,61 @@
+#!/bin/sh
+# compare.sh - benchmark two dtsim builds side by side: wall time and peak
+# memory of simulating one ResNet-50 iteration on flat platforms, with the
+# ratio old/new, and whether both report the same simulated results. Not a
+# test: prints a Markdown table.
+#
+#   bench/compare.sh OLD_BUILD NEW_BUILD    (directories holding a dtsim binary)
+#
+# Environment as bench/run.sh: SIZES (default "1024 4096"), STEP_MAX (largest
+# N run at the step granularity, default 64), WORKLOAD (resnet50),
+# ITERATIONS (1), FLAT_BACKBONE (passed to gen-flat.sh). Each configuration
+# runs the old binary and then the new one, so both see the same machine
+# load; on a shared machine repeat the table before trusting ratios < 1.3.
+# "same results" compares the JSON reports without the fields that measure
+# the simulator itself (simulation.wall_time_s).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 2 ] || { echo "usage: compare.sh OLD_BUILD NEW_BUILD" >&2; exit 2; }
+for b in "$1" "$2"; do
+  [ -x "$b/dtsim" ] || { echo "compare.sh: no dtsim in '$b'" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "compare.sh: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
+: "${DTSIM_DATADIR:=$(cd "$here/.." && pwd)}"
+export DTSIM_DATADIR
+sizes=${SIZES:-1024 4096}
+step_max=${STEP_MAX:-64}
+workload=${WORKLOAD:-resnet50}
+iterations=${ITERATIONS:-1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "| GPUs | granularity | old wall s | new wall s | old/new | old RSS MB | new RSS MB | same results |"
+echo "|---:|---|---:|---:|---:|---:|---:|---|"
+for n in $sizes; do
+  sh "$here/gen-flat.sh" "$n" > "$tmp/flat-$n.xml"
+  for g in flow step; do
+    if [ "$g" = step ] && [ "$n" -gt "$step_max" ]; then
+      continue
+    fi
+    for side in old new; do
+      if [ $side = old ]; then build=$1; else build=$2; fi
+      /usr/bin/time -f "%e %M" -o "$tmp/time-$side" "$build/dtsim" run -p "$tmp/flat-$n.xml" \
+        -w "$workload" --iterations "$iterations" --comm-granularity "$g" --format json \
+        --quiet > "$tmp/$side.json"
+    done
+    python3 - "$tmp" "$n" "$g" <<'PY'
+import json, sys
+tmp, n, g = sys.argv[1:4]
+def load(side):
+    d = json.load(open("%s/%s.json" % (tmp, side)))
+    wall, rss_kb = open("%s/time-%s" % (tmp, side)).read().split()[-2:]
+    d["simulation"].pop("wall_time_s", None)
+    return d, float(wall), int(rss_kb) / 1024
+old, old_wall, old_rss = load("old")
+new, new_wall, new_rss = load("new")
+print("| %s | %s | %.2f | %.2f | %.2f | %.0f | %.0f | %s |" % (
+    n, g, old_wall, new_wall, old_wall / max(new_wall, 1e-3), old_rss, new_rss,
+    "yes" if old == new else "**no**"))
+PY
+  done
+done
