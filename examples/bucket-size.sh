@@ -22,36 +22,10 @@
 # bucket whose all-reduce is wholly exposed.
 set -e
 
-usage() {
-  echo "usage: bucket-size.sh [-o DIR] [--quick] [--no-plot] [DTSIM]" >&2
-  exit 2
-}
-
 here=$(cd "$(dirname "$0")" && pwd)
-out=./whatif-out
-quick=no
-plot=yes
-dtsim=./dtsim
-while [ $# -gt 0 ]; do
-  case $1 in
-    -o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
-    --quick) quick=yes; shift ;;
-    --no-plot) plot=no; shift ;;
-    -h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) usage ;;
-    *) dtsim=$1; shift ;;
-  esac
-done
-command -v "$dtsim" >/dev/null 2>&1 || {
-  echo "bucket-size.sh: no dtsim at '$dtsim' (run from the build directory or pass DTSIM)" >&2
-  exit 2
-}
-# An uninstalled dtsim built out of tree finds its platforms and workloads
-# through DTSIM_DATADIR; this script lives in the source tree's examples/.
-if [ -z "${DTSIM_DATADIR:-}" ] && [ -f "$here/../platforms/gpus.xml" ]; then
-  DTSIM_DATADIR=$(cd "$here/.." && pwd)
-  export DTSIM_DATADIR
-fi
+# shellcheck source=common.sh source-path=SCRIPTDIR
+. "$here/common.sh"
+example_parse_args "$@"
 
 if [ "$quick" = yes ]; then
   caps_MB="1 25 200"
@@ -59,11 +33,7 @@ else
   caps_MB="1 2 3 5 7 10 15 20 25 30 40 50 60 75 100 125 150 200"
 fi
 
-mkdir -p "$out"
-csv=$out/bucket-size.csv
-tmp=$csv.tmp
-trap 'rm -f "$tmp"' EXIT
-: > "$tmp"
+example_csv_begin bucket-size
 for cap in $caps_MB; do
   res=$("$dtsim" run --quiet --bucket-size "${cap}MB" --format csv)
   [ -s "$tmp" ] || echo "$res" | sed -n 1p >> "$tmp"
@@ -81,19 +51,13 @@ awk -F, '
            1e3 * $col["comm_s"], 1e3 * $col["comm_exposed_s"] }' "$csv"
 echo "wrote $csv ($(($(wc -l < "$csv") - 1)) runs)"
 
-[ "$plot" = yes ] || exit 0
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "no plot: gnuplot is not installed (Debian: apt-get install gnuplot-nox), then rerun"
-  exit 0
-fi
+example_plot_setup
 # The gradient bytes of one iteration, to mark the cap above which one bucket
 # holds them all (the JSON output has one key per line).
 grad_MB=$("$dtsim" run --quiet --iterations 1 --format json |
   sed -n 's/^ *"allreduce_bytes_per_iteration": *\([0-9.e+]*\),*$/\1/p' |
   awk '{ print $1 / 1e6 }')
 png=$out/bucket-size.png
-term=png
-gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1 && term=pngcairo
 gnuplot <<EOF
 set terminal $term size 1200,500 font ",11"
 set output "$png"

@@ -19,36 +19,10 @@
 # throughput(N) / (N x throughput(1)).
 set -e
 
-usage() {
-  echo "usage: scaling.sh [-o DIR] [--quick] [--no-plot] [DTSIM]" >&2
-  exit 2
-}
-
 here=$(cd "$(dirname "$0")" && pwd)
-out=./whatif-out
-quick=no
-plot=yes
-dtsim=./dtsim
-while [ $# -gt 0 ]; do
-  case $1 in
-    -o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
-    --quick) quick=yes; shift ;;
-    --no-plot) plot=no; shift ;;
-    -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) usage ;;
-    *) dtsim=$1; shift ;;
-  esac
-done
-command -v "$dtsim" >/dev/null 2>&1 || {
-  echo "scaling.sh: no dtsim at '$dtsim' (run from the build directory or pass DTSIM)" >&2
-  exit 2
-}
-# An uninstalled dtsim built out of tree finds its platforms and workloads
-# through DTSIM_DATADIR; this script lives in the source tree's examples/.
-if [ -z "${DTSIM_DATADIR:-}" ] && [ -f "$here/../platforms/gpus.xml" ]; then
-  DTSIM_DATADIR=$(cd "$here/.." && pwd)
-  export DTSIM_DATADIR
-fi
+# shellcheck source=common.sh source-path=SCRIPTDIR
+. "$here/common.sh"
+example_parse_args "$@"
 
 if [ "$quick" = yes ]; then
   gpus="1 8 16"
@@ -57,10 +31,7 @@ else
 fi
 
 mkdir -p "$out/platforms"
-csv=$out/scaling.csv
-tmp=$csv.tmp
-trap 'rm -f "$tmp"' EXIT
-: > "$tmp"
+example_csv_begin scaling
 # Rows grouped by overlap setting (gnuplot draws a line through consecutive
 # rows), GPUs ascending within each.
 for overlap in on off; do
@@ -94,16 +65,10 @@ awk -F, '
            100 * t / (n * one[ov]) }' "$csv"
 echo "wrote $csv ($(($(wc -l < "$csv") - 1)) runs)"
 
-[ "$plot" = yes ] || exit 0
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "no plot: gnuplot is not installed (Debian: apt-get install gnuplot-nox), then rerun"
-  exit 0
-fi
+example_plot_setup
 one=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   $col["n_gpus"] == 1 && $col["overlap"] == "true" { print $col["throughput_samples_per_s"] }' "$csv")
 png=$out/scaling.png
-term=png
-gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1 && term=pngcairo
 gnuplot <<EOF
 set terminal $term size 1200,500 font ",11"
 set output "$png"

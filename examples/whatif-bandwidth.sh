@@ -21,36 +21,10 @@
 # communication is the part of the all-reduce that backprop does not hide.
 set -e
 
-usage() {
-  echo "usage: whatif-bandwidth.sh [-o DIR] [--quick] [--no-plot] [DTSIM]" >&2
-  exit 2
-}
-
 here=$(cd "$(dirname "$0")" && pwd)
-out=./whatif-out
-quick=no
-plot=yes
-dtsim=./dtsim
-while [ $# -gt 0 ]; do
-  case $1 in
-    -o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
-    --quick) quick=yes; shift ;;
-    --no-plot) plot=no; shift ;;
-    -h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) usage ;;
-    *) dtsim=$1; shift ;;
-  esac
-done
-command -v "$dtsim" >/dev/null 2>&1 || {
-  echo "whatif-bandwidth.sh: no dtsim at '$dtsim' (run from the build directory or pass DTSIM)" >&2
-  exit 2
-}
-# An uninstalled dtsim built out of tree finds its platforms and workloads
-# through DTSIM_DATADIR; this script lives in the source tree's examples/.
-if [ -z "${DTSIM_DATADIR:-}" ] && [ -f "$here/../platforms/gpus.xml" ]; then
-  DTSIM_DATADIR=$(cd "$here/.." && pwd)
-  export DTSIM_DATADIR
-fi
+# shellcheck source=common.sh source-path=SCRIPTDIR
+. "$here/common.sh"
+example_parse_args "$@"
 
 if [ "$quick" = yes ]; then
   scales="0.5 1 2"
@@ -59,11 +33,7 @@ else
 fi
 workloads="resnet50 vgg16"
 
-mkdir -p "$out"
-csv=$out/whatif-bandwidth.csv
-tmp=$csv.tmp
-trap 'rm -f "$tmp"' EXIT
-: > "$tmp"
+example_csv_begin whatif-bandwidth
 for w in $workloads; do
   for s in $scales; do
     res=$("$dtsim" run --quiet --workload "$w" --scale "link:*-ib.bandwidth=$s" --format csv)
@@ -83,14 +53,8 @@ awk -F, '
            1e3 * $col["comm_s"], 1e3 * $col["comm_exposed_s"] }' "$csv"
 echo "wrote $csv ($(($(wc -l < "$csv") - 1)) runs)"
 
-[ "$plot" = yes ] || exit 0
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "no plot: gnuplot is not installed (Debian: apt-get install gnuplot-nox), then rerun"
-  exit 0
-fi
+example_plot_setup
 png=$out/whatif-bandwidth.png
-term=png
-gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1 && term=pngcairo
 gnuplot <<EOF
 set terminal $term size 1200,500 font ",11"
 set output "$png"

@@ -387,7 +387,10 @@ dts_mlp_net_load_fann (DtsMlpNet *net, const char *path, const char *sha256, GEr
       return FALSE;
     }
   }
-  struct fann *ann = fann_create_from_file (path);
+  /* FANN leaks its error message when it refuses a file, so the header is
+   * checked here first. */
+  struct fann *ann = g_str_has_prefix (text, "FANN_FLO_2.1\n") ? fann_create_from_file (path)
+                                                                : NULL;
   if (ann == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                  "kernel model '%s': not a FANN network file (FANN_FLO_2.1)", path);

@@ -495,7 +495,8 @@ parse_nvlink_pairs (Gen *g, GError **error)
     for (char **it = items; *it; it++) {
       g_autofree char *item = g_strstrip (g_strdup (*it));
       g_auto (GStrv) kv = g_strsplit (item, ":", 2);
-      g_auto (GStrv) ab = g_strsplit (kv[0], "-", 2);
+      /* g_strsplit ("") is an empty vector: an empty item has no kv[0] */
+      g_auto (GStrv) ab = g_strsplit (kv[0] ? kv[0] : "", "-", 2);
       NvPair np = { 0, 0, 1 };
       if (g_strv_length (ab) != 2 || !parse_int_token (ab[0], &np.a)
           || !parse_int_token (ab[1], &np.b) || (kv[1] && !parse_int_token (kv[1], &np.count))
@@ -713,11 +714,25 @@ check_positive (double v, const char *option, GError **error)
   return TRUE;
 }
 
+/* The ranges the platform loader accepts (platform.c): SimGrid's
+ * arithmetic breaks down beyond them. */
+static gboolean
+check_bandwidth (double v, const char *option, GError **error)
+{
+  if (!check_positive (v, option, error))
+    return FALSE;
+  if (v < 1 || v > 1e18)
+    return invalid (error, "--%s must be between 1 B/s and 1e18 B/s", option);
+  return TRUE;
+}
+
 static gboolean
 check_latency (double v, const char *option, GError **error)
 {
   if (!(v >= 0) || !isfinite (v))
     return invalid (error, "--%s must not be negative", option);
+  if (v > 1e6)
+    return invalid (error, "--%s must be at most 1e6 s", option);
   return TRUE;
 }
 
@@ -729,6 +744,18 @@ validate (Gen *g, const DtsGpuCatalog *catalog, GError **error)
     return invalid (error, "--nodes must be at least 1");
   if (p->gpus_per_node < 1 || p->gpus_per_node > 1024)
     return invalid (error, "--gpus-per-node must be between 1 and 1024");
+  /* int GPU indices and the ranks dtsim run accepts (--gpus) */
+  if ((gint64) p->nodes * p->gpus_per_node > 1048576)
+    return invalid (error, "--nodes %d x --gpus-per-node %d is more than 1048576 GPUs", p->nodes,
+                    p->gpus_per_node);
+  /* The title goes into an XML comment: control characters or bytes that
+   * are not UTF-8 would make the file unreadable. */
+  if (p->title && !g_utf8_validate (p->title, -1, NULL))
+    return invalid (error, "--title is not valid UTF-8 text");
+  for (const char *c = p->title; c && *c; c++)
+    if ((guchar) *c < 0x20 && *c != '\n' && *c != '\t')
+      return invalid (error, "--title: control character 0x%02x (expected printable text; "
+                      "newlines start new lines)", (guchar) *c);
   if (p->gpu == NULL)
     return invalid (error, "--gpu is required (a catalogue id such as V100-SXM2-16GB)");
   g_autoptr (GError) local = NULL;
@@ -739,18 +766,18 @@ validate (Gen *g, const DtsGpuCatalog *catalog, GError **error)
     return invalid (error, "--sockets must be between 1 and 8");
   if (p->pcie_switches < 0 || p->pcie_switches > 64)
     return invalid (error, "--pcie-switches must be between 0 and 64");
-  if (!check_positive (p->intra_bw_Bps, "intra-bandwidth", error)
+  if (!check_bandwidth (p->intra_bw_Bps, "intra-bandwidth", error)
       || !check_latency (p->intra_lat_s, "intra-latency", error)
-      || !check_positive (p->pcie_bw_Bps, "pcie-bandwidth", error)
+      || !check_bandwidth (p->pcie_bw_Bps, "pcie-bandwidth", error)
       || !check_latency (p->pcie_lat_s, "pcie-latency", error)
-      || !check_positive (p->socket_bw_Bps, "socket-bandwidth", error)
+      || !check_bandwidth (p->socket_bw_Bps, "socket-bandwidth", error)
       || !check_latency (p->socket_lat_s, "socket-latency", error)
-      || !check_positive (p->nic_bw_Bps, "nic-bandwidth", error)
+      || !check_bandwidth (p->nic_bw_Bps, "nic-bandwidth", error)
       || !check_latency (p->nic_lat_s, "nic-latency", error)
       || !check_latency (p->link_lat_s, "link-latency", error)
       || !check_positive (p->cpu_speed_flops, "cpu-speed", error))
     return FALSE;
-  if (p->link_bw_Bps != 0 && !check_positive (p->link_bw_Bps, "link-bandwidth", error))
+  if (p->link_bw_Bps != 0 && !check_bandwidth (p->link_bw_Bps, "link-bandwidth", error))
     return FALSE;
   if (!(p->oversubscription >= 1) || !isfinite (p->oversubscription))
     return invalid (error, "--oversubscription must be at least 1 (1 = non-blocking)");

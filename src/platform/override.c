@@ -194,16 +194,51 @@ dts_override_parse (const char *text, gboolean is_scale, DtsOverride *out, GErro
   return TRUE;
 }
 
+/* Ranges of simulated values (see override.h): many orders of magnitude
+ * around any hardware, well inside what SimGrid's doubles handle. A field
+ * matches a row by name or by the prefix before '*'. */
+static const struct {
+  const char *field;
+  double min, max;
+  const char *unit;
+} value_ranges[] = {
+  { "bandwidth", 1, 1e18, "B/s" }, { "mem_bw", 1, 1e18, "B/s" }, { "latency", 0, 1e6, "s" },
+  { "speed", 1, 1e21, "flop/s" },  { "flops_*", 1, 1e21, "FLOP/s" },
+};
+
+gboolean
+dts_override_check_value (const DtsOverride *o, const char *noun, const char *object,
+                          const char *field, double value, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (value_ranges); i++) {
+    const char *f = value_ranges[i].field;
+    gsize len = strlen (f);
+    gboolean hit = f[len - 1] == '*' ? strncmp (field, f, len - 1) == 0 : strcmp (field, f) == 0;
+    if (!hit)
+      continue;
+    if (value >= value_ranges[i].min && value <= value_ranges[i].max)
+      return TRUE;
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "--%s '%s': %s '%s' would get %s %g %s (expected %g to %g %s)",
+                 o->is_scale ? "scale" : "set", o->text, noun, object, field, value,
+                 value_ranges[i].unit, value_ranges[i].min, value_ranges[i].max,
+                 value_ranges[i].unit);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 is_gpu_target (DtsOverrideTarget t)
 {
   return t == DTS_OVERRIDE_GPU || t == DTS_OVERRIDE_GPU_ALL;
 }
 
-/* Apply O to SPEC. */
-static void
-apply_to_spec (const DtsOverride *o, DtsGpuSpec *spec)
+/* Apply O to the spec of GPU. */
+static gboolean
+apply_to_spec (const DtsOverride *o, DtsGpu *gpu, GError **error)
 {
+  DtsGpuSpec *spec = &gpu->spec;
   for (const DtsGpuField *f = dts_gpu_fields (); f->attr; f++) {
     gboolean hit = strcmp (f->property, o->field) == 0
                    || (strcmp (o->field, "flops") == 0 && g_str_has_prefix (f->property, "flops_"));
@@ -212,8 +247,13 @@ apply_to_spec (const DtsOverride *o, DtsGpuSpec *spec)
     double v = o->is_scale ? dts_gpu_spec_get_field (spec, f) * o->value : o->value;
     if (f->is_int)
       v = round (v);
+    /* 0 FLOP/s: a precision the GPU does not have (it runs at the fp32 rate) */
+    if (!(v == 0 && f->zero_ok)
+        && !dts_override_check_value (o, "GPU", gpu->host, f->property, v, error))
+      return FALSE;
     dts_gpu_spec_set_field (spec, f, v);
   }
+  return TRUE;
 }
 
 gboolean
@@ -230,7 +270,8 @@ dts_override_apply_gpus (GArray *overrides, DtsPlatform *platform, GError **erro
       DtsGpu *g = &g_array_index (platform->gpus, DtsGpu, r);
       if (pattern && !g_pattern_spec_match_string (pattern, g->host))
         continue;
-      apply_to_spec (o, &g->spec);
+      if (!apply_to_spec (o, g, error))
+        return FALSE;
       o->matched++;
     }
     if (o->matched == 0) {

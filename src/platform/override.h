@@ -49,6 +49,16 @@ gboolean dts_override_parse (const char *text, gboolean is_scale, DtsOverride *o
 /* An array of DtsOverride with dts_override_clear as clear func. */
 GArray *dts_overrides_new (void);
 
+/* Check VALUE, what override O gives FIELD of OBJECT (kind NOUN: "link",
+ * "host", "GPU"), against the range dtsim simulates: bandwidths 1 B/s to
+ * 1e18 B/s, latencies 0 to 1e6 s, speeds and FLOP/s 1 to 1e21. Beyond it
+ * SimGrid's arithmetic overflows (1e300 B/s aborts it, 1e-300 B/s or
+ * flop/s leaves transfers that never end). Fields without a row (memory
+ * size, SM count) pass. Out of range: DTS_ERROR_INVALID naming O, OBJECT
+ * and the range. */
+gboolean dts_override_check_value (const DtsOverride *o, const char *noun, const char *object,
+                                   const char *field, double value, GError **error);
+
 /* Apply every GPU-level override of OVERRIDES to PLATFORM's GPU specs. */
 gboolean dts_override_apply_gpus (GArray *overrides, DtsPlatform *platform, GError **error);
 

@@ -85,6 +85,8 @@ typedef struct {
   const SgUnit *units;
   const char *what;
   gboolean positive; /* zero is an error (a zero speed or bandwidth never finishes) */
+  double min, max;   /* SI range of a non-zero value (0: none) */
+  const char *si;    /* SI unit, for messages */
 } SgKindInfo;
 
 static const SgKindInfo sg_kinds[] = {
@@ -94,10 +96,14 @@ static const SgKindInfo sg_kinds[] = {
   [SG_BANDWIDTH] = { sg_bandwidth_units,
                      "a SimGrid bandwidth: Bps or bps with an optional prefix k, M, G, T, Ki, Mi, "
                      "Gi, Ti, e.g. 12.5GBps or 100Gbps",
-                     TRUE },
+                     TRUE, 1, 1e18, "B/s" },
   [SG_TIME] = { sg_time_units, "a SimGrid time: ps, ns, us, ms, s, e.g. 1us or 0.5ms",
-                FALSE },
+                FALSE, 0, 1e6, "s" },
 };
+/* The ranges are those of what-if overrides (platform/override.h): beyond
+ * them SimGrid's arithmetic breaks down (a 1e-300 B/s link never delivers,
+ * 1e300 B/s overflows). Speeds need none: dtsim turns kernel times into work
+ * at the host's own speed. */
 
 static gboolean
 sg_parse (const char *text, SgKind kind, double *out, GError **error)
@@ -141,7 +147,13 @@ sg_parse (const char *text, SgKind kind, double *out, GError **error)
                  k->what);
     return FALSE;
   }
-  *out = v * factor;
+  double si = v * factor;
+  if (!isfinite (si) || (si != 0 && k->max > 0 && (si < k->min || si > k->max))) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "'%s' is out of range (expected %g to %g %s)", text, k->min, k->max, k->si);
+    return FALSE;
+  }
+  *out = si;
   return TRUE;
 }
 

@@ -40,6 +40,7 @@
 #include "platform/platform.h"
 #include "sim/allreduce-run.h"
 #include "sim/override.h"
+#include "sim/routes.h"
 #include "sim/sg-shim.h"
 #include "sim/sim.h"
 
@@ -343,6 +344,21 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
       return NULL;
     g_ptr_array_add (plans, plan);
   }
+  if (opts->granularity == DTS_GRANULARITY_STEP) {
+    double transfers = 0;
+    for (guint k = 0; k < plans->len; k++) {
+      const DtsCollPlan *plan = g_ptr_array_index (plans, k);
+      transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * n;
+    }
+    if (transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--comm-granularity step: %.3g transfers to simulate (at most %.0e, about "
+                   "ten minutes); use a larger --chunk-size, smaller sizes or "
+                   "--comm-granularity flow",
+                   transfers, DTS_ALLREDUCE_MAX_STEP_TRANSFERS);
+      return NULL;
+    }
+  }
 
   if (dts_sim_cfg_applied () == NULL && !dts_sim_configure (opts->cfg, error))
     return NULL;
@@ -390,6 +406,8 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   Ar ar = { .opts = opts, .n = n, .ranks = ranks, .plans = plans, .result = res,
             .end_s = end_s, .hop_latency_s = hop_latency_s };
   if (!set_up_ranks (&ar, platform, error))
+    return NULL;
+  if (!dts_sim_check_routes (platform, plans, error))
     return NULL;
 
   gint64 wall_start_us = g_get_monotonic_time ();

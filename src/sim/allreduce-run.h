@@ -82,9 +82,17 @@ typedef struct {
 void dts_allreduce_result_free (DtsAllreduceResult *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsAllreduceResult, dts_allreduce_result_free)
 
+/* Step granularity simulates every chunk transfer: 2(N-1) steps x rounds x
+ * channels x N ranks per size. Beyond this many (about ten minutes at
+ * SimGrid's 2-4 us per transfer, SIMGRID-NOTES.md) a run is refused rather
+ * than left to look hung. */
+#define DTS_ALLREDUCE_MAX_STEP_TRANSFERS 2e8
+
 /* Load the platform, check the options against it, simulate and return the
- * result. More GPUs than the platform has is DTS_ERROR_USAGE; inputs SimGrid
- * rejects are DTS_ERROR_INVALID. SimGrid runs once per process. */
+ * result. More GPUs than the platform has, or more step transfers than
+ * DTS_ALLREDUCE_MAX_STEP_TRANSFERS, is DTS_ERROR_USAGE; inputs SimGrid
+ * rejects, and GPU pairs of the ring without a route, are
+ * DTS_ERROR_INVALID. SimGrid runs once per process. */
 DtsAllreduceResult *dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error);
 
 /* The closed form 2(N-1)/N x S/B + 2(N-1) x L (0 for one rank). */

@@ -52,10 +52,19 @@ apply_links (DtsOverride *o, GError **error)
     sg_link_t l = links[i];
     if (pattern && !link_matches (pattern, sg_link_get_name (l)))
       continue;
+    double v;
     if (bandwidth)
-      sg_link_set_bandwidth (l, o->is_scale ? sg_link_get_bandwidth (l) * o->value : o->value);
+      v = o->is_scale ? sg_link_get_bandwidth (l) * o->value : o->value;
     else
-      sg_link_set_latency (l, o->is_scale ? sg_link_get_latency (l) * o->value : o->value);
+      v = o->is_scale ? sg_link_get_latency (l) * o->value : o->value;
+    if (!dts_override_check_value (o, "link", sg_link_get_name (l), o->field, v, error)) {
+      g_free (links);
+      return FALSE;
+    }
+    if (bandwidth)
+      sg_link_set_bandwidth (l, v);
+    else
+      sg_link_set_latency (l, v);
     o->matched++;
   }
   /* an example name for the message: the first that is not SimGrid's own */
@@ -119,7 +128,12 @@ dts_sim_apply_overrides (GArray *overrides, GError **error)
       }
       /* the speed the host has after the overrides before this one */
       double current = sg_host_get_speed (hosts[h]) * *r;
-      *r *= (o->is_scale ? current * o->value : o->value) / current;
+      double v = o->is_scale ? current * o->value : o->value;
+      if (!dts_override_check_value (o, "host", name, "speed", v, error)) {
+        g_free (hosts);
+        return FALSE;
+      }
+      *r *= v / current;
       o->matched++;
     }
     g_free (hosts);

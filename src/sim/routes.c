@@ -6,14 +6,14 @@
  * bandwidth or latency factors). */
 #include "config.h"
 
-#include <simgrid/actor.h>
-#include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
 
 #include "core/error.h"
+#include "collective/collective.h"
 #include "sim/override.h"
+#include "sim/routes-sg.h"
 #include "sim/routes.h"
 #include "sim/sg-shim.h"
 #include "sim/sim.h"
@@ -38,39 +38,50 @@ route_link_clear (gpointer p)
   g_free (((DtsRouteLink *) p)->name);
 }
 
-/* The query handed to the actor: the engine runs once per process, and the
- * C actor API passes only argc/argv. */
-static GArray *pending;
-
-static void
-query_actor (int argc, char **argv)
+/* Fill R's links, bottleneck and latency from SimGrid's route. */
+static gboolean
+read_route (DtsRoute *r, const char *path, GError **error)
 {
-  for (guint i = 0; i < pending->len; i++) {
-    DtsRoute *r = &g_array_index (pending, DtsRoute, i);
-    sg_host_t a = sg_host_by_name (r->src);
-    sg_host_t b = sg_host_by_name (r->dst);
-    xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
-    sg_host_get_route (a, b, links);
-    unsigned int cursor;
-    sg_link_t link;
-    xbt_dynar_foreach (links, cursor, link)
-    {
-      DtsRouteLink rl = { g_strdup (sg_link_get_name (link)), sg_link_get_bandwidth (link),
-                          sg_link_get_latency (link) };
-      g_array_append_val (r->links, rl);
-      r->latency_s += rl.latency_s;
-      if (r->links->len == 1 || rl.bandwidth_Bps < r->bottleneck_Bps)
-        r->bottleneck_Bps = rl.bandwidth_Bps;
-    }
+  xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
+  g_autofree char *message = NULL;
+  if (!dts_sg_host_route (sg_host_by_name (r->src), sg_host_by_name (r->dst), links, &message)) {
     xbt_dynar_free (&links);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': no route from '%s' to '%s' (SimGrid: %s)", path, r->src, r->dst,
+                 message);
+    return FALSE;
   }
+  unsigned int cursor;
+  sg_link_t link;
+  xbt_dynar_foreach (links, cursor, link)
+  {
+    DtsRouteLink rl = { g_strdup (sg_link_get_name (link)), sg_link_get_bandwidth (link),
+                        sg_link_get_latency (link) };
+    g_array_append_val (r->links, rl);
+    r->latency_s += rl.latency_s;
+    if (r->links->len == 1 || rl.bandwidth_Bps < r->bottleneck_Bps)
+      r->bottleneck_Bps = rl.bandwidth_Bps;
+  }
+  xbt_dynar_free (&links);
+  return TRUE;
+}
+
+static gboolean
+seal (const char *path, GError **error)
+{
+  g_autofree char *message = NULL;
+  if (!dts_sg_seal_platform (&message)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': SimGrid: %s", path,
+                 message);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 GArray *
 dts_sim_routes (const char *path, GArray *overrides, const char *const *src,
                 const char *const *dst, guint n, GError **error)
 {
-  g_return_val_if_fail (pending == NULL, NULL);
   if (!dts_sim_configure (NULL, error))
     return NULL;
   g_autofree char *message = NULL;
@@ -97,11 +108,74 @@ dts_sim_routes (const char *path, GArray *overrides, const char *const *src,
     g_array_set_clear_func (r.links, route_link_clear);
     g_array_append_val (routes, r);
   }
-  if (n == 0)
-    return g_steal_pointer (&routes);
-  pending = routes;
-  sg_actor_create ("dtsim-routes", sg_host_by_name (src[0]), query_actor, 0, NULL);
-  simgrid_run ();
-  pending = NULL;
+  if (!seal (path, error))
+    return NULL;
+  for (guint i = 0; i < n; i++)
+    if (!read_route (&g_array_index (routes, DtsRoute, i), path, error))
+      return NULL;
   return g_steal_pointer (&routes);
+}
+
+/* Check the route from rank A to rank B once: KEY A * 2^32 + B in CHECKED. */
+static gboolean
+check_pair (const DtsPlatform *platform, GHashTable *checked, int a, int b, const char *why,
+            GError **error)
+{
+  if (a == b)
+    return TRUE;
+  guint64 key = ((guint64) (guint32) a << 32) | (guint32) b;
+  if (g_hash_table_contains (checked, &key))
+    return TRUE;
+  guint64 *stored = g_new (guint64, 1);
+  *stored = key;
+  g_hash_table_add (checked, stored);
+  const DtsGpu *ga = dts_platform_gpu (platform, a);
+  const DtsGpu *gb = dts_platform_gpu (platform, b);
+  sg_host_t ha = sg_host_by_name (ga->host), hb = sg_host_by_name (gb->host);
+  if (ha == NULL || hb == NULL) {
+    const DtsGpu *missing = ha == NULL ? ga : gb;
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: SimGrid has no host '%s'", platform->path,
+                 missing->line, missing->host);
+    return FALSE;
+  }
+  xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
+  g_autofree char *message = NULL;
+  gboolean ok = dts_sg_host_route (ha, hb, links, &message);
+  xbt_dynar_free (&links);
+  if (!ok) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: no route from GPU '%s' (rank %d) to GPU '%s' "
+                 "(rank %d) (expected one: %s; SimGrid: %s)",
+                 platform->path, ga->line, ga->host, a, gb->host, b, why, message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+dts_sim_check_routes (const DtsPlatform *platform, const GPtrArray *plans, GError **error)
+{
+  if (!seal (platform->path, error))
+    return FALSE;
+  g_autoptr (GHashTable) checked = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                          NULL);
+  for (guint i = 0; i < plans->len; i++) {
+    const DtsCollPlan *plan = g_ptr_array_index (plans, i);
+    if (plan->n_servers > 0) {
+      for (int k = 0; k < plan->n_servers; k++)
+        for (int r = 0; r < plan->n_ranks; r++)
+          if (!check_pair (platform, checked, r, plan->server_rank[k],
+                           "ranks send gradients to every parameter server", error)
+              || !check_pair (platform, checked, plan->server_rank[k], r,
+                              "parameter servers send the sums to every rank", error))
+            return FALSE;
+      continue;
+    }
+    for (int p = 0; p < plan->n_ranks && plan->n_ranks > 1; p++)
+      if (!check_pair (platform, checked, plan->ring[p], plan->ring[(p + 1) % plan->n_ranks],
+                       "a rank sends to its successor in the ring", error))
+        return FALSE;
+  }
+  return TRUE;
 }

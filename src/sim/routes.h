@@ -3,13 +3,18 @@
  *
  * SimGrid completes routes through Floyd and Dijkstra zones only when the
  * platform is sealed, which happens when the simulation starts; the routes
- * are therefore read by an actor at simulated time 0. Running the engine is
- * possible once per process: dts_sim_routes() is for processes that
- * simulate nothing else. */
+ * are therefore read once the platform is sealed (sim/routes-sg.h), which
+ * dtsim does itself before the simulation starts. SimGrid aborts when an
+ * actor asks for a route that does not exist, so every route the
+ * simulation will use is checked first (dts_sim_check_routes()).
+ * dts_sim_routes() loads a platform: it is for processes that simulate
+ * nothing else. */
 #ifndef DTS_SIM_ROUTES_H
 #define DTS_SIM_ROUTES_H
 
 #include <glib.h>
+
+#include "platform/platform.h"
 
 G_BEGIN_DECLS
 
@@ -31,10 +36,21 @@ void dts_route_clear (DtsRoute *route);
 /* Load the platform file PATH into SimGrid (configuring SimGrid with dtsim's
  * defaults), apply OVERRIDES (DtsOverride, may be NULL; see sim/override.h)
  * and return the routes from SRC[i] to DST[i], i < N, as a GArray of
- * DtsRoute (owned, clear func set). Unknown host names and files SimGrid
- * refuses are DTS_ERROR_INVALID errors naming the file. */
+ * DtsRoute (owned, clear func set). Unknown host names, files SimGrid
+ * refuses and pairs of hosts without a route are DTS_ERROR_INVALID errors
+ * naming the file. */
 GArray *dts_sim_routes (const char *path, GArray *overrides, const char *const *src,
                         const char *const *dst, guint n, GError **error);
+
+/* Check that SimGrid, with PLATFORM loaded (and overrides applied), has a
+ * route for every transfer that PLANS (DtsCollPlan) make: from each rank to
+ * its ring successor, and from every rank to each parameter server and
+ * back. Seals the platform. Call it before the simulation starts: a missing
+ * route is a DTS_ERROR_INVALID error "platform 'PATH': line N: no route
+ * from GPU 'A' (rank I) to GPU 'B' (rank J) ...", with N the line of A,
+ * for the first such pair in plan order. */
+gboolean dts_sim_check_routes (const DtsPlatform *platform, const GPtrArray *plans,
+                               GError **error);
 
 G_END_DECLS
 

@@ -57,6 +57,7 @@
 #include "core/error.h"
 #include "sim/override.h"
 #include "sim/sg-shim.h"
+#include "sim/routes.h"
 #include "sim/sim.h"
 
 /* Device-memory bytes moved per reduced byte: read two operands, write one. */
@@ -706,6 +707,10 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
                  message);
     return NULL;
   }
+  /* A GPU pair without a route makes SimGrid abort on the first query:
+   * check every pair the plans use, with file and line, before any. */
+  if (!dts_sim_check_routes (platform, sched->plans, error))
+    return NULL;
   relax_fatpipes (&sim);
 
   sim.wall_start_us = g_get_monotonic_time ();

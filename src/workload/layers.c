@@ -228,17 +228,21 @@ infer_pool (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArg
   return TRUE;
 }
 
-/* Input elements that adaptive windows read along one dimension. */
+/* Input elements that adaptive windows read along one dimension: the sum
+ * over i < OUT of ceil((i+1) IN / OUT) - floor(i IN / OUT). The floors
+ * telescope to IN; each ceil exceeds its floor by one unless OUT divides
+ * (i+1) IN, which happens gcd(IN, OUT) times. So IN + OUT - gcd(IN, OUT),
+ * in closed form because OUT may be up to 2^31 - 1. */
 static double
 adaptive_span (int in, int out)
 {
-  double sum = 0;
-  for (int i = 0; i < out; i++) {
-    long start = ((long) i * in) / out;
-    long end = (((long) i + 1) * in + out - 1) / out;
-    sum += (double) (end - start);
+  gint64 a = in, b = out;
+  while (b != 0) {
+    gint64 t = a % b;
+    a = b;
+    b = t;
   }
-  return sum;
+  return (double) in + (double) out - (double) a;
 }
 
 static gboolean

@@ -7,8 +7,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "collective/collective.h"
 #include "core/datadir.h"
@@ -44,8 +42,10 @@ typedef struct {
 } Outcome;
 
 static void
-simulate_here (const Setup *st, Outcome *out)
+simulate_here (const void *setup, void *result)
 {
+  const Setup *st = setup;
+  Outcome *out = result;
   g_autofree char *rel = g_strconcat ("tests/data/", st->platform, ".xml", NULL);
   g_autofree char *platform = dts_test_srcpath (rel);
   g_autoptr (GError) error = NULL;
@@ -114,29 +114,8 @@ static Outcome
 simulate (const Setup *st)
 {
   Outcome out = { 0 };
-  int fds[2];
-  ck_assert (pipe (fds) == 0);
-  pid_t pid = fork ();
-  ck_assert (pid >= 0);
-  if (pid == 0) {
-    close (fds[0]);
-    simulate_here (st, &out);
-    ssize_t w = write (fds[1], &out, sizeof out);
-    _exit (w == (ssize_t) sizeof out ? 0 : 3);
-  }
-  close (fds[1]);
-  gsize got = 0;
-  while (got < sizeof out) {
-    ssize_t r = read (fds[0], (char *) &out + got, sizeof out - got);
-    if (r <= 0)
-      break;
-    got += r;
-  }
-  close (fds[0]);
-  int status = 0;
-  waitpid (pid, &status, 0);
-  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0 && got == sizeof out,
-                 "simulation on %s died (status %d)", st->platform, status);
+  g_autofree char *what = g_strdup_printf ("simulation on %s", st->platform);
+  dts_test_run_in_child (simulate_here, st, &out, sizeof out, what);
   return out;
 }
 

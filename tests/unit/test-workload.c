@@ -164,6 +164,30 @@ START_TEST (test_pooling_ceil_last_window)
 }
 END_TEST
 
+/* Adaptive pooling reads, against the windows counted one by one, for
+ * outputs smaller and larger than the input; and an output of 2^31 - 1
+ * (a prime), which must not take 2^31 steps. */
+START_TEST (test_adaptive_span)
+{
+  for (int in = 1; in <= 24; in++)
+    for (int out = 1; out <= 24; out++) {
+      double naive = 0;
+      for (int i = 0; i < out; i++)
+        naive += ((i + 1) * in + out - 1) / out - (i * in) / out; /* ceil - floor */
+      g_autofree char *input = g_strdup_printf ("1x%dx1", in);
+      g_autofree char *body =
+          g_strdup_printf ("<layer name='ad' type='adaptive-avgpool' out='%dx1'/>\n", out);
+      g_autoptr (DtsWorkload) w = load_ok (input, body);
+      ck_assert_msg (find (w, "ad")->fwd_flops == naive, "in %d out %d: %g reads, expected %g",
+                     in, out, find (w, "ad")->fwd_flops, naive);
+    }
+  g_autoptr (DtsWorkload) w =
+      load_ok ("1x7x5", "<layer name='ad' type='adaptive-avgpool' out='3x2147483647'/>\n");
+  /* rows 7 + 3 - gcd 1; columns 5 + (2^31 - 1) - 1 */
+  ck_assert_double_eq (find (w, "ad")->fwd_flops, 9.0 * (5.0 + 2147483647.0 - 1.0));
+}
+END_TEST
+
 START_TEST (test_adaptive_and_elementwise)
 {
   g_autoptr (DtsWorkload) w = load_ok (
@@ -457,6 +481,7 @@ workload_suite (void)
   tcase_add_test (tc, test_conv_fc_flops_by_hand);
   tcase_add_test (tc, test_pooling);
   tcase_add_test (tc, test_pooling_ceil_last_window);
+  tcase_add_test (tc, test_adaptive_span);
   tcase_add_test (tc, test_adaptive_and_elementwise);
   tcase_add_test (tc, test_input_layer_and_training);
   tcase_add_test (tc, test_type_names);

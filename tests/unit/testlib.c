@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -80,4 +81,33 @@ dts_test_assert_error (const GError *error, int code, ...)
     ck_assert_msg (strstr (error->message, frag) != NULL, "error '%s' does not contain '%s'",
                    error->message, frag);
   va_end (ap);
+}
+
+void
+dts_test_run_in_child (DtsTestChildFunc func, const void *setup, void *result, gsize result_size,
+                       const char *what)
+{
+  int fds[2];
+  ck_assert (pipe (fds) == 0);
+  pid_t pid = fork ();
+  ck_assert (pid >= 0);
+  if (pid == 0) {
+    close (fds[0]);
+    func (setup, result);
+    ssize_t w = write (fds[1], result, result_size);
+    _exit (w == (ssize_t) result_size ? 0 : 3);
+  }
+  close (fds[1]);
+  gsize got = 0;
+  while (got < result_size) {
+    ssize_t r = read (fds[0], (char *) result + got, result_size - got);
+    if (r <= 0)
+      break;
+    got += r;
+  }
+  close (fds[0]);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0 && got == result_size,
+                 "%s died (status %d)", what, status);
 }

@@ -23,4 +23,16 @@ char *dts_test_srcpath (const char *relative);
  * contains every NULL-terminated fragment given. */
 void dts_test_assert_error (const GError *error, int code, ...) G_GNUC_NULL_TERMINATED;
 
+/* Fills RESULT from SETUP; runs in the child of dts_test_run_in_child(). */
+typedef void (*DtsTestChildFunc) (const void *setup, void *result);
+
+/* Run FUNC (SETUP, RESULT) in a forked child and copy the RESULT_SIZE bytes it
+ * leaves in RESULT back into the caller's RESULT, which must be plain data (no
+ * pointers: they would point into the child). SimGrid runs once per process,
+ * so a suite that runs several simulations runs each one here; a child that
+ * aborts, or sends back fewer bytes, fails the current test with a message
+ * "WHAT died (status N)". */
+void dts_test_run_in_child (DtsTestChildFunc func, const void *setup, void *result,
+                            gsize result_size, const char *what);
+
 #endif
