@@ -23,6 +23,8 @@
 #include <simgrid/engine.h>
 #include <xbt/log.h>
 
+#include <math.h>
+
 #include "core/error.h"
 #include "sim/sg-shim.h"
 #include "sim/sim.h"
@@ -46,23 +48,41 @@ dts_sim_default_cfg (void)
   return default_cfg;
 }
 
-/* Items whose value SimGrid checks by aborting. */
+/* The SimGrid configuration items dtsim passes through, each with the
+ * values it accepts: SimGrid checks many values by aborting, hanging or
+ * crashing (network/model:Constant refuses every link; stack sizes below a
+ * page crash; surf/precision:-1 hangs; plugins and debug breakpoints abort),
+ * so anything not listed here is refused before SimGrid sees it. */
+typedef enum { CFG_CHOICE, CFG_NUMBER, CFG_INT } CfgKind;
+
 static const struct {
   const char *name;
-  const char *values[8];
-} choices[] = {
-  { "network/model", { "CM02", "LV08", "SMPI", "IB", "Constant", NULL } },
-  { "host/model", { "default", "compound", "ptask_L07", NULL } },
-  { "cpu/model", { "Cas01", NULL } },
-  { "network/optim", { "Lazy", "Full", NULL } },
-  { "cpu/optim", { "Lazy", "Full", "TI", NULL } },
-  { "network/solver", { "maxmin", "fairbottleneck", "bmf", NULL } },
-  { "cpu/solver", { "maxmin", "fairbottleneck", "bmf", NULL } },
-  { "host/solver", { "maxmin", "fairbottleneck", "bmf", NULL } },
-  { "contexts/factory", { "raw", "thread", NULL } },
+  CfgKind kind;
+  const char *values[8]; /* CFG_CHOICE */
+  double min, max;       /* CFG_NUMBER, CFG_INT: inclusive range */
+  gboolean min_open;     /* the minimum itself is refused */
+} known[] = {
+  { "network/model", CFG_CHOICE, { "CM02", "LV08", "SMPI", "IB", NULL }, 0, 0, FALSE },
+  { "network/crosstraffic", CFG_CHOICE, { "0", "1", "yes", "no", NULL }, 0, 0, FALSE },
+  { "network/optim", CFG_CHOICE, { "Lazy", "Full", NULL }, 0, 0, FALSE },
+  { "network/solver", CFG_CHOICE, { "maxmin", "fairbottleneck", "bmf", NULL }, 0, 0, FALSE },
+  { "host/model", CFG_CHOICE, { "default", "compound", "ptask_L07", NULL }, 0, 0, FALSE },
+  { "cpu/model", CFG_CHOICE, { "Cas01", NULL }, 0, 0, FALSE },
+  { "cpu/optim", CFG_CHOICE, { "Lazy", "Full", "TI", NULL }, 0, 0, FALSE },
+  { "cpu/solver", CFG_CHOICE, { "maxmin", "fairbottleneck", "bmf", NULL }, 0, 0, FALSE },
+  { "host/solver", CFG_CHOICE, { "maxmin", "fairbottleneck", "bmf", NULL }, 0, 0, FALSE },
+  { "contexts/factory", CFG_CHOICE, { "raw", "thread", NULL }, 0, 0, FALSE },
+  { "network/TCP-gamma", CFG_NUMBER, { NULL }, 0, 1e18, FALSE },
+  { "network/latency-factor", CFG_NUMBER, { NULL }, 0, 1e6, TRUE },
+  { "network/bandwidth-factor", CFG_NUMBER, { NULL }, 0, 1e6, TRUE },
+  { "network/weight-S", CFG_NUMBER, { NULL }, 0, 1e18, FALSE },
+  { "maxmin/precision", CFG_NUMBER, { NULL }, 0, 1e-2, TRUE },
+  { "surf/precision", CFG_NUMBER, { NULL }, 0, 1e-2, TRUE },
+  { "contexts/stack-size", CFG_INT, { NULL }, 64, 1048576, FALSE },  /* KiB */
+  { "contexts/guard-size", CFG_INT, { NULL }, 0, 64, FALSE },        /* pages */
 };
 
-/* Items dtsim cannot honour. */
+/* Items dtsim cannot honour, with the reason. */
 static const struct {
   const char *prefix;
   const char *why;
@@ -72,6 +92,15 @@ static const struct {
   { "model-check", "model checking is not supported by dtsim" },
   { "smpi/", "dtsim does not run MPI programs" },
 };
+
+static char *
+known_names (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", known[i].name);
+  return g_string_free (s, FALSE);
+}
 
 static gboolean
 check_item (const char *item, GError **error)
@@ -89,18 +118,37 @@ check_item (const char *item, GError **error)
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--cfg '%s': %s", item, refused[i].why);
       return FALSE;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (choices); i++) {
-    if (strcmp (name, choices[i].name) != 0)
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++) {
+    if (strcmp (name, known[i].name) != 0)
       continue;
-    for (const char *const *v = choices[i].values; *v; v++)
-      if (strcmp (*v, value) == 0)
-        return TRUE;
-    g_autofree char *known = g_strjoinv (", ", (char **) choices[i].values);
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--cfg '%s': unknown %s '%s' (known: %s)",
-                 item, name, value, known);
-    return FALSE;
+    if (known[i].kind == CFG_CHOICE) {
+      for (const char *const *v = known[i].values; *v; v++)
+        if (strcmp (*v, value) == 0)
+          return TRUE;
+      g_autofree char *list = g_strjoinv (", ", (char **) known[i].values);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--cfg '%s': unknown %s '%s' (known: %s)",
+                   item, name, value, list);
+      return FALSE;
+    }
+    char *end = NULL;
+    double v = g_ascii_strtod (value, &end);
+    gboolean is_int = known[i].kind == CFG_INT;
+    gboolean ok = end != value && *end == '\0' && isfinite (v) && v <= known[i].max
+                  && (known[i].min_open ? v > known[i].min : v >= known[i].min)
+                  && (!is_int || v == floor (v));
+    if (!ok) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--cfg '%s': expected %s %s %.10g and at most %.10g", item,
+                   is_int ? "an integer" : "a number", known[i].min_open ? "above" : "of at least",
+                   known[i].min, known[i].max);
+      return FALSE;
+    }
+    return TRUE;
   }
-  return TRUE;
+  g_autofree char *names = known_names ();
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "--cfg '%s': dtsim does not pass '%s' to SimGrid (known: %s)", item, name, names);
+  return FALSE;
 }
 
 gboolean
