@@ -16,6 +16,7 @@
 #include "platform/override.h"
 #include "platform/platform.h"
 #include "schedule/schedule.h"
+#include "sim/allreduce-run.h"
 #include "sim/sim.h"
 
 static int
@@ -149,6 +150,23 @@ dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **
   g_autoptr (DtsSchedule) sched = dts_schedule_dp_new (workload, platform, cost, &o, error);
   if (sched == NULL)
     return NULL;
+  if (o.granularity == DTS_GRANULARITY_STEP) {
+    /* Every chunk step is one SimGrid transfer: refuse runs that would take
+     * hours (about 1 us to 40 us of wall time per transfer, growing with N). */
+    double transfers = 0;
+    for (guint k = 0; k < sched->plans->len; k++) {
+      const DtsCollPlan *plan = g_ptr_array_index (sched->plans, k);
+      transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * o.n_gpus;
+    }
+    transfers *= o.iterations;
+    if (transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--comm-granularity step: %.3g transfers to simulate (at most %.0e); use a "
+                   "larger --chunk-size, fewer --iterations or --comm-granularity flow",
+                   transfers, DTS_ALLREDUCE_MAX_STEP_TRANSFERS);
+      return NULL;
+    }
+  }
   g_autoptr (DtsTrace) trace = dts_sim_run (sched, platform, workload, &o, error);
   if (trace == NULL)
     return NULL;
