@@ -17,7 +17,8 @@ tf         validation/tf_benchmarks_2017_images_per_sec.csv: synthetic-data
            aws-p2-8xlarge-x8 are listed apart, outside the error figures.
 ps         only those multi-node rows: `dtsim run --collective ps` (one
            parameter server per instance, co-located, as TensorFlow ran
-           them) next to the ring, images/s and speed-ups over 1 and 8 GPUs.
+           them), with --ps-aggregation none and node, next to the ring,
+           images/s and speed-ups over 1 and 8 GPUs.
 
 Error = (simulated - measured) / measured; MAPE = mean of |error| over the
 set of points stated with each figure. Nothing here is fitted.
@@ -196,7 +197,8 @@ def tf(build, cost_models):
 
 
 def tf_ps(build, cost, rows=None):
-    """The AWS p2.8xlarge cluster rows: parameter servers against the ring."""
+    """The AWS p2.8xlarge cluster rows: parameter servers (without and with
+    per-node aggregation) against the ring."""
     if rows is None:
         rows = [r for r in read_csv(os.path.join(shared_dir(),
                                                  "tf_benchmarks_2017_images_per_sec.csv"))
@@ -206,44 +208,60 @@ def tf_ps(build, cost, rows=None):
         return
     print("### AWS p2.8xlarge cluster, 8-64 K80: parameter servers\n")
     print("TensorFlow ran `%s`. `dtsim run -p aws-p2-8xlarge-x8 -w MODEL -b BATCH -n N "
-          "--cost-model %s --collective ps` (one server per instance, on its first GPU; "
-          "10 Gb/s per instance assumed), next to the default ring (`--collective ring`). "
+          "--cost-model %s --collective ps --ps-aggregation none|node` (one server per "
+          "instance, on its first GPU; 10 Gb/s per instance assumed; `node`: the GPUs of an "
+          "instance sum by a local ring, its first GPU pushes and pulls, then sends the sum to "
+          "the others), next to the default ring (`--collective ring`). "
           "Speed-ups are over the same configuration at 1 GPU and at 8 GPUs (one instance).\n"
           % (cluster[0]["variable_update"], cost))
-    print("| model | batch/GPU | GPUs | measured img/s | ps img/s | ps error | ring img/s | "
-          "measured speed-up /1 | ps /1 | ring /1 | measured /8 | ps /8 | ring /8 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    errs, su1, su8, su1_ring, su8_ring = [], [], [], [], []
-    base1, base8 = {}, {}
+    print("| model | batch/GPU | GPUs | measured img/s | ps img/s | ps error | ps node img/s | "
+          "ps node error | ring img/s | measured speed-up /1 | ps /1 | ps node /1 | ring /1 | "
+          "measured /8 | ps /8 | ps node /8 | ring /8 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    variants = ("ps", "node", "ring")
+    errs = {v: [] for v in variants}
+    su = {(lo, v): [] for lo in (1, 8) for v in variants}
+    base = {1: {}, 8: {}}
     for r in sorted(cluster, key=lambda r: (r["model"], -int(r["batch_per_gpu"]),
                                              int(r["n_gpus"]))):
         n, b = int(r["n_gpus"]), int(r["batch_per_gpu"])
         meas = float(r["images_per_sec"])
-        ps, _ = run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost, "--collective", "ps")
-        ring, _ = run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost)
+        sim = {
+            "ps": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost, "--collective",
+                           "ps", "--ps-aggregation", "none")[0],
+            "node": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost,
+                             "--collective", "ps", "--ps-aggregation", "node")[0],
+            "ring": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost)[0],
+        }
         key = (r["model"], b)
-        if n == 1:
-            base1[key] = (meas, ps, ring)
-        if n == 8:
-            base8[key] = (meas, ps, ring)
-        e = (ps - meas) / meas
-        errs.append(e)
+        for lo in (1, 8):
+            if n == lo:
+                base[lo][key] = dict(sim, meas=meas)
+        for v in variants:
+            errs[v].append((sim[v] - meas) / meas)
         cells = []
-        for base, acc, acc_ring, lo in ((base1, su1, su1_ring, 1), (base8, su8, su8_ring, 8)):
-            if key not in base:
-                cells.append("- | - | -")
+        for lo in (1, 8):
+            if key not in base[lo]:
+                cells.append("- | - | - | -")
                 continue
-            m, p_, g = meas / base[key][0], ps / base[key][1], ring / base[key][2]
+            m = meas / base[lo][key]["meas"]
+            ratio = {v: sim[v] / base[lo][key][v] for v in variants}
             if n > lo:
-                acc.append((p_ - m) / m)
-                acc_ring.append((g - m) / m)
-            cells.append("%.2f | %.2f | %.2f" % (m, p_, g))
-        print("| %s | %d | %d | %g | %.1f | %s | %.1f | %s |" % (
-            r["model"], b, n, meas, ps, pct(e), ring, " | ".join(cells)))
-    print("\nMAPE of images/s (ps): %.1f%% over %d points. MAPE of the speed-up over 1 GPU: "
-          "ps %.1f%%, ring %.1f%% over %d points; over 8 GPUs: ps %.1f%%, ring %.1f%% over "
-          "%d points.\n" % (mape(errs), len(errs), mape(su1), mape(su1_ring), len(su1),
-                            mape(su8), mape(su8_ring), len(su8)))
+                for v in variants:
+                    su[(lo, v)].append((ratio[v] - m) / m)
+            cells.append("%.2f | %.2f | %.2f | %.2f" % (m, ratio["ps"], ratio["node"],
+                                                        ratio["ring"]))
+        print("| %s | %d | %d | %g | %.1f | %s | %.1f | %s | %.1f | %s |" % (
+            r["model"], b, n, meas, sim["ps"], pct(errs["ps"][-1]), sim["node"],
+            pct(errs["node"][-1]), sim["ring"], " | ".join(cells)))
+    print("\nMAPE of images/s: ps %.1f%%, ps node %.1f%%, ring %.1f%% over %d points. "
+          "MAPE of the speed-up over 1 GPU: ps %.1f%%, ps node %.1f%%, ring %.1f%% over %d "
+          "points; over 8 GPUs: ps %.1f%%, ps node %.1f%%, ring %.1f%% over %d points.\n" % (
+              mape(errs["ps"]), mape(errs["node"]), mape(errs["ring"]), len(errs["ps"]),
+              mape(su[(1, "ps")]), mape(su[(1, "node")]), mape(su[(1, "ring")]),
+              len(su[(1, "ps")]),
+              mape(su[(8, "ps")]), mape(su[(8, "node")]), mape(su[(8, "ring")]),
+              len(su[(8, "ps")])))
 
 
 def main():

@@ -7,12 +7,14 @@
  * 2(N-1)/N x S/B + 2(N-1) x L with B the ring's bottleneck share and L the
  * largest hop latency, and t over the closed form. --steps prints, for a
  * small ring, which chunk every rank sends to whom at every step and when;
- * --trace writes the same as a Chrome/Perfetto trace, one track per GPU.
+ * --trace writes the same as a Chrome/Perfetto trace, one track per GPU;
+ * --svg draws one size's ring and steps in one picture (output/svg.h).
  * Options are checked before anything is loaded: command-line mistakes are
  * usage errors (exit status 2), bad files input errors (1). */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli-private.h"
 #include "collective/collective.h"
@@ -20,6 +22,7 @@
 #include "core/error.h"
 #include "output/json.h"
 #include "output/report.h"
+#include "output/svg.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
 #include "schedule/options.h"
@@ -27,7 +30,8 @@
 #include "sim/sim.h"
 
 #define DEFAULT_SIZE "64MB"
-/* --steps prints 2(N-1) x N lines per size: readable up to 16 ranks. */
+/* --steps prints 2(N-1) x N lines per size and --svg draws as many boxes:
+ * readable up to 16 ranks. */
 #define MAX_STEPS_GPUS 16
 #define MAX_SIZES 256
 
@@ -41,6 +45,7 @@ typedef struct {
   char *granularity;
   char *format;
   char *trace;
+  char *svg;
   gboolean steps;
   char **cfg;
   char **set;
@@ -59,6 +64,7 @@ ar_args_clear (ArArgs *a)
   g_free (a->granularity);
   g_free (a->format);
   g_free (a->trace);
+  g_free (a->svg);
   g_strfreev (a->cfg);
   g_strfreev (a->set);
   g_strfreev (a->scale);
@@ -87,6 +93,10 @@ add_entries (GOptionContext *ctx, ArArgs *a)
     { "format", 'f', 0, S, &a->format, "Output: text, json or csv (default: text)", "FMT" },
     { "trace", 't', 0, S, &a->trace,
       "Write a Chrome/Perfetto trace (one track per GPU) to FILE (default: none)",
+      "FILE" },
+    { "svg", 0, 0, S, &a->svg,
+      "Draw the ring and its steps as an SVG picture in FILE, - for stdout (one size, step "
+      "granularity, at most 16 GPUs; default: none)",
       "FILE" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg,
       "SimGrid configuration item, repeatable (e.g. network/model:LV08; default: none)",
@@ -153,18 +163,35 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
   if (a->granularity != NULL
       && !dts_granularity_from_string (a->granularity, &c->granularity, error))
     return FALSE;
-  if (a->steps) {
+  if (a->svg != NULL && a->svg[0] == '\0')
+    return dts_cli_bad_option ("svg", a->svg, "a file name, or - for stdout", error);
+  if (a->svg != NULL && c->sizes->len != 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--svg draws one all-reduce: give one size, not %u", c->sizes->len);
+    return FALSE;
+  }
+  if (a->svg != NULL && a->trace != NULL && strcmp (a->svg, "-") == 0
+      && strcmp (a->trace, "-") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--svg - and --trace - cannot both write to stdout");
+    return FALSE;
+  }
+  for (int k = 0; k < 2; k++) {
+    /* --steps and --svg show single ring steps: step granularity, few GPUs. */
+    const char *opt = k == 0 ? "steps" : "svg";
+    if (k == 0 ? !a->steps : a->svg == NULL)
+      continue;
     if (a->granularity != NULL && c->granularity != DTS_GRANULARITY_STEP) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--steps needs --comm-granularity step (flow has no steps)");
+                   "--%s needs --comm-granularity step (flow has no steps)", opt);
       return FALSE;
     }
     c->granularity = DTS_GRANULARITY_STEP;
     if (c->n_gpus > MAX_STEPS_GPUS) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--steps: %d GPUs is too many to print step by step (at most %d; "
+                   "--%s: %d GPUs is too many to %s step by step (at most %d; "
                    "use --trace for larger rings)",
-                   c->n_gpus, MAX_STEPS_GPUS);
+                   opt, c->n_gpus, k == 0 ? "print" : "draw", MAX_STEPS_GPUS);
       return FALSE;
     }
   }
@@ -465,6 +492,48 @@ write_trace (const DtsAllreduceResult *r, GString *out)
   g_string_append (out, dts_json_get (j));
 }
 
+/* The picture of the (only) size: its step slices, sorted by (step, rank),
+ * with the chunk each one sends and the chunk each rank holds fully reduced
+ * after the last reduce-scatter step (the one it receives and adds then). */
+static void
+write_svg (const DtsAllreduceResult *r, GString *out)
+{
+  const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, 0);
+  g_autoptr (GArray) s = sorted_slices (r);
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (DtsSvgRingStep));
+  g_autofree int *reduced = g_new0 (int, r->n_gpus);
+  g_auto (PlanCursor) cur = { r, -1, NULL };
+  for (guint i = 0; i < s->len; i++) {
+    const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
+    DtsCollStep st;
+    if (sl->size_index != 0 || sl->step < 0)
+      continue;
+    plan_cursor_move (&cur, sl, &st);
+    DtsSvgRingStep v = { .rank = sl->rank, .step = sl->step, .phase = sl->phase,
+                         .send_chunk = st.send_seg, .send_to = st.send_to,
+                         .t_start_s = sl->t_start_s, .t_end_s = sl->t_end_s };
+    g_array_append_val (steps, v);
+    if (sl->step == cur.plan->n_reduce_steps - 1)
+      reduced[sl->rank] = st.recv_seg;
+  }
+  DtsSvgRing ring = {
+    .platform = r->platform,
+    .gpu = r->gpu,
+    .n_ranks = r->n_gpus,
+    .channels = r->channels,
+    .bytes = sz->bytes,
+    .bottleneck_Bps = r->bottleneck_Bps,
+    .hop_latency_s = r->hop_latency_s,
+    .closed_form_s = sz->closed_form_s,
+    .time_s = sz->time_s,
+    .t_origin_s = sz->t_start_s,
+    .steps = (const DtsSvgRingStep *) steps->data,
+    .n_steps = (int) steps->len,
+    .reduced_chunk = reduced,
+  };
+  dts_svg_write_ring_allreduce (&ring, out);
+}
+
 gboolean
 dts_cmd_allreduce (int argc, char **argv, GError **error)
 {
@@ -473,7 +542,8 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_option_context_set_summary (
       ctx, "Simulate one NCCL-style ring all-reduce alone: time, algorithm and bus\n"
            "bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with the ring's\n"
-           "bottleneck B and hop latency L. --steps shows the ring step by step.");
+           "bottleneck B and hop latency L. --steps shows the ring step by step,\n"
+           "--svg draws it in one picture.");
   add_entries (ctx, &a);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "allreduce", &argc, &argv, &help, error))
@@ -497,8 +567,6 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
       "platforms", a.platform ? a.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
   if (platform_path == NULL)
     return FALSE;
-  if (!dts_cli_check_writable (a.trace, "trace", error))
-    return FALSE;
 
   DtsAllreduceOptions o = {
     .platform_path = platform_path,
@@ -510,9 +578,9 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .granularity = c.granularity,
     .cfg = a.cfg,
     .overrides = overrides->len ? overrides : NULL,
-    .record_steps = a.steps || a.trace != NULL,
+    .record_steps = a.steps || a.trace != NULL || a.svg != NULL,
   };
-  if (a.steps && c.n_gpus == 0) {
+  if ((a.steps || a.svg != NULL) && c.n_gpus == 0) {
     /* Refuse a large ring before simulating it: count the platform's GPUs. */
     g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
     if (catalog == NULL)
@@ -522,12 +590,18 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
       return FALSE;
     if (p->gpus->len > MAX_STEPS_GPUS) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--steps: platform '%s' has %u GPUs, too many to print step by step "
+                   "--%s: platform '%s' has %u GPUs, too many to %s step by step "
                    "(at most %d; choose fewer with --gpus, or use --trace)",
-                   platform_path, p->gpus->len, MAX_STEPS_GPUS);
+                   a.steps ? "steps" : "svg", platform_path, p->gpus->len,
+                   a.steps ? "print" : "draw", MAX_STEPS_GPUS);
       return FALSE;
     }
   }
+  /* After every check that can refuse the run, so that a refused run leaves
+   * no empty file behind. */
+  if (!dts_cli_check_writable (a.trace, "trace", error)
+      || !dts_cli_check_writable (a.svg, "svg", error))
+    return FALSE;
   g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, error);
   if (r == NULL)
     return FALSE;
@@ -537,6 +611,15 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     write_trace (r, tr);
     if (!dts_report_save (tr, a.trace, "trace", error))
       return FALSE;
+  }
+  if (a.svg != NULL) {
+    g_autoptr (GString) svg = g_string_new (NULL);
+    write_svg (r, svg);
+    if (!dts_report_save (svg, a.svg, "svg", error))
+      return FALSE;
+    /* The picture alone on stdout, so that it can be piped. */
+    if (strcmp (a.svg, "-") == 0)
+      return TRUE;
   }
   g_autoptr (GString) out = g_string_new (NULL);
   switch (c.format) {

@@ -38,6 +38,7 @@ typedef struct {
   char *channels;
   char *collective;
   char *ps_count;
+  char *ps_aggregation;
   gboolean no_overlap;
   char *seed;
   char *format;
@@ -64,6 +65,7 @@ run_args_clear (RunArgs *a)
   g_free (a->channels);
   g_free (a->collective);
   g_free (a->ps_count);
+  g_free (a->ps_aggregation);
   g_free (a->seed);
   g_free (a->format);
   g_free (a->trace);
@@ -102,6 +104,10 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "ps-count", 0, 0, S, &a->ps_count,
       "With --collective ps: parameter servers, placed round-robin over the nodes on "
       "GPU hosts (default: one per node)", "P" },
+    { "ps-aggregation", 0, 0, S, &a->ps_aggregation,
+      "With --collective ps: none (every GPU talks to the servers) or node (a node's GPUs "
+      "sum by a local ring first and its first GPU talks to the servers, as TensorFlow's "
+      "distributed_replicated) (default: none)", "A" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
@@ -165,6 +171,16 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                  "--ps-count %s: only with --collective ps (the collective is %s)", a->ps_count,
                  o->collective);
     return FALSE;
+  }
+  if (a->ps_aggregation != NULL) {
+    if (!dts_ps_aggregation_from_string (a->ps_aggregation, &o->ps_aggregation, error))
+      return FALSE;
+    if (strcmp (o->collective, "ps") != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--ps-aggregation %s: only with --collective ps (the collective is %s)",
+                   a->ps_aggregation, o->collective);
+      return FALSE;
+    }
   }
   if (a->seed != NULL) {
     guint64 seed;

@@ -46,6 +46,12 @@ dts_coll_plan_free (DtsCollPlan *plan)
   g_free (plan->ring);
   g_free (plan->position);
   g_free (plan->server_rank);
+  g_free (plan->node_of);
+  g_free (plan->node_leader);
+  g_free (plan->node_start);
+  g_free (plan->node_ranks);
+  if (plan->local != NULL)
+    g_ptr_array_unref (plan->local);
   g_free (plan);
 }
 
@@ -61,8 +67,9 @@ dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round)
 double
 dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
 {
-  /* A parameter-server rank pushes every shard once (and pulls it back). */
+  /* A parameter-server rank pushes every shard once (and pulls it back);
+   * with per-node aggregation this is what a leader sends to the servers. */
   if (plan->n_servers > 0)
-    return plan->n_ranks > 1 ? plan->bytes : 0;
+    return dts_coll_plan_ps_n_talkers (plan) > 1 ? plan->bytes : 0;
   return plan->n_steps * plan->channels * plan->seg_bytes;
 }

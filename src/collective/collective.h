@@ -34,7 +34,16 @@
  * summed shard k back from server k. A plan has 2P steps (see
  * dts_coll_plan_ps_step). Closed form on a contention-free star of
  * bandwidth B and route latency L with one server: 2 ((N-1) S / B + L) plus
- * the server's sum ((N+1) S bytes of device memory traffic). */
+ * the server's sum ((N+1) S bytes of device memory traffic).
+ *
+ * Parameter servers with per-node aggregation (node_of given), as
+ * TensorFlow's distributed_replicated variable update: the ranks of a node
+ * first all-reduce the bucket among themselves with a ring plan restricted
+ * to the node (plan->local, NCCL-style, so the node's first rank, its
+ * leader, holds the node's sum); the leaders alone then push and pull
+ * through the servers as above (N = number of nodes); finally each leader
+ * sends the pulled sum (S bytes) to every other rank of its node. A node of
+ * one rank skips both local phases. */
 #ifndef DTS_COLLECTIVE_COLLECTIVE_H
 #define DTS_COLLECTIVE_COLLECTIVE_H
 
@@ -56,6 +65,8 @@ typedef struct {
   double chunk_bytes;   /* > 0 */
   int n_servers;        /* ps: P parameter servers, 1..n_ranks (unused by the ring) */
   const int *server_rank; /* ps: server -> rank whose host runs it (n_servers entries) */
+  const int *node_of;   /* ps: rank -> node index (0..), to aggregate per node first; NULL:
+                           every rank talks to the servers */
 } DtsCollParams;
 
 typedef struct {
@@ -72,6 +83,15 @@ typedef struct {
   int n_rounds;         /* rounds per step and channel: ceil(seg_bytes / chunk_bytes), >= 1 */
   int n_servers;        /* ps: P servers; 0 for every other algorithm */
   int *server_rank;     /* ps: server -> rank whose host runs it (owned) */
+  /* ps with per-node aggregation (NULL / 0 without): */
+  int n_nodes;          /* nodes taking part */
+  int *node_of;         /* rank -> node index (owned) */
+  int *node_leader;     /* node -> its first rank, the one that talks to the servers (owned) */
+  int *node_start;      /* node -> first index into node_ranks; n_nodes + 1 entries (owned) */
+  int *node_ranks;      /* the ranks of node i at node_start[i] .. node_start[i+1]-1, in
+                           rank order (owned) */
+  GPtrArray *local;     /* node -> DtsCollPlan, ring over its ranks: position q of the local
+                           ring is node_ranks[node_start[i] + q] (owned) */
 } DtsCollPlan;
 
 /* What one participant does at one step: send segment send_seg of every
@@ -113,6 +133,13 @@ void dts_coll_plan_step (const DtsCollPlan *plan, int pos, int step, DtsCollStep
  * servers in a staggered order (rank r starts with server r mod P). When
  * send_to or recv_from is RANK itself the shard stays on the host. */
 void dts_coll_plan_ps_step (const DtsCollPlan *plan, int rank, int step, DtsCollStep *out);
+
+/* Whether RANK pushes to and pulls from the servers of a ps plan: every
+ * rank without aggregation, the node leaders with it. */
+gboolean dts_coll_plan_ps_talks (const DtsCollPlan *plan, int rank);
+
+/* Ranks that talk to the servers of a ps plan (N of the closed forms). */
+int dts_coll_plan_ps_n_talkers (const DtsCollPlan *plan);
 
 /* Bytes of round ROUND (0 <= ROUND < n_rounds) of one channel at any step:
  * chunk_bytes except the last round, which carries the remainder. */

@@ -17,7 +17,22 @@
  * (server_rank): a rank that runs server k keeps shard k on its host.
  *
  * Shards are not chunked: TensorFlow sends each tensor as one message, so
- * n_rounds is 1 and seg_bytes is the shard, S/P; channels is 1. */
+ * n_rounds is 1 and seg_bytes is the shard, S/P; channels is 1.
+ *
+ * Per-node aggregation (params->node_of): TensorFlow's distributed_replicated
+ * sums the gradients of an instance's GPUs before one worker per instance
+ * talks to the servers. The local sum is modelled as a ring all-reduce over
+ * the node's ranks (the ring plan of ring.c with the run's channels and
+ * chunk), not as a reduce to the leader: it is what NCCL does inside a node,
+ * it loads every local link evenly (2(m-1)/m S per rank for m ranks) where a
+ * reduce to the leader would put (m-1) S on the leader's link, and its
+ * closed form is known. It leaves the local sum on every rank of the node,
+ * not only on the leader; that costs the same all-gather a ring reduce to
+ * one rank would need anyway. The leader, the node's first rank, then
+ * takes part in the push and pull; the broadcast of the pulled sum back to
+ * the node is one message of S bytes from the leader to each other rank,
+ * posted at once (TensorFlow copies the updated variables to every local
+ * replica). */
 #include "config.h"
 
 #include <math.h>
@@ -46,6 +61,13 @@ check_params (const DtsCollParams *params, GError **error)
                  params->n_ranks == 1 ? "" : "s", params->n_ranks);
     return FALSE;
   }
+  for (int r = 0; params->node_of != NULL && r < params->n_ranks; r++)
+    if (params->node_of[r] < 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "parameter servers: rank %d on node %d (expected a node index >= 0)", r,
+                   params->node_of[r]);
+      return FALSE;
+    }
   if (params->server_rank == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "parameter servers: no placement of the servers given");
@@ -58,6 +80,48 @@ check_params (const DtsCollParams *params, GError **error)
                    params->server_rank[k], params->n_ranks - 1);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Nodes in the order of their first rank; node_of is renumbered to that. */
+static gboolean
+group_by_node (DtsCollPlan *plan, const DtsCollParams *params, GError **error)
+{
+  int n = params->n_ranks;
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  plan->node_of = g_new (int, n);
+  for (int r = 0; r < n; r++) {
+    gpointer key = GINT_TO_POINTER (params->node_of[r]), value;
+    if (!g_hash_table_lookup_extended (index, key, NULL, &value)) {
+      value = GINT_TO_POINTER (plan->n_nodes++);
+      g_hash_table_insert (index, key, value);
+    }
+    plan->node_of[r] = GPOINTER_TO_INT (value);
+  }
+  int m = plan->n_nodes;
+  plan->node_leader = g_new (int, m);
+  plan->node_start = g_new0 (int, m + 1);
+  plan->node_ranks = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    plan->node_start[plan->node_of[r] + 1]++;
+  for (int i = 0; i < m; i++)
+    plan->node_start[i + 1] += plan->node_start[i];
+  g_autofree int *fill = g_memdup2 (plan->node_start, sizeof (int) * m);
+  for (int r = 0; r < n; r++)
+    plan->node_ranks[fill[plan->node_of[r]]++] = r;
+  plan->local = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  for (int i = 0; i < m; i++) {
+    plan->node_leader[i] = plan->node_ranks[plan->node_start[i]];
+    DtsCollParams lp = { .n_ranks = plan->node_start[i + 1] - plan->node_start[i],
+                         .bytes = params->bytes, .channels = params->channels,
+                         .chunk_bytes = params->chunk_bytes };
+    DtsCollPlan *local = dts_coll_ring_plan_new (&lp, error);
+    if (local == NULL) {
+      g_prefix_error (error, "parameter servers, local sum on node %d: ", i);
+      return FALSE;
+    }
+    g_ptr_array_add (plan->local, local);
+  }
   return TRUE;
 }
 
@@ -84,7 +148,22 @@ dts_coll_ps_plan_new (const DtsCollParams *params, GError **error)
   plan->n_reduce_steps = p;
   plan->seg_bytes = params->bytes / p;
   plan->n_rounds = 1;
+  if (params->node_of != NULL && !group_by_node (plan, params, error))
+    return NULL;
   return g_steal_pointer (&plan);
+}
+
+gboolean
+dts_coll_plan_ps_talks (const DtsCollPlan *plan, int rank)
+{
+  g_return_val_if_fail (plan->n_servers > 0 && rank >= 0 && rank < plan->n_ranks, FALSE);
+  return plan->node_of == NULL || plan->node_leader[plan->node_of[rank]] == rank;
+}
+
+int
+dts_coll_plan_ps_n_talkers (const DtsCollPlan *plan)
+{
+  return plan->node_of != NULL ? plan->n_nodes : plan->n_ranks;
 }
 
 void

@@ -160,6 +160,7 @@ static const Field json_options[] = {
   S_DOUBLE ("chunk_bytes", chunk_bytes),
   S_INT ("channels", channels),
   S_INT ("ps_servers", ps_servers),
+  FIELD (DtsRunSummary, FIELD_STRING, const char *, "ps_aggregation", ps_aggregation),
   S_BOOL ("overlap", overlap),
   S_UINT64 ("seed", seed),
   END_FIELDS,

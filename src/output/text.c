@@ -58,8 +58,10 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
     g_string_append_printf (out, "  %s all-reduce: %u bucket%s of >= %s, ", s->collective,
                             s->buckets->len, s->buckets->len == 1 ? "" : "s", B (s->bucket_bytes));
     if (s->ps_servers > 0)
-      g_string_append_printf (out, "%d parameter server%s, ", s->ps_servers,
-                              s->ps_servers == 1 ? "" : "s");
+      g_string_append_printf (out, "%d parameter server%s%s, ", s->ps_servers,
+                              s->ps_servers == 1 ? "" : "s",
+                              g_strcmp0 (s->ps_aggregation, "node") == 0
+                                  ? " fed by one GPU per node after a local sum" : "");
     else
       g_string_append_printf (out, "%d channel%s, %s chunks, ", s->channels,
                               s->channels == 1 ? "" : "s", B (s->chunk_bytes));

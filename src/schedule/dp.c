@@ -256,16 +256,23 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   const char *algorithm = opts->collective ? opts->collective : "ring";
   int n_servers = opts->ps_count;
   g_autofree int *server_rank = NULL;
+  g_autofree int *node_of = NULL;
   if (strcmp (algorithm, "ps") == 0) {
     server_rank = dts_schedule_ps_placement (platform, n, &n_servers, error);
     if (server_rank == NULL)
       return NULL;
+    if (opts->ps_aggregation == DTS_PS_AGGREGATION_NODE) {
+      node_of = g_new (int, n);
+      for (int r = 0; r < n; r++)
+        node_of[r] = dts_platform_gpu (platform, r)->node;
+    }
   }
   for (guint b = 0; b < s->buckets->len; b++) {
     DtsCollParams cp = { .n_ranks = n, .ring = NULL,
                          .bytes = g_array_index (s->buckets, DtsBucket, b).bytes,
                          .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
-                         .n_servers = n_servers, .server_rank = server_rank };
+                         .n_servers = n_servers, .server_rank = server_rank,
+                         .node_of = node_of };
     DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
     if (plan == NULL)
       return NULL;

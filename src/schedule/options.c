@@ -30,3 +30,28 @@ dts_granularity_from_string (const char *s, DtsGranularity *out, GError **error)
                "unknown --comm-granularity '%s' (known: step, flow)", s ? s : "");
   return FALSE;
 }
+
+static const char *const aggregations[DTS_PS_AGGREGATION_COUNT] = {
+  [DTS_PS_AGGREGATION_NONE] = "none",
+  [DTS_PS_AGGREGATION_NODE] = "node",
+};
+
+const char *
+dts_ps_aggregation_to_string (DtsPsAggregation a)
+{
+  g_return_val_if_fail (a >= 0 && a < DTS_PS_AGGREGATION_COUNT, "?");
+  return aggregations[a];
+}
+
+gboolean
+dts_ps_aggregation_from_string (const char *s, DtsPsAggregation *out, GError **error)
+{
+  for (int a = 0; a < DTS_PS_AGGREGATION_COUNT; a++)
+    if (s != NULL && strcmp (s, aggregations[a]) == 0) {
+      *out = a;
+      return TRUE;
+    }
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "unknown --ps-aggregation '%s' (known: none, node)", s ? s : "");
+  return FALSE;
+}

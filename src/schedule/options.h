@@ -23,6 +23,18 @@ const char *dts_granularity_to_string (DtsGranularity g);
 /* Unknown names are DTS_ERROR_USAGE "unknown --comm-granularity 'X' (known: step, flow)". */
 gboolean dts_granularity_from_string (const char *s, DtsGranularity *out, GError **error);
 
+/* How parameter-server training gathers the gradients of a node: */
+typedef enum {
+  DTS_PS_AGGREGATION_NONE, /* every GPU pushes to and pulls from the servers */
+  DTS_PS_AGGREGATION_NODE, /* a node's GPUs sum locally; its first GPU talks to the servers */
+  DTS_PS_AGGREGATION_COUNT
+} DtsPsAggregation;
+
+/* "none", "node" */
+const char *dts_ps_aggregation_to_string (DtsPsAggregation a);
+/* Unknown names are DTS_ERROR_USAGE "unknown --ps-aggregation 'X' (known: none, node)". */
+gboolean dts_ps_aggregation_from_string (const char *s, DtsPsAggregation *out, GError **error);
+
 #define DTS_RUN_DEFAULT_ITERATIONS 3
 #define DTS_RUN_DEFAULT_BATCH_SIZE 32
 #define DTS_RUN_DEFAULT_BUCKET_BYTES 25e6 /* PyTorch DDP's bucket_cap_mb = 25 */
@@ -38,6 +50,7 @@ typedef struct {
   const char *cost_model;      /* cost-model table id */
   const char *collective;      /* all-reduce algorithm table id ("ring", "ps") */
   int ps_count;                /* ps: parameter servers; 0 = one per node taking part */
+  DtsPsAggregation ps_aggregation; /* ps: per-node sum before the servers */
   double bucket_bytes;         /* gradient bucket cap, > 0 */
   double chunk_bytes;          /* collective chunk, > 0 */
   int channels;                /* parallel rings, >= 1 */

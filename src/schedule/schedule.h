@@ -28,7 +28,9 @@
  * servers (dts_schedule_ps_placement): round-robin over the nodes taking
  * part, on each node's first participating GPU, then its second, and so on
  * (TensorFlow's parameter-server tasks co-located on the worker machines).
- * Every bucket's plan uses the same servers. */
+ * Every bucket's plan uses the same servers. With --ps-aggregation node the
+ * plans group the ranks by platform node (DtsGpu.node) and the node's first
+ * participating rank talks to the servers (collective.h). */
 #ifndef DTS_SCHEDULE_SCHEDULE_H
 #define DTS_SCHEDULE_SCHEDULE_H
 

@@ -163,6 +163,18 @@ dts_sim_check_routes (const DtsPlatform *platform, const GPtrArray *plans, GErro
   for (guint i = 0; i < plans->len; i++) {
     const DtsCollPlan *plan = g_ptr_array_index (plans, i);
     if (plan->n_servers > 0) {
+      /* Per-node aggregation: a local ring in each node, then the leader
+       * broadcasts the pulled sums to its node. */
+      for (int n = 0; plan->local != NULL && n < plan->n_nodes; n++) {
+        const int *ranks = plan->node_ranks + plan->node_start[n];
+        int m = plan->node_start[n + 1] - plan->node_start[n];
+        for (int q = 0; q < m && m > 1; q++)
+          if (!check_pair (platform, checked, ranks[q], ranks[(q + 1) % m],
+                           "a rank sends to its successor in its node's ring", error)
+              || !check_pair (platform, checked, plan->node_leader[n], ranks[q],
+                              "a node's leader sends the sums to its node", error))
+            return FALSE;
+      }
       for (int k = 0; k < plan->n_servers; k++)
         for (int r = 0; r < plan->n_ranks; r++)
           if (!check_pair (platform, checked, r, plan->server_rank[k],

@@ -61,6 +61,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->channels = o->channels;
   if (sched->plans->len > 0)
     s->ps_servers = ((const DtsCollPlan *) g_ptr_array_index (sched->plans, 0))->n_servers;
+  if (strcmp (o->collective, "ps") == 0)
+    s->ps_aggregation = dts_ps_aggregation_to_string (o->ps_aggregation);
   s->overlap = o->overlap;
   s->seed = o->seed;
   s->params = w->params;
@@ -150,6 +152,26 @@ dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **
   g_autoptr (DtsSchedule) sched = dts_schedule_dp_new (workload, platform, cost, &o, error);
   if (sched == NULL)
     return NULL;
+  /* The local rings of --ps-aggregation node run step by step at both
+   * granularities. */
+  double local_transfers = 0;
+  for (guint k = 0; k < sched->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (sched->plans, k);
+    for (guint i = 0; plan->local != NULL && i < plan->local->len; i++) {
+      const DtsCollPlan *local = g_ptr_array_index (plan->local, i);
+      local_transfers += (double) local->n_steps * local->n_rounds * local->channels
+                         * local->n_ranks;
+    }
+  }
+  local_transfers *= o.iterations;
+  if (o.granularity == DTS_GRANULARITY_FLOW
+      && local_transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-aggregation node: %.3g transfers in the nodes' rings to simulate (at "
+                 "most %.0e); use a larger --chunk-size or fewer --iterations",
+                 local_transfers, DTS_ALLREDUCE_MAX_STEP_TRANSFERS);
+    return NULL;
+  }
   if (o.granularity == DTS_GRANULARITY_STEP) {
     /* Every chunk step is one SimGrid transfer: refuse runs that would take
      * hours (about 1 us to 40 us of wall time per transfer, growing with N). */
@@ -158,7 +180,7 @@ dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **
       const DtsCollPlan *plan = g_ptr_array_index (sched->plans, k);
       transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * o.n_gpus;
     }
-    transfers *= o.iterations;
+    transfers = transfers * o.iterations + local_transfers;
     if (transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--comm-granularity step: %.3g transfers to simulate (at most %.0e); use a "

@@ -36,6 +36,14 @@
  * that runs the server stays on the host: semaphores stand for its push and
  * pull. A server takes the next bucket once all its pulls have been sent.
  *
+ * With per-node aggregation (collective.h) a bucket is, for every rank, the
+ * ring all-reduce of its node (as at the step granularity, whatever the
+ * granularity: a node has few ranks), then, for the node's leader only, the
+ * push and pull above with the leaders as the N ranks, then the leader's
+ * broadcast of S bytes to each other rank of the node, which waits for it.
+ * The local ring uses the ranks' ring mailboxes, the broadcast their pulls
+ * mailboxes, which only leaders otherwise receive on.
+ *
  * Transfers are rounded to whole bytes (SimGrid counts bytes in a long). */
 #include "config.h"
 
@@ -179,21 +187,28 @@ exchange (Sim *sim, Rank *rk, sg_mailbox_t to, long bytes, int channels, sg_exec
     sg_exec_wait (reduction);
 }
 
+/* Every step of ring PLAN at position POS; MEMBERS maps the plan's ranks to
+ * the simulation's (NULL: the same). */
 static void
-allreduce_step (Sim *sim, Rank *rk, int plan_index)
+ring_steps (Sim *sim, Rank *rk, const DtsCollPlan *plan, int pos, const int *members)
 {
-  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
-  int pos = plan->position[rk->rank];
   for (int s = 0; s < plan->n_steps; s++) {
     DtsCollStep st;
     dts_coll_plan_step (plan, pos, s, &st);
-    sg_mailbox_t to = sim->ranks[st.send_to].inbox;
+    sg_mailbox_t to = sim->ranks[members ? members[st.send_to] : st.send_to].inbox;
     for (int r = 0; r < plan->n_rounds; r++) {
       double bytes = dts_coll_plan_round_bytes (plan, r);
       sg_exec_t red = st.reduce ? reduce_async (sim, rk, bytes * plan->channels) : NULL;
       exchange (sim, rk, to, whole_bytes (bytes), plan->channels, red);
     }
   }
+}
+
+static void
+allreduce_step (Sim *sim, Rank *rk, int plan_index)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  ring_steps (sim, rk, plan, plan->position[rk->rank], NULL);
 }
 
 /* Route latencies of PLAN's ring; routes are only known once the platform
@@ -250,11 +265,67 @@ allreduce_flow (Sim *sim, Rank *rk, int plan_index)
   }
 }
 
-/* One bucket through the parameter servers, as one worker (see the header). */
+static void ps_push_pull (Sim *sim, Rank *rk, const DtsCollPlan *plan);
+
+/* The ranks of RANK's node in a ps plan with aggregation, their number in
+ * *M and RANK's index among them in *Q. */
+static const int *
+node_members (const DtsCollPlan *plan, int rank, int *m, int *q)
+{
+  int node = plan->node_of[rank];
+  const int *members = plan->node_ranks + plan->node_start[node];
+  *m = plan->node_start[node + 1] - plan->node_start[node];
+  for (*q = 0; members[*q] != rank; (*q)++)
+    ;
+  return members;
+}
+
+/* The leader sends the pulled sum to every other rank of its node, which
+ * receives it on its pulls mailbox (no server sends to a rank that does not
+ * talk to the servers). */
+static void
+node_broadcast (Sim *sim, Rank *rk, const DtsCollPlan *plan)
+{
+  int m, q;
+  const int *members = node_members (plan, rk->rank, &m, &q);
+  if (m < 2)
+    return;
+  long bytes = whole_bytes (plan->bytes);
+  if (q != 0) {
+    void *slot;
+    sg_comm_wait (sg_mailbox_get_async (rk->pulls, &slot));
+    return;
+  }
+  g_autofree sg_comm_t *comms = g_new (sg_comm_t, m - 1);
+  for (int i = 1; i < m; i++)
+    comms[i - 1] = sg_mailbox_put_async (sim->ranks[members[i]].pulls, &sim->payload, bytes);
+  sim->trace->events += m - 1;
+  sg_comm_wait_all (comms, m - 1);
+}
+
+/* One bucket through the parameter servers, as one worker (see the header):
+ * with per-node aggregation, first the node's ring all-reduce, then the
+ * push and pull by the leader, then the leader's broadcast to the node. */
 static void
 allreduce_ps (Sim *sim, Rank *rk, int plan_index)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
+  if (plan->node_of != NULL) {
+    int m, q;
+    const int *members = node_members (plan, rk->rank, &m, &q);
+    const DtsCollPlan *local = g_ptr_array_index (plan->local, plan->node_of[rk->rank]);
+    ring_steps (sim, rk, local, local->position[q], members);
+    if (dts_coll_plan_ps_talks (plan, rk->rank))
+      ps_push_pull (sim, rk, plan);
+    node_broadcast (sim, rk, plan);
+    return;
+  }
+  ps_push_pull (sim, rk, plan);
+}
+
+static void
+ps_push_pull (Sim *sim, Rank *rk, const DtsCollPlan *plan)
+{
   int p = plan->n_servers;
   long bytes = whole_bytes (plan->seg_bytes);
   g_autofree sg_comm_t *comms = g_new (sg_comm_t, 2 * p);
@@ -294,21 +365,29 @@ server_actor (int argc, char **argv)
     for (int b = 0; b < t->n_buckets; b++) {
       const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, b);
       long bytes = whole_bytes (plan->seg_bytes);
-      for (int r = 0; r < n - 1; r++)
+      /* Contributions come from the ranks that talk to the servers (all of
+       * them, or the node leaders); the hosting rank's own, if it talks,
+       * stays on the host. */
+      int talkers = dts_coll_plan_ps_n_talkers (plan);
+      gboolean host_talks = dts_coll_plan_ps_talks (plan, sv->rank->rank);
+      int remote = talkers - (host_talks ? 1 : 0);
+      for (int r = 0; r < remote; r++)
         comms[r] = sg_mailbox_get_async (sv->inbox, &slots[r]);
-      sg_comm_wait_all (comms, n - 1);
-      sg_sem_acquire (sv->local_in);
+      sg_comm_wait_all (comms, remote);
+      if (host_talks)
+        sg_sem_acquire (sv->local_in);
       /* add_n: read N shards, write one; reduce_s_per_byte counts 3 bytes. */
-      double traffic = (n + 1) * plan->seg_bytes / REDUCE_BYTES_PER_BYTE;
+      double traffic = (talkers + 1) * plan->seg_bytes / REDUCE_BYTES_PER_BYTE;
       sg_exec_t sum = reduce_async (sim, sv->rank, traffic);
       if (sum != NULL)
         sg_exec_wait (sum);
       int m = 0;
       for (int r = 0; r < n; r++)
-        if (r != sv->rank->rank)
+        if (r != sv->rank->rank && dts_coll_plan_ps_talks (plan, r))
           comms[m++] = sg_mailbox_put_async (sim->ranks[r].pulls, &sim->payload, bytes);
       sim->trace->events += 2 * m;
-      sg_sem_release (sv->local_out);
+      if (host_talks)
+        sg_sem_release (sv->local_out);
       sg_comm_wait_all (comms, m);
     }
 }
@@ -399,6 +478,14 @@ relax_fatpipes (Sim *sim)
         relax_route (&rx, sim->ranks[r].host, server);
         relax_route (&rx, server, sim->ranks[r].host);
       }
+    /* Per-node aggregation: the local rings and the leaders' broadcasts. */
+    const DtsCollPlan *plan = g_ptr_array_index (plans, 0);
+    for (int r = 0; plan->node_of != NULL && r < sim->n; r++) {
+      int m, q;
+      const int *members = node_members (plan, r, &m, &q);
+      relax_route (&rx, sim->ranks[r].host, sim->ranks[members[(q + 1) % m]].host);
+      relax_route (&rx, sim->ranks[members[0]].host, sim->ranks[r].host);
+    }
   } else {
     for (guint i = 0; i < plans->len; i++) {
       const DtsCollPlan *plan = g_ptr_array_index (plans, i);

@@ -109,6 +109,7 @@ typedef struct {
   double chunk_bytes;
   int channels;
   int ps_servers;              /* parameter servers (collective ps), else 0 */
+  const char *ps_aggregation;  /* collective ps: "none" or "node" (static), else NULL */
   gboolean overlap;
   guint64 seed;
   double params;

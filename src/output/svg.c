@@ -1,0 +1,380 @@
+/* svg.c - a ring all-reduce in one picture (svg.h has the layout).
+ *
+ * Geometry is in SVG user units (pixels at 100%). Coordinates are written
+ * with one decimal and times with three, through printf in the C numeric
+ * locale that main sets, so the same run gives the same bytes. Widths of
+ * text are estimated from the character count (about 0.62 em per character
+ * in a sans-serif face) to decide whether a box label fits: a label that
+ * does not fit is shortened to the chunk ("c2") or left out, never drawn
+ * over its neighbours. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "output/svg.h"
+
+#define MARGIN 24.0
+#define TITLE_H 96.0
+#define LEFT_W 360.0
+#define ROW_LABEL_W 64.0
+#define ROW_H 30.0
+#define BOX_INSET 3.0
+#define STEP_MIN_W 80.0   /* per step column: room for "c10 -> r15" at 11 px */
+#define TIMELINE_MIN_W 600.0
+#define HEAD_H 56.0       /* phase bands and step numbers above the rows */
+#define NODE_W 44.0
+#define NODE_H 24.0
+#define CELL_W 34.0
+#define CELL_H 20.0
+#define CHAR_EM 0.62
+
+typedef struct {
+  const char *name;
+  const char *fill;       /* step boxes */
+  const char *band;       /* phase band behind the step numbers */
+  const char *what;       /* what a step of the phase does */
+} PhaseStyle;
+
+static const PhaseStyle phases[] = {
+  { "reduce-scatter", "#3b75af", "#dbe7f3", "receive a chunk, add it to yours" },
+  { "all-gather", "#e1812c", "#fbe3cc", "receive a reduced chunk, copy it" },
+};
+
+static double
+text_w (const char *s, double font_px)
+{
+  return (double) g_utf8_strlen (s, -1) * CHAR_EM * font_px;
+}
+
+static void
+svg_text (GString *o, double x, double y, double font_px, const char *anchor, const char *weight,
+          const char *fill, const char *text)
+{
+  g_autofree char *esc = g_markup_escape_text (text, -1);
+  g_string_append_printf (o,
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"%s\"%s%s%s "
+                          "fill=\"%s\">%s</text>\n",
+                          x, y, font_px, anchor, weight ? " font-weight=\"" : "",
+                          weight ? weight : "", weight ? "\"" : "", fill, esc);
+}
+
+static void
+svg_line (GString *o, double x1, double y1, double x2, double y2, const char *stroke,
+          double width, gboolean dashed)
+{
+  g_string_append_printf (o,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                          "stroke-width=\"%.1f\"%s/>\n",
+                          x1, y1, x2, y2, stroke, width,
+                          dashed ? " stroke-dasharray=\"5 4\"" : "");
+}
+
+static void
+svg_rect_w (GString *o, const char *klass, double x, double y, double w, double h, double rx,
+            const char *fill, const char *stroke, double stroke_w)
+{
+  g_string_append_printf (o, "<rect%s%s%s x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"",
+                          klass ? " class=\"" : "", klass ? klass : "", klass ? "\"" : "", x, y,
+                          w, h);
+  if (rx > 0)
+    g_string_append_printf (o, " rx=\"%.1f\"", rx);
+  g_string_append_printf (o, " fill=\"%s\"", fill);
+  if (stroke)
+    g_string_append_printf (o, " stroke=\"%s\" stroke-width=\"%.1f\"", stroke, stroke_w);
+  g_string_append (o, "/>\n");
+}
+
+static void
+svg_rect (GString *o, const char *klass, double x, double y, double w, double h, double rx,
+          const char *fill, const char *stroke)
+{
+  svg_rect_w (o, klass, x, y, w, h, rx, fill, stroke, 1);
+}
+
+/* "16000000 bytes (16.0 MB)": exact bytes for the reader who checks the
+ * closed form, a decimal unit for the eye. */
+static char *
+format_bytes (double bytes)
+{
+  static const struct { double unit; const char *name; } units[] = {
+    { 1e12, "TB" }, { 1e9, "GB" }, { 1e6, "MB" }, { 1e3, "kB" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+    if (bytes >= units[i].unit)
+      return g_strdup_printf ("%.0f bytes (%.1f %s)", bytes, bytes / units[i].unit,
+                              units[i].name);
+  return g_strdup_printf ("%.0f bytes", bytes);
+}
+
+/* Axis ticks at 1, 2 or 5 x 10^k microseconds, about eight over the span. */
+static double
+tick_step_us (double span_us, int *decimals)
+{
+  double raw = span_us / 8;
+  if (!(raw > 0)) {
+    *decimals = 0;
+    return 1;
+  }
+  double mag = pow (10, floor (log10 (raw)));
+  double norm = raw / mag;
+  double step = (norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10) * mag;
+  *decimals = step >= 1 ? 0 : (int) ceil (-log10 (step) - 1e-9);
+  return step;
+}
+
+/* A filled triangle with its tip at (x, y) pointing along (dx, dy). */
+static void
+arrow_head (GString *o, double x, double y, double dx, double dy, const char *fill)
+{
+  double n = hypot (dx, dy);
+  dx /= n;
+  dy /= n;
+  double bx = x - 10 * dx, by = y - 10 * dy;
+  g_string_append_printf (o,
+                          "<path d=\"M %.1f %.1f L %.1f %.1f L %.1f %.1f Z\" fill=\"%s\"/>\n", x,
+                          y, bx - 5 * dy, by + 5 * dx, bx + 5 * dy, by - 5 * dx, fill);
+}
+
+/* The ring on a circle, rank 0 at the top and successors clockwise, then a
+ * caption; returns the lowest y drawn. */
+static double
+draw_ring (const DtsSvgRing *ring, const int *order, GString *o)
+{
+  int n = ring->n_ranks;
+  double r = n <= 8 ? 120 : 150;
+  double cx = MARGIN + LEFT_W / 2, cy = TITLE_H + 24 + r + NODE_H;
+  /* Leave the arc where it would run under a node box. */
+  double gap = asin (MIN (1.0, (NODE_W / 2 + 8) / r));
+  if (2 * gap > 2 * G_PI / n * 0.8)
+    gap = 2 * G_PI / n * 0.4;
+  g_string_append (o, "<!-- the ring: each rank sends to its successor -->\n");
+  for (int k = 0; k < n; k++) {
+    double a0 = -G_PI / 2 + 2 * G_PI * k / n + gap;
+    double a1 = -G_PI / 2 + 2 * G_PI * (k + 1) / n - gap;
+    double x0 = cx + r * cos (a0), y0 = cy + r * sin (a0);
+    double x1 = cx + r * cos (a1), y1 = cy + r * sin (a1);
+    g_string_append_printf (o,
+                            "<path d=\"M %.1f %.1f A %.1f %.1f 0 %d 1 %.1f %.1f\" fill=\"none\" "
+                            "stroke=\"#555555\" stroke-width=\"2.0\"/>\n",
+                            x0, y0, r, r, a1 - a0 > G_PI ? 1 : 0, x1, y1);
+    /* Clockwise tangent at the arc's end. */
+    arrow_head (o, x1, y1, -sin (a1), cos (a1), "#555555");
+  }
+  for (int k = 0; k < n; k++) {
+    double a = -G_PI / 2 + 2 * G_PI * k / n;
+    double x = cx + r * cos (a), y = cy + r * sin (a);
+    g_autofree char *label = g_strdup_printf ("r%d", order[k]);
+    svg_rect (o, "rank", x - NODE_W / 2, y - NODE_H / 2, NODE_W, NODE_H, 6, "#ffffff",
+              "#333333");
+    svg_text (o, x, y + 4.5, 13, "middle", "bold", "#222222", label);
+  }
+  svg_text (o, cx, cy - 8, 13, "middle", NULL, "#444444", "ring of N ranks");
+  g_autofree char *chunk = format_bytes (ring->bytes / n);
+  g_autofree char *c1 = g_strdup_printf ("S is cut into N = %d chunks", n);
+  svg_text (o, cx, cy + 10, 13, "middle", NULL, "#444444", c1);
+  double y = cy + r + NODE_H + 24;
+  const char *caption[] = {
+    "Every step, each rank sends one chunk to its",
+    "successor and receives one from its predecessor.",
+    "2(N-1) steps: N-1 of reduce-scatter, then N-1",
+    "of all-gather. Each rank sends 2(N-1)/N x S in all:",
+    "nearly 2S, however many ranks share the work.",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (caption); i++, y += 18)
+    svg_text (o, MARGIN + 8, y, 13, "start", NULL, "#222222", caption[i]);
+  g_autofree char *cs = g_strdup_printf ("One chunk = S/N = %s.", chunk);
+  svg_text (o, MARGIN + 8, y, 13, "start", NULL, "#222222", cs);
+  y += 28;
+  for (gsize p = 0; p < G_N_ELEMENTS (phases); p++, y += 22) {
+    svg_rect (o, NULL, MARGIN + 8, y - 12, 16, 16, 2, phases[p].fill, NULL);
+    g_autofree char *l = g_strdup_printf ("%s: %s", phases[p].name, phases[p].what);
+    svg_text (o, MARGIN + 32, y + 1, 13, "start", NULL, "#222222", l);
+  }
+  svg_rect_w (o, NULL, MARGIN + 8, y - 12, 16, 16, 2, "#ffffff", "#111111", 2.5);
+  svg_text (o, MARGIN + 32, y + 1, 13, "start", NULL, "#222222",
+            "outlined: chunk c0 going round the ring");
+  return y;
+}
+
+void
+dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
+{
+  g_return_if_fail (ring != NULL && ring->n_ranks >= 2 && out != NULL);
+  int n = ring->n_ranks;
+  int n_cols = 2 * (n - 1);
+
+  /* Ring order from rank 0 along send_to; a rank's successor is the same at
+   * every step. */
+  g_autofree int *succ = g_new (int, n);
+  for (int k = 0; k < n; k++)
+    succ[k] = (k + 1) % n;
+  for (int i = 0; i < ring->n_steps; i++) {
+    const DtsSvgRingStep *s = &ring->steps[i];
+    g_return_if_fail (s->rank >= 0 && s->rank < n && s->step >= 0 && s->step < n_cols);
+    if (s->step == 0 && s->send_to >= 0 && s->send_to < n)
+      succ[s->rank] = s->send_to;
+  }
+  g_autofree int *order = g_new (int, n);
+  order[0] = 0;
+  for (int k = 1; k < n; k++)
+    order[k] = succ[order[k - 1]];
+
+  /* Time span and, per step, the earliest start and latest end over ranks. */
+  double t_end = ring->t_origin_s;
+  g_autofree double *col_start = g_new (double, n_cols);
+  g_autofree double *col_end = g_new (double, n_cols);
+  for (int c = 0; c < n_cols; c++) {
+    col_start[c] = G_MAXDOUBLE;
+    col_end[c] = -G_MAXDOUBLE;
+  }
+  double rs_end = ring->t_origin_s;
+  for (int i = 0; i < ring->n_steps; i++) {
+    const DtsSvgRingStep *s = &ring->steps[i];
+    t_end = MAX (t_end, s->t_end_s);
+    col_start[s->step] = MIN (col_start[s->step], s->t_start_s);
+    col_end[s->step] = MAX (col_end[s->step], s->t_end_s);
+    if (s->phase == 0)
+      rs_end = MAX (rs_end, s->t_end_s);
+  }
+  double span_s = t_end - ring->t_origin_s;
+  if (!(span_s > 0))
+    span_s = 1e-6;
+
+  double tw = MAX (TIMELINE_MIN_W, n_cols * STEP_MIN_W);
+  double tx0 = MARGIN + LEFT_W + MARGIN + ROW_LABEL_W;
+  double ty0 = TITLE_H + 24 + HEAD_H;
+  double width = tx0 + tw + MARGIN + 16;
+  double axis_y = ty0 + n * ROW_H + 6;
+  double table_y = axis_y + 76;
+  double right_bottom = table_y + 2 * CELL_H + 12;
+  double scale = tw / span_s;
+#define TX(t) (tx0 + ((t) - ring->t_origin_s) * scale)
+
+  g_autoptr (GString) body = g_string_new (NULL);
+  double left_bottom = draw_ring (ring, order, body);
+  double height = MAX (left_bottom, right_bottom) + MARGIN;
+
+  /* Title. */
+  g_autofree char *size = format_bytes (ring->bytes);
+  g_autofree char *t1 = g_strdup_printf ("Ring all-reduce of %s over N = %d GPUs", size, n);
+  g_autoptr (GString) hdr = g_string_new (NULL);
+  g_string_append_printf (hdr,
+                          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+                          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+                          width, height, width, height);
+  svg_rect (hdr, NULL, 0, 0, width, height, 0, "#ffffff", NULL);
+  svg_text (hdr, MARGIN, 34, 20, "start", "bold", "#111111", t1);
+  g_autofree char *t2 = g_strdup_printf (
+      "%s%s%s%s, %d channel%s; ring bottleneck B = %.3f GB/s, hop latency L = %.3f us",
+      ring->platform ? "platform " : "", ring->platform ? ring->platform : "",
+      ring->gpu ? ", " : "", ring->gpu ? ring->gpu : "", ring->channels,
+      ring->channels == 1 ? "" : "s", ring->bottleneck_Bps / 1e9, ring->hop_latency_s * 1e6);
+  svg_text (hdr, MARGIN, 58, 14, "start", NULL, "#333333", t2);
+  g_autofree char *t3 = g_strdup_printf (
+      "closed form 2(N-1)/N x S/B + 2(N-1) x L = %.3f us; simulated %.3f us (x %.4f)",
+      ring->closed_form_s * 1e6, ring->time_s * 1e6,
+      ring->closed_form_s > 0 ? ring->time_s / ring->closed_form_s : 0);
+  svg_text (hdr, MARGIN, 80, 14, "start", NULL, "#333333", t3);
+  g_string_prepend (body, hdr->str);
+
+  /* Phase bands and step numbers over the columns. */
+  GString *o = body;
+  g_string_append (o, "<!-- the timeline: one row per rank, one box per step -->\n");
+  for (gsize p = 0; p < G_N_ELEMENTS (phases); p++) {
+    int c0 = p == 0 ? 0 : n - 1, c1 = p == 0 ? n - 2 : n_cols - 1;
+    if (col_start[c0] > col_end[c1])
+      continue;
+    double x0 = TX (col_start[c0]), x1 = TX (col_end[c1]);
+    svg_rect (o, "phase", x0, ty0 - HEAD_H, x1 - x0, 22, 3, phases[p].band, NULL);
+    g_autofree char *l =
+        g_strdup_printf ("%s (N-1 = %d step%s)", phases[p].name, n - 1, n == 2 ? "" : "s");
+    if (text_w (l, 12) > x1 - x0 - 8)
+      g_snprintf (l, strlen (l) + 1, "%s", phases[p].name);
+    svg_text (o, (x0 + x1) / 2, ty0 - HEAD_H + 15, 12, "middle", "bold", "#222222", l);
+  }
+  for (int c = 0; c < n_cols; c++) {
+    if (col_start[c] > col_end[c])
+      continue;
+    g_autofree char *l = g_strdup_printf ("step %d", c);
+    double w = TX (col_end[c]) - TX (col_start[c]);
+    if (text_w (l, 11) > w - 2)
+      g_snprintf (l, strlen (l) + 1, "%d", c);
+    svg_text (o, (TX (col_start[c]) + TX (col_end[c])) / 2, ty0 - 12, 11, "middle", NULL,
+              "#444444", l);
+  }
+
+  /* Rows: rank labels, guide lines, then the step boxes. */
+  for (int k = 0; k < n; k++) {
+    double y = ty0 + k * ROW_H;
+    g_autofree char *l = g_strdup_printf ("rank %d", k);
+    if (k % 2 == 1)
+      svg_rect (o, NULL, tx0, y, tw, ROW_H, 0, "#f4f4f4", NULL);
+    svg_text (o, tx0 - 8, y + ROW_H / 2 + 4.5, 13, "end", NULL, "#222222", l);
+  }
+  /* End of reduce-scatter, under the boxes of ranks that finish it early. */
+  if (rs_end > ring->t_origin_s) {
+    double x = TX (rs_end);
+    svg_line (o, x, ty0 - HEAD_H + 24, x, axis_y, "#222222", 1.5, TRUE);
+  }
+  for (int i = 0; i < ring->n_steps; i++) {
+    const DtsSvgRingStep *s = &ring->steps[i];
+    double x0 = TX (s->t_start_s), x1 = TX (s->t_end_s);
+    double y = ty0 + s->rank * ROW_H + BOX_INSET;
+    double w = MAX (1.0, x1 - x0 - 2);
+    const PhaseStyle *ps = &phases[s->phase ? 1 : 0];
+    /* Chunk c0's boxes outlined: its way round the ring, summed then copied. */
+    if (s->send_chunk == 0)
+      svg_rect_w (o, "step", x0 + 1, y, w, ROW_H - 2 * BOX_INSET, 3, ps->fill, "#111111", 2.5);
+    else
+      svg_rect (o, "step", x0 + 1, y, w, ROW_H - 2 * BOX_INSET, 3, ps->fill, NULL);
+    g_autofree char *l = g_strdup_printf ("c%d -> r%d", s->send_chunk, s->send_to);
+    if (text_w (l, 11) > w - 4)
+      g_snprintf (l, strlen (l) + 1, "c%d", s->send_chunk);
+    if (text_w (l, 11) <= w - 4)
+      svg_text (o, x0 + 1 + w / 2, y + (ROW_H - 2 * BOX_INSET) / 2 + 4, 11, "middle", NULL,
+                "#ffffff", l);
+  }
+
+
+  /* Time axis in microseconds. */
+  svg_line (o, tx0, axis_y, tx0 + tw, axis_y, "#222222", 1, FALSE);
+  int dec;
+  double span_us = span_s * 1e6;
+  double step_us = tick_step_us (span_us, &dec);
+  for (int k = 0;; k++) {
+    double t_us = k * step_us;
+    if (t_us > span_us * (1 + 1e-9))
+      break;
+    double x = tx0 + t_us / span_us * tw;
+    svg_line (o, x, axis_y, x, axis_y + 5, "#222222", 1, FALSE);
+    g_autofree char *l = g_strdup_printf ("%.*f", dec, t_us);
+    svg_text (o, x, axis_y + 19, 11, "middle", NULL, "#333333", l);
+  }
+  svg_text (o, tx0 + tw / 2, axis_y + 38, 12, "middle", NULL, "#333333",
+            "simulated time since all ranks entered (us)");
+
+  /* Which chunk each rank holds fully reduced once reduce-scatter ends. */
+  if (ring->reduced_chunk) {
+    svg_text (o, tx0 - ROW_LABEL_W, table_y - 8, 13, "start", "bold", "#222222",
+              "After reduce-scatter (dashed line), each rank holds one chunk fully reduced:");
+    const char *heads[] = { "rank", "chunk" };
+    for (int row = 0; row < 2; row++) {
+      double y = table_y + row * CELL_H;
+      svg_text (o, tx0 - 8, y + 14, 12, "end", NULL, "#222222", heads[row]);
+      for (int k = 0; k < n; k++) {
+        double x = tx0 + k * CELL_W;
+        svg_rect (o, NULL, x, y, CELL_W, CELL_H, 0, row ? phases[0].band : "#ffffff",
+                  "#888888");
+        g_autofree char *l = row ? g_strdup_printf ("c%d", ring->reduced_chunk[k])
+                                 : g_strdup_printf ("r%d", k);
+        svg_text (o, x + CELL_W / 2, y + 14, 12, "middle", NULL, "#222222", l);
+      }
+    }
+  }
+#undef TX
+  g_string_append (o, "</svg>\n");
+  g_string_append_len (out, o->str, o->len);
+}

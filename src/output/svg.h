@@ -1,0 +1,60 @@
+/* svg.h - a ring all-reduce in one picture (`dtsim allreduce --svg`).
+ *
+ * The teaching view of the ring: on the left the N ranks on a circle in ring
+ * order with an arrow to each successor; on the right a timeline with one
+ * row per rank and one box per ring step, coloured by phase (reduce-scatter
+ * adds the received chunk, all-gather copies it) and labelled with the chunk
+ * sent and its receiver ("c2 -> r1"), on an axis of simulated microseconds;
+ * under it the chunk each rank holds fully reduced once reduce-scatter ends;
+ * above it a title with S, N, the ring's bottleneck bandwidth B, the closed
+ * form 2(N-1)/N x S/B + 2(N-1) x L and the simulated time.
+ *
+ * The writer knows nothing of SimGrid or of collective plans: the caller
+ * describes the steps as plain records. The SVG is self-contained (no
+ * scripts, no external fonts or images: rect, line, text and path elements
+ * with generic font families) and deterministic (fixed number formats,
+ * elements in the order of the records, which the caller sorts). Box widths
+ * grow with the number of steps so that labels stay legible up to the 16
+ * ranks `dtsim allreduce` draws. */
+#ifndef DTS_OUTPUT_SVG_H
+#define DTS_OUTPUT_SVG_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* One rank's part of one ring step. */
+typedef struct {
+  int rank;          /* 0 .. n_ranks-1 */
+  int step;          /* 0 .. 2(n_ranks-1)-1 */
+  int phase;         /* 0 reduce-scatter, 1 all-gather */
+  int send_chunk;    /* chunk (segment) index sent, 0 .. n_ranks-1 */
+  int send_to;       /* receiving rank: the ring successor */
+  double t_start_s;  /* simulated time */
+  double t_end_s;
+} DtsSvgRingStep;
+
+typedef struct {
+  const char *platform;      /* shown in the title; NULL for none */
+  const char *gpu;           /* GPU model; NULL for none */
+  int n_ranks;               /* N >= 2 */
+  int channels;              /* parallel rings; chunk c is segment c of each */
+  double bytes;              /* S */
+  double bottleneck_Bps;     /* B */
+  double hop_latency_s;      /* L */
+  double closed_form_s;
+  double time_s;             /* simulated, from the barrier */
+  double t_origin_s;         /* simulated time of the barrier: the axis' zero */
+  const DtsSvgRingStep *steps;
+  int n_steps;               /* 2(N-1) x N records, any order */
+  const int *reduced_chunk;  /* n_ranks: chunk rank r holds fully reduced after reduce-scatter */
+} DtsSvgRing;
+
+/* Append the SVG document of RING to OUT. The ring order on the circle
+ * follows send_to from rank 0; every record must have step and rank in
+ * range (programming errors otherwise). */
+void dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out);
+
+G_END_DECLS
+
+#endif
