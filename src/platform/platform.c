@@ -1346,3 +1346,18 @@ dts_platform_free (DtsPlatform *platform)
     g_array_unref (platform->links);
   g_free (platform);
 }
+
+int
+dts_platform_count_nodes (const DtsPlatform *platform, int n_ranks)
+{
+  g_autofree gboolean *seen = g_new0 (gboolean, platform->nodes->len);
+  int n = 0;
+  for (int r = 0; r < n_ranks; r++) {
+    int node = dts_platform_gpu (platform, r)->node;
+    if (node >= 0 && node < (int) platform->nodes->len && !seen[node]) {
+      seen[node] = TRUE;
+      n++;
+    }
+  }
+  return n;
+}

@@ -67,6 +67,9 @@ DtsPlatform *dts_platform_load (const char *path, const DtsGpuCatalog *catalog, 
 void dts_platform_free (DtsPlatform *platform);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsPlatform, dts_platform_free)
 
+/* How many nodes the first N_RANKS ranks span. */
+int dts_platform_count_nodes (const DtsPlatform *platform, int n_ranks);
+
 static inline const DtsGpu *
 dts_platform_gpu (const DtsPlatform *p, int rank)
 {

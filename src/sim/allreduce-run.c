@@ -42,11 +42,8 @@
 #include "sim/override.h"
 #include "sim/routes.h"
 #include "sim/sg-shim.h"
+#include "sim/sim-private.h"
 #include "sim/sim.h"
-
-/* Device-memory bytes moved per reduced byte: read two operands, write one
- * (as sim.c). */
-#define REDUCE_BYTES_PER_BYTE 3.0
 
 typedef struct _Ar Ar;
 
@@ -258,52 +255,16 @@ rank_actor (int argc, char **argv)
   ar->finished++;
 }
 
-static int
-count_nodes (const DtsPlatform *p, int n_ranks)
-{
-  g_autofree gboolean *seen = g_new0 (gboolean, p->nodes->len);
-  int n = 0;
-  for (int r = 0; r < n_ranks; r++) {
-    int node = dts_platform_gpu (p, r)->node;
-    if (node >= 0 && node < (int) p->nodes->len && !seen[node]) {
-      seen[node] = TRUE;
-      n++;
-    }
-  }
-  return n;
-}
-
 static gboolean
 set_up_ranks (Ar *ar, const DtsPlatform *platform, GError **error)
 {
   for (int r = 0; r < ar->n; r++) {
-    const DtsGpu *gpu = dts_platform_gpu (platform, r);
     ArRank *rk = &ar->ranks[r];
     rk->ar = ar;
     rk->rank = r;
-    rk->host = sg_host_by_name (gpu->host);
-    if (rk->host == NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: SimGrid has no host '%s' for rank %d",
-                   platform->path, gpu->line, gpu->host, r);
+    if (!dts_sim_rank_host (platform, r, "runs the reduction kernel on it", &rk->host,
+                            &rk->speed_flops, &rk->reduce_s_per_byte, error))
       return FALSE;
-    }
-    rk->speed_flops = sg_host_get_speed (rk->host);
-    if (!(rk->speed_flops > 0)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: host '%s' has speed 0 (expected a positive speed; "
-                   "dtsim runs the reduction kernel on it)",
-                   platform->path, gpu->line, gpu->host);
-      return FALSE;
-    }
-    if (!(gpu->spec.mem_bw_Bps > 0)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: GPU '%s' has no memory bandwidth "
-                   "(needed for the reduction kernel)",
-                   platform->path, gpu->line, gpu->host);
-      return FALSE;
-    }
-    rk->reduce_s_per_byte = REDUCE_BYTES_PER_BYTE / gpu->spec.mem_bw_Bps;
     g_autofree char *mb = g_strdup_printf ("dtsim-allreduce-%d", r);
     rk->inbox = sg_mailbox_by_name (mb);
   }
@@ -382,7 +343,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     res->platform[strlen (res->platform) - 4] = '\0';
   res->gpu = g_strdup (dts_platform_gpu (platform, 0)->spec.id);
   res->n_gpus = n;
-  res->n_nodes = count_nodes (platform, n);
+  res->n_nodes = dts_platform_count_nodes (platform, n);
   res->channels = opts->channels;
   res->chunk_bytes = opts->chunk_bytes;
   res->granularity = g_strdup (dts_granularity_to_string (opts->granularity));

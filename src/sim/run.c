@@ -19,21 +19,6 @@
 #include "sim/allreduce-run.h"
 #include "sim/sim.h"
 
-static int
-count_nodes (const DtsPlatform *p, int n_ranks)
-{
-  g_autofree gboolean *seen = g_new0 (gboolean, p->nodes->len);
-  int n = 0;
-  for (int r = 0; r < n_ranks; r++) {
-    int node = dts_platform_gpu (p, r)->node;
-    if (node >= 0 && node < (int) p->nodes->len && !seen[node]) {
-      seen[node] = TRUE;
-      n++;
-    }
-  }
-  return n;
-}
-
 static void
 fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platform,
               const DtsWorkload *w, const DtsSchedule *sched, DtsCost *cost)
@@ -43,7 +28,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     s->platform[strlen (s->platform) - 4] = '\0';
   s->workload = g_strdup (w->name);
   s->gpu = g_strdup (dts_platform_gpu (platform, 0)->spec.id);
-  s->n_nodes = count_nodes (platform, o->n_gpus);
+  s->n_nodes = dts_platform_count_nodes (platform, o->n_gpus);
   s->cost_model = g_strdup (dts_cost_id (cost));
   s->cost_source = g_strdup (sched->cost_source);
   s->precision = g_strdup (dts_precision_to_string (o->precision));

@@ -66,10 +66,9 @@
 #include "sim/override.h"
 #include "sim/sg-shim.h"
 #include "sim/routes.h"
+#include "sim/sim-private.h"
 #include "sim/sim.h"
 
-/* Device-memory bytes moved per reduced byte: read two operands, write one. */
-#define REDUCE_BYTES_PER_BYTE 3.0
 
 typedef struct _Sim Sim;
 
@@ -377,7 +376,7 @@ server_actor (int argc, char **argv)
       if (host_talks)
         sg_sem_acquire (sv->local_in);
       /* add_n: read N shards, write one; reduce_s_per_byte counts 3 bytes. */
-      double traffic = (talkers + 1) * plan->seg_bytes / REDUCE_BYTES_PER_BYTE;
+      double traffic = (talkers + 1) * plan->seg_bytes / DTS_SIM_REDUCE_BYTES_PER_BYTE;
       sg_exec_t sum = reduce_async (sim, sv->rank, traffic);
       if (sum != NULL)
         sg_exec_wait (sum);
@@ -646,37 +645,48 @@ compile_program (const GArray *program, gboolean merge)
   return ops;
 }
 
+gboolean
+dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *speed_use,
+                   sg_host_t *host, double *speed_flops, double *reduce_s_per_byte,
+                   GError **error)
+{
+  const DtsGpu *gpu = dts_platform_gpu (platform, rank);
+  *host = sg_host_by_name (gpu->host);
+  if (*host == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: SimGrid has no host '%s' for rank %d", platform->path,
+                 gpu->line, gpu->host, rank);
+    return FALSE;
+  }
+  *speed_flops = sg_host_get_speed (*host);
+  if (!(*speed_flops > 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: host '%s' has speed 0 (expected a positive speed; "
+                 "dtsim %s)",
+                 platform->path, gpu->line, gpu->host, speed_use);
+    return FALSE;
+  }
+  if (!(gpu->spec.mem_bw_Bps > 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: GPU '%s' has no memory bandwidth "
+                 "(needed for the reduction kernel)",
+                 platform->path, gpu->line, gpu->host);
+    return FALSE;
+  }
+  *reduce_s_per_byte = DTS_SIM_REDUCE_BYTES_PER_BYTE / gpu->spec.mem_bw_Bps;
+  return TRUE;
+}
+
 static gboolean
 set_up_ranks (Sim *sim, const DtsPlatform *platform, GError **error)
 {
   for (int r = 0; r < sim->n; r++) {
-    const DtsGpu *gpu = dts_platform_gpu (platform, r);
     Rank *rk = &sim->ranks[r];
     rk->sim = sim;
     rk->rank = r;
-    rk->host = sg_host_by_name (gpu->host);
-    if (rk->host == NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: SimGrid has no host '%s' for rank %d",
-                   platform->path, gpu->line, gpu->host, r);
+    if (!dts_sim_rank_host (platform, r, "converts kernel times to work with it", &rk->host,
+                            &rk->speed_flops, &rk->reduce_s_per_byte, error))
       return FALSE;
-    }
-    rk->speed_flops = sg_host_get_speed (rk->host);
-    if (!(rk->speed_flops > 0)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: host '%s' has speed 0 (expected a positive speed; "
-                   "dtsim converts kernel times to work with it)",
-                   platform->path, gpu->line, gpu->host);
-      return FALSE;
-    }
-    if (!(gpu->spec.mem_bw_Bps > 0)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: GPU '%s' has no memory bandwidth "
-                   "(needed for the reduction kernel)",
-                   platform->path, gpu->line, gpu->host);
-      return FALSE;
-    }
-    rk->reduce_s_per_byte = REDUCE_BYTES_PER_BYTE / gpu->spec.mem_bw_Bps;
     rk->ops = g_ptr_array_index (sim->ops, sim->sched->rank_program[r]);
     g_autofree char *mb = g_strdup_printf ("dtsim-rank-%d", r);
     rk->inbox = sg_mailbox_by_name (mb);
