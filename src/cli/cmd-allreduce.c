@@ -412,24 +412,6 @@ write_csv (const DtsAllreduceResult *r, GString *out)
   }
 }
 
-static void
-trace_metadata (DtsJson *j, const char *what, int pid, const char *name)
-{
-  dts_json_begin_object (j);
-  dts_json_kv_string (j, "name", what);
-  dts_json_kv_string (j, "ph", "M");
-  dts_json_kv_int (j, "pid", pid);
-  dts_json_kv_int (j, "tid", 0);
-  dts_json_key (j, "args");
-  dts_json_begin_object (j);
-  if (name)
-    dts_json_kv_string (j, "name", name);
-  else
-    dts_json_kv_int (j, "sort_index", pid);
-  dts_json_end_object (j);
-  dts_json_end_object (j);
-}
-
 /* Chrome / Perfetto trace-event JSON: one process per GPU rank with one
  * thread, one complete event per ring step (flow: per phase), timestamps in
  * microseconds of simulated time, slices sorted by (size, step, rank). */
@@ -450,9 +432,9 @@ write_trace (const DtsAllreduceResult *r, GString *out)
   dts_json_begin_array (j);
   for (int rank = 0; rank < r->n_gpus; rank++) {
     g_autofree char *name = g_strdup_printf ("rank %d (%s)", rank, r->rank_hosts[rank]);
-    trace_metadata (j, "process_name", rank, name);
-    trace_metadata (j, "process_sort_index", rank, NULL);
-    trace_metadata (j, "thread_name", rank, "ring");
+    dts_report_chrome_metadata (j, "process_name", rank, 0, name, 0);
+    dts_report_chrome_metadata (j, "process_sort_index", rank, 0, NULL, rank);
+    dts_report_chrome_metadata (j, "thread_name", rank, 0, "ring", 0);
   }
   g_autoptr (GArray) s = sorted_slices (r);
   g_auto (PlanCursor) cur = { r, -1, NULL };

@@ -106,6 +106,18 @@ shared_data_dir (const char *dir, const char *sub, const char *option, GError **
   return g_build_filename (shared, "data", sub, NULL);
 }
 
+/* The kernel timings (--data DIR, else $DTSIM_SHARED/data/kernels) and the
+ * GPU catalogue that training and evaluation read. */
+static gboolean
+load_training_inputs (const char *dir, DtsKernelData **data, DtsGpuCatalog **cat,
+                      GError **error)
+{
+  g_autofree char *data_dir = shared_data_dir (dir, "kernels", "--data DIR", error);
+  if (data_dir == NULL || (*data = dts_kernel_data_load (data_dir, error)) == NULL)
+    return FALSE;
+  return (*cat = dts_gpu_catalog_load (NULL, error)) != NULL;
+}
+
 typedef struct {
   char *data;
   char *format;
@@ -223,14 +235,9 @@ cost_train (int argc, char **argv, GError **error)
   DtsMlpTrainOptions opts;
   if (!train_options (&a, &opts, error))
     return FALSE;
-  g_autofree char *data_dir = shared_data_dir (a.data, "kernels", "--data DIR", error);
-  if (data_dir == NULL)
-    return FALSE;
-  g_autoptr (DtsKernelData) data = dts_kernel_data_load (data_dir, error);
-  if (data == NULL)
-    return FALSE;
-  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, error);
-  if (cat == NULL)
+  g_autoptr (DtsKernelData) data = NULL;
+  g_autoptr (DtsGpuCatalog) cat = NULL;
+  if (!load_training_inputs (a.data, &data, &cat, error))
     return FALSE;
   g_autofree char *dir = out ? g_strdup (out) : dts_mlp_default_dir ();
   if (!dts_mlp_train (data, cat, &opts, dir, error))
@@ -436,14 +443,9 @@ cost_eval (int argc, char **argv, GError **error)
   if (!no_arguments (argc, argv, "eval", error) || !parse_md_csv (a.format, &csv, error)
       || !train_options (&a, &opts, error))
     return FALSE;
-  g_autofree char *data_dir = shared_data_dir (a.data, "kernels", "--data DIR", error);
-  if (data_dir == NULL)
-    return FALSE;
-  g_autoptr (DtsKernelData) data = dts_kernel_data_load (data_dir, error);
-  if (data == NULL)
-    return FALSE;
-  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, error);
-  if (cat == NULL)
+  g_autoptr (DtsKernelData) data = NULL;
+  g_autoptr (DtsGpuCatalog) cat = NULL;
+  if (!load_training_inputs (a.data, &data, &cat, error))
     return FALSE;
   g_autoptr (DtsMlpEval) ev = dts_mlp_evaluate (
       data, cat, &opts, isatty (STDERR_FILENO) ? eval_progress : NULL, NULL, error);

@@ -14,8 +14,9 @@
 
 enum { TID_COMPUTE = 0, TID_COMM = 1 };
 
-static void
-metadata (DtsJson *j, const char *what, int pid, int tid, const char *name, int sort)
+void
+dts_report_chrome_metadata (DtsJson *j, const char *what, int pid, int tid, const char *name,
+                            int sort)
 {
   dts_json_begin_object (j);
   dts_json_kv_string (j, "name", what);
@@ -60,10 +61,10 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
   for (int r = 0; r < t->n_ranks; r++) {
     g_autofree char *pname = g_strdup_printf ("rank %d (%s)", r,
                                               (const char *) g_ptr_array_index (t->rank_hosts, r));
-    metadata (j, "process_name", r, 0, pname, 0);
-    metadata (j, "process_sort_index", r, 0, NULL, r);
-    metadata (j, "thread_name", r, TID_COMPUTE, "compute", 0);
-    metadata (j, "thread_name", r, TID_COMM, "communication", 0);
+    dts_report_chrome_metadata (j, "process_name", r, 0, pname, 0);
+    dts_report_chrome_metadata (j, "process_sort_index", r, 0, NULL, r);
+    dts_report_chrome_metadata (j, "thread_name", r, TID_COMPUTE, "compute", 0);
+    dts_report_chrome_metadata (j, "thread_name", r, TID_COMM, "communication", 0);
   }
   for (guint i = 0; t->slices && i < t->slices->len; i++) {
     const DtsTraceSlice *sl = &g_array_index (t->slices, DtsTraceSlice, i);

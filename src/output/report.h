@@ -9,6 +9,7 @@
 #define DTS_OUTPUT_REPORT_H
 
 #include <glib.h>
+#include "output/json.h"
 #include "sim/trace.h"
 
 G_BEGIN_DECLS
@@ -35,6 +36,10 @@ const char *const *dts_report_csv_columns (void);
  * a communication thread (one slice per bucket all-reduce, with its bytes).
  * Timestamps are microseconds of simulated time. */
 void dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GString *out);
+/* One trace-event metadata record ("ph": "M") WHAT for process PID, thread
+ * TID: args {"name": NAME}, or {"sort_index": SORT} when NAME is NULL. */
+void dts_report_chrome_metadata (DtsJson *j, const char *what, int pid, int tid, const char *name,
+                                 int sort);
 
 /* Write OUT to PATH ("-" is stdout); DTS_ERROR_IO naming WHAT on failure. */
 gboolean dts_report_save (const GString *out, const char *path, const char *what,

@@ -176,21 +176,10 @@ reduce_async (Ar *ar, ArRank *rk, double bytes)
   return sg_actor_exec_async (bytes * rk->reduce_s_per_byte * rk->speed_flops);
 }
 
-/* Post one send per channel to TO and one receive per channel, wait for all
- * of them and for REDUCTION (may be NULL). */
 static void
 exchange (Ar *ar, ArRank *rk, sg_mailbox_t to, long bytes, int channels, sg_exec_t reduction)
 {
-  sg_comm_t comms[2 * DTS_COLL_MAX_CHANNELS];
-  void *slots[DTS_COLL_MAX_CHANNELS];
-  for (int c = 0; c < channels; c++)
-    comms[c] = sg_mailbox_put_async (to, &ar->payload, bytes);
-  for (int c = 0; c < channels; c++)
-    comms[channels + c] = sg_mailbox_get_async (rk->inbox, &slots[c]);
-  ar->result->events += channels;
-  sg_comm_wait_all (comms, 2 * channels);
-  if (reduction != NULL)
-    sg_exec_wait (reduction);
+  ar->result->events += dts_sim_exchange (rk->inbox, to, &ar->payload, bytes, channels, reduction);
 }
 
 static void

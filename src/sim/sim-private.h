@@ -23,6 +23,14 @@ gboolean dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *s
                             sg_host_t *host, double *speed_flops, double *reduce_s_per_byte,
                             GError **error);
 
+/* One ring step of one rank: post a send of BYTES to TO and a receive from
+ * INBOX per channel, wait for all of them and for REDUCTION (may be NULL,
+ * the reduction kernel running alongside). PAYLOAD is any non-NULL pointer
+ * (SimGrid refuses NULL payloads). Returns the transfers it started, for the
+ * event count. */
+int dts_sim_exchange (sg_mailbox_t inbox, sg_mailbox_t to, void *payload, long bytes,
+                      int channels, sg_exec_t reduction);
+
 G_END_DECLS
 
 #endif

@@ -169,21 +169,26 @@ whole_bytes (double bytes)
   return (long) llround (bytes);
 }
 
-/* Post one send per channel to TO and one receive per channel, wait for all
- * of them and for REDUCTION (may be NULL). */
-static void
-exchange (Sim *sim, Rank *rk, sg_mailbox_t to, long bytes, int channels, sg_exec_t reduction)
+int
+dts_sim_exchange (sg_mailbox_t inbox, sg_mailbox_t to, void *payload, long bytes, int channels,
+                  sg_exec_t reduction)
 {
   sg_comm_t comms[2 * DTS_COLL_MAX_CHANNELS];
   void *slots[DTS_COLL_MAX_CHANNELS];
   for (int c = 0; c < channels; c++)
-    comms[c] = sg_mailbox_put_async (to, &sim->payload, bytes);
+    comms[c] = sg_mailbox_put_async (to, payload, bytes);
   for (int c = 0; c < channels; c++)
-    comms[channels + c] = sg_mailbox_get_async (rk->inbox, &slots[c]);
-  sim->trace->events += channels;
+    comms[channels + c] = sg_mailbox_get_async (inbox, &slots[c]);
   sg_comm_wait_all (comms, 2 * channels);
   if (reduction != NULL)
     sg_exec_wait (reduction);
+  return channels;
+}
+
+static void
+exchange (Sim *sim, Rank *rk, sg_mailbox_t to, long bytes, int channels, sg_exec_t reduction)
+{
+  sim->trace->events += dts_sim_exchange (rk->inbox, to, &sim->payload, bytes, channels, reduction);
 }
 
 /* Every step of ring PLAN at position POS; MEMBERS maps the plan's ranks to
