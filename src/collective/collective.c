@@ -10,10 +10,15 @@
 
 static const DtsCollAlgorithm algorithms[] = {
   { "ring", "NCCL-style ring: reduce-scatter then all-gather, chunked, over parallel channels",
-    dts_coll_ring_plan_new },
+    dts_coll_ring_plan_new, dts_coll_ring_n_steps, dts_coll_ring_step_ops,
+    dts_coll_member_host, dts_coll_ring_routes, dts_coll_ring_closed_form_s },
   { "ps", "parameter servers: every rank pushes shard k to server k, which sums it; then pulls it",
-    dts_coll_ps_plan_new },
-  { NULL, NULL, NULL },
+    dts_coll_ps_plan_new, dts_coll_ps_n_steps, dts_coll_ps_step_ops, dts_coll_ps_part_host,
+    dts_coll_ps_routes, NULL },
+  { "direct", "one-shot: every rank sends each other rank its shard, reduces, sends it back",
+    dts_coll_direct_plan_new, dts_coll_direct_n_steps, dts_coll_direct_step_ops,
+    dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_closed_form_s },
+  { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const DtsCollAlgorithm *
@@ -27,8 +32,12 @@ dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **
 {
   g_return_val_if_fail (algorithm != NULL && params != NULL, NULL);
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
-    if (strcmp (a->id, algorithm) == 0)
-      return a->plan_new (params, error);
+    if (strcmp (a->id, algorithm) == 0) {
+      DtsCollPlan *plan = a->plan_new (params, error);
+      if (plan != NULL)
+        plan->alg = a;
+      return plan;
+    }
   g_autoptr (GString) known = g_string_new (NULL);
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
     g_string_append_printf (known, "%s%s", known->len ? ", " : "", a->id);
@@ -71,5 +80,73 @@ dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
    * with per-node aggregation this is what a leader sends to the servers. */
   if (plan->n_servers > 0)
     return dts_coll_plan_ps_n_talkers (plan) > 1 ? plan->bytes : 0;
-  return plan->n_steps * plan->channels * plan->seg_bytes;
+  return plan->n_steps * plan->channels * plan->seg_bytes * MAX (plan->sends_per_step, 1);
+}
+
+int
+dts_coll_plan_n_steps (const DtsCollPlan *plan, int part)
+{
+  g_return_val_if_fail (part >= 0 && part < plan->n_parts, 0);
+  return plan->alg->n_steps (plan, part);
+}
+
+void
+dts_coll_plan_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  g_return_if_fail (part >= 0 && part < plan->n_parts && out->xfers != NULL);
+  g_array_set_size (out->xfers, 0);
+  out->phase = 0;
+  out->n_rounds = 1;
+  out->chunk_bytes = plan->chunk_bytes;
+  out->reduce_bytes = 0;
+  plan->alg->step_ops (plan, part, step, out);
+}
+
+int
+dts_coll_plan_part_host (const DtsCollPlan *plan, int part)
+{
+  g_return_val_if_fail (part >= 0 && part < plan->n_parts, 0);
+  return plan->alg->part_host (plan, part);
+}
+
+gboolean
+dts_coll_plan_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
+{
+  return plan->alg->routes (plan, fn, data);
+}
+
+double
+dts_coll_round_bytes (double bytes, int n_rounds, double chunk_bytes, int round)
+{
+  g_return_val_if_fail (round >= 0 && round < n_rounds, 0);
+  if (round < n_rounds - 1)
+    return chunk_bytes;
+  return bytes - (n_rounds - 1) * chunk_bytes;
+}
+
+int
+dts_coll_member_host (const DtsCollPlan *plan, int part)
+{
+  return part;
+}
+
+void
+dts_coll_add_xfer (DtsCollStepOps *out, DtsXferKind kind, int peer, double bytes, int channels,
+                   gboolean reduce, int tag)
+{
+  DtsCollXfer x = { kind, peer, bytes, channels, reduce, tag };
+  g_array_append_val (out->xfers, x);
+}
+
+guint64
+dts_coll_key_add (guint64 key, gint64 value)
+{
+  /* FNV-1a over the value's bytes. */
+  if (key == 0)
+    key = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+  for (int i = 0; i < 8; i++) {
+    key ^= (guint64) ((value >> (8 * i)) & 0xff);
+    key *= G_GUINT64_CONSTANT (0x100000001b3);
+  }
+  return key;
 }

@@ -43,7 +43,38 @@
  * leader, holds the node's sum); the leaders alone then push and pull
  * through the servers as above (N = number of nodes); finally each leader
  * sends the pulled sum (S bytes) to every other rank of its node. A node of
- * one rank skips both local phases. */
+ * one rank skips both local phases.
+ *
+ * Direct (one-shot) all-reduce (direct.c): every rank sends each other rank
+ * the 1/N shard that rank owns and reduces the N - 1 shards it receives into
+ * its own (step 0, a reduce-scatter), then sends its reduced shard to every
+ * other rank (step 1, an all-gather). Closed form on a contention-free
+ * full mesh of bandwidth B per link and route latency L, with the transfers
+ * of a step sharing the rank's own links: 2 ((N-1) S / (N B') + R L), where
+ * B' is the bandwidth one rank's N - 1 concurrent flows share and R the
+ * chunk rounds per step.
+ *
+ * The generic interface (what src/sim/ and the tests interpret): a plan has
+ * n_parts participants: its n_ranks members (participant i is member i of
+ * the communicator the plan runs over) and, for parameter servers, one
+ * participant per server (n_ranks + k), run on the host of a member
+ * (dts_coll_plan_part_host). Each participant runs n_steps steps in order
+ * (dts_coll_plan_n_steps: the same for every member of ring and direct, not
+ * for ps with aggregation); a step (dts_coll_plan_step_ops) is a set of
+ * transfers posted together and waited for together: sends and receives of
+ * `bytes` per channel with a peer participant, a receive possibly reduced
+ * into the participant's copy by a reduction kernel that runs alongside,
+ * all cut into n_rounds chunk rounds; a step may instead be a reduction
+ * alone (reduce_bytes, after the transfers of the previous step). A
+ * transfer between two participants on the same host is a hand-off with
+ * no network (a server's own shard). Receives name their peer, but a
+ * participant receives on one mailbox per tag: an algorithm gives
+ * different tags to transfers that could otherwise be matched with each
+ * other. Steps are grouped into phases; in a lock-step phase every step of
+ * a participant has the same peers and bytes, which is what lets `flow`
+ * granularity replace the phase by one flow per transfer (doc/SIMULATION.md).
+ * Nothing is stored per transfer: steps are computed on demand, so a plan
+ * over 16k ranks is a few arrays. */
 #ifndef DTS_COLLECTIVE_COLLECTIVE_H
 #define DTS_COLLECTIVE_COLLECTIVE_H
 
@@ -69,7 +100,22 @@ typedef struct {
                            every rank talks to the servers */
 } DtsCollParams;
 
+typedef struct _DtsCollAlgorithm DtsCollAlgorithm;
+
+/* A phase of a plan: steps first_step .. first_step + n_steps - 1 of every
+ * member. */
 typedef struct {
+  int first_step;
+  int n_steps;
+  gboolean lockstep;    /* every member in step with its peers; same peers and bytes at each
+                           step (flow granularity aggregates the phase) */
+  const char *name;     /* "reduce-scatter", ... (static) */
+} DtsCollPhase;
+
+#define DTS_COLL_MAX_PHASES 4
+
+typedef struct {
+  const DtsCollAlgorithm *alg; /* the table row that made it */
   char *algorithm;      /* table id, e.g. "ring" (owned) */
   int n_ranks;
   int *ring;            /* position -> rank (owned, n_ranks entries) */
@@ -92,7 +138,46 @@ typedef struct {
                            rank order (owned) */
   GPtrArray *local;     /* node -> DtsCollPlan, ring over its ranks: position q of the local
                            ring is node_ranks[node_start[i] + q] (owned) */
+  /* Generic view (every algorithm): */
+  int n_parts;          /* participants: n_ranks members, then the servers */
+  int sends_per_step;   /* ring and direct: segments a member sends per step and channel */
+  int n_phases;
+  DtsCollPhase phases[DTS_COLL_MAX_PHASES];
+  guint64 peer_key;     /* equal for plans of one algorithm whose transfers join the same
+                           pairs of participants (bucket plans of one communicator) */
 } DtsCollPlan;
+
+typedef enum {
+  DTS_XFER_SEND,
+  DTS_XFER_RECV,
+} DtsXferKind;
+
+/* Mailbox tags: a participant receives on one mailbox per tag. */
+#define DTS_COLL_N_TAGS 2
+
+/* One transfer of a step, as one participant sees it. */
+typedef struct {
+  DtsXferKind kind;
+  int peer;             /* participant at the other end */
+  double bytes;         /* per channel, the whole step (cut into the step's rounds) */
+  int channels;         /* identical parallel transfers, >= 1 */
+  gboolean reduce;      /* RECV: reduced into the local copy as it arrives */
+  int tag;              /* 0 .. DTS_COLL_N_TAGS-1 (the receiver's mailbox) */
+} DtsCollXfer;
+
+/* One step of one participant (dts_coll_plan_step_ops). */
+typedef struct {
+  int phase;            /* index into plan->phases */
+  int n_rounds;         /* >= 1: round r < n_rounds-1 carries chunk_bytes of every transfer */
+  double chunk_bytes;
+  double reduce_bytes;  /* a reduction over this many bytes alone (no transfers), else 0 */
+  GArray *xfers;        /* DtsCollXfer, sends first (caller-owned; cleared and filled) */
+} DtsCollStepOps;
+
+/* Called for every pair of participants a plan sends between, in the
+ * algorithm's order; WHY says what the transfer is for. Returns FALSE to
+ * stop the enumeration. */
+typedef gboolean (*DtsCollRouteFn) (int from_part, int to_part, const char *why, gpointer data);
 
 /* What one participant does at one step: send segment send_seg of every
  * channel to rank send_to, receive segment recv_seg from rank recv_from and
@@ -103,11 +188,21 @@ typedef struct {
   gboolean reduce;
 } DtsCollStep;
 
-typedef struct {
+struct _DtsCollAlgorithm {
   const char *id;
   const char *description;
   DtsCollPlan *(*plan_new) (const DtsCollParams *params, GError **error);
-} DtsCollAlgorithm;
+  /* The generic interface (see the top of this file). */
+  int (*n_steps) (const DtsCollPlan *plan, int part);
+  void (*step_ops) (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+  int (*part_host) (const DtsCollPlan *plan, int part);
+  gboolean (*routes) (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+  /* Time of an unchunked all-reduce of BYTES over N ranks alone on the
+   * network, with SHARE_BPS the bottleneck share of a route (its link's
+   * bandwidth over the plan's routes that cross it) and LATENCY_S the
+   * largest route latency; NULL when the algorithm has none. */
+  double (*closed_form_s) (int n, double bytes, double share_Bps, double latency_s);
+};
 
 /* The table of all-reduce algorithms, terminated by a row with id NULL. */
 const DtsCollAlgorithm *dts_coll_algorithms (void);
@@ -147,6 +242,35 @@ double dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round);
 
 /* Bytes one participant sends (and receives) in the whole collective. */
 double dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan);
+
+/* The generic interface, for every algorithm: */
+
+/* Steps participant PART (0 .. n_parts-1) runs. */
+int dts_coll_plan_n_steps (const DtsCollPlan *plan, int part);
+
+/* Fill OUT with step STEP (0 .. n_steps-1) of participant PART; OUT->xfers
+ * must be a GArray of DtsCollXfer (emptied first). */
+void dts_coll_plan_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+
+/* The member whose host runs participant PART (PART itself for members). */
+int dts_coll_plan_part_host (const DtsCollPlan *plan, int part);
+
+/* Enumerate the pairs of participants the plan sends between (see
+ * DtsCollRouteFn); FALSE when FN stopped it. */
+gboolean dts_coll_plan_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+
+/* Bytes of round ROUND of a transfer of BYTES cut into N_ROUNDS rounds of
+ * CHUNK_BYTES (the last round carries the remainder). */
+double dts_coll_round_bytes (double bytes, int n_rounds, double chunk_bytes, int round);
+
+/* Closed forms: the ring's 2(N-1)/N x S/B + 2(N-1) x L; the direct
+ * all-reduce's 2 (S/(N B) + L) (0 for one rank). */
+double dts_coll_ring_closed_form_s (int n, double bytes, double share_Bps, double latency_s);
+double dts_coll_direct_closed_form_s (int n, double bytes, double share_Bps, double latency_s);
+
+/* Device-memory traffic of the reduction kernel per reduced byte: it reads
+ * two operands and writes one. */
+#define DTS_COLL_REDUCE_TRAFFIC_PER_BYTE 3.0
 
 G_END_DECLS
 

@@ -150,6 +150,18 @@ dts_coll_ps_plan_new (const DtsCollParams *params, GError **error)
   plan->n_rounds = 1;
   if (params->node_of != NULL && !group_by_node (plan, params, error))
     return NULL;
+  plan->n_parts = n + p;
+  plan->n_phases = 3;
+  plan->phases[0] = (DtsCollPhase){ 0, 0, FALSE, "node-sum" };
+  plan->phases[1] = (DtsCollPhase){ 0, 0, FALSE, "push-pull" };
+  plan->phases[2] = (DtsCollPhase){ 0, 0, FALSE, "node-broadcast" };
+  guint64 key = dts_coll_key_add (0, 'p');
+  key = dts_coll_key_add (key, n);
+  for (int k = 0; k < p; k++)
+    key = dts_coll_key_add (key, plan->server_rank[k]);
+  for (int r = 0; plan->node_of != NULL && r < n; r++)
+    key = dts_coll_key_add (key, plan->node_of[r]);
+  plan->peer_key = key;
   return g_steal_pointer (&plan);
 }
 
@@ -180,4 +192,148 @@ dts_coll_plan_ps_step (const DtsCollPlan *plan, int rank, int step, DtsCollStep 
     *out = (DtsCollStep){ .send_to = -1, .recv_from = plan->server_rank[k], .send_seg = -1,
                           .recv_seg = k, .reduce = FALSE };
   }
+}
+
+/* The generic view. Participants 0..N-1 are the ranks, N+k is server k.
+ *
+ * A rank: with aggregation, the 2(m-1) steps of its node's ring (m ranks),
+ * then, for the leader, one push-pull step, then (m > 1) the broadcast
+ * step; without aggregation the push-pull step alone. The push-pull step
+ * posts every push (tag 0, to the servers' mailboxes) and every pull (tag 1)
+ * at once, in the staggered order of dts_coll_plan_ps_step.
+ * A server: receive the talkers' shards (tag 0), sum them (a reduction
+ * alone: add_n reads N inputs and writes one, (N + 1) S/P bytes of memory
+ * traffic), send the sum to every talker (tag 1), its host last. */
+enum { PS_PHASE_NODE_SUM, PS_PHASE_PUSH_PULL, PS_PHASE_BROADCAST };
+
+static int
+node_size (const DtsCollPlan *plan, int rank)
+{
+  int node = plan->node_of[rank];
+  return plan->node_start[node + 1] - plan->node_start[node];
+}
+
+int
+dts_coll_ps_n_steps (const DtsCollPlan *plan, int part)
+{
+  if (part >= plan->n_ranks)
+    return 3;
+  if (plan->node_of == NULL)
+    return 1;
+  int m = node_size (plan, part);
+  return (m > 1 ? 2 * (m - 1) + 1 : 0) + (dts_coll_plan_ps_talks (plan, part) ? 1 : 0);
+}
+
+int
+dts_coll_ps_part_host (const DtsCollPlan *plan, int part)
+{
+  return part < plan->n_ranks ? part : plan->server_rank[part - plan->n_ranks];
+}
+
+static void
+push_pull_ops (const DtsCollPlan *plan, int rank, DtsCollStepOps *out)
+{
+  out->phase = PS_PHASE_PUSH_PULL;
+  for (int step = 0; step < plan->n_steps; step++) {
+    DtsCollStep st = { -1, -1, -1, -1, FALSE };
+    dts_coll_plan_ps_step (plan, rank, step, &st);
+    if (st.send_to >= 0)
+      dts_coll_add_xfer (out, DTS_XFER_SEND, plan->n_ranks + st.send_seg, plan->seg_bytes, 1,
+                         FALSE, 0);
+    else
+      dts_coll_add_xfer (out, DTS_XFER_RECV, plan->n_ranks + st.recv_seg, plan->seg_bytes, 1,
+                         FALSE, 1);
+  }
+}
+
+static void
+server_ops (const DtsCollPlan *plan, int k, int step, DtsCollStepOps *out)
+{
+  out->phase = PS_PHASE_PUSH_PULL;
+  int host = plan->server_rank[k];
+  if (step == 1) {
+    out->reduce_bytes = (dts_coll_plan_ps_n_talkers (plan) + 1) * plan->seg_bytes
+                        / DTS_COLL_REDUCE_TRAFFIC_PER_BYTE;
+    return;
+  }
+  for (int r = 0; r < plan->n_ranks; r++)
+    if (dts_coll_plan_ps_talks (plan, r) && (step == 0 || r != host))
+      dts_coll_add_xfer (out, step == 0 ? DTS_XFER_RECV : DTS_XFER_SEND, r, plan->seg_bytes, 1,
+                         FALSE, step == 0 ? 0 : 1);
+  if (step == 2 && dts_coll_plan_ps_talks (plan, host))
+    dts_coll_add_xfer (out, DTS_XFER_SEND, host, plan->seg_bytes, 1, FALSE, 1);
+}
+
+void
+dts_coll_ps_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  if (part >= plan->n_ranks) {
+    server_ops (plan, part - plan->n_ranks, step, out);
+    return;
+  }
+  if (plan->node_of == NULL) {
+    push_pull_ops (plan, part, out);
+    return;
+  }
+  int node = plan->node_of[part];
+  const int *members = plan->node_ranks + plan->node_start[node];
+  int m = node_size (plan, part), q = 0;
+  while (members[q] != part)
+    q++;
+  const DtsCollPlan *local = g_ptr_array_index (plan->local, node);
+  int ring_steps = m > 1 ? local->n_steps : 0;
+  if (step < ring_steps) {
+    DtsCollStep st;
+    dts_coll_plan_step (local, local->position[q], step, &st);
+    out->phase = PS_PHASE_NODE_SUM;
+    out->n_rounds = local->n_rounds;
+    out->chunk_bytes = local->chunk_bytes;
+    dts_coll_add_xfer (out, DTS_XFER_SEND, members[st.send_to], local->seg_bytes,
+                       local->channels, FALSE, 0);
+    dts_coll_add_xfer (out, DTS_XFER_RECV, members[st.recv_from], local->seg_bytes,
+                       local->channels, st.reduce, 0);
+    return;
+  }
+  step -= ring_steps;
+  if (dts_coll_plan_ps_talks (plan, part)) {
+    if (step == 0) {
+      push_pull_ops (plan, part, out);
+      return;
+    }
+    step--;
+  }
+  /* The node broadcast: one message of S bytes from the leader to each
+   * other rank of the node, on the pulls' tag (which only leaders otherwise
+   * receive on). */
+  out->phase = PS_PHASE_BROADCAST;
+  if (q == 0)
+    for (int i = 1; i < m; i++)
+      dts_coll_add_xfer (out, DTS_XFER_SEND, members[i], plan->bytes, 1, FALSE, 1);
+  else
+    dts_coll_add_xfer (out, DTS_XFER_RECV, members[0], plan->bytes, 1, FALSE, 1);
+}
+
+gboolean
+dts_coll_ps_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
+{
+  /* Per-node aggregation: a local ring in each node, then the leader
+   * broadcasts the pulled sums to its node. */
+  for (int i = 0; plan->local != NULL && i < plan->n_nodes; i++) {
+    const int *ranks = plan->node_ranks + plan->node_start[i];
+    int m = plan->node_start[i + 1] - plan->node_start[i];
+    for (int q = 0; q < m && m > 1; q++)
+      if (!fn (ranks[q], ranks[(q + 1) % m], "a rank sends to its successor in its node's ring",
+               data)
+          || !fn (plan->node_leader[i], ranks[q], "a node's leader sends the sums to its node",
+                  data))
+        return FALSE;
+  }
+  for (int k = 0; k < plan->n_servers; k++)
+    for (int r = 0; r < plan->n_ranks; r++)
+      if (dts_coll_plan_ps_talks (plan, r)
+          && (!fn (r, plan->n_ranks + k, "ranks send gradients to every parameter server", data)
+              || !fn (plan->n_ranks + k, r, "parameter servers send the sums to every rank",
+                      data)))
+        return FALSE;
+  return TRUE;
 }

@@ -90,7 +90,49 @@ dts_coll_ring_plan_new (const DtsCollParams *params, GError **error)
     return NULL;
   }
   plan->n_rounds = rounds < 1 ? 1 : (int) rounds;
+  plan->n_parts = n;
+  plan->sends_per_step = 1;
+  plan->n_phases = 2;
+  plan->phases[0] = (DtsCollPhase){ 0, n - 1, TRUE, "reduce-scatter" };
+  plan->phases[1] = (DtsCollPhase){ n - 1, n - 1, TRUE, "all-gather" };
+  guint64 key = dts_coll_key_add (0, 'r');
+  key = dts_coll_key_add (key, n);
+  for (int p = 0; p < n; p++)
+    key = dts_coll_key_add (key, plan->ring[p]);
+  plan->peer_key = key;
   return g_steal_pointer (&plan);
+}
+
+int
+dts_coll_ring_n_steps (const DtsCollPlan *plan, int part)
+{
+  return plan->n_steps;
+}
+
+/* Step STEP of member PART: one send to the successor and one receive from
+ * the predecessor of its segment per channel, cut into the plan's rounds. */
+void
+dts_coll_ring_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  DtsCollStep st;
+  dts_coll_plan_step (plan, plan->position[part], step, &st);
+  out->phase = step < plan->n_reduce_steps ? 0 : 1;
+  out->n_rounds = plan->n_rounds;
+  out->chunk_bytes = plan->chunk_bytes;
+  dts_coll_add_xfer (out, DTS_XFER_SEND, st.send_to, plan->seg_bytes, plan->channels, FALSE, 0);
+  dts_coll_add_xfer (out, DTS_XFER_RECV, st.recv_from, plan->seg_bytes, plan->channels,
+                     st.reduce, 0);
+}
+
+gboolean
+dts_coll_ring_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
+{
+  int n = plan->n_ranks;
+  for (int p = 0; p < n && n > 1; p++)
+    if (!fn (plan->ring[p], plan->ring[(p + 1) % n], "a rank sends to its successor in the ring",
+             data))
+      return FALSE;
+  return TRUE;
 }
 
 void
@@ -110,4 +152,12 @@ dts_coll_plan_step (const DtsCollPlan *plan, int pos, int step, DtsCollStep *out
     out->recv_seg = mod (pos - s, n);
     out->reduce = FALSE;
   }
+}
+
+double
+dts_coll_ring_closed_form_s (int n, double bytes, double share_Bps, double latency_s)
+{
+  if (n < 2)
+    return 0;
+  return 2.0 * (n - 1) / n * bytes / share_Bps + 2.0 * (n - 1) * latency_s;
 }

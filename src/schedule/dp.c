@@ -56,10 +56,15 @@ dts_schedule_free (DtsSchedule *sched)
     g_array_unref (sched->buckets);
   if (sched->plans)
     g_ptr_array_unref (sched->plans);
+  g_free (sched->plan_comm);
+  if (sched->comms)
+    g_ptr_array_unref (sched->comms);
   if (sched->programs)
     g_ptr_array_unref (sched->programs);
   if (sched->totals)
     g_array_unref (sched->totals);
+  if (sched->streams)
+    g_array_unref (sched->streams);
   g_free (sched->rank_program);
   g_free (sched);
 }
@@ -113,17 +118,20 @@ add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer, dou
   tot->total_s += t_s;
 }
 
+/* Events of a data-parallel rank: "ready" of communication stream j is
+ * event j, "done" (every stream's) is event S. */
 static void
-add_start (GArray *prog, int bucket)
+add_ready (GArray *prog, int bucket, int n_streams)
 {
-  DtsOp op = { .type = DTS_OP_ALLREDUCE_START, .layer = -1, .bucket = bucket };
+  DtsOp op = { .type = DTS_OP_RECORD, .layer = -1, .bucket = bucket,
+               .event = bucket % n_streams };
   g_array_append_val (prog, op);
 }
 
 /* The program of one rank on GPU. */
 static GArray *
 make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const DtsRunOptions *opts,
-              const GArray *buckets, const int *bucket_of, DtsComputeTotals *tot,
+              const GArray *buckets, const int *bucket_of, int n_streams, DtsComputeTotals *tot,
               char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
@@ -155,13 +163,14 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
     add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, times[l].bwd_weight_s);
     int b = bucket_of[l];
     if (opts->overlap && b >= 0 && g_array_index (buckets, DtsBucket, b).last_layer == l)
-      add_start (prog, b);
+      add_ready (prog, b, n_streams);
   }
   if (buckets->len > 0) {
     if (!opts->overlap)
       for (guint b = 0; b < buckets->len; b++)
-        add_start (prog, b);
-    DtsOp wait = { .type = DTS_OP_ALLREDUCE_WAIT, .layer = -1, .bucket = -1 };
+        add_ready (prog, b, n_streams);
+    DtsOp wait = { .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = n_streams,
+                   .count = (int) buckets->len };
     g_array_append_val (prog, wait);
   }
   for (guint l = 0; l < n_layers; l++)
@@ -180,9 +189,12 @@ check_options (const DtsPlatform *platform, const DtsRunOptions *opts, GError **
     return FALSE;
   }
   if (opts->batch_size < 1 || !(opts->bucket_bytes > 0) || !(opts->chunk_bytes > 0)
-      || opts->channels < 1) {
+      || opts->channels < 1 || opts->comm_streams < 0
+      || opts->comm_streams > DTS_SCHEDULE_MAX_COMM_STREAMS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "batch size, bucket size, chunk size and channels must be positive");
+                 "batch size, bucket size, chunk size and channels must be positive and "
+                 "communication streams in 1..%d",
+                 DTS_SCHEDULE_MAX_COMM_STREAMS);
     return FALSE;
   }
   return TRUE;
@@ -241,6 +253,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
   s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
+  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
   s->rank_program = g_new0 (int, n);
 
   g_autofree int *bucket_of = g_new0 (int, workload->layers->len);
@@ -267,6 +280,18 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
         node_of[r] = dts_platform_gpu (platform, r)->node;
     }
   }
+  /* One communicator per communication stream, over every rank. */
+  int n_streams = opts->comm_streams > 0 ? opts->comm_streams : 1;
+  n_streams = MIN (n_streams, MAX ((int) s->buckets->len, 1));
+  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
+  g_autofree int *all = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    all[r] = r;
+  for (int j = 0; j < n_streams; j++) {
+    g_autofree char *name = j == 0 ? g_strdup ("world") : g_strdup_printf ("world-%d", j);
+    dts_schedule_add_comm (s, name, all, n);
+  }
+  s->plan_comm = g_new0 (int, MAX (s->buckets->len, 1));
   for (guint b = 0; b < s->buckets->len; b++) {
     DtsCollParams cp = { .n_ranks = n, .ring = NULL,
                          .bytes = g_array_index (s->buckets, DtsBucket, b).bytes,
@@ -277,6 +302,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     if (plan == NULL)
       return NULL;
     g_ptr_array_add (s->plans, plan);
+    s->plan_comm[b] = b % n_streams;
   }
 
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
@@ -288,8 +314,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
         break;
     if (k == specs->len) {
       DtsComputeTotals tot;
-      GArray *prog = make_program (workload, cost, spec, opts, s->buckets, bucket_of, &tot,
-                                   &s->cost_source, error);
+      GArray *prog = make_program (workload, cost, spec, opts, s->buckets, bucket_of, n_streams,
+                                   &tot, &s->cost_source, error);
       if (prog == NULL) {
         g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
         return NULL;
@@ -300,6 +326,48 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     }
     s->rank_program[r] = k;
   }
+  s->n_events = n_streams + 1;
+
+  /* Communication stream j: bucket after bucket of its communicator. */
+  int first_comm_program = s->programs->len;
+  for (int j = 0; j < n_streams && s->buckets->len > 0; j++) {
+    GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+    for (guint b = j; b < s->buckets->len; b += n_streams) {
+      DtsOp wait = { .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = j, .count = 1 };
+      DtsOp coll = { .type = DTS_OP_COLL, .layer = -1, .bucket = b, .coll = b, .part = -1 };
+      DtsOp done = { .type = DTS_OP_RECORD, .layer = -1, .bucket = -1, .event = n_streams };
+      g_array_append_val (prog, wait);
+      g_array_append_val (prog, coll);
+      g_array_append_val (prog, done);
+    }
+    g_ptr_array_add (s->programs, prog);
+    DtsComputeTotals none = { 0 };
+    g_array_append_val (s->totals, none);
+  }
+  for (int r = 0; r < n; r++) {
+    DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
+    g_array_append_val (s->streams, cs);
+    for (int j = 0; j < n_streams && s->buckets->len > 0; j++) {
+      DtsStream ms = { r, DTS_STREAM_COMM, j, first_comm_program + j };
+      g_array_append_val (s->streams, ms);
+    }
+  }
+  /* Parameter servers: server k of the stream j's communicator runs its
+   * part of that communicator's buckets. */
+  for (int j = 0; j < n_streams && server_rank != NULL && s->buckets->len > 0; j++)
+    for (int k = 0; k < n_servers; k++) {
+      GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+      for (guint b = j; b < s->buckets->len; b += n_streams) {
+        DtsOp coll = { .type = DTS_OP_COLL, .layer = -1, .bucket = -1, .coll = b,
+                       .part = n + k };
+        g_array_append_val (prog, coll);
+      }
+      g_ptr_array_add (s->programs, prog);
+      DtsComputeTotals none = { 0 };
+      g_array_append_val (s->totals, none);
+      DtsStream ss = { server_rank[k], DTS_STREAM_SERVER, k, (int) s->programs->len - 1 };
+      g_array_append_val (s->streams, ss);
+    }
   dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, &s->memory);
   return g_steal_pointer (&s);
 }

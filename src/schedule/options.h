@@ -54,6 +54,7 @@ typedef struct {
   double bucket_bytes;         /* gradient bucket cap, > 0 */
   double chunk_bytes;          /* collective chunk, > 0 */
   int channels;                /* parallel rings, >= 1 */
+  int comm_streams;            /* communication streams per GPU; 0 means 1 */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */
   DtsGranularity granularity;

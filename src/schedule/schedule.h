@@ -17,7 +17,17 @@
  * of its last layer, so it overlaps the rest of backprop; without overlap all
  * all-reduces start after the whole backward pass. All-reduces run one at a
  * time, in bucket order, on a communication stream of their own (NCCL's
- * stream).
+ * stream); with comm_streams S > 1, bucket b goes to stream b mod S, each
+ * stream with a communicator of its own (NCCL on several streams), so
+ * buckets overlap each other.
+ *
+ * As programs (see the program model below): the compute stream runs the
+ * layers' kernels and RECORDs event "ready" of the bucket's stream after the
+ * backward pass of each bucket's last layer, then WAITs for event "done"
+ * once per bucket before the optimizer's kernels; each communication stream
+ * WAITs for its "ready", runs the bucket's collective (COLL) and RECORDs
+ * "done"; each parameter server is a stream of its host rank that runs its
+ * part of every bucket's collective in turn.
  *
  * Compute operations carry their time on an idle GPU (from the cost model);
  * the simulation turns it into work on the GPU host, so a GPU shared with a
@@ -54,19 +64,69 @@ typedef enum {
 /* "forward", "backward-data", "backward-weight", "update" */
 const char *dts_phase_to_string (DtsPhase phase);
 
+/* The program model. Every rank runs one or more streams (a compute stream,
+ * communication streams, parameter-server streams), as CUDA streams and
+ * NCCL communicators do; each stream runs its operations in order, once per
+ * iteration, for opts->iterations iterations, and streams synchronise only
+ * through what they share: a rank's events (RECORD / WAIT, counting, like
+ * cudaEventRecord / cudaStreamWaitEvent with a count), collectives over a
+ * communicator, point-to-point SEND / RECV and barriers. There is no
+ * implicit barrier between ranks or iterations: a stream starts its next
+ * iteration as soon as it has finished the previous one. */
 typedef enum {
-  DTS_OP_COMPUTE,         /* run a kernel of duration_s (idle GPU) on the rank's GPU */
-  DTS_OP_ALLREDUCE_START, /* hand bucket `bucket` to the communication stream */
-  DTS_OP_ALLREDUCE_WAIT,  /* wait until every bucket of the iteration is all-reduced */
+  DTS_OP_COMPUTE,  /* run a kernel of duration_s (idle GPU) on the rank's GPU */
+  DTS_OP_RECORD,   /* signal the rank's event `event` once */
+  DTS_OP_WAIT,     /* wait for `count` signals of the rank's event `event` */
+  DTS_OP_COLL,     /* take part in collective `coll` as participant `part` (-1: the rank's
+                      member index in the collective's communicator) */
+  DTS_OP_SEND,     /* send `bytes` to rank `peer` with tag `tag` */
+  DTS_OP_RECV,     /* receive `bytes` from rank `peer` with tag `tag` */
+  DTS_OP_BARRIER,  /* wait until every member of communicator `comm` has reached it */
+  DTS_OP_TYPE_COUNT
 } DtsOpType;
+
+/* "compute", "record", "wait", "coll", "send", "recv", "barrier" */
+const char *dts_op_type_to_string (DtsOpType type);
 
 typedef struct {
   DtsOpType type;
   DtsPhase phase;     /* COMPUTE */
-  int layer;          /* COMPUTE: workload layer index */
-  int bucket;         /* ALLREDUCE_START */
+  int layer;          /* COMPUTE: workload layer index; else -1 */
+  int micro_batch;    /* COMPUTE: 0 without micro-batches */
+  int bucket;         /* RECORD, COLL: the gradient bucket it concerns (traces), else -1 */
+  int event;          /* RECORD, WAIT: 0 .. n_events-1 */
+  int count;          /* WAIT: >= 1 */
+  int coll;           /* COLL: index into plans */
+  int part;           /* COLL */
+  int peer;           /* SEND, RECV: rank */
+  int tag;            /* SEND, RECV */
+  int comm;           /* BARRIER: index into comms */
+  double bytes;       /* SEND, RECV */
   double duration_s;  /* COMPUTE, > 0 (zero-time kernels are left out) */
 } DtsOp;
+
+typedef enum {
+  DTS_STREAM_COMPUTE, /* the rank's kernels: its iterations start and end here */
+  DTS_STREAM_COMM,    /* collectives of the rank (an NCCL stream) */
+  DTS_STREAM_SERVER,  /* a parameter server hosted by the rank */
+} DtsStreamKind;
+
+typedef struct {
+  int rank;           /* the GPU whose host runs it */
+  DtsStreamKind kind;
+  int index;          /* COMM: stream number on the rank; SERVER: server index */
+  int program;        /* index into programs */
+} DtsStream;
+
+/* A group of ranks collectives run over (an MPI/NCCL communicator).
+ * Collectives of different communicators never match each other's
+ * messages, even between the same ranks. */
+typedef struct {
+  char *name;         /* "world", "world-1", ... (owned) */
+  int n_ranks;
+  int *ranks;         /* member -> rank (owned) */
+  int *member_of;     /* rank -> member, -1 outside (owned, n_ranks of the schedule) */
+} DtsCommunicator;
 
 typedef struct {
   double bytes;       /* gradient bytes */
@@ -92,18 +152,26 @@ typedef struct {
 } DtsMemoryEstimate;
 
 typedef struct {
-  char *strategy;          /* "dp" */
+  char *strategy;          /* "dp", "allreduce" */
   int n_ranks;
   int batch_size;
   DtsPrecision precision;
   char *cost_source;       /* the cost model's provenance of layer 1 on rank 0 */
   GArray *buckets;         /* DtsBucket, in all-reduce order */
-  GPtrArray *plans;        /* DtsCollPlan *, one per bucket */
-  GPtrArray *programs;     /* GArray of DtsOp, one per distinct GPU spec */
-  GArray *totals;          /* DtsComputeTotals, one per program */
-  int *rank_program;       /* rank -> program index */
+  GPtrArray *plans;        /* DtsCollPlan *: the collectives of one iteration (one per bucket) */
+  int *plan_comm;          /* collective -> index into comms */
+  GPtrArray *comms;        /* DtsCommunicator * */
+  GPtrArray *programs;     /* GArray of DtsOp; streams with the same operations share one */
+  GArray *totals;          /* DtsComputeTotals, one per program (zero without compute) */
+  GArray *streams;         /* DtsStream, in the order the simulation starts them */
+  int n_events;            /* events per rank */
+  int *rank_program;       /* rank -> the program of its compute stream, or -1 */
   DtsMemoryEstimate memory;
 } DtsSchedule;
+
+#define DTS_SCHEDULE_MAX_COMM_STREAMS 64
+
+void dts_communicator_free (DtsCommunicator *comm);
 
 /* Build the data-parallel schedule for the first opts->n_gpus ranks of
  * PLATFORM. n_gpus larger than the platform, or non-positive sizes, are
@@ -113,11 +181,34 @@ DtsSchedule *dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform
 void dts_schedule_free (DtsSchedule *sched);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSchedule, dts_schedule_free)
 
+/* The program of RANK's compute stream. */
 static inline const GArray *
 dts_schedule_program (const DtsSchedule *s, int rank)
 {
   return g_ptr_array_index (s->programs, s->rank_program[rank]);
 }
+
+/* A schedule with no compute: every one of the first N_RANKS ranks runs one
+ * communication stream that, for each plan in PLANS (taken over; all over
+ * the N ranks, in order), waits at a barrier of all ranks and then takes
+ * part in the plan (`dtsim allreduce`: nccl-tests synchronises before
+ * timing each size). */
+DtsSchedule *dts_schedule_collectives_new (int n_ranks, GPtrArray *plans);
+
+/* Add communicator NAME over RANKS (N of them, ranks of SCHED) and return
+ * its index. */
+int dts_schedule_add_comm (DtsSchedule *sched, const char *name, const int *ranks, int n);
+
+/* Write SCHED as text to OUT (`--dump-plan`): the communicators, the
+ * collectives with their per-step transfers (every participant's when the
+ * plan has at most MAX_TRANSFERS transfers, else the first participants'
+ * and a count), and every distinct program with the streams that run it.
+ * LAYER_NAMES (may be NULL) names compute operations. */
+void dts_schedule_dump (const DtsSchedule *sched, const GPtrArray *layer_names,
+                        double max_transfers, GString *out);
+
+/* Transfers of a plan printed in full by --dump-plan. */
+#define DTS_SCHEDULE_DUMP_MAX_TRANSFERS 4096
 
 /* Place N_SERVERS parameter servers on the first N_RANKS ranks of PLATFORM:
  * server k on node k mod M (M nodes take part), on that node's

@@ -39,6 +39,8 @@ typedef struct {
   char **cfg;                  /* --cfg items or NULL */
   GArray *overrides;           /* DtsOverride or NULL */
   gboolean record_steps;       /* keep one slice per rank and step (phase at flow) */
+  const char *collective;      /* algorithm table id; NULL: "ring" */
+  GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
 } DtsAllreduceOptions;
 
 /* One rank's part of one step (step granularity) or one phase (flow). */
@@ -64,6 +66,7 @@ typedef struct {
   char *gpu;               /* GPU of rank 0 */
   int n_gpus;
   int n_nodes;             /* nodes spanned by the ranks */
+  char *algorithm;         /* collective table id */
   int channels;
   double chunk_bytes;
   char *granularity;
@@ -89,13 +92,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsAllreduceResult, dts_allreduce_result_free)
 #define DTS_ALLREDUCE_MAX_STEP_TRANSFERS 2e8
 
 /* Load the platform, check the options against it, simulate and return the
- * result. More GPUs than the platform has, or more step transfers than
+ * result (with opts->dump_plan set: write the plan to it and return NULL
+ * with no error). More GPUs than the platform has, or more step transfers than
  * DTS_ALLREDUCE_MAX_STEP_TRANSFERS, is DTS_ERROR_USAGE; inputs SimGrid
  * rejects, and GPU pairs of the ring without a route, are
  * DTS_ERROR_INVALID. SimGrid runs once per process. */
 DtsAllreduceResult *dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error);
 
-/* The closed form 2(N-1)/N x S/B + 2(N-1) x L (0 for one rank). */
+/* The ring's closed form 2(N-1)/N x S/B + 2(N-1) x L (0 for one rank). */
 double dts_allreduce_closed_form_s (int n, double bytes, double bottleneck_Bps,
                                     double latency_s);
 

@@ -153,41 +153,54 @@ check_pair (const DtsPlatform *platform, GHashTable *checked, int a, int b, cons
   return TRUE;
 }
 
+typedef struct {
+  const DtsPlatform *platform;
+  const DtsCommunicator *comm;
+  const DtsCollPlan *plan;
+  GHashTable *checked;
+  GError **error;
+} RouteCheck;
+
+static gboolean
+check_plan_pair (int from, int to, const char *why, gpointer data)
+{
+  RouteCheck *rc = data;
+  int a = rc->comm->ranks[dts_coll_plan_part_host (rc->plan, from)];
+  int b = rc->comm->ranks[dts_coll_plan_part_host (rc->plan, to)];
+  return check_pair (rc->platform, rc->checked, a, b, why, rc->error);
+}
+
 gboolean
-dts_sim_check_routes (const DtsPlatform *platform, const GPtrArray *plans, GError **error)
+dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GError **error)
 {
   if (!seal (platform->path, error))
     return FALSE;
   g_autoptr (GHashTable) checked = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                           NULL);
-  for (guint i = 0; i < plans->len; i++) {
-    const DtsCollPlan *plan = g_ptr_array_index (plans, i);
-    if (plan->n_servers > 0) {
-      /* Per-node aggregation: a local ring in each node, then the leader
-       * broadcasts the pulled sums to its node. */
-      for (int n = 0; plan->local != NULL && n < plan->n_nodes; n++) {
-        const int *ranks = plan->node_ranks + plan->node_start[n];
-        int m = plan->node_start[n + 1] - plan->node_start[n];
-        for (int q = 0; q < m && m > 1; q++)
-          if (!check_pair (platform, checked, ranks[q], ranks[(q + 1) % m],
-                           "a rank sends to its successor in its node's ring", error)
-              || !check_pair (platform, checked, plan->node_leader[n], ranks[q],
-                              "a node's leader sends the sums to its node", error))
-            return FALSE;
-      }
-      for (int k = 0; k < plan->n_servers; k++)
-        for (int r = 0; r < plan->n_ranks; r++)
-          if (!check_pair (platform, checked, r, plan->server_rank[k],
-                           "ranks send gradients to every parameter server", error)
-              || !check_pair (platform, checked, plan->server_rank[k], r,
-                              "parameter servers send the sums to every rank", error))
-            return FALSE;
-      continue;
+  for (guint i = 0; i < sched->plans->len; i++) {
+    const DtsCollPlan *plan = g_ptr_array_index (sched->plans, i);
+    gboolean seen = FALSE;
+    for (guint q = 0; q < i && !seen; q++) {
+      const DtsCollPlan *other = g_ptr_array_index (sched->plans, q);
+      seen = other->alg == plan->alg && other->peer_key == plan->peer_key
+             && other->n_parts == plan->n_parts && sched->plan_comm[q] == sched->plan_comm[i];
     }
-    for (int p = 0; p < plan->n_ranks && plan->n_ranks > 1; p++)
-      if (!check_pair (platform, checked, plan->ring[p], plan->ring[(p + 1) % plan->n_ranks],
-                       "a rank sends to its successor in the ring", error))
+    RouteCheck rc = { platform, g_ptr_array_index (sched->comms, sched->plan_comm[i]), plan,
+                      checked, error };
+    if (!seen && !dts_coll_plan_routes (plan, check_plan_pair, &rc))
+      return FALSE;
+  }
+  /* Point-to-point transfers of the programs. */
+  for (guint i = 0; i < sched->streams->len; i++) {
+    const DtsStream *st = &g_array_index (sched->streams, DtsStream, i);
+    const GArray *prog = g_ptr_array_index (sched->programs, st->program);
+    for (guint k = 0; k < prog->len; k++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, k);
+      if (op->type == DTS_OP_SEND
+          && !check_pair (platform, checked, st->rank, op->peer, "a stage sends to the next one",
+                          error))
         return FALSE;
+    }
   }
   return TRUE;
 }

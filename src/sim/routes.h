@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "platform/platform.h"
+#include "schedule/schedule.h"
 
 G_BEGIN_DECLS
 
@@ -43,13 +44,13 @@ GArray *dts_sim_routes (const char *path, GArray *overrides, const char *const *
                         const char *const *dst, guint n, GError **error);
 
 /* Check that SimGrid, with PLATFORM loaded (and overrides applied), has a
- * route for every transfer that PLANS (DtsCollPlan) make: from each rank to
- * its ring successor, and from every rank to each parameter server and
- * back. Seals the platform. Call it before the simulation starts: a missing
+ * route for every transfer that SCHED makes: every pair of participants
+ * its collective plans enumerate (dts_coll_plan_routes) and every SEND of
+ * its programs. Seals the platform. Call it before the simulation starts: a missing
  * route is a DTS_ERROR_INVALID error "platform 'PATH': line N: no route
  * from GPU 'A' (rank I) to GPU 'B' (rank J) ...", with N the line of A,
  * for the first such pair in plan order. */
-gboolean dts_sim_check_routes (const DtsPlatform *platform, const GPtrArray *plans,
+gboolean dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched,
                                GError **error);
 
 G_END_DECLS

@@ -1,50 +1,47 @@
-/* sim.c - SimGrid actors that interpret a data-parallel schedule.
+/* sim.c - the interpreter: SimGrid actors that run any schedule.
  *
- * See sim.h for the actors and the two granularities. Details of the model:
+ * See sim.h for the actors and the two granularities. One actor per stream
+ * of the schedule (DtsStream), on its rank's host, runs the stream's
+ * program once per iteration. Operations:
  *
- * step: at ring step s, for every round r (chunk) the rank posts one send
- * per channel to its ring successor and one receive per channel from its
- * predecessor, starts the reduction of the received chunks (reduce-scatter
- * steps only) on its GPU, and waits for all of them. So one step costs
- * R x (L + C x chunk / B) on a contention-free ring of bandwidth B and
- * latency L (C channels share the link), as long as the reduction
- * (3 C chunk / mem_bw) is shorter than the transfer; the whole collective
- * 2(N-1) (R L + S / (N B)).
+ * COMPUTE is an execution of duration_s x host speed flops, so two
+ * activities on one GPU share it. RECORD releases, WAIT acquires the rank's
+ * event semaphores (counting). BARRIER waits at the communicator's barrier.
+ * SEND and RECV are mailbox communications between two ranks (one mailbox
+ * per rank and tag). COLL runs the participant's steps of a collective plan
+ * through the generic interface of collective.h, whatever the algorithm:
  *
- * flow: per phase (N-1 steps) the rank first sleeps (N-1) R Lmax - L_own,
- * where Lmax is the largest successor-route latency in the ring (the
- * slowest hop paces a lock-step ring) and L_own the latency its own flow
- * pays, then sends one flow per channel of (N-1) segment bytes, with one
- * reduction execution for the whole phase running alongside; then all ranks
- * leave the phase together (a barrier). The barrier stands for the data
- * dependency a flow does not have: in a ring, no rank can finish a phase
- * before the data that crosses the slowest hop has gone round to it, but a
- * flow on a fast hop would otherwise end early. On a contention-free ring
- * this is the step time exactly; elsewhere the two differ by the amounts
- * measured in doc/SIMULATION.md.
+ * step: for each step and each of its rounds (chunks), the participant
+ * starts the reduction kernel of what it reduces in that round on its GPU
+ * (3 bytes of device memory traffic per reduced byte), posts one send per
+ * channel of every send and one receive per channel of every receive, and
+ * waits for all of them. A step that is a reduction alone (a parameter
+ * server's sum) is one execution. A transfer between two participants on
+ * the same host is a hand-off through a semaphore: no network. A ring step
+ * therefore costs R x (L + C x chunk / B) on a contention-free ring of
+ * bandwidth B and latency L (C channels share the link), as long as the
+ * reduction (3 C chunk / mem_bw) is shorter than the transfer; the whole
+ * ring 2(N-1) (R L + S / (N B)).
  *
- * Parameter servers (plans with n_servers > 0, the same at both
- * granularities): one server actor per server on the host of the rank that
- * runs it. Per bucket, every communication actor posts all its pushes (one
- * message of S/P bytes per server, to the server's mailbox) at once, then
- * all its pulls, and waits for them; the server receives the N - 1 remote
- * contributions, sums the N of them (an execution on its GPU of (N + 1) S/P
- * bytes of memory traffic at the GPU's memory bandwidth: add_n reads N
- * inputs and writes one), then sends the sum to the N - 1 remote ranks at
- * once. So the incast of N - 1 pushes at a server's link and the outcast of
- * its pulls share that link as the flow model says. The shard of the rank
- * that runs the server stays on the host: semaphores stand for its push and
- * pull. A server takes the next bucket once all its pulls have been sent.
+ * flow: a lock-step phase (collective.h) of k steps becomes, for each
+ * participant, a sleep of k R Lmax - L_own, where Lmax is the largest
+ * latency of the routes the plan uses (the slowest hop paces a lock-step
+ * collective) and L_own the largest of the participant's own routes, then
+ * one flow per channel of every transfer carrying k times its step bytes,
+ * with one reduction execution for the whole phase alongside; then all
+ * members leave the phase together (the communicator's barrier). The
+ * barrier stands for the data dependency a flow does not have: in a ring,
+ * no rank can finish a phase before the data that crosses the slowest hop
+ * has gone round to it, but a flow on a fast hop would otherwise end early.
+ * On a contention-free ring this is the step time exactly; elsewhere the two
+ * differ by the amounts measured in doc/SIMULATION.md. Phases that are not
+ * lock-step (parameter servers) run step by step at both granularities.
  *
- * With per-node aggregation (collective.h) a bucket is, for every rank, the
- * ring all-reduce of its node (as at the step granularity, whatever the
- * granularity: a node has few ranks), then, for the node's leader only, the
- * push and pull above with the leaders as the N ranks, then the leader's
- * broadcast of S bytes to each other rank of the node, which waits for it.
- * The local ring uses the ranks' ring mailboxes, the broadcast their pulls
- * mailboxes, which only leaders otherwise receive on.
- *
- * Transfers are rounded to whole bytes (SimGrid counts bytes in a long). */
+ * Messages: a participant receives on one mailbox per communicator and
+ * tag; the algorithms choose tags so that no receive can match a message
+ * meant for another one (collective.h). Transfers are rounded to whole
+ * bytes (SimGrid counts bytes in a long). The event count counts every
+ * execution, sleep and transfer once (a transfer at its sender). */
 #include "config.h"
 
 #include <math.h>
@@ -64,82 +61,77 @@
 
 #include "core/error.h"
 #include "sim/override.h"
-#include "sim/sg-shim.h"
 #include "sim/routes.h"
+#include "sim/sg-shim.h"
 #include "sim/sim-private.h"
 #include "sim/sim.h"
 
-
 typedef struct _Sim Sim;
 
-/* An operation as the compute actor runs it: a program operation, or, when
- * no per-layer slices are recorded, a run of consecutive compute operations
- * of one pass merged into one execution. Merging changes no simulated time
- * (a GPU shared by two executions gives each the same share whether the
- * work is one execution or a sequence), only the number of events; the
- * time of a merged execution is split over its phases in proportion to
- * their idle-GPU times. */
+/* An operation as a stream runs it: a program operation, or, when no
+ * per-layer slices are recorded, a run of consecutive compute operations of
+ * one pass merged into one execution. Merging changes no simulated time (a
+ * GPU shared by two executions gives each the same share whether the work
+ * is one execution or a sequence), only the number of events; the time of
+ * a merged execution is split over its phases in proportion to their
+ * idle-GPU times. */
 typedef struct {
-  DtsOpType type;
-  int phase;                 /* of the first merged operation */
-  int layer;                 /* of the first merged operation */
-  int bucket;
-  double duration_s;         /* idle-GPU time of the whole run */
+  DtsOp op;                      /* duration_s: idle-GPU time of the whole run */
   double share[DTS_PHASE_COUNT]; /* fraction of duration_s in each phase */
 } SimOp;
 
 typedef struct {
-  Sim *sim;
   int rank;
   sg_host_t host;
   double speed_flops;        /* host speed: converts seconds of GPU work to flops */
   double reduce_s_per_byte;  /* reduction kernel time per reduced byte */
-  const GArray *ops;         /* SimOp, shared by ranks with the same program */
-  sg_sem_t ready;            /* one release per bucket handed to the comm stream */
-  sg_sem_t done;             /* one release per bucket all-reduced */
-  sg_mailbox_t inbox;        /* messages from the ring predecessor */
-  sg_mailbox_t pulls;        /* ps: summed shards from the servers */
+  sg_sem_t *events;          /* n_events counting semaphores */
 } Rank;
 
-/* A parameter server (ps plans). */
+/* A communicator as the simulation runs it. */
+typedef struct {
+  const DtsCommunicator *comm;
+  int n_parts;               /* participants of its largest plan */
+  sg_mailbox_t *mailbox;     /* [part * DTS_COLL_N_TAGS + tag] */
+  sg_sem_t *local;           /* [part]: hand-offs from a participant on the same host */
+  sg_bar_t barrier;          /* its members */
+} Comm;
+
 typedef struct {
   Sim *sim;
-  int index;
-  Rank *rank;                /* the participant whose host runs it */
-  sg_mailbox_t inbox;        /* pushes from the other ranks */
-  sg_sem_t local_in;         /* the hosting rank's own shard is ready */
-  sg_sem_t local_out;        /* the hosting rank's shard is summed */
-} Server;
+  const DtsStream *stream;
+  Rank *rank;
+  const GArray *ops;         /* SimOp, shared by streams with the same program */
+  GArray *xfers;             /* scratch for the steps of collectives */
+  sg_comm_t *comms;          /* scratch: posted communications */
+  gsize n_comms_max;
+} Stream;
 
-/* Route latencies of one plan's ring. Plans with the same ring order
- * (every bucket of a data-parallel schedule) share the first one's, so the
- * N route queries are paid once per distinct ring, not once per bucket. */
+/* Latencies of a plan's routes, for flow granularity. Plans with the same
+ * peers (every bucket of a communicator) share the first one's. */
 typedef struct {
   gboolean known;
   gboolean borrowed;         /* hop_s belongs to an earlier plan's entry */
-  double max_s;              /* largest successor-route latency in the ring */
-  double *hop_s;             /* rank -> latency of its route to its successor */
-} RingLatency;
+  double max_s;              /* largest route latency of the plan */
+  double *hop_s;             /* participant -> largest latency of its own routes */
+} PlanLatency;
 
 struct _Sim {
   const DtsSchedule *sched;
-  const DtsRunOptions *opts;
+  const DtsSimSettings *set;
   int n;
   Rank *ranks;
+  Comm *comms;
+  Stream *streams;
   DtsTrace *trace;
-  RingLatency *latency;      /* one per plan, filled on first use */
+  PlanLatency *latency;      /* one per plan, filled on first use */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
-  sg_bar_t phase_end;        /* flow: all ranks leave a phase together */
-  int n_servers;             /* ps: servers of every plan (0 without) */
-  const int *server_rank;    /* ps: server -> rank (the first plan's) */
-  Server *servers;
-  int finished;              /* compute actors that ran every iteration */
+  GHashTable *p2p;           /* "rank:tag" -> mailbox of point-to-point receives */
+  int finished;              /* streams that ran every iteration */
   gint64 wall_start_us;
   gint64 last_progress_us;
   int payload;               /* mailbox payloads must be non-NULL: &payload */
 };
-
-typedef void (*AllreduceFn) (Sim *sim, Rank *rk, int plan_index);
 
 static double
 now (void)
@@ -169,231 +161,347 @@ whole_bytes (double bytes)
   return (long) llround (bytes);
 }
 
-int
-dts_sim_exchange (sg_mailbox_t inbox, sg_mailbox_t to, void *payload, long bytes, int channels,
-                  sg_exec_t reduction)
+static Rank *
+part_rank (Sim *sim, const Comm *c, const DtsCollPlan *plan, int part)
 {
-  sg_comm_t comms[2 * DTS_COLL_MAX_CHANNELS];
-  void *slots[DTS_COLL_MAX_CHANNELS];
-  for (int c = 0; c < channels; c++)
-    comms[c] = sg_mailbox_put_async (to, payload, bytes);
-  for (int c = 0; c < channels; c++)
-    comms[channels + c] = sg_mailbox_get_async (inbox, &slots[c]);
-  sg_comm_wait_all (comms, 2 * channels);
-  if (reduction != NULL)
-    sg_exec_wait (reduction);
-  return channels;
+  return &sim->ranks[c->comm->ranks[dts_coll_plan_part_host (plan, part)]];
 }
 
-static void
-exchange (Sim *sim, Rank *rk, sg_mailbox_t to, long bytes, int channels, sg_exec_t reduction)
+static sg_comm_t *
+comm_slots (Stream *s, gsize n)
 {
-  sim->trace->events += dts_sim_exchange (rk->inbox, to, &sim->payload, bytes, channels, reduction);
+  if (n > s->n_comms_max) {
+    s->n_comms_max = MAX (n, 2 * s->n_comms_max);
+    s->comms = g_renew (sg_comm_t, s->comms, s->n_comms_max);
+  }
+  return s->comms;
 }
 
-/* Every step of ring PLAN at position POS; MEMBERS maps the plan's ranks to
- * the simulation's (NULL: the same). */
+/* Post the transfers of one round (or a whole flow phase: SCALE steps of
+ * bytes) of OPS, with the reduction alongside, and wait for them. */
 static void
-ring_steps (Sim *sim, Rank *rk, const DtsCollPlan *plan, int pos, const int *members)
+post_and_wait (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
+               const DtsCollStepOps *ops, int round, int scale)
 {
-  for (int s = 0; s < plan->n_steps; s++) {
-    DtsCollStep st;
-    dts_coll_plan_step (plan, pos, s, &st);
-    sg_mailbox_t to = sim->ranks[members ? members[st.send_to] : st.send_to].inbox;
-    for (int r = 0; r < plan->n_rounds; r++) {
-      double bytes = dts_coll_plan_round_bytes (plan, r);
-      sg_exec_t red = st.reduce ? reduce_async (sim, rk, bytes * plan->channels) : NULL;
-      exchange (sim, rk, to, whole_bytes (bytes), plan->channels, red);
+  Rank *me = part_rank (sim, c, plan, part);
+  const GArray *xs = ops->xfers;
+  double red_bytes = 0;
+  gsize n_comms = 0;
+  for (guint i = 0; i < xs->len; i++) {
+    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
+    double b = scale > 0 ? scale * x->bytes
+                         : dts_coll_round_bytes (x->bytes, ops->n_rounds, ops->chunk_bytes, round);
+    if (x->kind == DTS_XFER_RECV && x->reduce)
+      red_bytes += b * x->channels;
+    n_comms += x->channels;
+  }
+  sg_exec_t red = reduce_async (sim, me, red_bytes);
+  sg_comm_t *comms = comm_slots (s, n_comms);
+  void *slot;
+  gsize k = 0;
+  int sends = 0;
+  for (guint i = 0; i < xs->len; i++) {
+    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
+    if (x->kind != DTS_XFER_SEND)
+      continue;
+    if (part_rank (sim, c, plan, x->peer) == me) {
+      sg_sem_release (c->local[x->peer]);
+      continue;
     }
+    double b = scale > 0 ? scale * x->bytes
+                         : dts_coll_round_bytes (x->bytes, ops->n_rounds, ops->chunk_bytes, round);
+    sg_mailbox_t to = c->mailbox[x->peer * DTS_COLL_N_TAGS + x->tag];
+    for (int ch = 0; ch < x->channels; ch++)
+      comms[k++] = sg_mailbox_put_async (to, &sim->payload, whole_bytes (b));
+    sends += x->channels;
+  }
+  for (guint i = 0; i < xs->len; i++) {
+    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
+    if (x->kind != DTS_XFER_RECV || part_rank (sim, c, plan, x->peer) == me)
+      continue;
+    sg_mailbox_t mine = c->mailbox[part * DTS_COLL_N_TAGS + x->tag];
+    for (int ch = 0; ch < x->channels; ch++)
+      comms[k++] = sg_mailbox_get_async (mine, &slot);
+  }
+  sim->trace->events += sends;
+  sg_comm_wait_all (comms, k);
+  if (red != NULL)
+    sg_exec_wait (red);
+  for (guint i = 0; i < xs->len; i++) {
+    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
+    if (x->kind == DTS_XFER_RECV && part_rank (sim, c, plan, x->peer) == me)
+      sg_sem_acquire (c->local[part]);
   }
 }
 
 static void
-allreduce_step (Sim *sim, Rank *rk, int plan_index)
+add_step (Sim *sim, int bucket, int rank, int step, int phase, double t0, double t1)
 {
-  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
-  ring_steps (sim, rk, plan, plan->position[rk->rank], NULL);
+  if (sim->trace->steps == NULL || bucket < 0)
+    return;
+  DtsTraceStep st = { bucket, rank, step, phase, t0, t1 };
+  g_array_append_val (sim->trace->steps, st);
 }
 
-/* Route latencies of PLAN's ring; routes are only known once the platform
- * is sealed, that is from inside an actor. */
-static const RingLatency *
-ring_latency (Sim *sim, int plan_index)
+static void
+run_step (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part, int step,
+          int bucket)
 {
-  RingLatency *lat = &sim->latency[plan_index];
+  DtsCollStepOps ops = { .xfers = s->xfers };
+  dts_coll_plan_step_ops (plan, part, step, &ops);
+  double t0 = now ();
+  if (ops.reduce_bytes > 0) {
+    sg_exec_t sum = reduce_async (sim, part_rank (sim, c, plan, part), ops.reduce_bytes);
+    sg_exec_wait (sum);
+  }
+  for (int r = 0; r < ops.n_rounds && ops.xfers->len > 0; r++)
+    post_and_wait (sim, s, c, plan, part, &ops, r, 0);
+  add_step (sim, bucket, s->rank->rank, step, ops.phase, t0, now ());
+}
+
+typedef struct {
+  Sim *sim;
+  const Comm *c;
+  const DtsCollPlan *plan;
+  PlanLatency *lat;
+} LatencyFill;
+
+static gboolean
+fill_latency (int from, int to, const char *why, gpointer data)
+{
+  LatencyFill *f = data;
+  Rank *a = part_rank (f->sim, f->c, f->plan, from), *b = part_rank (f->sim, f->c, f->plan, to);
+  double l = a == b ? 0 : sg_host_get_route_latency (a->host, b->host);
+  f->lat->hop_s[from] = MAX (f->lat->hop_s[from], l);
+  f->lat->max_s = MAX (f->lat->max_s, l);
+  return TRUE;
+}
+
+/* Route latencies of collective K's plan; routes are known once the
+ * platform is sealed. */
+static const PlanLatency *
+plan_latency (Sim *sim, int k)
+{
+  PlanLatency *lat = &sim->latency[k];
   if (lat->known)
     return lat;
-  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
-  for (int q = 0; q < plan_index; q++) {
-    const DtsCollPlan *other = g_ptr_array_index (sim->sched->plans, q);
-    const RingLatency *known = &sim->latency[q];
-    if (known->known && other->n_ranks == plan->n_ranks
-        && memcmp (other->ring, plan->ring, sizeof *plan->ring * plan->n_ranks) == 0) {
-      *lat = *known;
+  const DtsSchedule *sc = sim->sched;
+  const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+  for (int q = 0; q < k; q++) {
+    const DtsCollPlan *other = g_ptr_array_index (sc->plans, q);
+    if (sim->latency[q].known && other->alg == plan->alg && other->peer_key == plan->peer_key
+        && other->n_parts == plan->n_parts && sc->plan_comm[q] == sc->plan_comm[k]) {
+      *lat = sim->latency[q];
       lat->borrowed = TRUE;
       return lat;
     }
   }
-  lat->hop_s = g_new0 (double, sim->n);
+  lat->hop_s = g_new0 (double, plan->n_parts);
   lat->max_s = 0;
-  for (int p = 0; p < plan->n_ranks; p++) {
-    int from = plan->ring[p], to = plan->ring[(p + 1) % plan->n_ranks];
-    lat->hop_s[from] = sg_host_get_route_latency (sim->ranks[from].host, sim->ranks[to].host);
-    lat->max_s = MAX (lat->max_s, lat->hop_s[from]);
-  }
+  LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat };
+  dts_coll_plan_routes (plan, fill_latency, &f);
   lat->known = TRUE;
   return lat;
 }
 
 static void
-allreduce_flow (Sim *sim, Rank *rk, int plan_index)
+run_flow_phase (Sim *sim, Stream *s, const Comm *c, int k, int part, const DtsCollPhase *ph,
+                int bucket)
 {
-  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
-  if (plan->n_steps == 0)
-    return;
-  const RingLatency *lat = ring_latency (sim, plan_index);
-  DtsCollStep st;
-  dts_coll_plan_step (plan, plan->position[rk->rank], 0, &st);
-  sg_mailbox_t to = sim->ranks[st.send_to].inbox;
-  int phase_steps[2] = { plan->n_reduce_steps, plan->n_steps - plan->n_reduce_steps };
-  for (int ph = 0; ph < 2; ph++) {
-    double extra_s = phase_steps[ph] * plan->n_rounds * lat->max_s - lat->hop_s[rk->rank];
-    if (extra_s > 0) {
-      sg_actor_sleep_for (extra_s);
-      sim->trace->events++;
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  DtsCollStepOps ops = { .xfers = s->xfers };
+  dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
+  const PlanLatency *lat = plan_latency (sim, k);
+  double t0 = now ();
+  double extra_s = ph->n_steps * ops.n_rounds * lat->max_s - lat->hop_s[part];
+  if (extra_s > 0) {
+    sg_actor_sleep_for (extra_s);
+    sim->trace->events++;
+  }
+  post_and_wait (sim, s, c, plan, part, &ops, 0, ph->n_steps);
+  sg_barrier_wait (c->barrier);
+  add_step (sim, bucket, s->rank->rank, -1, ops.phase, t0, now ());
+}
+
+/* Participant PART's part of collective K. */
+static void
+run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  int n_steps = dts_coll_plan_n_steps (plan, part);
+  int step = 0;
+  while (step < n_steps) {
+    const DtsCollPhase *ph = NULL;
+    for (int i = 0; i < plan->n_phases && sim->set->granularity == DTS_GRANULARITY_FLOW; i++)
+      if (plan->phases[i].lockstep && plan->phases[i].first_step == step
+          && plan->phases[i].n_steps > 0)
+        ph = &plan->phases[i];
+    if (ph != NULL) {
+      run_flow_phase (sim, s, c, k, part, ph, bucket);
+      step += ph->n_steps;
+    } else {
+      run_step (sim, s, c, plan, part, step, bucket);
+      step++;
     }
-    double bytes = phase_steps[ph] * plan->seg_bytes;
-    sg_exec_t red = ph == 0 ? reduce_async (sim, rk, bytes * plan->channels) : NULL;
-    exchange (sim, rk, to, whole_bytes (bytes), plan->channels, red);
-    sg_barrier_wait (sim->phase_end);
   }
 }
 
-static void ps_push_pull (Sim *sim, Rank *rk, const DtsCollPlan *plan);
-
-/* The ranks of RANK's node in a ps plan with aggregation, their number in
- * *M and RANK's index among them in *Q. */
-static const int *
-node_members (const DtsCollPlan *plan, int rank, int *m, int *q)
-{
-  int node = plan->node_of[rank];
-  const int *members = plan->node_ranks + plan->node_start[node];
-  *m = plan->node_start[node + 1] - plan->node_start[node];
-  for (*q = 0; members[*q] != rank; (*q)++)
-    ;
-  return members;
-}
-
-/* The leader sends the pulled sum to every other rank of its node, which
- * receives it on its pulls mailbox (no server sends to a rank that does not
- * talk to the servers). */
 static void
-node_broadcast (Sim *sim, Rank *rk, const DtsCollPlan *plan)
+add_slice (DtsTrace *t, int rank, int it, DtsTrack track, int phase, int index, double t0,
+           double t1, double bytes)
 {
-  int m, q;
-  const int *members = node_members (plan, rk->rank, &m, &q);
-  if (m < 2)
+  if (t->slices == NULL)
     return;
-  long bytes = whole_bytes (plan->bytes);
-  if (q != 0) {
-    void *slot;
-    sg_comm_wait (sg_mailbox_get_async (rk->pulls, &slot));
+  DtsTraceSlice s = { .rank = rank, .iteration = it, .track = track, .phase = phase,
+                      .index = index, .t_start_s = t0, .t_end_s = t1, .bytes = bytes };
+  g_array_append_val (t->slices, s);
+}
+
+static void
+progress (Sim *sim, int it, int bucket, gboolean force)
+{
+  if (!sim->set->progress)
     return;
-  }
-  g_autofree sg_comm_t *comms = g_new (sg_comm_t, m - 1);
-  for (int i = 1; i < m; i++)
-    comms[i - 1] = sg_mailbox_put_async (sim->ranks[members[i]].pulls, &sim->payload, bytes);
-  sim->trace->events += m - 1;
-  sg_comm_wait_all (comms, m - 1);
-}
-
-/* One bucket through the parameter servers, as one worker (see the header):
- * with per-node aggregation, first the node's ring all-reduce, then the
- * push and pull by the leader, then the leader's broadcast to the node. */
-static void
-allreduce_ps (Sim *sim, Rank *rk, int plan_index)
-{
-  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, plan_index);
-  if (plan->node_of != NULL) {
-    int m, q;
-    const int *members = node_members (plan, rk->rank, &m, &q);
-    const DtsCollPlan *local = g_ptr_array_index (plan->local, plan->node_of[rk->rank]);
-    ring_steps (sim, rk, local, local->position[q], members);
-    if (dts_coll_plan_ps_talks (plan, rk->rank))
-      ps_push_pull (sim, rk, plan);
-    node_broadcast (sim, rk, plan);
+  gint64 t = g_get_monotonic_time ();
+  if (!force && t - sim->last_progress_us < 100000)
     return;
+  sim->last_progress_us = t;
+  int nb = sim->trace->n_buckets;
+  fprintf (stderr, "\rdtsim: simulating iteration %d/%d", it + 1, sim->trace->n_iterations);
+  if (bucket >= 0 && nb > 0)
+    fprintf (stderr, ", bucket %d/%d", bucket + 1, nb);
+  fprintf (stderr, " (%d GPUs, %.1f s)   ", sim->n, (t - sim->wall_start_us) / 1e6);
+  fflush (stderr);
+}
+
+static sg_mailbox_t
+p2p_mailbox (Sim *sim, int rank, int tag)
+{
+  g_autofree char *key = g_strdup_printf ("dtsim-p2p-%d-%d", rank, tag);
+  sg_mailbox_t mb = g_hash_table_lookup (sim->p2p, key);
+  if (mb == NULL) {
+    mb = sg_mailbox_by_name (key);
+    g_hash_table_insert (sim->p2p, g_steal_pointer (&key), mb);
   }
-  ps_push_pull (sim, rk, plan);
+  return mb;
 }
 
 static void
-ps_push_pull (Sim *sim, Rank *rk, const DtsCollPlan *plan)
+stream_actor (int argc, char **argv)
 {
-  int p = plan->n_servers;
-  long bytes = whole_bytes (plan->seg_bytes);
-  g_autofree sg_comm_t *comms = g_new (sg_comm_t, 2 * p);
-  g_autofree void **slots = g_new (void *, p);
-  int n_comms = 0, n_pulls = 0;
-  for (int step = 0; step < plan->n_steps; step++) {
-    DtsCollStep st;
-    dts_coll_plan_ps_step (plan, rk->rank, step, &st);
-    if (st.send_to == rk->rank)
-      sg_sem_release (sim->servers[st.send_seg].local_in);
-    else if (st.send_to >= 0)
-      comms[n_comms++] = sg_mailbox_put_async (sim->servers[st.send_seg].inbox, &sim->payload,
-                                               bytes);
-    else if (st.recv_from != rk->rank)
-      comms[n_comms++] = sg_mailbox_get_async (rk->pulls, &slots[n_pulls++]);
-  }
-  sim->trace->events += n_comms;
-  sg_comm_wait_all (comms, n_comms);
-  for (int step = plan->n_reduce_steps; step < plan->n_steps; step++) {
-    DtsCollStep st;
-    dts_coll_plan_ps_step (plan, rk->rank, step, &st);
-    if (st.recv_from == rk->rank)
-      sg_sem_acquire (sim->servers[st.recv_seg].local_out);
-  }
-}
-
-static void
-server_actor (int argc, char **argv)
-{
-  Server *sv = sg_actor_self_get_data ();
-  Sim *sim = sv->sim;
+  Stream *s = sg_actor_self_get_data ();
+  Sim *sim = s->sim;
+  Rank *rk = s->rank;
   DtsTrace *t = sim->trace;
-  int n = sim->n;
-  g_autofree sg_comm_t *comms = g_new (sg_comm_t, MAX (n, 1));
-  g_autofree void **slots = g_new (void *, MAX (n, 1));
-  for (int it = 0; it < t->n_iterations; it++)
-    for (int b = 0; b < t->n_buckets; b++) {
-      const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, b);
-      long bytes = whole_bytes (plan->seg_bytes);
-      /* Contributions come from the ranks that talk to the servers (all of
-       * them, or the node leaders); the hosting rank's own, if it talks,
-       * stays on the host. */
-      int talkers = dts_coll_plan_ps_n_talkers (plan);
-      gboolean host_talks = dts_coll_plan_ps_talks (plan, sv->rank->rank);
-      int remote = talkers - (host_talks ? 1 : 0);
-      for (int r = 0; r < remote; r++)
-        comms[r] = sg_mailbox_get_async (sv->inbox, &slots[r]);
-      sg_comm_wait_all (comms, remote);
-      if (host_talks)
-        sg_sem_acquire (sv->local_in);
-      /* add_n: read N shards, write one; reduce_s_per_byte counts 3 bytes. */
-      double traffic = (talkers + 1) * plan->seg_bytes / DTS_SIM_REDUCE_BYTES_PER_BYTE;
-      sg_exec_t sum = reduce_async (sim, sv->rank, traffic);
-      if (sum != NULL)
-        sg_exec_wait (sum);
-      int m = 0;
-      for (int r = 0; r < n; r++)
-        if (r != sv->rank->rank && dts_coll_plan_ps_talks (plan, r))
-          comms[m++] = sg_mailbox_put_async (sim->ranks[r].pulls, &sim->payload, bytes);
-      sim->trace->events += 2 * m;
-      if (host_talks)
-        sg_sem_release (sv->local_out);
-      sg_comm_wait_all (comms, m);
+  gboolean compute = s->stream->kind == DTS_STREAM_COMPUTE;
+  gboolean first_comm = s->stream->kind == DTS_STREAM_COMM && s->stream->index == 0;
+  for (int it = 0; it < t->n_iterations; it++) {
+    gsize ri = dts_trace_ri (t, rk->rank, it);
+    if (compute)
+      t->iter_start_s[ri] = now ();
+    for (guint i = 0; i < s->ops->len; i++) {
+      const SimOp *so = &g_array_index (s->ops, SimOp, i);
+      const DtsOp *op = &so->op;
+      double t0 = now ();
+      switch (op->type) {
+      case DTS_OP_COMPUTE:
+        execute_s (sim, rk, op->duration_s);
+        for (int p = 0; p < DTS_PHASE_COUNT; p++)
+          t->phase_s[ri * DTS_TRACE_N_PHASES + p] += (now () - t0) * so->share[p];
+        add_slice (t, rk->rank, it, DTS_TRACK_COMPUTE, op->phase, op->layer, t0, now (), 0);
+        break;
+      case DTS_OP_RECORD:
+        if (op->bucket >= 0 && rk->rank == 0)
+          t->bucket_ready_s[(gsize) it * t->n_buckets + op->bucket] = t0;
+        sg_sem_release (rk->events[op->event]);
+        break;
+      case DTS_OP_WAIT:
+        for (int k = 0; k < op->count; k++)
+          sg_sem_acquire (rk->events[op->event]);
+        if (compute)
+          t->wait_s[ri] += now () - t0;
+        break;
+      case DTS_OP_COLL: {
+        const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, op->coll);
+        const Comm *c = &sim->comms[sim->sched->plan_comm[op->coll]];
+        int part = op->part >= 0 ? op->part : c->comm->member_of[rk->rank];
+        run_coll (sim, s, op->coll, part, op->bucket);
+        double t1 = now ();
+        if (op->bucket < 0)
+          break;
+        t->comm_s[ri] += t1 - t0;
+        add_slice (t, rk->rank, it, DTS_TRACK_COMM, -1, op->bucket, t0, t1, plan->bytes);
+        gsize ib = (gsize) it * t->n_buckets + op->bucket;
+        t->bucket_end_max_s[ib] = MAX (t->bucket_end_max_s[ib], t1);
+        if (rk->rank == 0) {
+          t->bucket_start_s[ib] = t0;
+          t->bucket_end_s[ib] = t1;
+          if (first_comm)
+            progress (sim, it, op->bucket, FALSE);
+        }
+        break;
+      }
+      case DTS_OP_SEND: {
+        sim->trace->events++;
+        sg_comm_wait (sg_mailbox_put_async (p2p_mailbox (sim, op->peer, op->tag), &sim->payload,
+                                            whole_bytes (op->bytes)));
+        break;
+      }
+      case DTS_OP_RECV: {
+        void *slot;
+        sg_comm_wait (sg_mailbox_get_async (p2p_mailbox (sim, rk->rank, op->tag), &slot));
+        break;
+      }
+      case DTS_OP_BARRIER:
+        sg_barrier_wait (sim->comms[op->comm].barrier);
+        break;
+      case DTS_OP_TYPE_COUNT:
+        g_assert_not_reached ();
+      }
     }
+    if (compute) {
+      t->iter_end_s[ri] = now ();
+      if (rk->rank == 0)
+        progress (sim, it, -1, FALSE);
+    }
+  }
+  sim->finished++;
+}
+
+static gboolean
+same_pass (DtsPhase a, DtsPhase b)
+{
+  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
+  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
+  return a == b || (bwd_a && bwd_b);
+}
+
+static GArray *
+compile_program (const GArray *program, gboolean merge)
+{
+  GArray *ops = g_array_new (FALSE, TRUE, sizeof (SimOp));
+  for (guint i = 0; i < program->len; i++) {
+    const DtsOp *op = &g_array_index (program, DtsOp, i);
+    SimOp *last = ops->len ? &g_array_index (ops, SimOp, ops->len - 1) : NULL;
+    if (merge && op->type == DTS_OP_COMPUTE && last && last->op.type == DTS_OP_COMPUTE
+        && same_pass (last->op.phase, op->phase)) {
+      last->share[op->phase] += op->duration_s;
+      last->op.duration_s += op->duration_s;
+      continue;
+    }
+    SimOp so = { .op = *op };
+    if (op->type == DTS_OP_COMPUTE)
+      so.share[op->phase] = op->duration_s;
+    g_array_append_val (ops, so);
+  }
+  /* Seconds to fractions. */
+  for (guint i = 0; i < ops->len; i++) {
+    SimOp *so = &g_array_index (ops, SimOp, i);
+    for (int p = 0; p < DTS_PHASE_COUNT && so->op.type == DTS_OP_COMPUTE; p++)
+      so->share[p] /= so->op.duration_s;
+  }
+  return ops;
 }
 
 /* FATPIPE links that cannot limit any flow of the run become SHARED links
@@ -422,20 +530,45 @@ server_actor (int argc, char **argv)
  * that do not depend on bandwidths (weight-S 0) and the max-min solver:
  * dts_sg_network_is_plain_maxmin; host/model set by the user may swap the
  * network model, so then nothing is changed either. The flows of a run
- * are known: ring successors, or every rank and the parameter servers. */
+ * are known: the routes every plan enumerates (dts_coll_plan_routes), for
+ * each distinct set of peers once; beyond RELAX_MAX_ROUTES routes nothing
+ * is changed. */
+static gboolean
+user_set_host_model (void)
+{
+  for (char **c = dts_sim_cfg_applied (); c && *c; c++)
+    if (g_str_has_prefix (*c, "host/model:"))
+      return TRUE;
+  return FALSE;
+}
+
 #define RELAX_MAX_ROUTES (1 << 20)
 
 typedef struct {
+  Sim *sim;
+  const Comm *c;
+  const DtsCollPlan *plan;
   GHashTable *state;           /* sg_link_t -> 1 can be relaxed, 2 must stay */
   GPtrArray *order;            /* FATPIPE links in the order first met */
   xbt_dynar_t links;
+  double n_routes;
 } Relax;
 
-static void
-relax_route (Relax *rx, sg_host_t from, sg_host_t to)
+static gboolean
+count_route (int from, int to, const char *why, gpointer data)
 {
+  Relax *rx = data;
+  return ++rx->n_routes <= RELAX_MAX_ROUTES;
+}
+
+static gboolean
+relax_route (int from_part, int to_part, const char *why, gpointer data)
+{
+  Relax *rx = data;
+  sg_host_t from = part_rank (rx->sim, rx->c, rx->plan, from_part)->host;
+  sg_host_t to = part_rank (rx->sim, rx->c, rx->plan, to_part)->host;
   if (from == to)
-    return;
+    return TRUE;
   xbt_dynar_reset (rx->links);
   sg_host_get_route (from, to, rx->links);
   double shared_min_Bps = INFINITY;
@@ -454,56 +587,45 @@ relax_route (Relax *rx, sg_host_t from, sg_host_t to)
     if (state != 2)
       g_hash_table_insert (rx->state, link, GINT_TO_POINTER (limits ? 2 : 1));
   }
+  return TRUE;
 }
 
+/* Whether plan K joins the same pairs as an earlier plan of the schedule. */
 static gboolean
-user_set_host_model (void)
+seen_peers (const DtsSchedule *sc, guint k)
 {
-  for (char **c = dts_sim_cfg_applied (); c && *c; c++)
-    if (g_str_has_prefix (*c, "host/model:"))
+  const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+  for (guint q = 0; q < k; q++) {
+    const DtsCollPlan *other = g_ptr_array_index (sc->plans, q);
+    if (other->alg == plan->alg && other->peer_key == plan->peer_key
+        && other->n_parts == plan->n_parts && sc->plan_comm[q] == sc->plan_comm[k])
       return TRUE;
+  }
   return FALSE;
 }
 
 static void
 relax_fatpipes (Sim *sim)
 {
-  const GPtrArray *plans = sim->sched->plans;
-  if (plans->len == 0 || !dts_sg_network_is_plain_maxmin () || user_set_host_model ())
+  const DtsSchedule *sc = sim->sched;
+  if (sc->plans->len == 0 || !dts_sg_network_is_plain_maxmin () || user_set_host_model ())
     return;
-  if ((double) sim->n * MAX (sim->n_servers, 1) * 2 > RELAX_MAX_ROUTES)
-    return;
-  Relax rx = { g_hash_table_new (NULL, NULL), g_ptr_array_new (),
-               xbt_dynar_new (sizeof (sg_link_t), NULL) };
-  if (sim->n_servers > 0) {
-    for (int k = 0; k < sim->n_servers; k++)
-      for (int r = 0; r < sim->n; r++) {
-        sg_host_t server = sim->ranks[sim->server_rank[k]].host;
-        relax_route (&rx, sim->ranks[r].host, server);
-        relax_route (&rx, server, sim->ranks[r].host);
-      }
-    /* Per-node aggregation: the local rings and the leaders' broadcasts. */
-    const DtsCollPlan *plan = g_ptr_array_index (plans, 0);
-    for (int r = 0; plan->node_of != NULL && r < sim->n; r++) {
-      int m, q;
-      const int *members = node_members (plan, r, &m, &q);
-      relax_route (&rx, sim->ranks[r].host, sim->ranks[members[(q + 1) % m]].host);
-      relax_route (&rx, sim->ranks[members[0]].host, sim->ranks[r].host);
+  Relax rx = { .sim = sim };
+  for (guint k = 0; k < sc->plans->len; k++)
+    if (!seen_peers (sc, k)) {
+      rx.plan = g_ptr_array_index (sc->plans, k);
+      if (!dts_coll_plan_routes (rx.plan, count_route, &rx))
+        return;
     }
-  } else {
-    for (guint i = 0; i < plans->len; i++) {
-      const DtsCollPlan *plan = g_ptr_array_index (plans, i);
-      gboolean seen = FALSE;
-      for (guint q = 0; q < i && !seen; q++) {
-        const DtsCollPlan *other = g_ptr_array_index (plans, q);
-        seen = other->n_ranks == plan->n_ranks
-               && memcmp (other->ring, plan->ring, sizeof *plan->ring * plan->n_ranks) == 0;
-      }
-      for (int p = 0; p < plan->n_ranks && !seen; p++)
-        relax_route (&rx, sim->ranks[plan->ring[p]].host,
-                     sim->ranks[plan->ring[(p + 1) % plan->n_ranks]].host);
+  rx.state = g_hash_table_new (NULL, NULL);
+  rx.order = g_ptr_array_new ();
+  rx.links = xbt_dynar_new (sizeof (sg_link_t), NULL);
+  for (guint k = 0; k < sc->plans->len; k++)
+    if (!seen_peers (sc, k)) {
+      rx.plan = g_ptr_array_index (sc->plans, k);
+      rx.c = &sim->comms[sc->plan_comm[k]];
+      dts_coll_plan_routes (rx.plan, relax_route, &rx);
     }
-  }
   for (guint i = 0; i < rx.order->len; i++) {
     sg_link_t link = g_ptr_array_index (rx.order, i);
     if (GPOINTER_TO_INT (g_hash_table_lookup (rx.state, link)) == 1)
@@ -512,142 +634,6 @@ relax_fatpipes (Sim *sim)
   xbt_dynar_free (&rx.links);
   g_ptr_array_unref (rx.order);
   g_hash_table_unref (rx.state);
-}
-
-static const AllreduceFn executors[DTS_GRANULARITY_COUNT] = {
-  [DTS_GRANULARITY_STEP] = allreduce_step,
-  [DTS_GRANULARITY_FLOW] = allreduce_flow,
-};
-
-static void
-add_slice (DtsTrace *t, int rank, int it, DtsTrack track, int phase, int index, double t0,
-           double t1, double bytes)
-{
-  if (t->slices == NULL)
-    return;
-  DtsTraceSlice s = { .rank = rank, .iteration = it, .track = track, .phase = phase,
-                      .index = index, .t_start_s = t0, .t_end_s = t1, .bytes = bytes };
-  g_array_append_val (t->slices, s);
-}
-
-static void
-progress (Sim *sim, int it, int bucket, gboolean force)
-{
-  if (!sim->opts->progress)
-    return;
-  gint64 t = g_get_monotonic_time ();
-  if (!force && t - sim->last_progress_us < 100000)
-    return;
-  sim->last_progress_us = t;
-  int nb = sim->trace->n_buckets;
-  fprintf (stderr, "\rdtsim: simulating iteration %d/%d", it + 1, sim->trace->n_iterations);
-  if (bucket >= 0 && nb > 0)
-    fprintf (stderr, ", bucket %d/%d", bucket + 1, nb);
-  fprintf (stderr, " (%d GPUs, %.1f s)   ", sim->n, (t - sim->wall_start_us) / 1e6);
-  fflush (stderr);
-}
-
-static void
-compute_actor (int argc, char **argv)
-{
-  Rank *rk = sg_actor_self_get_data ();
-  Sim *sim = rk->sim;
-  DtsTrace *t = sim->trace;
-  int n_buckets = t->n_buckets;
-  for (int it = 0; it < t->n_iterations; it++) {
-    gsize ri = dts_trace_ri (t, rk->rank, it);
-    t->iter_start_s[ri] = now ();
-    for (guint i = 0; i < rk->ops->len; i++) {
-      const SimOp *op = &g_array_index (rk->ops, SimOp, i);
-      double t0 = now ();
-      switch (op->type) {
-      case DTS_OP_COMPUTE:
-        execute_s (sim, rk, op->duration_s);
-        for (int p = 0; p < DTS_PHASE_COUNT; p++)
-          t->phase_s[ri * DTS_TRACE_N_PHASES + p] += (now () - t0) * op->share[p];
-        add_slice (t, rk->rank, it, DTS_TRACK_COMPUTE, op->phase, op->layer, t0, now (), 0);
-        break;
-      case DTS_OP_ALLREDUCE_START:
-        if (rk->rank == 0)
-          t->bucket_ready_s[(gsize) it * n_buckets + op->bucket] = t0;
-        sg_sem_release (rk->ready);
-        break;
-      case DTS_OP_ALLREDUCE_WAIT:
-        for (int b = 0; b < n_buckets; b++)
-          sg_sem_acquire (rk->done);
-        t->wait_s[ri] += now () - t0;
-        break;
-      }
-    }
-    t->iter_end_s[ri] = now ();
-    if (rk->rank == 0)
-      progress (sim, it, -1, FALSE);
-  }
-  sim->finished++;
-}
-
-static void
-comm_actor (int argc, char **argv)
-{
-  Rank *rk = sg_actor_self_get_data ();
-  Sim *sim = rk->sim;
-  DtsTrace *t = sim->trace;
-  AllreduceFn run = sim->n_servers > 0 ? allreduce_ps : executors[sim->opts->granularity];
-  for (int it = 0; it < t->n_iterations; it++) {
-    gsize ri = dts_trace_ri (t, rk->rank, it);
-    for (int b = 0; b < t->n_buckets; b++) {
-      sg_sem_acquire (rk->ready);
-      double t0 = now ();
-      run (sim, rk, b);
-      double t1 = now ();
-      t->comm_s[ri] += t1 - t0;
-      const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, b);
-      add_slice (t, rk->rank, it, DTS_TRACK_COMM, -1, b, t0, t1, plan->bytes);
-      if (rk->rank == 0) {
-        gsize ib = (gsize) it * t->n_buckets + b;
-        t->bucket_start_s[ib] = t0;
-        t->bucket_end_s[ib] = t1;
-        progress (sim, it, b, FALSE);
-      }
-      sg_sem_release (rk->done);
-    }
-  }
-}
-
-static gboolean
-same_pass (DtsPhase a, DtsPhase b)
-{
-  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
-  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
-  return a == b || (bwd_a && bwd_b);
-}
-
-static GArray *
-compile_program (const GArray *program, gboolean merge)
-{
-  GArray *ops = g_array_new (FALSE, TRUE, sizeof (SimOp));
-  for (guint i = 0; i < program->len; i++) {
-    const DtsOp *op = &g_array_index (program, DtsOp, i);
-    SimOp *last = ops->len ? &g_array_index (ops, SimOp, ops->len - 1) : NULL;
-    if (merge && op->type == DTS_OP_COMPUTE && last && last->type == DTS_OP_COMPUTE
-        && same_pass (last->phase, op->phase)) {
-      last->share[op->phase] += op->duration_s;
-      last->duration_s += op->duration_s;
-      continue;
-    }
-    SimOp so = { .type = op->type, .phase = op->phase, .layer = op->layer, .bucket = op->bucket,
-                 .duration_s = op->duration_s };
-    if (op->type == DTS_OP_COMPUTE)
-      so.share[op->phase] = op->duration_s;
-    g_array_append_val (ops, so);
-  }
-  /* Seconds to fractions. */
-  for (guint i = 0; i < ops->len; i++) {
-    SimOp *so = &g_array_index (ops, SimOp, i);
-    for (int p = 0; p < DTS_PHASE_COUNT && so->type == DTS_OP_COMPUTE; p++)
-      so->share[p] /= so->duration_s;
-  }
-  return ops;
 }
 
 gboolean
@@ -683,28 +669,29 @@ dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *speed_use,
 }
 
 static gboolean
-set_up_ranks (Sim *sim, const DtsPlatform *platform, GError **error)
+set_up (Sim *sim, const DtsPlatform *platform, GError **error)
 {
+  const DtsSchedule *sc = sim->sched;
   for (int r = 0; r < sim->n; r++) {
     Rank *rk = &sim->ranks[r];
-    rk->sim = sim;
     rk->rank = r;
-    if (!dts_sim_rank_host (platform, r, "converts kernel times to work with it", &rk->host,
-                            &rk->speed_flops, &rk->reduce_s_per_byte, error))
+    if (!dts_sim_rank_host (platform, r, sim->set->speed_use, &rk->host, &rk->speed_flops,
+                            &rk->reduce_s_per_byte, error))
       return FALSE;
-    rk->ops = g_ptr_array_index (sim->ops, sim->sched->rank_program[r]);
-    g_autofree char *mb = g_strdup_printf ("dtsim-rank-%d", r);
-    rk->inbox = sg_mailbox_by_name (mb);
-    g_autofree char *pb = g_strdup_printf ("dtsim-pulls-%d", r);
-    rk->pulls = sg_mailbox_by_name (pb);
   }
-  for (int k = 0; k < sim->n_servers; k++) {
-    Server *sv = &sim->servers[k];
-    sv->sim = sim;
-    sv->index = k;
-    sv->rank = &sim->ranks[sim->server_rank[k]];
-    g_autofree char *mb = g_strdup_printf ("dtsim-ps-%d", k);
-    sv->inbox = sg_mailbox_by_name (mb);
+  for (guint c = 0; c < sc->comms->len; c++) {
+    Comm *cm = &sim->comms[c];
+    cm->comm = g_ptr_array_index (sc->comms, c);
+    cm->n_parts = cm->comm->n_ranks;
+    for (guint k = 0; k < sc->plans->len; k++)
+      if (sc->plan_comm[k] == (int) c)
+        cm->n_parts = MAX (cm->n_parts, ((const DtsCollPlan *) g_ptr_array_index (sc->plans, k))->n_parts);
+    cm->mailbox = g_new (sg_mailbox_t, (gsize) cm->n_parts * DTS_COLL_N_TAGS);
+    for (int p = 0; p < cm->n_parts; p++)
+      for (int tag = 0; tag < DTS_COLL_N_TAGS; tag++) {
+        g_autofree char *name = g_strdup_printf ("dtsim-c%u-p%d-t%d", c, p, tag);
+        cm->mailbox[p * DTS_COLL_N_TAGS + tag] = sg_mailbox_by_name (name);
+      }
   }
   return TRUE;
 }
@@ -712,30 +699,66 @@ set_up_ranks (Sim *sim, const DtsPlatform *platform, GError **error)
 static void
 start_actors (Sim *sim)
 {
-  gboolean comm = sim->trace->n_buckets > 0;
+  const DtsSchedule *sc = sim->sched;
   for (int r = 0; r < sim->n; r++) {
     Rank *rk = &sim->ranks[r];
-    rk->ready = sg_sem_init (0);
-    rk->done = sg_sem_init (0);
-    g_autofree char *cname = g_strdup_printf ("compute-%d", r);
-    sg_actor_t a = sg_actor_init (cname, rk->host);
-    sg_actor_set_data (a, rk);
-    sg_actor_start (a, compute_actor, 0, NULL);
-    if (comm) {
-      g_autofree char *mname = g_strdup_printf ("comm-%d", r);
-      sg_actor_t c = sg_actor_init (mname, rk->host);
-      sg_actor_set_data (c, rk);
-      sg_actor_start (c, comm_actor, 0, NULL);
-    }
+    rk->events = g_new (sg_sem_t, MAX (sc->n_events, 1));
+    for (int e = 0; e < sc->n_events; e++)
+      rk->events[e] = sg_sem_init (0);
   }
-  for (int k = 0; k < sim->n_servers && comm; k++) {
-    Server *sv = &sim->servers[k];
-    sv->local_in = sg_sem_init (0);
-    sv->local_out = sg_sem_init (0);
-    g_autofree char *name = g_strdup_printf ("ps-%d", k);
-    sg_actor_t a = sg_actor_init (name, sv->rank->host);
-    sg_actor_set_data (a, sv);
-    sg_actor_start (a, server_actor, 0, NULL);
+  for (guint c = 0; c < sc->comms->len; c++) {
+    Comm *cm = &sim->comms[c];
+    cm->barrier = sg_barrier_init (cm->comm->n_ranks);
+    cm->local = g_new (sg_sem_t, cm->n_parts);
+    for (int p = 0; p < cm->n_parts; p++)
+      cm->local[p] = sg_sem_init (0);
+  }
+  static const char *const prefix[] = {
+    [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "ps",
+  };
+  for (guint i = 0; i < sc->streams->len; i++) {
+    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
+    Stream *s = &sim->streams[i];
+    *s = (Stream){ .sim = sim, .stream = st, .rank = &sim->ranks[st->rank],
+                   .ops = g_ptr_array_index (sim->ops, st->program),
+                   .xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer)) };
+    g_autofree char *name = st->kind == DTS_STREAM_SERVER || st->index == 0
+                                ? g_strdup_printf ("%s-%d", prefix[st->kind],
+                                                   st->kind == DTS_STREAM_SERVER ? st->index
+                                                                                 : st->rank)
+                                : g_strdup_printf ("%s-%d-%d", prefix[st->kind], st->rank,
+                                                   st->index);
+    sg_actor_t a = sg_actor_init (name, s->rank->host);
+    sg_actor_set_data (a, s);
+    sg_actor_start (a, stream_actor, 0, NULL);
+  }
+}
+
+static void
+tear_down (Sim *sim)
+{
+  const DtsSchedule *sc = sim->sched;
+  for (guint p = 0; p < sc->plans->len; p++)
+    if (!sim->latency[p].borrowed)
+      g_free (sim->latency[p].hop_s);
+  for (int r = 0; r < sim->n; r++) {
+    for (int e = 0; e < sc->n_events && sim->ranks[r].events; e++)
+      sg_sem_destroy (sim->ranks[r].events[e]);
+    g_free (sim->ranks[r].events);
+  }
+  for (guint c = 0; c < sc->comms->len; c++) {
+    Comm *cm = &sim->comms[c];
+    if (cm->barrier != NULL)
+      sg_barrier_destroy (cm->barrier);
+    for (int p = 0; cm->local && p < cm->n_parts; p++)
+      sg_sem_destroy (cm->local[p]);
+    g_free (cm->local);
+    g_free (cm->mailbox);
+  }
+  for (guint i = 0; i < sc->streams->len; i++) {
+    if (sim->streams[i].xfers)
+      g_array_unref (sim->streams[i].xfers);
+    g_free (sim->streams[i].comms);
   }
 }
 
@@ -744,7 +767,7 @@ fill_names (DtsTrace *t, const DtsPlatform *platform, const DtsWorkload *workloa
 {
   for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
     t->phase_names[p] = g_strdup (dts_phase_to_string (p));
-  for (guint l = 0; l < workload->layers->len; l++)
+  for (guint l = 0; workload != NULL && l < workload->layers->len; l++)
     g_ptr_array_add (t->layer_names, g_strdup (dts_workload_layer (workload, l)->name));
   for (int r = 0; r < t->n_ranks; r++)
     g_ptr_array_add (t->rank_hosts, g_strdup (dts_platform_gpu (platform, r)->host));
@@ -753,17 +776,16 @@ fill_names (DtsTrace *t, const DtsPlatform *platform, const DtsWorkload *workloa
 static gboolean configured_here;
 
 DtsTrace *
-dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWorkload *workload,
-             const DtsRunOptions *opts, GError **error)
+dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
+                 const DtsWorkload *workload, const DtsSimSettings *set, GError **error)
 {
   G_STATIC_ASSERT (DTS_TRACE_N_PHASES == DTS_PHASE_COUNT);
-  g_return_val_if_fail (opts->granularity >= 0 && opts->granularity < DTS_GRANULARITY_COUNT,
-                        NULL);
+  g_return_val_if_fail (set->granularity >= 0 && set->granularity < DTS_GRANULARITY_COUNT, NULL);
   g_return_val_if_fail (sched->n_ranks <= (int) platform->gpus->len, NULL);
-  g_return_val_if_fail (opts->iterations >= 1, NULL);
+  g_return_val_if_fail (set->iterations >= 1, NULL);
 
   if (dts_sim_cfg_applied () == NULL) {
-    if (!dts_sim_configure (opts->cfg, error))
+    if (!dts_sim_configure (set->cfg, error))
       return NULL;
   }
   if (configured_here) {
@@ -773,74 +795,86 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
   configured_here = TRUE;
 
   g_autofree char *message = NULL;
-  if (!dts_sg_load_platform (opts->platform_path, &message)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", opts->platform_path,
+  if (!dts_sg_load_platform (set->platform_path, &message)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", set->platform_path,
                  message);
     return NULL;
   }
-  if (opts->overrides != NULL && !dts_sim_apply_overrides (opts->overrides, error))
+  if (set->overrides != NULL && !dts_sim_apply_overrides (set->overrides, error))
     return NULL;
 
-  Sim sim = { .sched = sched, .opts = opts, .n = sched->n_ranks };
+  Sim sim = { .sched = sched, .set = set, .n = sched->n_ranks };
   g_autofree Rank *ranks = g_new0 (Rank, sim.n);
-  g_autofree RingLatency *latency = g_new0 (RingLatency, sched->plans->len + 1);
+  g_autofree Comm *comms = g_new0 (Comm, MAX (sched->comms->len, 1));
+  g_autofree Stream *streams = g_new0 (Stream, MAX (sched->streams->len, 1));
+  g_autofree PlanLatency *latency = g_new0 (PlanLatency, sched->plans->len + 1);
+  g_autoptr (GHashTable) p2p = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sim.ranks = ranks;
+  sim.comms = comms;
+  sim.streams = streams;
   sim.latency = latency;
-  if (sched->plans->len > 0) {
-    const DtsCollPlan *first = g_ptr_array_index (sched->plans, 0);
-    sim.n_servers = first->n_servers;
-    sim.server_rank = first->server_rank;
-  }
-  g_autofree Server *servers = g_new0 (Server, MAX (sim.n_servers, 1));
-  sim.servers = servers;
+  sim.p2p = p2p;
   g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint p = 0; p < sched->programs->len; p++)
     g_ptr_array_add (ops, compile_program (g_ptr_array_index (sched->programs, p),
-                                           !opts->record_slices));
+                                           !set->record_slices));
   sim.ops = ops;
-  g_autoptr (DtsTrace) trace = dts_trace_new (sim.n, opts->iterations, sched->buckets->len,
-                                              opts->record_slices);
+  g_autoptr (DtsTrace) trace = dts_trace_new (sim.n, set->iterations, sched->plans->len,
+                                              set->record_slices);
+  if (set->record_steps)
+    trace->steps = g_array_new (FALSE, FALSE, sizeof (DtsTraceStep));
   sim.trace = trace;
   fill_names (trace, platform, workload);
-  if (!set_up_ranks (&sim, platform, error))
+  if (!set_up (&sim, platform, error)) {
+    tear_down (&sim);
     return NULL;
+  }
   if (!dts_sg_seal_platform (&message)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", opts->platform_path,
+    tear_down (&sim);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", set->platform_path,
                  message);
     return NULL;
   }
   /* A GPU pair without a route makes SimGrid abort on the first query:
    * check every pair the plans use, with file and line, before any. */
-  if (!dts_sim_check_routes (platform, sched->plans, error))
+  if (!dts_sim_check_routes (platform, sched, error)) {
+    tear_down (&sim);
     return NULL;
+  }
+  if (set->sealed != NULL)
+    set->sealed (set->sealed_data);
   relax_fatpipes (&sim);
 
   sim.wall_start_us = g_get_monotonic_time ();
-  sim.phase_end = sg_barrier_init (sim.n);
   start_actors (&sim);
   simgrid_run ();
   trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;
   trace->makespan_s = now ();
-  if (opts->progress)
+  if (set->progress)
     fprintf (stderr, "\r%*s\r", 72, "");
-
-  sg_barrier_destroy (sim.phase_end);
-  for (guint p = 0; p < sched->plans->len; p++)
-    if (!latency[p].borrowed)
-      g_free (latency[p].hop_s);
-  for (int r = 0; r < sim.n; r++) {
-    sg_sem_destroy (ranks[r].ready);
-    sg_sem_destroy (ranks[r].done);
-  }
-  for (int k = 0; k < sim.n_servers && trace->n_buckets > 0; k++) {
-    sg_sem_destroy (servers[k].local_in);
-    sg_sem_destroy (servers[k].local_out);
-  }
-  if (sim.finished != sim.n) {
+  tear_down (&sim);
+  if (sim.finished != (int) sched->streams->len) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "internal error: the simulation stopped with %d of %d ranks unfinished",
-                 sim.n - sim.finished, sim.n);
+                 "internal error: the simulation stopped with %d of %u streams unfinished",
+                 (int) sched->streams->len - sim.finished, sched->streams->len);
     return NULL;
   }
   return g_steal_pointer (&trace);
+}
+
+DtsTrace *
+dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWorkload *workload,
+             const DtsRunOptions *opts, GError **error)
+{
+  DtsSimSettings set = {
+    .platform_path = opts->platform_path,
+    .cfg = opts->cfg,
+    .overrides = opts->overrides,
+    .granularity = opts->granularity,
+    .iterations = opts->iterations,
+    .record_slices = opts->record_slices,
+    .progress = opts->progress,
+    .speed_use = "converts kernel times to work with it",
+  };
+  return dts_sim_execute (sched, platform, workload, &set, error);
 }

@@ -55,6 +55,31 @@ gboolean dts_sim_configure (char **cfg, GError **error);
 /* The configuration items set, in order (lent; valid after dts_sim_configure). */
 char **dts_sim_cfg_applied (void);
 
+/* How to simulate a schedule. */
+typedef struct {
+  const char *platform_path;   /* resolved file path */
+  char **cfg;                  /* --cfg items or NULL */
+  GArray *overrides;           /* DtsOverride or NULL */
+  DtsGranularity granularity;
+  int iterations;              /* >= 1 */
+  gboolean record_slices;      /* compute and collective slices (Chrome trace) */
+  gboolean record_steps;       /* every step (phase, at flow) of every collective */
+  gboolean progress;           /* live progress line on stderr */
+  const char *speed_use;       /* what the host speed is for, in its error */
+  void (*sealed) (gpointer data); /* called once the platform is sealed, before actors start */
+  gpointer sealed_data;
+} DtsSimSettings;
+
+/* Run SCHED on the platform file set->platform_path, configuring SimGrid
+ * first unless dts_sim_configure was called: one actor per stream, in the
+ * order of sched->streams. PLATFORM is the same file's view (rank -> host);
+ * WORKLOAD (may be NULL) names the layers in the trace. Returns the trace,
+ * or NULL with an error for inputs SimGrid rejects. SimGrid runs once per
+ * process. */
+DtsTrace *dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
+                           const DtsWorkload *workload, const DtsSimSettings *set,
+                           GError **error);
+
 /* Run SCHED for opts->iterations iterations on the platform file
  * opts->platform_path (configuring SimGrid first unless dts_sim_configure
  * was called). PLATFORM is the same file's view (rank -> host). Returns the

@@ -38,6 +38,7 @@ dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_sli
   t->bucket_ready_s = g_new0 (double, ib);
   t->bucket_start_s = g_new0 (double, ib);
   t->bucket_end_s = g_new0 (double, ib);
+  t->bucket_end_max_s = g_new0 (double, ib);
   return t;
 }
 
@@ -58,6 +59,9 @@ dts_trace_free (DtsTrace *t)
   g_free (t->wait_s);
   g_free (t->comm_s);
   g_free (t->bucket_ready_s);
+  g_free (t->bucket_end_max_s);
+  if (t->steps)
+    g_array_unref (t->steps);
   g_free (t->bucket_start_s);
   g_free (t->bucket_end_s);
   g_free (t);

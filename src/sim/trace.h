@@ -37,10 +37,21 @@ typedef struct {
   double bytes;       /* comm: bytes all-reduced; compute: 0 */
 } DtsTraceSlice;
 
+/* One participant's step of a collective (step granularity), or one of
+ * its phases (flow granularity: step -1), when steps are recorded. */
+typedef struct {
+  int bucket;         /* the collective's index in the iteration */
+  int rank;
+  int step;           /* 0 .. n_steps-1, or -1 for a whole phase */
+  int phase;          /* index into the plan's phases */
+  double t_start_s;
+  double t_end_s;
+} DtsTraceStep;
+
 typedef struct {
   int n_ranks;
   int n_iterations;
-  int n_buckets;
+  int n_buckets;           /* collectives per iteration (gradient buckets) */
   char *phase_names[DTS_TRACE_N_PHASES];  /* "forward", ... (owned) */
   GPtrArray *layer_names;  /* char *, by layer index (owned) */
   GPtrArray *rank_hosts;   /* char *, SimGrid host of each rank (owned) */
@@ -56,6 +67,8 @@ typedef struct {
   double *bucket_ready_s;
   double *bucket_start_s;
   double *bucket_end_s;
+  double *bucket_end_max_s; /* [iteration * n_buckets + bucket], the last rank's end */
+  GArray *steps;           /* DtsTraceStep in the order recorded, or NULL */
 
   gint64 events;           /* simulated activities: executions, transfers, sleeps */
   double wall_time_s;      /* host time spent simulating */

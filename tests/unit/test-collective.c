@@ -169,7 +169,181 @@ START_TEST (test_ring_errors)
   plan_bad ("ring", 4, NULL, 1e6, 65, 1e6, "channels");
   plan_bad ("ring", 4, NULL, 1e6, 1, 0, "chunk size must be a positive");
   plan_bad ("ring", 4, NULL, 1e18, 1, 1, "rounds per step");
-  plan_bad ("tree", 4, NULL, 1e6, 1, 1e6, "unknown collective algorithm 'tree' (known: ring, ps)");
+  plan_bad ("tree", 4, NULL, 1e6, 1, 1e6, "unknown collective algorithm 'tree' (known: ring, ps, direct)");
+}
+END_TEST
+
+/* The generic reference: runs any plan through the interface that src/sim/
+ * interprets (dts_coll_plan_step_ops), with no segments, as a message
+ * system. Each participant knows a set of contributions (a bit mask over
+ * the members; member i starts with {i}, servers with none). Starting a
+ * step posts its sends, each carrying the sender's set and its bytes, on a
+ * FIFO queue per (sender, receiver, tag); a step completes once a message
+ * is waiting for each of its receives, which adds the message's set to the
+ * receiver's (a reduction and a copy alike: without segments only what
+ * reaches whom is tracked). The plan is right when this never deadlocks,
+ * every message is received by a receive of the same bytes and channels,
+ * and every member ends knowing every contribution. It checks the matching
+ * of sends and receives, their order and the flow of data, for any
+ * algorithm; the per-segment check of the ring is test_ring_reference. */
+typedef struct {
+  guint64 set;
+  double bytes;
+  int channels;
+} Message;
+
+static char *
+generic_run (const DtsCollPlan *plan)
+{
+  int np = plan->n_parts, n = plan->n_ranks;
+  g_autofree guint64 *know = g_new0 (guint64, np);
+  g_autofree int *step = g_new0 (int, np);
+  g_autofree gboolean *posted = g_new0 (gboolean, np);
+  /* queue[(from * np + to) * TAGS + tag] */
+  g_autoptr (GPtrArray) queues = g_ptr_array_new_with_free_func ((GDestroyNotify) g_queue_free);
+  for (int i = 0; i < np * np * DTS_COLL_N_TAGS; i++)
+    g_ptr_array_add (queues, g_queue_new ());
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  g_autoptr (GArray) store = g_array_new (FALSE, FALSE, sizeof (Message));
+  g_array_set_size (store, 0);
+  GPtrArray *messages = g_ptr_array_new_with_free_func (g_free);
+  for (int r = 0; r < n; r++)
+    know[r] = G_GUINT64_CONSTANT (1) << r;
+  for (gboolean progress = TRUE; progress;) {
+    progress = FALSE;
+    for (int p = 0; p < np; p++) {
+      if (step[p] >= dts_coll_plan_n_steps (plan, p))
+        continue;
+      DtsCollStepOps ops = { .xfers = xfers };
+      dts_coll_plan_step_ops (plan, p, step[p], &ops);
+      if (ops.n_rounds < 1 || (ops.xfers->len == 0 && !(ops.reduce_bytes > 0))) {
+        g_ptr_array_unref (messages);
+        return g_strdup_printf ("participant %d step %d: empty step", p, step[p]);
+      }
+      for (guint i = 0; i < xfers->len && !posted[p]; i++) {
+        const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+        if (x->kind != DTS_XFER_SEND)
+          continue;
+        if (x->peer < 0 || x->peer >= np || x->peer == p || x->tag < 0 || x->tag >= DTS_COLL_N_TAGS
+            || x->channels < 1 || !(x->bytes >= 0)) {
+          g_ptr_array_unref (messages);
+          return g_strdup_printf ("participant %d step %d: bad send", p, step[p]);
+        }
+        Message *m = g_new (Message, 1);
+        *m = (Message){ know[p], x->bytes, x->channels };
+        g_ptr_array_add (messages, m);
+        g_queue_push_tail (g_ptr_array_index (queues, (p * np + x->peer) * DTS_COLL_N_TAGS + x->tag), m);
+      }
+      posted[p] = TRUE;
+      gboolean ready = TRUE;
+      for (guint i = 0; i < xfers->len && ready; i++) {
+        const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+        if (x->kind == DTS_XFER_RECV)
+          ready = x->peer >= 0 && x->peer < np && x->tag >= 0 && x->tag < DTS_COLL_N_TAGS
+                  && !g_queue_is_empty (g_ptr_array_index (queues, (x->peer * np + p) * DTS_COLL_N_TAGS + x->tag));
+      }
+      if (!ready)
+        continue;
+      for (guint i = 0; i < xfers->len; i++) {
+        const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+        if (x->kind != DTS_XFER_RECV)
+          continue;
+        Message *m = g_queue_pop_head (g_ptr_array_index (queues, (x->peer * np + p) * DTS_COLL_N_TAGS + x->tag));
+        if (m->bytes != x->bytes || m->channels != x->channels) {
+          g_ptr_array_unref (messages);
+          return g_strdup_printf ("participant %d step %d: receives %g x%d from %d, which sent %g x%d",
+                                  p, step[p], x->bytes, x->channels, x->peer, m->bytes, m->channels);
+        }
+        know[p] |= m->set;
+      }
+      step[p]++;
+      posted[p] = FALSE;
+      progress = TRUE;
+    }
+  }
+  g_ptr_array_unref (messages);
+  for (int p = 0; p < np; p++)
+    if (step[p] < dts_coll_plan_n_steps (plan, p))
+      return g_strdup_printf ("deadlock: participant %d waits at step %d", p, step[p]);
+  for (guint i = 0; i < queues->len; i++)
+    if (!g_queue_is_empty (g_ptr_array_index (queues, i)))
+      return g_strdup_printf ("a message from %u to %u is never received",
+                              i / DTS_COLL_N_TAGS / np, i / DTS_COLL_N_TAGS % np);
+  guint64 all = n == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << n) - 1;
+  for (int r = 0; r < n; r++)
+    if (know[r] != all)
+      return g_strdup_printf ("member %d ends without every contribution", r);
+  return NULL;
+}
+
+/* A plan of ALGORITHM over N ranks; parameter servers get min(3, N)
+ * servers spread over the ranks and, with NODE_SIZE > 0, ranks grouped in
+ * nodes of NODE_SIZE. */
+static DtsCollPlan *
+any_plan (const char *algorithm, int n, int node_size)
+{
+  int p = MIN (3, n);
+  int server_rank[3], node_of[64];
+  for (int k = 0; k < p; k++)
+    server_rank[k] = k * n / p;
+  for (int r = 0; r < n; r++)
+    node_of[r] = node_size > 0 ? r / node_size : 0;
+  DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = 2, .chunk_bytes = 2.5e5,
+                           .n_servers = p, .server_rank = server_rank,
+                           .node_of = node_size > 0 ? node_of : NULL };
+  g_autoptr (GError) error = NULL;
+  DtsCollPlan *plan = dts_coll_plan_new (algorithm, &params, &error);
+  ck_assert_msg (plan != NULL, "%s: %s", algorithm, error ? error->message : "");
+  return plan;
+}
+
+START_TEST (test_generic_reference)
+{
+  for (const DtsCollAlgorithm *a = dts_coll_algorithms (); a->id; a++)
+    for (int n = 1; n <= 64; n = n < 8 ? n + 1 : (n == 8 ? 13 : n == 13 ? 16 : n * 2))
+      for (int node_size = 0; node_size <= (strcmp (a->id, "ps") == 0 ? 5 : 0); node_size += 2) {
+        g_autoptr (DtsCollPlan) plan = any_plan (a->id, n, node_size > 0 ? node_size - 1 : 0);
+        ck_assert (plan->alg == a);
+        ck_assert_int_ge (plan->n_parts, plan->n_ranks);
+        g_autofree char *why = generic_run (plan);
+        ck_assert_msg (why == NULL, "%s N=%d nodes of %d: %s", a->id, n, node_size - 1, why);
+      }
+}
+END_TEST
+
+/* The generic reference finds a plan that drops a receive. */
+static void (*ring_step_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
+
+static void
+drop_last_recv (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  ring_step_ops (plan, part, step, out);
+  if (part == 1 && step == 2)
+    g_array_set_size (out->xfers, out->xfers->len - 1);
+}
+
+START_TEST (test_generic_reference_catches_errors)
+{
+  g_autoptr (DtsCollPlan) plan = any_plan ("ring", 5, 0);
+  DtsCollAlgorithm broken = *plan->alg;
+  ring_step_ops = broken.step_ops;
+  broken.step_ops = drop_last_recv;
+  plan->alg = &broken;
+  g_autofree char *why = generic_run (plan);
+  ck_assert_msg (why != NULL && strstr (why, "never received") != NULL, "%s", why ? why : "none");
+}
+END_TEST
+
+/* The direct all-reduce sends 2(N-1)/N x S per rank in 2 steps. */
+START_TEST (test_direct_plan)
+{
+  for (int n = 1; n <= 16; n++) {
+    g_autoptr (DtsCollPlan) plan = any_plan ("direct", n, 0);
+    ck_assert_int_eq (plan->n_steps, n > 1 ? 2 : 0);
+    ck_assert_double_eq_tol (dts_coll_plan_bytes_per_rank (plan), 2.0 * (n - 1) / n * 3e6, 1e-6);
+    ck_assert_double_eq_tol (dts_coll_direct_closed_form_s (n, 3e6, 1e9, 1e-6),
+                             n > 1 ? 2 * (3e6 / n / 1e9 + 1e-6) : 0, 1e-15);
+  }
 }
 END_TEST
 
@@ -184,6 +358,11 @@ collective_suite (void)
   tcase_add_test (tc, test_ring_closed_forms);
   tcase_add_test (tc, test_ring_errors);
   suite_add_tcase (s, tc);
+  TCase *generic = tcase_create ("generic");
+  tcase_add_test (generic, test_generic_reference);
+  tcase_add_test (generic, test_generic_reference_catches_errors);
+  tcase_add_test (generic, test_direct_plan);
+  suite_add_tcase (s, generic);
   return s;
 }
 

@@ -333,7 +333,7 @@ START_TEST (test_ps_plan_errors)
   g_autoptr (GError) error = NULL;
   DtsCollParams cp = { .n_ranks = 2, .bytes = 1, .channels = 1, .chunk_bytes = 1 };
   ck_assert (dts_coll_plan_new ("nope", &cp, &error) == NULL);
-  dts_test_assert_error (error, DTS_ERROR_INVALID, "'nope'", "known: ring, ps", NULL);
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "'nope'", "known: ring, ps, direct", NULL);
 }
 END_TEST
 

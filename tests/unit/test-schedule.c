@@ -151,7 +151,7 @@ check_program (const DtsSchedule *s, const DtsWorkload *w, gboolean overlap)
       }
       phase = bwd ? DTS_PHASE_BACKWARD_DATA : op->phase;
       last_layer = op->layer;
-    } else if (op->type == DTS_OP_ALLREDUCE_START) {
+    } else if (op->type == DTS_OP_RECORD) {
       ck_assert_int_eq (op->bucket, starts);
       const DtsBucket *bk = &g_array_index (s->buckets, DtsBucket, op->bucket);
       const DtsOp *prev = &g_array_index (prog, DtsOp, i - 1);
@@ -160,10 +160,12 @@ check_program (const DtsSchedule *s, const DtsWorkload *w, gboolean overlap)
         ck_assert_int_eq (prev->layer, bk->last_layer);
         ck_assert_int_eq (prev->phase, DTS_PHASE_BACKWARD_WEIGHT);
       } else {
-        ck_assert (prev->type == DTS_OP_ALLREDUCE_START || prev->layer == 1);
+        ck_assert (prev->type == DTS_OP_RECORD || prev->layer == 1);
       }
       starts++;
     } else {
+      ck_assert_int_eq (op->type, DTS_OP_WAIT);
+      ck_assert_int_eq (op->count, (int) s->buckets->len);
       ck_assert_int_eq (starts, (int) s->buckets->len);
       waits++;
     }
@@ -209,7 +211,8 @@ START_TEST (test_programs_shared)
   inputs_load (&in, xml);
   DtsRunOptions o = options (3, 25e6, TRUE);
   g_autoptr (DtsSchedule) s = schedule (&in, &o);
-  ck_assert_int_eq (s->programs->len, 2);
+  /* Two compute programs, and one communication program shared by all. */
+  ck_assert_int_eq (s->programs->len, 3);
   ck_assert_int_eq (s->rank_program[0], s->rank_program[2]);
   ck_assert_int_ne (s->rank_program[0], s->rank_program[1]);
   double v100 = g_array_index (s->totals, DtsComputeTotals, s->rank_program[0]).total_s;

@@ -1,0 +1,296 @@
+/* program.c - the program model shared by every strategy: communicators,
+ * the collectives-only schedule of `dtsim allreduce`, and the text dump of a
+ * schedule (`--dump-plan`).
+ *
+ * The dump is meant to be read and diffed: one line per item, integers and
+ * %.10g numbers in SI units (bytes, seconds), no pointers or hash order.
+ * Its form (doc/SIMULATION.md, "Reading a plan"):
+ *
+ *   plan STRATEGY: N ranks, C collectives, P programs, S streams, E events per rank
+ *   communicator I NAME: N ranks RANGES
+ *   collective I: ALGORITHM over NAME, BYTES bytes, C channels, chunk BYTES, N participants
+ *     phase NAME: steps A-B [lockstep]
+ *     participant P (rank R) step S [PHASE, R rounds]: send PEER BYTES xC tag T; recv ...
+ *   program I (KIND; N streams): OPS operations
+ *     compute PHASE LAYER SECONDS | record event E [bucket B] | wait event E xN | ...
+ *   streams STREAM-KIND INDEX program I: ranks RANGES
+ *
+ * A collective whose participants have more than DTS_SCHEDULE_DUMP_MAX_TRANSFERS
+ * steps in all is printed for its first two participants, with a line that
+ * counts the steps left out. */
+#include "config.h"
+
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+static const char *const op_names[DTS_OP_TYPE_COUNT] = {
+  [DTS_OP_COMPUTE] = "compute", [DTS_OP_RECORD] = "record", [DTS_OP_WAIT] = "wait",
+  [DTS_OP_COLL] = "coll",       [DTS_OP_SEND] = "send",     [DTS_OP_RECV] = "recv",
+  [DTS_OP_BARRIER] = "barrier",
+};
+
+const char *
+dts_op_type_to_string (DtsOpType type)
+{
+  g_return_val_if_fail (type >= 0 && type < DTS_OP_TYPE_COUNT, "?");
+  return op_names[type];
+}
+
+void
+dts_communicator_free (DtsCommunicator *comm)
+{
+  if (comm == NULL)
+    return;
+  g_free (comm->name);
+  g_free (comm->ranks);
+  g_free (comm->member_of);
+  g_free (comm);
+}
+
+int
+dts_schedule_add_comm (DtsSchedule *sched, const char *name, const int *ranks, int n)
+{
+  g_return_val_if_fail (n >= 1, -1);
+  DtsCommunicator *c = g_new0 (DtsCommunicator, 1);
+  c->name = g_strdup (name);
+  c->n_ranks = n;
+  c->ranks = g_memdup2 (ranks, sizeof (int) * n);
+  c->member_of = g_new (int, sched->n_ranks);
+  for (int r = 0; r < sched->n_ranks; r++)
+    c->member_of[r] = -1;
+  for (int m = 0; m < n; m++) {
+    g_return_val_if_fail (ranks[m] >= 0 && ranks[m] < sched->n_ranks, -1);
+    c->member_of[ranks[m]] = m;
+  }
+  g_ptr_array_add (sched->comms, c);
+  return sched->comms->len - 1;
+}
+
+DtsSchedule *
+dts_schedule_collectives_new (int n_ranks, GPtrArray *plans)
+{
+  g_return_val_if_fail (n_ranks >= 1 && plans != NULL, NULL);
+  DtsSchedule *s = g_new0 (DtsSchedule, 1);
+  s->strategy = g_strdup ("allreduce");
+  s->n_ranks = n_ranks;
+  s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+  s->plans = plans;
+  s->plan_comm = g_new0 (int, MAX (plans->len, 1));
+  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
+  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
+  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
+  s->rank_program = g_new (int, n_ranks);
+  g_autofree int *all = g_new (int, n_ranks);
+  for (int r = 0; r < n_ranks; r++) {
+    all[r] = r;
+    s->rank_program[r] = -1;
+  }
+  dts_schedule_add_comm (s, "world", all, n_ranks);
+  GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  for (guint k = 0; k < plans->len; k++) {
+    g_return_val_if_fail (((const DtsCollPlan *) g_ptr_array_index (plans, k))->n_ranks
+                              == n_ranks,
+                          NULL);
+    DtsOp bar = { .type = DTS_OP_BARRIER, .layer = -1, .bucket = -1, .comm = 0 };
+    DtsOp coll = { .type = DTS_OP_COLL, .layer = -1, .bucket = k, .coll = k, .part = -1 };
+    g_array_append_val (prog, bar);
+    g_array_append_val (prog, coll);
+  }
+  g_ptr_array_add (s->programs, prog);
+  DtsComputeTotals none = { 0 };
+  g_array_append_val (s->totals, none);
+  for (int r = 0; r < n_ranks; r++) {
+    DtsStream st = { r, DTS_STREAM_COMM, 0, 0 };
+    g_array_append_val (s->streams, st);
+  }
+  return s;
+}
+
+/* "0-3,8,10-11" */
+static void
+append_ranges (GString *out, const GArray *ranks)
+{
+  for (guint i = 0; i < ranks->len;) {
+    int a = g_array_index (ranks, int, i);
+    guint j = i;
+    while (j + 1 < ranks->len && g_array_index (ranks, int, j + 1) == g_array_index (ranks, int, j) + 1)
+      j++;
+    int b = g_array_index (ranks, int, j);
+    g_string_append_printf (out, "%s%d", i ? "," : "", a);
+    if (b != a)
+      g_string_append_printf (out, "-%d", b);
+    i = j + 1;
+  }
+}
+
+static const char *const stream_kinds[] = {
+  [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "server",
+};
+
+static void
+dump_step (GString *out, const DtsCollPlan *plan, const DtsCommunicator *comm, int part, int step,
+           DtsCollStepOps *ops)
+{
+  dts_coll_plan_step_ops (plan, part, step, ops);
+  int host = comm->ranks[dts_coll_plan_part_host (plan, part)];
+  g_string_append_printf (out, "  participant %d (rank %d) step %d [%s, %d round%s]:", part, host,
+                          step, plan->phases[ops->phase].name, ops->n_rounds,
+                          ops->n_rounds == 1 ? "" : "s");
+  if (ops->reduce_bytes > 0)
+    g_string_append_printf (out, " reduce %.10g", ops->reduce_bytes);
+  for (guint i = 0; i < ops->xfers->len; i++) {
+    const DtsCollXfer *x = &g_array_index (ops->xfers, DtsCollXfer, i);
+    g_string_append_printf (out, "%s %s %d %.10g x%d%s tag %d", i || ops->reduce_bytes > 0 ? ";" : "",
+                            x->kind == DTS_XFER_SEND ? "send" : "recv", x->peer, x->bytes,
+                            x->channels, x->reduce ? " reduce" : "", x->tag);
+  }
+  g_string_append_c (out, '\n');
+}
+
+static void
+dump_plan (GString *out, const DtsSchedule *s, guint k, double max_transfers)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (s->plans, k);
+  const DtsCommunicator *comm = g_ptr_array_index (s->comms, s->plan_comm[k]);
+  g_string_append_printf (out,
+                          "collective %u: %s over %s, %.10g bytes, %d channel%s, chunk %.10g "
+                          "bytes, %d participants\n",
+                          k, plan->algorithm, comm->name, plan->bytes, plan->channels,
+                          plan->channels == 1 ? "" : "s", plan->chunk_bytes, plan->n_parts);
+  for (int ph = 0; ph < plan->n_phases; ph++) {
+    const DtsCollPhase *p = &plan->phases[ph];
+    if (p->lockstep)
+      g_string_append_printf (out, "  phase %s: steps %d-%d, lockstep\n", p->name,
+                              p->first_step, p->first_step + p->n_steps - 1);
+    else
+      g_string_append_printf (out, "  phase %s\n", p->name);
+  }
+  double total = 0;
+  for (int part = 0; part < plan->n_parts; part++)
+    total += dts_coll_plan_n_steps (plan, part);
+  int shown = total <= max_transfers ? plan->n_parts : MIN (2, plan->n_parts);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  DtsCollStepOps ops = { .xfers = xfers };
+  double printed = 0;
+  for (int part = 0; part < shown; part++) {
+    int n_steps = dts_coll_plan_n_steps (plan, part);
+    for (int step = 0; step < n_steps; step++)
+      dump_step (out, plan, comm, part, step, &ops);
+    printed += n_steps;
+  }
+  if (printed < total)
+    g_string_append_printf (out, "  ... %.0f more steps of %d more participants (more than %.0f "
+                            "steps in all)\n",
+                            total - printed, plan->n_parts - shown, max_transfers);
+}
+
+static void
+dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *layer_names)
+{
+  g_string_append_printf (out, "  %s", dts_op_type_to_string (op->type));
+  switch (op->type) {
+  case DTS_OP_COMPUTE:
+    if (layer_names != NULL && op->layer >= 0 && (guint) op->layer < layer_names->len)
+      g_string_append_printf (out, " %s %s", dts_phase_to_string (op->phase),
+                              (const char *) g_ptr_array_index (layer_names, op->layer));
+    else
+      g_string_append_printf (out, " %s layer %d", dts_phase_to_string (op->phase), op->layer);
+    if (op->micro_batch > 0)
+      g_string_append_printf (out, " micro-batch %d", op->micro_batch);
+    g_string_append_printf (out, " %.10g s", op->duration_s);
+    break;
+  case DTS_OP_RECORD:
+    g_string_append_printf (out, " event %d", op->event);
+    if (op->bucket >= 0)
+      g_string_append_printf (out, " (bucket %d ready)", op->bucket);
+    break;
+  case DTS_OP_WAIT:
+    g_string_append_printf (out, " event %d x%d", op->event, op->count);
+    break;
+  case DTS_OP_COLL: {
+    const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
+    g_string_append_printf (out, " %d (%s)", op->coll, plan->algorithm);
+    if (op->part < 0)
+      g_string_append (out, " as member");
+    else
+      g_string_append_printf (out, " as participant %d", op->part);
+    if (op->bucket >= 0)
+      g_string_append_printf (out, " (bucket %d)", op->bucket);
+    break;
+  }
+  case DTS_OP_SEND:
+  case DTS_OP_RECV:
+    g_string_append_printf (out, " %s rank %d %.10g bytes tag %d",
+                            op->type == DTS_OP_SEND ? "to" : "from", op->peer, op->bytes,
+                            op->tag);
+    break;
+  case DTS_OP_BARRIER:
+    g_string_append_printf (out, " %s",
+                            ((const DtsCommunicator *) g_ptr_array_index (s->comms, op->comm))->name);
+    break;
+  case DTS_OP_TYPE_COUNT:
+    break;
+  }
+  g_string_append_c (out, '\n');
+}
+
+void
+dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double max_transfers,
+                   GString *out)
+{
+  g_string_append_printf (out,
+                          "plan %s: %d rank%s, %u collective%s, %u program%s, %u streams, %d "
+                          "event%s per rank\n",
+                          s->strategy, s->n_ranks, s->n_ranks == 1 ? "" : "s", s->plans->len,
+                          s->plans->len == 1 ? "" : "s", s->programs->len,
+                          s->programs->len == 1 ? "" : "s", s->streams->len, s->n_events,
+                          s->n_events == 1 ? "" : "s");
+  for (guint c = 0; c < s->comms->len; c++) {
+    const DtsCommunicator *comm = g_ptr_array_index (s->comms, c);
+    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));
+    g_array_append_vals (ranks, comm->ranks, comm->n_ranks);
+    g_string_append_printf (out, "communicator %u %s: %d rank%s ", c, comm->name, comm->n_ranks,
+                            comm->n_ranks == 1 ? "" : "s");
+    append_ranges (out, ranks);
+    g_string_append_c (out, '\n');
+  }
+  for (guint k = 0; k < s->plans->len; k++)
+    dump_plan (out, s, k, max_transfers);
+  /* Streams grouped by (kind, index, program), in order of first start. */
+  g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (DtsStream));
+  g_autoptr (GPtrArray) members = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < s->streams->len; i++) {
+    const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
+    guint g;
+    for (g = 0; g < groups->len; g++) {
+      const DtsStream *o = &g_array_index (groups, DtsStream, g);
+      if (o->kind == st->kind && o->index == st->index && o->program == st->program)
+        break;
+    }
+    if (g == groups->len) {
+      g_array_append_val (groups, *st);
+      g_ptr_array_add (members, g_array_new (FALSE, FALSE, sizeof (int)));
+    }
+    g_array_append_val ((GArray *) g_ptr_array_index (members, g), st->rank);
+  }
+  for (guint p = 0; p < s->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (s->programs, p);
+    int n_streams = 0;
+    for (guint i = 0; i < s->streams->len; i++)
+      n_streams += g_array_index (s->streams, DtsStream, i).program == (int) p;
+    g_string_append_printf (out, "program %u (%d stream%s): %u operation%s\n", p, n_streams,
+                            n_streams == 1 ? "" : "s", prog->len, prog->len == 1 ? "" : "s");
+    for (guint i = 0; i < prog->len; i++)
+      dump_op (out, s, &g_array_index (prog, DtsOp, i), layer_names);
+  }
+  for (guint g = 0; g < groups->len; g++) {
+    const DtsStream *st = &g_array_index (groups, DtsStream, g);
+    g_string_append_printf (out, "streams %s %d program %d: rank%s ", stream_kinds[st->kind],
+                            st->index, st->program,
+                            ((GArray *) g_ptr_array_index (members, g))->len == 1 ? "" : "s");
+    append_ranges (out, g_ptr_array_index (members, g));
+    g_string_append_c (out, '\n');
+  }
+}
