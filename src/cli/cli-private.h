@@ -57,6 +57,11 @@ GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **
  * creates an absent file but never truncates an existing one. */
 gboolean dts_cli_check_writable (const char *path, const char *what, GError **error);
 
+/* `--strategy help` and `--collective help`: the table rows, id and
+ * description, on stdout. */
+void dts_cli_list_strategies (void);
+void dts_cli_list_collectives (void);
+
 /* --format values shared by commands. */
 typedef enum {
   DTS_FORMAT_TEXT,

@@ -46,7 +46,9 @@ typedef struct {
   char *format;
   char *trace;
   char *svg;
+  char *collective;
   gboolean steps;
+  gboolean dump_plan;
   char **cfg;
   char **set;
   char **scale;
@@ -65,6 +67,7 @@ ar_args_clear (ArArgs *a)
   g_free (a->format);
   g_free (a->trace);
   g_free (a->svg);
+  g_free (a->collective);
   g_strfreev (a->cfg);
   g_strfreev (a->set);
   g_strfreev (a->scale);
@@ -83,6 +86,12 @@ add_entries (GOptionContext *ctx, ArArgs *a)
     { "sizes", 0, 0, S, &a->sizes,
       "Comma-separated buffer sizes, simulated one after another (default: one, --size)",
       "S1,S2,..." },
+    { "collective", 0, 0, S, &a->collective,
+      "All-reduce algorithm: ring or direct (one-shot); 'help' lists the table "
+      "(default: ring)", "ALG" },
+    { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &a->dump_plan,
+      "Print every rank's program and the collective's steps, and simulate nothing "
+      "(default: simulate)", NULL },
     { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
     { "chunk-size", 0, 0, S, &a->chunk_size,
       "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
@@ -211,17 +220,20 @@ static const char *const phase_names[] = { "reduce-scatter", "all-gather" };
 static void
 write_text (const DtsAllreduceResult *r, GString *out)
 {
-  g_string_append_printf (out, "all-reduce:   ring over %d GPUs on %d node%s (%s), platform %s\n",
-                          r->n_gpus, r->n_nodes, r->n_nodes == 1 ? "" : "s", r->gpu, r->platform);
+  gboolean ring = strcmp (r->algorithm, "ring") == 0;
+  g_string_append_printf (out, "all-reduce:   %s over %d GPUs on %d node%s (%s), platform %s\n",
+                          r->algorithm, r->n_gpus, r->n_nodes, r->n_nodes == 1 ? "" : "s", r->gpu, r->platform);
   g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
                           r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
                           r->granularity);
-  g_string_append_printf (out, "ring:         bottleneck B %.3f GB/s (%s, %d hop%s), "
+  g_string_append_printf (out, "%s bottleneck B %.3f GB/s (%s, %d hop%s), "
                                "hop latency L %.3f us\n",
+                          ring ? "ring:        " : "routes:      ",
                           r->bottleneck_Bps / 1e9, r->bottleneck_link ? r->bottleneck_link : "-",
                           r->bottleneck_hops, r->bottleneck_hops == 1 ? "" : "s",
                           r->hop_latency_s * 1e6);
-  g_string_append_printf (out, "closed form:  2(N-1)/N x S/B + 2(N-1) x L\n\n");
+  g_string_append_printf (out, "closed form:  %s\n\n",
+                          ring ? "2(N-1)/N x S/B + 2(N-1) x L" : "2 (S/(N B) + L)");
   g_string_append_printf (out, "%14s %14s %12s %12s %16s %10s\n", "size_bytes", "time_us",
                           "algbw_GBps", "busbw_GBps", "closed_form_us", "sim/closed");
   for (guint k = 0; k < r->sizes->len; k++) {
@@ -328,7 +340,7 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
   dts_json_kv_string (j, "gpu", r->gpu);
   dts_json_kv_int (j, "n_gpus", r->n_gpus);
   dts_json_kv_int (j, "n_nodes", r->n_nodes);
-  dts_json_kv_string (j, "algorithm", "ring");
+  dts_json_kv_string (j, "algorithm", r->algorithm);
   dts_json_kv_int (j, "channels", r->channels);
   dts_json_kv_double (j, "chunk_bytes", r->chunk_bytes);
   dts_json_kv_string (j, "granularity", r->granularity);
@@ -524,8 +536,8 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_option_context_set_summary (
       ctx, "Simulate one NCCL-style ring all-reduce alone: time, algorithm and bus\n"
            "bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with the ring's\n"
-           "bottleneck B and hop latency L. --steps shows the ring step by step,\n"
-           "--svg draws it in one picture.");
+           "bottleneck B and hop latency L (--collective direct: 2 (S/(N B) + L)).\n"
+           "--steps shows the ring step by step, --svg draws it in one picture.");
   add_entries (ctx, &a);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "allreduce", &argc, &argv, &help, error))
@@ -534,6 +546,32 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     return TRUE;
   if (!dts_cli_no_arguments (argc, argv, "allreduce", error))
     return FALSE;
+  if (g_strcmp0 (a.collective, "help") == 0) {
+    dts_cli_list_collectives ();
+    return TRUE;
+  }
+  if (a.collective != NULL) {
+    const DtsCollAlgorithm *alg = dts_coll_algorithms ();
+    while (alg->id && strcmp (alg->id, a.collective) != 0)
+      alg++;
+    if (alg->id == NULL || alg->closed_form_s == NULL) {
+      g_autoptr (GString) ids = g_string_new (NULL);
+      for (const DtsCollAlgorithm *b = dts_coll_algorithms (); b->id; b++)
+        if (b->closed_form_s != NULL)
+          g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", b->id);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "%s --collective '%s' in dtsim allreduce (known: %s; parameter servers "
+                   "run in dtsim run --collective ps)",
+                   alg->id ? "no" : "unknown", a.collective, ids->str);
+      return FALSE;
+    }
+    if ((a.steps || a.svg != NULL) && strcmp (a.collective, "ring") != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--%s shows the ring step by step: only with --collective ring",
+                   a.steps ? "steps" : "svg");
+      return FALSE;
+    }
+  }
   g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
   ArChecked c = { .sizes = sizes, .n_gpus = 0, .channels = DTS_COLL_DEFAULT_CHANNELS,
                   .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
@@ -561,7 +599,17 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .cfg = a.cfg,
     .overrides = overrides->len ? overrides : NULL,
     .record_steps = a.steps || a.trace != NULL || a.svg != NULL,
+    .collective = a.collective,
   };
+  if (a.dump_plan) {
+    g_autoptr (GString) plan = g_string_new (NULL);
+    o.dump_plan = plan;
+    g_autoptr (DtsAllreduceResult) none = dts_allreduce_run (&o, error);
+    if (*error != NULL)
+      return FALSE;
+    fwrite (plan->str, 1, plan->len, stdout);
+    return TRUE;
+  }
   if ((a.steps || a.svg != NULL) && c.n_gpus == 0) {
     /* Refuse a large ring before simulating it: count the platform's GPUs. */
     g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);

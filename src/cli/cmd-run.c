@@ -21,6 +21,7 @@
 #include "output/report.h"
 #include "platform/override.h"
 #include "schedule/options.h"
+#include "schedule/schedule.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
 
@@ -36,7 +37,10 @@ typedef struct {
   char *bucket_size;
   char *chunk_size;
   char *channels;
+  char *strategy;
   char *collective;
+  char *comm_streams;
+  gboolean dump_plan;
   char *ps_count;
   char *ps_aggregation;
   gboolean no_overlap;
@@ -63,7 +67,9 @@ run_args_clear (RunArgs *a)
   g_free (a->bucket_size);
   g_free (a->chunk_size);
   g_free (a->channels);
+  g_free (a->strategy);
   g_free (a->collective);
+  g_free (a->comm_streams);
   g_free (a->ps_count);
   g_free (a->ps_aggregation);
   g_free (a->seed);
@@ -98,9 +104,17 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "chunk-size", 0, 0, S, &a->chunk_size,
       "All-reduce chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
     { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
+    { "strategy", 0, 0, S, &a->strategy,
+      "Parallel strategy; 'help' lists them (default: dp)", "ID" },
     { "collective", 0, 0, S, &a->collective,
-      "Gradient reduction: ring (NCCL-style all-reduce) or ps (parameter servers) "
-      "(default: ring)", "ALG" },
+      "Gradient reduction: ring (NCCL-style all-reduce), direct (one-shot) or ps "
+      "(parameter servers); 'help' lists them (default: ring)", "ALG" },
+    { "comm-streams", 0, 0, S, &a->comm_streams,
+      "Communication streams per GPU: bucket b goes to stream b mod N, so buckets "
+      "overlap each other (default: 1)", "N" },
+    { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &a->dump_plan,
+      "Print every rank's program and every collective's steps, and simulate nothing "
+      "(default: simulate)", NULL },
     { "ps-count", 0, 0, S, &a->ps_count,
       "With --collective ps: parameter servers, placed round-robin over the nodes on "
       "GPU hosts (default: one per node)", "P" },
@@ -150,6 +164,20 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       || !dts_cli_parse_bytes_option ("bucket-size", a->bucket_size, &o->bucket_bytes, error)
       || !dts_cli_parse_bytes_option ("chunk-size", a->chunk_size, &o->chunk_bytes, error))
     return FALSE;
+  if (!dts_cli_parse_int_option ("comm-streams", a->comm_streams, 1,
+                                 DTS_SCHEDULE_MAX_COMM_STREAMS, &o->comm_streams, error))
+    return FALSE;
+  if (a->strategy != NULL) {
+    if (dts_schedule_strategy_lookup (a->strategy) == NULL) {
+      g_autoptr (GString) ids = g_string_new (NULL);
+      for (const DtsStrategy *st = dts_schedule_strategies (); st->id; st++)
+        g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", st->id);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --strategy '%s' (known: %s)",
+                   a->strategy, ids->str);
+      return FALSE;
+    }
+    o->strategy = a->strategy;
+  }
   if (a->collective != NULL) {
     gboolean known = FALSE;
     g_autoptr (GString) ids = g_string_new (NULL);
@@ -222,6 +250,14 @@ dts_cmd_run (int argc, char **argv, GError **error)
     return TRUE;
   if (!dts_cli_no_arguments (argc, argv, "run", error))
     return FALSE;
+  if (g_strcmp0 (a.strategy, "help") == 0) {
+    dts_cli_list_strategies ();
+    return TRUE;
+  }
+  if (g_strcmp0 (a.collective, "help") == 0) {
+    dts_cli_list_collectives ();
+    return TRUE;
+  }
 
   DtsRunOptions o = {
     .n_gpus = 0,
@@ -272,8 +308,14 @@ dts_cmd_run (int argc, char **argv, GError **error)
   if (o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
     return FALSE;
 
+  g_autoptr (GString) plan = a.dump_plan ? g_string_new (NULL) : NULL;
+  o.dump_plan = plan;
   g_autoptr (DtsTrace) trace = NULL;
   g_autoptr (DtsRunSummary) summary = dts_sim_run_training (&o, &trace, error);
+  if (plan != NULL && summary == NULL && (error == NULL || *error == NULL)) {
+    fwrite (plan->str, 1, plan->len, stdout);
+    return TRUE;
+  }
   if (summary == NULL)
     return FALSE;
 

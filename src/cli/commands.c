@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli/cli-private.h"
+#include "collective/collective.h"
+#include "schedule/schedule.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "platform/override.h"
@@ -183,4 +185,18 @@ dts_cmd_help (int argc, char **argv, GError **error)
     printf ("  %-10s %s\n", c->name, c->summary);
   printf ("\nSee 'dtsim <command> --help' for the options of a command.\n");
   return TRUE;
+}
+
+void
+dts_cli_list_strategies (void)
+{
+  for (const DtsStrategy *st = dts_schedule_strategies (); st->id; st++)
+    printf ("%-12s %s\n", st->id, st->description);
+}
+
+void
+dts_cli_list_collectives (void)
+{
+  for (const DtsCollAlgorithm *a = dts_coll_algorithms (); a->id; a++)
+    printf ("%-12s %s\n", a->id, a->description);
 }

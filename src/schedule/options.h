@@ -47,6 +47,7 @@ typedef struct {
   int batch_size;              /* samples per GPU per iteration; >= 1 */
   int iterations;              /* >= 1; the first is a warm-up when there are more */
   DtsPrecision precision;
+  const char *strategy;        /* strategy table id ("dp"); NULL: "dp" */
   const char *cost_model;      /* cost-model table id */
   const char *collective;      /* all-reduce algorithm table id ("ring", "ps") */
   int ps_count;                /* ps: parameter servers; 0 = one per node taking part */
@@ -63,6 +64,7 @@ typedef struct {
   const char *trace_path;      /* Chrome trace to write, or NULL */
   gboolean record_slices;      /* keep every compute and comm slice (for a trace) */
   gboolean progress;           /* live progress line on stderr */
+  GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
 } DtsRunOptions;
 
 G_END_DECLS

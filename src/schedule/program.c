@@ -30,6 +30,28 @@ static const char *const op_names[DTS_OP_TYPE_COUNT] = {
   [DTS_OP_BARRIER] = "barrier",
 };
 
+static const DtsStrategy strategies[] = {
+  { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
+          "while backprop goes on (PyTorch DDP, Horovod)",
+    dts_schedule_dp_new },
+  { NULL, NULL, NULL },
+};
+
+const DtsStrategy *
+dts_schedule_strategies (void)
+{
+  return strategies;
+}
+
+const DtsStrategy *
+dts_schedule_strategy_lookup (const char *id)
+{
+  for (const DtsStrategy *st = strategies; id != NULL && st->id; st++)
+    if (strcmp (st->id, id) == 0)
+      return st;
+  return NULL;
+}
+
 const char *
 dts_op_type_to_string (DtsOpType type)
 {

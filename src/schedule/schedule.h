@@ -210,6 +210,20 @@ void dts_schedule_dump (const DtsSchedule *sched, const GPtrArray *layer_names,
 /* Transfers of a plan printed in full by --dump-plan. */
 #define DTS_SCHEDULE_DUMP_MAX_TRANSFERS 4096
 
+/* Strategies are rows of a table (program.c): each turns the inputs into a
+ * schedule. */
+typedef struct {
+  const char *id;
+  const char *description;
+  DtsSchedule *(*schedule_new) (const DtsWorkload *workload, const DtsPlatform *platform,
+                                DtsCost *cost, const DtsRunOptions *opts, GError **error);
+} DtsStrategy;
+
+/* The table, terminated by a row with id NULL. */
+const DtsStrategy *dts_schedule_strategies (void);
+/* The row of ID, or NULL. */
+const DtsStrategy *dts_schedule_strategy_lookup (const char *id);
+
 /* Place N_SERVERS parameter servers on the first N_RANKS ranks of PLATFORM:
  * server k on node k mod M (M nodes take part), on that node's
  * (k div M)-th participating rank; nodes with fewer ranks are skipped.

@@ -5,7 +5,9 @@
  *
  * Options left at 0 take defaults that depend on the inputs: n_gpus all
  * the platform's GPUs, batch_size the workload's (else 32), precision
- * (DTS_PREC_COUNT) the workload's (else fp32). */
+ * (DTS_PREC_COUNT) the workload's (else fp32). With opts->dump_plan set,
+ * the plan is written to it instead of simulated, and NULL is returned with
+ * no error. */
 #include "config.h"
 
 #include <string.h>
@@ -134,9 +136,18 @@ dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **
   g_autoptr (DtsCost) cost = dts_cost_new (o.cost_model ? o.cost_model : "roofline", error);
   if (cost == NULL)
     return NULL;
-  g_autoptr (DtsSchedule) sched = dts_schedule_dp_new (workload, platform, cost, &o, error);
+  const DtsStrategy *strategy = dts_schedule_strategy_lookup (o.strategy ? o.strategy : "dp");
+  g_return_val_if_fail (strategy != NULL, NULL);
+  g_autoptr (DtsSchedule) sched = strategy->schedule_new (workload, platform, cost, &o, error);
   if (sched == NULL)
     return NULL;
+  if (o.dump_plan != NULL) {
+    g_autoptr (GPtrArray) names = g_ptr_array_new ();
+    for (guint l = 0; l < workload->layers->len; l++)
+      g_ptr_array_add (names, dts_workload_layer (workload, l)->name);
+    dts_schedule_dump (sched, names, DTS_SCHEDULE_DUMP_MAX_TRANSFERS, o.dump_plan);
+    return NULL;
+  }
   /* The local rings of --ps-aggregation node run step by step at both
    * granularities. */
   double local_transfers = 0;

@@ -89,7 +89,9 @@ DtsTrace *dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform,
 
 /* Load opts->platform_path and opts->workload_path, build the schedule and
  * simulate it (see run.c for the defaults of options left at 0). Returns the
- * summary; with TRACE non-NULL also hands over the trace. */
+ * summary; with TRACE non-NULL also hands over the trace. With
+ * opts->dump_plan set, writes the plan there and returns NULL with no
+ * error instead. */
 DtsRunSummary *dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace,
                                      GError **error);
 
