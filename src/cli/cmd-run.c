@@ -22,8 +22,9 @@
 #include "platform/override.h"
 #include "schedule/options.h"
 #include "schedule/schedule.h"
+#include "driver/driver.h"
 #include "sim/sim.h"
-#include "sim/trace.h"
+#include "trace/trace.h"
 
 /* The raw text of the options, as GOption hands it over. */
 typedef struct {
@@ -311,7 +312,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
   g_autoptr (GString) plan = a.dump_plan ? g_string_new (NULL) : NULL;
   o.dump_plan = plan;
   g_autoptr (DtsTrace) trace = NULL;
-  g_autoptr (DtsRunSummary) summary = dts_sim_run_training (&o, &trace, error);
+  g_autoptr (DtsRunSummary) summary = dts_driver_run_training (&o, &trace, error);
   if (plan != NULL && summary == NULL && (error == NULL || *error == NULL)) {
     fwrite (plan->str, 1, plan->len, stdout);
     return TRUE;

@@ -10,7 +10,7 @@
 
 #include <glib.h>
 #include "output/json.h"
-#include "sim/trace.h"
+#include "trace/trace.h"
 
 G_BEGIN_DECLS
 

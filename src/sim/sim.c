@@ -103,6 +103,7 @@ typedef struct {
   Rank *rank;
   const GArray *ops;         /* SimOp, shared by streams with the same program */
   GArray *xfers;             /* scratch for the steps of collectives */
+  GArray *prepared;          /* scratch: Prepared, one per transfer of the step */
   sg_comm_t *comms;          /* scratch: posted communications */
   gsize n_comms_max;
 } Stream;
@@ -177,59 +178,87 @@ comm_slots (Stream *s, gsize n)
   return s->comms;
 }
 
-/* Post the transfers of one round (or a whole flow phase: SCALE steps of
- * bytes) of OPS, with the reduction alongside, and wait for them. */
-static void
-post_and_wait (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
-               const DtsCollStepOps *ops, int round, int scale)
+/* A transfer of a step, resolved once for all its rounds. */
+typedef struct {
+  const DtsCollXfer *x;
+  gboolean local;            /* peer on the same host: a hand-off */
+  sg_mailbox_t mailbox;      /* remote: the receiver's mailbox for the tag */
+} Prepared;
+
+/* Resolve the transfers of OPS for participant PART into S->prepared;
+ * returns the number of communications a round posts. */
+static gsize
+prepare (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
+         const DtsCollStepOps *ops)
 {
   Rank *me = part_rank (sim, c, plan, part);
-  const GArray *xs = ops->xfers;
-  double red_bytes = 0;
+  g_array_set_size (s->prepared, ops->xfers->len);
   gsize n_comms = 0;
-  for (guint i = 0; i < xs->len; i++) {
-    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
-    double b = scale > 0 ? scale * x->bytes
-                         : dts_coll_round_bytes (x->bytes, ops->n_rounds, ops->chunk_bytes, round);
-    if (x->kind == DTS_XFER_RECV && x->reduce)
+  for (guint i = 0; i < ops->xfers->len; i++) {
+    const DtsCollXfer *x = &g_array_index (ops->xfers, DtsCollXfer, i);
+    Prepared *p = &g_array_index (s->prepared, Prepared, i);
+    p->x = x;
+    p->local = part_rank (sim, c, plan, x->peer) == me;
+    int owner = x->kind == DTS_XFER_SEND ? x->peer : part;
+    p->mailbox = c->mailbox[owner * DTS_COLL_N_TAGS + x->tag];
+    if (!p->local)
+      n_comms += x->channels;
+  }
+  return n_comms;
+}
+
+/* Post the transfers of one round (or a whole flow phase: SCALE steps of
+ * bytes) with the reduction alongside, and wait for them. */
+static void
+post_and_wait (Sim *sim, Stream *s, const Comm *c, Rank *me, int part,
+               const DtsCollStepOps *ops, gsize n_comms, int round, int scale)
+{
+  const GArray *prep = s->prepared;
+  double red_bytes = 0;
+  for (guint i = 0; i < prep->len; i++) {
+    const DtsCollXfer *x = g_array_index (prep, Prepared, i).x;
+    if (x->kind == DTS_XFER_RECV && x->reduce) {
+      double b = scale > 0 ? scale * x->bytes
+                           : dts_coll_round_bytes (x->bytes, ops->n_rounds, ops->chunk_bytes,
+                                                   round);
       red_bytes += b * x->channels;
-    n_comms += x->channels;
+    }
   }
   sg_exec_t red = reduce_async (sim, me, red_bytes);
   sg_comm_t *comms = comm_slots (s, n_comms);
   void *slot;
   gsize k = 0;
   int sends = 0;
-  for (guint i = 0; i < xs->len; i++) {
-    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
+  for (guint i = 0; i < prep->len; i++) {
+    const Prepared *p = &g_array_index (prep, Prepared, i);
+    const DtsCollXfer *x = p->x;
     if (x->kind != DTS_XFER_SEND)
       continue;
-    if (part_rank (sim, c, plan, x->peer) == me) {
+    if (p->local) {
       sg_sem_release (c->local[x->peer]);
       continue;
     }
     double b = scale > 0 ? scale * x->bytes
                          : dts_coll_round_bytes (x->bytes, ops->n_rounds, ops->chunk_bytes, round);
-    sg_mailbox_t to = c->mailbox[x->peer * DTS_COLL_N_TAGS + x->tag];
+    long bytes = whole_bytes (b);
     for (int ch = 0; ch < x->channels; ch++)
-      comms[k++] = sg_mailbox_put_async (to, &sim->payload, whole_bytes (b));
+      comms[k++] = sg_mailbox_put_async (p->mailbox, &sim->payload, bytes);
     sends += x->channels;
   }
-  for (guint i = 0; i < xs->len; i++) {
-    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
-    if (x->kind != DTS_XFER_RECV || part_rank (sim, c, plan, x->peer) == me)
+  for (guint i = 0; i < prep->len; i++) {
+    const Prepared *p = &g_array_index (prep, Prepared, i);
+    if (p->x->kind != DTS_XFER_RECV || p->local)
       continue;
-    sg_mailbox_t mine = c->mailbox[part * DTS_COLL_N_TAGS + x->tag];
-    for (int ch = 0; ch < x->channels; ch++)
-      comms[k++] = sg_mailbox_get_async (mine, &slot);
+    for (int ch = 0; ch < p->x->channels; ch++)
+      comms[k++] = sg_mailbox_get_async (p->mailbox, &slot);
   }
   sim->trace->events += sends;
   sg_comm_wait_all (comms, k);
   if (red != NULL)
     sg_exec_wait (red);
-  for (guint i = 0; i < xs->len; i++) {
-    const DtsCollXfer *x = &g_array_index (xs, DtsCollXfer, i);
-    if (x->kind == DTS_XFER_RECV && part_rank (sim, c, plan, x->peer) == me)
+  for (guint i = 0; i < prep->len; i++) {
+    const Prepared *p = &g_array_index (prep, Prepared, i);
+    if (p->x->kind == DTS_XFER_RECV && p->local)
       sg_sem_acquire (c->local[part]);
   }
 }
@@ -250,12 +279,14 @@ run_step (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
   DtsCollStepOps ops = { .xfers = s->xfers };
   dts_coll_plan_step_ops (plan, part, step, &ops);
   double t0 = now ();
+  Rank *me = part_rank (sim, c, plan, part);
   if (ops.reduce_bytes > 0) {
-    sg_exec_t sum = reduce_async (sim, part_rank (sim, c, plan, part), ops.reduce_bytes);
+    sg_exec_t sum = reduce_async (sim, me, ops.reduce_bytes);
     sg_exec_wait (sum);
   }
+  gsize n_comms = prepare (sim, s, c, plan, part, &ops);
   for (int r = 0; r < ops.n_rounds && ops.xfers->len > 0; r++)
-    post_and_wait (sim, s, c, plan, part, &ops, r, 0);
+    post_and_wait (sim, s, c, me, part, &ops, n_comms, r, 0);
   add_step (sim, bucket, s->rank->rank, step, ops.phase, t0, now ());
 }
 
@@ -318,7 +349,8 @@ run_flow_phase (Sim *sim, Stream *s, const Comm *c, int k, int part, const DtsCo
     sg_actor_sleep_for (extra_s);
     sim->trace->events++;
   }
-  post_and_wait (sim, s, c, plan, part, &ops, 0, ph->n_steps);
+  gsize n_comms = prepare (sim, s, c, plan, part, &ops);
+  post_and_wait (sim, s, c, part_rank (sim, c, plan, part), part, &ops, n_comms, 0, ph->n_steps);
   sg_barrier_wait (c->barrier);
   add_step (sim, bucket, s->rank->rank, -1, ops.phase, t0, now ());
 }
@@ -721,7 +753,8 @@ start_actors (Sim *sim)
     Stream *s = &sim->streams[i];
     *s = (Stream){ .sim = sim, .stream = st, .rank = &sim->ranks[st->rank],
                    .ops = g_ptr_array_index (sim->ops, st->program),
-                   .xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer)) };
+                   .xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer)),
+                   .prepared = g_array_new (FALSE, TRUE, sizeof (Prepared)) };
     g_autofree char *name = st->kind == DTS_STREAM_SERVER || st->index == 0
                                 ? g_strdup_printf ("%s-%d", prefix[st->kind],
                                                    st->kind == DTS_STREAM_SERVER ? st->index
@@ -758,6 +791,8 @@ tear_down (Sim *sim)
   for (guint i = 0; i < sc->streams->len; i++) {
     if (sim->streams[i].xfers)
       g_array_unref (sim->streams[i].xfers);
+    if (sim->streams[i].prepared)
+      g_array_unref (sim->streams[i].prepared);
     g_free (sim->streams[i].comms);
   }
 }

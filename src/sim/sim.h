@@ -35,7 +35,7 @@
 #include "platform/platform.h"
 #include "schedule/options.h"
 #include "schedule/schedule.h"
-#include "sim/trace.h"
+#include "trace/trace.h"
 
 G_BEGIN_DECLS
 
@@ -86,14 +86,6 @@ DtsTrace *dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform
  * trace, or NULL with an error for inputs SimGrid rejects. */
 DtsTrace *dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform,
                        const DtsWorkload *workload, const DtsRunOptions *opts, GError **error);
-
-/* Load opts->platform_path and opts->workload_path, build the schedule and
- * simulate it (see run.c for the defaults of options left at 0). Returns the
- * summary; with TRACE non-NULL also hands over the trace. With
- * opts->dump_plan set, writes the plan there and returns NULL with no
- * error instead. */
-DtsRunSummary *dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace,
-                                     GError **error);
 
 G_END_DECLS
 

@@ -12,6 +12,7 @@
 #include "core/datadir.h"
 #include "core/error.h"
 #include "sim/allreduce-run.h"
+#include "driver/driver.h"
 #include "sim/sim.h"
 #include "testlib.h"
 
@@ -59,7 +60,7 @@ simulate_here (const void *setup, void *result)
       .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = DTS_COLL_DEFAULT_CHANNELS,
       .overlap = TRUE, .granularity = st->granularity,
     };
-    g_autoptr (DtsRunSummary) s = dts_sim_run_training (&o, NULL, &error);
+    g_autoptr (DtsRunSummary) s = dts_driver_run_training (&o, NULL, &error);
     if (s == NULL) {
       out->code = error->code;
       g_strlcpy (out->message, error->message, sizeof out->message);

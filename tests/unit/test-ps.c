@@ -15,6 +15,7 @@
 #include "platform/gpu.h"
 #include "platform/platform.h"
 #include "schedule/schedule.h"
+#include "driver/driver.h"
 #include "sim/sim.h"
 #include "testlib.h"
 
@@ -432,7 +433,7 @@ simulate_here (const void *setup, void *result)
     .granularity = st->granularity,
   };
   g_autoptr (GError) error = NULL;
-  g_autoptr (DtsRunSummary) s = dts_sim_run_training (&o, NULL, &error);
+  g_autoptr (DtsRunSummary) s = dts_driver_run_training (&o, NULL, &error);
   if (s == NULL) {
     out->code = error ? error->code : -1;
     g_strlcpy (out->message, error ? error->message : "?", sizeof out->message);

@@ -15,6 +15,7 @@
 #include "cost/cost.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
+#include "driver/driver.h"
 #include "sim/sim.h"
 #include "testlib.h"
 #include "workload/workload.h"
@@ -80,7 +81,7 @@ simulate_here (const void *setup, void *result)
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsRunSummary) s = NULL;
   if (platform && workload)
-    s = dts_sim_run_training (&o, NULL, &error);
+    s = dts_driver_run_training (&o, NULL, &error);
   if (s == NULL) {
     out->code = error ? error->code : -1;
     g_strlcpy (out->message, error ? error->message : "input not found", sizeof out->message);

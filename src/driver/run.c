@@ -1,4 +1,4 @@
-/* run.c - one training simulation from options to summary: load and
+/* run.c - the driver: one training simulation from options to summary: load and
  * validate the inputs, plan, simulate, summarize (doc/DESIGN.md, "What a
  * run is"). `dtsim run` and the tests call this; SimGrid can run once per
  * process, so this function can too.
@@ -18,6 +18,7 @@
 #include "platform/override.h"
 #include "platform/platform.h"
 #include "schedule/schedule.h"
+#include "driver/driver.h"
 #include "sim/allreduce-run.h"
 #include "sim/sim.h"
 
@@ -94,7 +95,7 @@ describe_overrides (GArray *overrides)
 }
 
 DtsRunSummary *
-dts_sim_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **error)
+dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **error)
 {
   g_return_val_if_fail (opts->platform_path != NULL && opts->workload_path != NULL, NULL);
   g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);

@@ -1,8 +1,8 @@
 /* trace.h - what a simulation recorded, and the summary of a run: plain data.
  *
- * This header has no SimGrid types and includes nothing but GLib, so that the
- * writers in src/output/ can read traces and summaries without seeing the
- * simulator (the layering lint lets src/output include this file only).
+ * A layer of its own (src/trace) that includes nothing but GLib, so that the
+ * writers in src/output/ read traces and summaries without seeing the
+ * simulator (the layering lint checks it).
  *
  * Recording: the simulation always keeps, per rank and iteration, the busy
  * time of each compute phase, the time the compute stream waited for
@@ -11,8 +11,8 @@
  * record_slices it also keeps every slice (one per layer and phase on the
  * compute track, one per bucket all-reduce on the communication track), for
  * the Chrome trace. Times are simulated seconds from the start of the run. */
-#ifndef DTS_SIM_TRACE_H
-#define DTS_SIM_TRACE_H
+#ifndef DTS_TRACE_TRACE_H
+#define DTS_TRACE_TRACE_H
 
 #include <glib.h>
 

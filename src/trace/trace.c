@@ -14,7 +14,7 @@
  * time, so they include slow-down by reduction kernels sharing the GPU. */
 #include "config.h"
 
-#include "sim/trace.h"
+#include "trace/trace.h"
 
 DtsTrace *
 dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_slices)
