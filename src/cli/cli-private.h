@@ -20,6 +20,7 @@ typedef struct {
   const char *name;
   const char *summary; /* one line for `dtsim help` */
   gboolean (*run) (int argc, char **argv, GError **error); /* argv[0] is the command name */
+  gboolean subcommands; /* `dtsim help CMD SUB` is `dtsim CMD SUB --help` */
 } DtsCommand;
 
 /* The table, terminated by a row with name NULL. */

@@ -215,6 +215,10 @@ dts_cmd_run (int argc, char **argv, GError **error)
            "optimizer update. Without options,\n"
            DTS_DEFAULT_WORKLOAD " on the shipped " DTS_DEFAULT_PLATFORM " platform.");
   add_entries (ctx, &a);
+  g_autoptr (GString) models = g_string_new ("Cost models (--cost-model):\n");
+  for (const DtsCostModelClass *const *m = dts_cost_models (); *m; m++)
+    g_string_append_printf (models, "  %-9s %s\n", (*m)->id, (*m)->description);
+  g_option_context_set_description (ctx, models->str);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "run", &argc, &argv, &help, error))
     return FALSE;

@@ -12,14 +12,16 @@
 
 static const DtsCommand commands[] = {
   { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
-    dts_cmd_info },
+    dts_cmd_info, FALSE },
   { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
-    dts_cmd_run },
-  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform },
-  { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)", dts_cmd_allreduce },
-  { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)", dts_cmd_cost },
-  { "help", "list subcommands, or show the options of one", dts_cmd_help },
-  { NULL, NULL, NULL },
+    dts_cmd_run, FALSE },
+  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, FALSE },
+  { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)",
+    dts_cmd_allreduce, FALSE },
+  { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)",
+    dts_cmd_cost, TRUE },
+  { "help", "list subcommands, or show the options of one", dts_cmd_help, FALSE },
+  { NULL, NULL, NULL, FALSE },
 };
 
 const DtsCommand *
@@ -159,20 +161,29 @@ dts_cli_parse_format (const char *s, gboolean allow_csv, DtsFormat *out, GError 
 gboolean
 dts_cmd_help (int argc, char **argv, GError **error)
 {
-  if (argc > 2) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "'dtsim help' takes at most one command");
+  /* `dtsim help CMD [SUB]` is `dtsim CMD [SUB] --help` (SUB: `cost train`). */
+  if (argc > 3) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "'dtsim help' takes at most a command and its subcommand");
     return FALSE;
   }
-  if (argc == 2) {
+  if (argc >= 2) {
     const DtsCommand *c = dts_cli_command_lookup (argv[1]);
     if (c == NULL) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown command '%s' (see 'dtsim help')",
                    argv[1]);
       return FALSE;
     }
+    if (argc == 3 && !c->subcommands) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "'dtsim %s' has no subcommands: 'dtsim help %s' shows its options", c->name,
+                   c->name);
+      return FALSE;
+    }
     if (c->run != dts_cmd_help) {
-      char *sub[] = { (char *) c->name, (char *) "--help", NULL };
-      return c->run (2, sub, error);
+      char *sub[] = { (char *) c->name, argc == 3 ? argv[2] : (char *) "--help",
+                      (char *) "--help", NULL };
+      return c->run (argc, sub, error);
     }
   }
   printf ("usage: dtsim <command> [options]\n"
