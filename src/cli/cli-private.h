@@ -16,16 +16,49 @@ G_BEGIN_DECLS
 #define DTS_DEFAULT_PLATFORM "cluster-4x4-v100"
 #define DTS_DEFAULT_WORKLOAD "resnet50"
 
+/* One group of a `--config FILE` key file that a command reads: the keys of
+ * [GROUP] are long options that ACCEPTS recognises. ACCEPTS parses a copy of
+ * the NULL-terminated ARGS ({"CMD", "--KEY=VALUE", NULL}) with the command's
+ * own option table and says whether it parses. */
+typedef struct {
+  const char *group;
+  gboolean (*accepts) (char **args);
+} DtsConfigGroup;
+
 typedef struct {
   const char *name;
   const char *summary; /* one line for `dtsim help` */
   gboolean (*run) (int argc, char **argv, GError **error); /* argv[0] is the command name */
-  gboolean subcommands; /* `dtsim help CMD SUB` is `dtsim CMD SUB --help` */
+  const DtsConfigGroup *config; /* groups read by --config, {NULL} ended; NULL: no --config */
+  gboolean subcommands;         /* `dtsim help CMD SUB` is `dtsim CMD SUB --help` */
 } DtsCommand;
 
 /* The table, terminated by a row with name NULL. */
 const DtsCommand *dts_cli_commands (void);
 const DtsCommand *dts_cli_command_lookup (const char *name);
+
+/* The --config pre-pass (config-file.c), run by main() before CMD's own
+ * option parser: every `--config FILE` (or `--config=FILE`) before a "--" in
+ * ARGV (ARGV[0] is the command) is replaced by the options its key file sets
+ * for CMD's groups, in the file's order, and all of them are placed before
+ * the command-line options, so that for single-valued options the command
+ * line wins (CLI > file > default; repeatable options such as --set add up).
+ * A key `K = V` becomes `--K=V`; a list `K = A;B` becomes `--K=A --K=B`; a
+ * flag is `K = true` (false: left out). Unknown keys and groups, values given
+ * to flags and malformed files are DTS_ERROR_USAGE errors naming the file, the
+ * line and the key. Returns the new argv (owned) and its length in *ARGC_OUT;
+ * *ORIGINS (owned, may be NULL when no file was read) lets
+ * dts_cli_config_blame() name the file and line of a key whose value the
+ * command later rejects. */
+typedef struct _DtsConfigOrigins DtsConfigOrigins;
+char **dts_cli_config_expand (const DtsCommand *cmd, int argc, char **argv, int *argc_out,
+                              DtsConfigOrigins **origins, GError **error);
+/* When ERROR's message is about an option ("--KEY ..." or "unknown --KEY
+ * ...") that came from the key file and not from the command line, prefix
+ * it with "config 'FILE': line N: key 'KEY': ". */
+void dts_cli_config_blame (const DtsConfigOrigins *origins, GError *error);
+void dts_cli_config_origins_free (DtsConfigOrigins *origins);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsConfigOrigins, dts_cli_config_origins_free)
 
 /* Parse ARGC/ARGV with CTX; turn GOption errors into DTS_ERROR_USAGE with the
  * hint "see 'dtsim CMD --help'". Handles --help itself (prints, returns TRUE
@@ -90,6 +123,8 @@ gboolean dts_cmd_cost (int argc, char **argv, GError **error);
 gboolean dts_cmd_platform (int argc, char **argv, GError **error);
 gboolean dts_cmd_run (int argc, char **argv, GError **error);
 gboolean dts_cmd_allreduce (int argc, char **argv, GError **error);
+/* Option table of run for the --config pre-pass (DtsConfigGroup). */
+gboolean dts_cmd_run_accepts (char **args);
 
 G_END_DECLS
 

@@ -127,6 +127,7 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, "
       "repeatable, applied after every --set (e.g. network.bandwidth=0.5; default: none)",
       "TARGET.F=X" },
+    { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -201,6 +202,17 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->trace != NULL && a->trace[0] == '\0')
     return dts_cli_bad_option ("trace", a->trace, "a file name", error);
   return dts_sim_cfg_check (a->cfg, error);
+}
+
+gboolean
+dts_cmd_run_accepts (char **args)
+{
+  g_auto (RunArgs) a = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  add_entries (ctx, &a);
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_auto (GStrv) copy = g_strdupv (args);
+  return g_option_context_parse_strv (ctx, &copy, NULL);
 }
 
 gboolean

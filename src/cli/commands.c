@@ -10,18 +10,24 @@
 #include "core/units.h"
 #include "platform/override.h"
 
+/* --config groups (config-file.c). */
+static const DtsConfigGroup run_config[] = {
+  { "run", dts_cmd_run_accepts },
+  { NULL, NULL },
+};
+
 static const DtsCommand commands[] = {
   { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
-    dts_cmd_info, FALSE },
+    dts_cmd_info, NULL, FALSE },
   { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
-    dts_cmd_run, FALSE },
-  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, FALSE },
+    dts_cmd_run, run_config, FALSE },
+  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, NULL, FALSE },
   { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)",
-    dts_cmd_allreduce, FALSE },
+    dts_cmd_allreduce, NULL, FALSE },
   { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)",
-    dts_cmd_cost, TRUE },
-  { "help", "list subcommands, or show the options of one", dts_cmd_help, FALSE },
-  { NULL, NULL, NULL, FALSE },
+    dts_cmd_cost, NULL, TRUE },
+  { "help", "list subcommands, or show the options of one", dts_cmd_help, NULL, FALSE },
+  { NULL, NULL, NULL, NULL, FALSE },
 };
 
 const DtsCommand *
