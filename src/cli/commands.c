@@ -10,9 +10,14 @@
 #include "core/units.h"
 #include "platform/override.h"
 
-/* --config groups (config-file.c). */
+/* --config groups (config-file.c): a sweep's [run] group is its base run. */
 static const DtsConfigGroup run_config[] = {
   { "run", dts_cmd_run_accepts },
+  { NULL, NULL },
+};
+static const DtsConfigGroup sweep_config[] = {
+  { "run", dts_cmd_run_accepts },
+  { "sweep", dts_cmd_sweep_accepts },
   { NULL, NULL },
 };
 
@@ -21,6 +26,9 @@ static const DtsCommand commands[] = {
     dts_cmd_info, NULL, FALSE },
   { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
     dts_cmd_run, run_config, FALSE },
+  { "sweep", "run many configurations (axes of run options) into one CSV, with plots",
+    dts_cmd_sweep, sweep_config, FALSE },
+  { "plot", "plot columns of a sweep's results.csv with gnuplot", dts_cmd_plot, NULL, FALSE },
   { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, NULL, FALSE },
   { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)",
     dts_cmd_allreduce, NULL, FALSE },

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Stand-in for dtsim as the child of `dtsim sweep --dtsim THIS`: appends the
+# point's --gpus and --batch-size arguments to $SWEEP_LOG and runs $DTSIM.
+# When the arguments hold $SWEEP_KILL_AT (e.g. --gpus=8), it kills the
+# sweep, its parent, with SIGKILL first, as a crash or `kill -9` would, and
+# fails without writing a result: the sweep dies with this point unfinished.
+log=
+for a in "$@"; do
+  case $a in --gpus=* | --batch-size=*) log="$log $a" ;; esac
+done
+echo "${log# }" >> "${SWEEP_LOG:?}"
+if [ -n "${SWEEP_KILL_AT:-}" ]; then
+  case " $* " in
+    *" $SWEEP_KILL_AT "*) kill -KILL "$PPID"; exit 1 ;;
+  esac
+fi
+exec "${DTSIM:?}" "$@"
