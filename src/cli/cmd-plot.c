@@ -78,8 +78,9 @@ dts_cmd_plot (int argc, char **argv, GError **error)
     printf ("wrote %s and %s.dat\n", script, base);
     g_autofree char *dir = g_path_get_dirname (script);
     g_autofree char *name = g_path_get_basename (script);
-    fprintf (stderr, "note: gnuplot not found: render with 'cd %s && gnuplot %s' (Debian: "
-             "apt-get install gnuplot-nox)\n", dir, name);
+    g_autofree char *cd = strcmp (dir, ".") == 0 ? g_strdup ("") : g_strdup_printf ("cd %s && ", dir);
+    fprintf (stderr, "note: gnuplot not found: render with '%sgnuplot %s' (Debian: "
+             "apt-get install gnuplot-nox)\n", cd, name);
     return TRUE;
   }
   if (!dts_plot_render (gnuplot, script, error))
