@@ -187,8 +187,8 @@ void dts_sweep_row_free (DtsSweepRow *row);
 /* results.csv: columns point, series, one per axis (named by its key), every
  * scalar field of the run's JSON flattened with dots (breakdown.comm_s,
  * options.precision; lists of scalars joined by ';'; lists of objects and the
- * wall time left out), in the first row's order with fields that only later
- * rows have after them, then ideal_speedup (n_gpus over the first point of
+ * wall time left out; a field named like an axis is run.NAME), in the first
+ * row's order with fields that only later rows have after them, then ideal_speedup (n_gpus over the first point of
  * the series), speedup (throughput over the first point of the series) and
  * efficiency (speedup / ideal_speedup). Numbers keep the JSON's digits, so
  * that the same results give the same bytes. ROWS holds DtsSweepRow. */

@@ -392,8 +392,17 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     dts_csv_append_field (csv, *a);
   }
   for (guint c = 0; c < columns->len; c++) {
+    const char *name = g_ptr_array_index (columns, c);
     g_string_append_c (csv, ',');
-    dts_csv_append_field (csv, g_ptr_array_index (columns, c));
+    /* An axis named like a field of the run (workload, platform) keeps its
+     * name; the run's field, which may differ (a path and its name), is
+     * then run.NAME, so that no two columns share a name. */
+    gboolean clash = FALSE;
+    for (char *const *a = axes; *a && !clash; a++)
+      clash = strcmp (*a, name) == 0;
+    if (clash)
+      g_string_append (csv, "run.");
+    dts_csv_append_field (csv, name);
   }
   g_string_append (csv, ",ideal_speedup,speedup,efficiency\n");
   for (guint i = 0; i < rows->len; i++) {

@@ -272,6 +272,14 @@ START_TEST (test_csv_columns_values_and_derived)
                     "name\",\"options\":{\"simgrid_cfg\":[\"x:1\",\"y:2\"],\"none\":null},"
                     "\"buckets\":[{\"bytes\":1}],\"late\":5,\"simulation\":{\"events\":7}}}");
   ck_assert_ptr_null (strstr (jsonl->str, "wall_time"));
+
+  /* An axis named like a run field: the field becomes run.NAME. */
+  char *clash[] = { (char *) "workload", (char *) "bw", NULL };
+  g_autoptr (GString) csv2 = g_string_new (NULL);
+  dts_sweep_write_csv (clash, rows, csv2);
+  ck_assert (g_str_has_prefix (csv2->str, "point,series,workload,bw,n_gpus,iteration_time_s,"
+                                          "throughput_samples_per_s,breakdown.forward_s,"
+                                          "breakdown.comm_exposed_s,run.workload,"));
   ck_assert_str_eq (dts_sweep_result_wall_time (((DtsSweepRow *) rows->pdata[0])->result),
                     "0.0123");
 }
