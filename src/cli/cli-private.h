@@ -124,6 +124,7 @@ typedef enum {
   DTS_SWEEP_FLAG,   /* --TARGET when V is "true", nothing when "false" */
   DTS_SWEEP_SET,    /* --set TARGET=V */
   DTS_SWEEP_SCALE,  /* --scale TARGET=V */
+  DTS_SWEEP_NODES,  /* --gpus=G, G the ranks of the first V nodes of the point's platform */
 } DtsSweepAxisKind;
 
 typedef struct {
@@ -142,7 +143,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepAxis, dts_sweep_axis_free)
  * for a bad range, an empty item or a value given twice. */
 char **dts_sweep_values_expand (const char *text, GError **error);
 /* Append the `dtsim run` arguments for value VALUE of AXIS to ARGS (owned
- * strings). */
+ * strings); nothing for DTS_SWEEP_NODES, whose --gpus needs the platform. */
 void dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args);
 
 typedef struct {

@@ -24,7 +24,10 @@
 #include <unistd.h>
 
 #include "cli/cli-private.h"
+#include "core/datadir.h"
 #include "core/error.h"
+#include "platform/gpu.h"
+#include "platform/platform.h"
 
 #define DEFAULT_OUTPUT "sweep-out"
 
@@ -138,9 +141,60 @@ append_sanitized (GString *s, const char *text)
   }
 }
 
-static GArray *
-make_points (const DtsSweepPlan *plan, char *const *base)
+/* The platform a run with ARGS would load: its last --platform/-p, else
+ * the default. */
+static const char *
+platform_of (const GPtrArray *args)
 {
+  const char *p = DTS_DEFAULT_PLATFORM;
+  for (guint i = 1; i < args->len; i++) {
+    const char *a = g_ptr_array_index (args, i);
+    if ((strcmp (a, "--platform") == 0 || strcmp (a, "-p") == 0) && i + 1 < args->len)
+      p = g_ptr_array_index (args, ++i);
+    else if (g_str_has_prefix (a, "--platform="))
+      p = a + strlen ("--platform=");
+    else if (g_str_has_prefix (a, "-p") && a[2] != '\0')
+      p = a + 2;
+  }
+  return p;
+}
+
+/* The number of ranks that make the first NODES nodes of the platform
+ * NAME: the largest N whose first N ranks span NODES nodes. Platforms are
+ * loaded once (CACHE: path -> DtsPlatform). */
+static int
+gpus_of_nodes (const char *name, int nodes, GHashTable *cache, DtsGpuCatalog **catalog,
+               GError **error)
+{
+  g_autofree char *path = dts_datadir_resolve ("platforms", name, ".xml", "platform", error);
+  if (path == NULL)
+    return -1;
+  DtsPlatform *platform = g_hash_table_lookup (cache, path);
+  if (platform == NULL) {
+    if (*catalog == NULL && (*catalog = dts_gpu_catalog_load (NULL, error)) == NULL)
+      return -1;
+    if ((platform = dts_platform_load (path, *catalog, error)) == NULL)
+      return -1;
+    g_hash_table_insert (cache, g_strdup (path), platform);
+  }
+  int n_ranks = (int) platform->gpus->len, gpus = 0;
+  for (int n = 1; n <= n_ranks; n++)
+    if (dts_platform_count_nodes (platform, n) == nodes)
+      gpus = n;
+  if (gpus == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "nodes=%d: platform '%s' has %d node%s",
+                 nodes, name, (int) platform->nodes->len, platform->nodes->len == 1 ? "" : "s");
+    return -1;
+  }
+  return gpus;
+}
+
+static GArray *
+make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
+{
+  g_autoptr (GHashTable) platforms = g_hash_table_new_full (
+      g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
+  g_autoptr (DtsGpuCatalog) catalog = NULL;
   GArray *points = g_array_sized_new (FALSE, TRUE, sizeof (Point), plan->n_points);
   g_array_set_clear_func (points, point_clear);
   for (guint p = 0; p < plan->n_points; p++) {
@@ -166,6 +220,20 @@ make_points (const DtsSweepPlan *plan, char *const *base)
         g_string_truncate (name, at + 40);
       g_string_append_c (name, '=');
       append_sanitized (name, axis->values[v]);
+    }
+    for (guint a = 0; a < plan->axes->len; a++) {
+      const DtsSweepAxis *axis = g_ptr_array_index (plan->axes, a);
+      if (axis->kind != DTS_SWEEP_NODES)
+        continue;
+      /* Checked to be an integer from 1 by the axis parser. */
+      int nodes = (int) g_ascii_strtoll (axis->values[dts_sweep_plan_value (plan, p, a)], NULL, 10);
+      int gpus = gpus_of_nodes (platform_of (args), nodes, platforms, &catalog, error);
+      if (gpus < 0) {
+        g_prefix_error (error, "--vary '%s': ", axis->key);
+        g_array_unref (points);
+        return NULL;
+      }
+      g_ptr_array_add (args, g_strdup_printf ("--gpus=%d", gpus));
     }
     g_ptr_array_add (args, g_strdup ("--format=json"));
     g_ptr_array_add (args, g_strdup ("--quiet"));
@@ -776,7 +844,9 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
     return FALSE;
   const char *dir = a.output ? a.output : DEFAULT_OUTPUT;
   g_autofree char *dtsim = a.dtsim ? g_strdup (a.dtsim) : default_dtsim ();
-  g_autoptr (GArray) points = make_points (plan, base);
+  g_autoptr (GArray) points = make_points (plan, base, error);
+  if (points == NULL)
+    return FALSE;
 
   g_autofree char *points_dir = g_build_filename (dir, "points", NULL);
   if (g_mkdir_with_parents (points_dir, 0777) != 0) {

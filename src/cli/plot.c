@@ -36,6 +36,7 @@ static const struct {
   { "gpus", "GPUs" },
   { "n_gpus", "GPUs" },
   { "n_nodes", "nodes" },
+  { "nodes", "nodes" },
   { "batch-size", "batch size per GPU (samples)" },
   { "bucket-size", "gradient bucket cap (bytes)" },
   { "chunk-size", "all-reduce chunk (bytes)" },

@@ -2,7 +2,8 @@
  *
  * An axis is `KEY=VALUES`:
  *   KEY     a long option of `dtsim run` (gpus, batch-size, workload, platform,
- *           collective, bucket-size, no-overlap, ...), or a what-if target:
+ *           collective, bucket-size, no-overlap, ...), `nodes` (the first N
+ *           nodes of the point's platform, as --gpus), or a what-if target:
  *           `link:GLOB.FIELD`, `host:GLOB.FIELD`, `gpu:GLOB.FIELD` or
  *           `set:TARGET` for `run --set TARGET=V`, `scale:TARGET` for
  *           `run --scale TARGET=V` (network.bandwidth, gpu.flops, link:...);
@@ -142,6 +143,19 @@ static const char *const reserved[] = { "format", "quiet", "config", "trace", "h
 static gboolean
 classify_option (DtsSweepAxis *axis, GError **error)
 {
+  if (strcmp (axis->key, "nodes") == 0) {
+    axis->kind = DTS_SWEEP_NODES;
+    axis->target = g_strdup ("gpus");
+    for (char **v = axis->values; *v; v++) {
+      guint64 n;
+      if (!g_ascii_string_to_unsigned (*v, 10, 1, 1 << 20, &n, NULL)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "nodes: '%s' is not a node count (an integer from 1)", *v);
+        return FALSE;
+      }
+    }
+    return TRUE;
+  }
   for (const char *const *r = reserved; *r; r++)
     if (strcmp (axis->key, *r) == 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "'%s' cannot be an axis (the sweep sets "
@@ -241,6 +255,9 @@ dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *ar
     if (strcmp (v, "true") == 0)
       g_ptr_array_add (args, g_strdup_printf ("--%s", axis->target));
     break;
+  case DTS_SWEEP_NODES:
+    /* The GPU count depends on the platform: cmd-sweep.c adds --gpus. */
+    break;
   case DTS_SWEEP_SET:
   case DTS_SWEEP_SCALE:
     g_ptr_array_add (args, g_strdup (axis->kind == DTS_SWEEP_SET ? "--set" : "--scale"));
@@ -269,12 +286,21 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
     if (axis == NULL)
       return NULL;
     g_ptr_array_add (plan->axes, axis);
-    for (guint i = 0; i + 1 < plan->axes->len; i++)
-      if (strcmp (((DtsSweepAxis *) g_ptr_array_index (plan->axes, i))->key, axis->key) == 0) {
+    for (guint i = 0; i + 1 < plan->axes->len; i++) {
+      const DtsSweepAxis *other = g_ptr_array_index (plan->axes, i);
+      if (strcmp (other->key, axis->key) == 0) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary: axis '%s' given twice",
                      axis->key);
         return NULL;
       }
+      if (strcmp (other->target, axis->target) == 0 && other->kind != DTS_SWEEP_SET
+          && other->kind != DTS_SWEEP_SCALE) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary: axes '%s' and '%s' both set --%s", other->key, axis->key,
+                     axis->target);
+        return NULL;
+      }
+    }
   }
   if (plan->axes->len == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,

@@ -91,6 +91,8 @@ START_TEST (test_axis_kinds_and_arguments)
       "--scale network.bandwidth=0.5" },
     { "scale:link:*-ib.latency=2,4", DTS_SWEEP_SCALE, "link:*-ib.latency",
       "--scale link:*-ib.latency=2" },
+    /* nodes: --gpus is added by the sweep, which knows the platform. */
+    { "nodes=1,2,4", DTS_SWEEP_NODES, "gpus", "" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
@@ -123,6 +125,8 @@ START_TEST (test_axis_errors)
     { "link:*-ib.colour=1", "colour" },
     { "scale:network.bandwidth=-1", "-1" },
     { "gpus=4:2:x2", "needs FROM <= TO" },
+    { "nodes=0,1", "'0' is not a node count" },
+    { "nodes=1.5", "'1.5' is not a node count" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
@@ -189,6 +193,10 @@ START_TEST (test_plan_errors)
   char *twice[] = { (char *) "gpus=4", (char *) "gpus=8", NULL };
   ck_assert_ptr_null (dts_sweep_plan_new (twice, FALSE, &e2));
   dts_test_assert_error (e2, DTS_ERROR_USAGE, "axis 'gpus' given twice", NULL);
+  g_autoptr (GError) e4 = NULL;
+  char *both[] = { (char *) "gpus=4,8", (char *) "nodes=1,2", NULL };
+  ck_assert_ptr_null (dts_sweep_plan_new (both, FALSE, &e4));
+  dts_test_assert_error (e4, DTS_ERROR_USAGE, "axes 'gpus' and 'nodes' both set --gpus", NULL);
   char *uneven[] = { (char *) "gpus=4,8", (char *) "batch-size=1,2,3", NULL };
   ck_assert_ptr_null (dts_sweep_plan_new (uneven, TRUE, &e3));
   dts_test_assert_error (e3, DTS_ERROR_USAGE, "--zip", "3 values", NULL);
