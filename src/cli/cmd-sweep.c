@@ -594,19 +594,20 @@ tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* The child's own error line, without "dtsim: error: ". */
+/* The child's own last error line, without "dtsim: error: ", else how it
+ * ended (WHY: "Child process killed by signal 9"). */
 static char *
-child_error (const char *err_path)
+child_error (const char *err_path, const char *why)
 {
   g_autofree char *text = NULL;
   if (!g_file_get_contents (err_path, &text, NULL, NULL))
-    return g_strdup ("no error output");
+    return g_strdup (why);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   const char *last = NULL;
   for (char **l = lines; *l; l++)
     if (**l)
       last = g_str_has_prefix (*l, "dtsim: error: ") ? *l + strlen ("dtsim: error: ") : *l;
-  return g_strdup (last ? last : "no error output");
+  return g_strdup (last ? last : why);
 }
 
 static void
@@ -621,7 +622,7 @@ job_done (GPid pid, gint wait_status, gpointer data)
   const char *values = pt->label;
   if (!g_spawn_check_wait_status (wait_status, &local)) {
     gboolean usage = g_error_matches (local, G_SPAWN_EXIT_ERROR, 2);
-    g_autofree char *why = child_error (job->err);
+    g_autofree char *why = child_error (job->err, local->message);
     if (r->error == NULL)
       g_set_error (&r->error, DTS_ERROR, usage ? DTS_ERROR_USAGE : DTS_ERROR_INVALID,
                    "point %u (%s): %s", job->point + 1, values, why);
