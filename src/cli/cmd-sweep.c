@@ -199,7 +199,7 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
   g_array_set_clear_func (points, point_clear);
   for (guint p = 0; p < plan->n_points; p++) {
     g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-    g_autoptr (GPtrArray) values = g_ptr_array_new ();
+    g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GString) name = g_string_new ("points/");
     g_autoptr (GString) label = g_string_new (NULL);
     g_ptr_array_add (args, g_strdup ("run"));
