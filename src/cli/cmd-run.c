@@ -212,7 +212,7 @@ dts_cmd_run_accepts (char **args)
   add_entries (ctx, &a);
   g_option_context_set_help_enabled (ctx, FALSE);
   g_auto (GStrv) copy = g_strdupv (args);
-  return g_option_context_parse_strv (ctx, &copy, NULL);
+  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
 }
 
 gboolean

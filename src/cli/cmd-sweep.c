@@ -100,7 +100,32 @@ dts_cmd_sweep_accepts (char **args)
   add_entries (ctx, &a);
   g_option_context_set_help_enabled (ctx, FALSE);
   g_auto (GStrv) copy = g_strdupv (args);
-  return g_option_context_parse_strv (ctx, &copy, NULL);
+  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
+}
+
+/* Fail with the first of the base run options (BASE) that `dtsim run`
+ * would refuse: after the longest prefix of BASE that it accepts (a prefix
+ * may stop between an option and its value). */
+static gboolean
+check_base (char *const *base, GError **error)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_ptr_array_add (args, (char *) "run");
+  guint n = 0, accepted = 0;
+  for (char *const *b = base; *b; b++) {
+    g_ptr_array_add (args, *b);
+    g_ptr_array_add (args, NULL);
+    n++;
+    if (dts_cmd_run_accepts ((char **) args->pdata))
+      accepted = n;
+    g_ptr_array_remove_index (args, args->len - 1);
+  }
+  if (accepted == n)
+    return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "base run options: 'dtsim run' does not accept '%s' (an unknown option, a "
+               "missing value or a stray argument; see 'dtsim run --help')", base[accepted]);
+  return FALSE;
 }
 
 /* ---- points ---------------------------------------------------------------- */
@@ -831,7 +856,8 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   }
 
   int jobs = 1;
-  if (!dts_cli_parse_int_option ("jobs", a.jobs, 1, 1024, &jobs, error))
+  if (!dts_cli_parse_int_option ("jobs", a.jobs, 1, 1024, &jobs, error)
+      || !check_base (base, error))
     return FALSE;
   if (a.emit != NULL && strcmp (a.emit, "slurm") != 0 && strcmp (a.emit, "parallel") != 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --emit '%s' (known: slurm, "
