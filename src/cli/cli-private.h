@@ -16,15 +16,49 @@ G_BEGIN_DECLS
 #define DTS_DEFAULT_PLATFORM "cluster-4x4-v100"
 #define DTS_DEFAULT_WORKLOAD "resnet50"
 
+/* One group of a `--config FILE` key file that a command reads: the keys of
+ * [GROUP] are long options that ACCEPTS recognises. ACCEPTS parses a copy of
+ * the NULL-terminated ARGS ({"CMD", "--KEY=VALUE", NULL}) with the command's
+ * own option table and says whether it parses. */
+typedef struct {
+  const char *group;
+  gboolean (*accepts) (char **args);
+} DtsConfigGroup;
+
 typedef struct {
   const char *name;
   const char *summary; /* one line for `dtsim help` */
   gboolean (*run) (int argc, char **argv, GError **error); /* argv[0] is the command name */
+  const DtsConfigGroup *config; /* groups read by --config, {NULL} ended; NULL: no --config */
+  gboolean subcommands;         /* `dtsim help CMD SUB` is `dtsim CMD SUB --help` */
 } DtsCommand;
 
 /* The table, terminated by a row with name NULL. */
 const DtsCommand *dts_cli_commands (void);
 const DtsCommand *dts_cli_command_lookup (const char *name);
+
+/* The --config pre-pass (config-file.c), run by main() before CMD's own
+ * option parser: every `--config FILE` (or `--config=FILE`) before a "--" in
+ * ARGV (ARGV[0] is the command) is replaced by the options its key file sets
+ * for CMD's groups, in the file's order, and all of them are placed before
+ * the command-line options, so that for single-valued options the command
+ * line wins (CLI > file > default; repeatable options such as --set add up).
+ * A key `K = V` becomes `--K=V`; a list `K = A;B` becomes `--K=A --K=B`; a
+ * flag is `K = true` (false: left out). Unknown keys and groups, values given
+ * to flags and malformed files are DTS_ERROR_USAGE errors naming the file, the
+ * line and the key. Returns the new argv (owned) and its length in *ARGC_OUT;
+ * *ORIGINS (owned, may be NULL when no file was read) lets
+ * dts_cli_config_blame() name the file and line of a key whose value the
+ * command later rejects. */
+typedef struct _DtsConfigOrigins DtsConfigOrigins;
+char **dts_cli_config_expand (const DtsCommand *cmd, int argc, char **argv, int *argc_out,
+                              DtsConfigOrigins **origins, GError **error);
+/* When ERROR's message is about an option ("--KEY ..." or "unknown --KEY
+ * ...") that came from the key file and not from the command line, prefix
+ * it with "config 'FILE': line N: key 'KEY': ". */
+void dts_cli_config_blame (const DtsConfigOrigins *origins, GError *error);
+void dts_cli_config_origins_free (DtsConfigOrigins *origins);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsConfigOrigins, dts_cli_config_origins_free)
 
 /* Parse ARGC/ARGV with CTX; turn GOption errors into DTS_ERROR_USAGE with the
  * hint "see 'dtsim CMD --help'". Handles --help itself (prints, returns TRUE
@@ -87,6 +121,112 @@ gboolean dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GE
 gboolean dts_cli_info_routes (const DtsPlatform *platform, const DtsInfoOptions *opts,
                               GError **error);
 
+/* ---- dtsim sweep (sweep-axis.c, sweep-results.c, cmd-sweep.c) ------------ */
+
+/* How an axis value reaches `dtsim run`. */
+typedef enum {
+  DTS_SWEEP_OPTION, /* --TARGET=V */
+  DTS_SWEEP_FLAG,   /* --TARGET when V is "true", nothing when "false" */
+  DTS_SWEEP_SET,    /* --set TARGET=V */
+  DTS_SWEEP_SCALE,  /* --scale TARGET=V */
+  DTS_SWEEP_NODES,  /* --gpus=G, G the ranks of the first V nodes of the point's platform */
+} DtsSweepAxisKind;
+
+typedef struct {
+  char *key;     /* as written before '=': "batch-size", "scale:network.bandwidth" */
+  DtsSweepAxisKind kind;
+  char *target;  /* the option name or the --set/--scale target */
+  char **values; /* expanded values, NULL-terminated, at least one, no duplicates */
+} DtsSweepAxis;
+
+/* Parse `KEY=VALUES` (syntax: sweep-axis.c, doc/SWEEP.md). Errors are
+ * DTS_ERROR_USAGE quoting SPEC. */
+DtsSweepAxis *dts_sweep_axis_parse (const char *spec, GError **error);
+void dts_sweep_axis_free (DtsSweepAxis *axis);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepAxis, dts_sweep_axis_free)
+/* "4,8,16:64:x2" -> {"4", "8", "16", "32", "64"} (owned); DTS_ERROR_USAGE
+ * for a bad range, an empty item or a value given twice. */
+char **dts_sweep_values_expand (const char *text, GError **error);
+/* Append the `dtsim run` arguments for value VALUE of AXIS to ARGS (owned
+ * strings); nothing for DTS_SWEEP_NODES, whose --gpus needs the platform. */
+void dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args);
+
+typedef struct {
+  GPtrArray *axes;  /* DtsSweepAxis, in --vary order */
+  gboolean zip;
+  guint n_points;
+} DtsSweepPlan;
+
+/* The points of the axes VARY (NULL-terminated --vary texts): the Cartesian
+ * product, first axis fastest, or with ZIP the axes side by side. */
+DtsSweepPlan *dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error);
+void dts_sweep_plan_free (DtsSweepPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepPlan, dts_sweep_plan_free)
+/* Index of the value of axis AXIS at point POINT (both from 0). */
+guint dts_sweep_plan_value (const DtsSweepPlan *plan, guint point, guint axis);
+/* The series of POINT: points that differ only in the first axis share it
+ * (with --zip every point is in series 0). */
+guint dts_sweep_plan_series (const DtsSweepPlan *plan, guint point);
+/* "KEY2=V KEY3=W" of the series of POINT, or "all" when there is one (owned). */
+char *dts_sweep_plan_series_label (const DtsSweepPlan *plan, guint point);
+
+/* One point's `dtsim run --format json` output, parsed (sweep-results.c). */
+typedef struct _DtsSweepResult DtsSweepResult;
+/* Parse TEXT; DTS_ERROR_PARSE when it is not one complete JSON object,
+ * DTS_ERROR_INVALID when it lacks n_gpus, iteration_time_s or
+ * throughput_samples_per_s (what a killed run would leave). */
+DtsSweepResult *dts_sweep_result_parse (const char *text, GError **error);
+void dts_sweep_result_free (DtsSweepResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepResult, dts_sweep_result_free)
+/* The simulation's wall time (simulation.wall_time_s) as written, or NULL. */
+const char *dts_sweep_result_wall_time (const DtsSweepResult *result);
+
+typedef struct {
+  char **values;        /* the point's value of every axis (NULL-terminated) */
+  guint series;         /* rows with the same series are one series, first row first */
+  char *series_label;
+  char *file;           /* result file, relative to the output directory */
+  DtsSweepResult *result;
+} DtsSweepRow;
+void dts_sweep_row_free (DtsSweepRow *row);
+
+/* results.csv: columns point, series, one per axis (named by its key), every
+ * scalar field of the run's JSON flattened with dots (breakdown.comm_s,
+ * options.precision; lists of scalars joined by ';'; lists of objects and the
+ * wall time left out; a field named like an axis is run.NAME), in the first
+ * row's order with fields that only later rows have after them, then ideal_speedup (n_gpus over the first point of
+ * the series), speedup (throughput over the first point of the series) and
+ * efficiency (speedup / ideal_speedup). Numbers keep the JSON's digits, so
+ * that the same results give the same bytes. ROWS holds DtsSweepRow. */
+void dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv);
+/* results.jsonl: one line per row, {"point", "series", "axes": {KEY: VALUE},
+ * "ideal_speedup", "speedup", "efficiency", "run": the JSON without its wall time}. */
+void dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl);
+/* CSV field quoting (RFC 4180) of TEXT appended to OUT. */
+void dts_csv_append_field (GString *out, const char *text);
+/* Split CSV TEXT into rows of fields (GPtrArray of GStrv), or NULL with
+ * DTS_ERROR_PARSE naming the line of an unterminated quote. */
+GPtrArray *dts_csv_parse (const char *text, GError **error);
+
+/* ---- plots (plot.c) ------------------------------------------------------ */
+
+/* The gnuplot to run: $DTSIM_GNUPLOT ("none": none), else the one configure
+ * found, else gnuplot in PATH; NULL when there is none (owned). */
+char *dts_plot_gnuplot (void);
+/* Line plot of column Y against column X of the parsed CSV TABLE (row 0 the
+ * header), one line per distinct value of column SERIES (NULL: one line),
+ * with IDEAL (a column, or NULL) dashed beside each. Writes BASE.dat and
+ * BASE.gp, whose outputs are BASE.png and/or BASE.svg (PNG, SVG). */
+gboolean dts_plot_lines (const GPtrArray *table, const char *x, const char *y,
+                         const char *series, const char *ideal, const char *base,
+                         gboolean png, gboolean svg, GError **error);
+/* Stacked bars per row: compute (forward + backward + optimizer) and exposed
+ * communication, labelled by the columns LABELS (NULL-terminated). */
+gboolean dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *base,
+                             gboolean png, gboolean svg, GError **error);
+/* Run GNUPLOT on SCRIPT; errors carry gnuplot's message. */
+gboolean dts_plot_render (const char *gnuplot, const char *script, GError **error);
+
 /* Subcommand entry points (one file each). */
 gboolean dts_cmd_info (int argc, char **argv, GError **error);
 gboolean dts_cmd_help (int argc, char **argv, GError **error);
@@ -94,6 +234,11 @@ gboolean dts_cmd_cost (int argc, char **argv, GError **error);
 gboolean dts_cmd_platform (int argc, char **argv, GError **error);
 gboolean dts_cmd_run (int argc, char **argv, GError **error);
 gboolean dts_cmd_allreduce (int argc, char **argv, GError **error);
+gboolean dts_cmd_sweep (int argc, char **argv, GError **error);
+gboolean dts_cmd_plot (int argc, char **argv, GError **error);
+/* Option tables of run and sweep for the --config pre-pass (DtsConfigGroup). */
+gboolean dts_cmd_run_accepts (char **args);
+gboolean dts_cmd_sweep_accepts (char **args);
 
 G_END_DECLS
 

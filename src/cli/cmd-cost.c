@@ -80,8 +80,12 @@ dts_cmd_cost (int argc, char **argv, GError **error)
     return FALSE;
   }
   for (const SubCommand *c = subcommands; c->name; c++)
-    if (strcmp (argv[1], c->name) == 0)
+    if (strcmp (argv[1], c->name) == 0) {
+      /* GOption's usage line names the program: "Usage: dtsim cost train". */
+      g_autofree char *prgname = g_strdup_printf ("dtsim cost %s", c->name);
+      g_set_prgname (prgname);
       return c->run (argc - 1, argv + 1, error);
+    }
   g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                "unknown 'dtsim cost' subcommand '%s' (known: %s)", argv[1], known);
   return FALSE;

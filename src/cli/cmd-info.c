@@ -137,6 +137,21 @@ dts_cmd_info (int argc, char **argv, GError **error)
                  "--format json describes one file at a time (got %d)", n);
     return FALSE;
   }
+  /* Named workloads with --routes are a usage error before anything is
+   * printed; without arguments --routes shows the default platform only. */
+  for (int i = 0; routes && i < n; i++) {
+    g_autofree char *path = NULL;
+    Kind kind;
+    if (!classify (args[i], &path, &kind, error))
+      return FALSE;
+    if (kind == KIND_WORKLOAD && argc > 1) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--routes applies to platforms only ('%s' is a workload)", args[i]);
+      return FALSE;
+    }
+  }
+  if (routes && argc <= 1)
+    n = 1;
   for (int i = 0; i < n; i++) {
     g_autofree char *path = NULL;
     Kind kind;

@@ -142,6 +142,7 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, "
       "repeatable, applied after every --set (e.g. network.bandwidth=0.5; default: none)",
       "TARGET.F=X" },
+    { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -233,6 +234,17 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
 }
 
 gboolean
+dts_cmd_run_accepts (char **args)
+{
+  g_auto (RunArgs) a = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  add_entries (ctx, &a);
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_auto (GStrv) copy = g_strdupv (args);
+  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
+}
+
+gboolean
 dts_cmd_run (int argc, char **argv, GError **error)
 {
   g_auto (RunArgs) a = { 0 };
@@ -244,6 +256,10 @@ dts_cmd_run (int argc, char **argv, GError **error)
            "optimizer update. Without options,\n"
            DTS_DEFAULT_WORKLOAD " on the shipped " DTS_DEFAULT_PLATFORM " platform.");
   add_entries (ctx, &a);
+  g_autoptr (GString) models = g_string_new ("Cost models (--cost-model):\n");
+  for (const DtsCostModelClass *const *m = dts_cost_models (); *m; m++)
+    g_string_append_printf (models, "  %-9s %s\n", (*m)->id, (*m)->description);
+  g_option_context_set_description (ctx, models->str);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "run", &argc, &argv, &help, error))
     return FALSE;

@@ -12,16 +12,32 @@
 #include "core/units.h"
 #include "platform/override.h"
 
+/* --config groups (config-file.c): a sweep's [run] group is its base run. */
+static const DtsConfigGroup run_config[] = {
+  { "run", dts_cmd_run_accepts },
+  { NULL, NULL },
+};
+static const DtsConfigGroup sweep_config[] = {
+  { "run", dts_cmd_run_accepts },
+  { "sweep", dts_cmd_sweep_accepts },
+  { NULL, NULL },
+};
+
 static const DtsCommand commands[] = {
   { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
-    dts_cmd_info },
+    dts_cmd_info, NULL, FALSE },
   { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
-    dts_cmd_run },
-  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform },
-  { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)", dts_cmd_allreduce },
-  { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)", dts_cmd_cost },
-  { "help", "list subcommands, or show the options of one", dts_cmd_help },
-  { NULL, NULL, NULL },
+    dts_cmd_run, run_config, FALSE },
+  { "sweep", "run many configurations (axes of run options) into one CSV, with plots",
+    dts_cmd_sweep, sweep_config, FALSE },
+  { "plot", "plot columns of a sweep's results.csv with gnuplot", dts_cmd_plot, NULL, FALSE },
+  { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, NULL, FALSE },
+  { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)",
+    dts_cmd_allreduce, NULL, FALSE },
+  { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)",
+    dts_cmd_cost, NULL, TRUE },
+  { "help", "list subcommands, or show the options of one", dts_cmd_help, NULL, FALSE },
+  { NULL, NULL, NULL, NULL, FALSE },
 };
 
 const DtsCommand *
@@ -161,20 +177,29 @@ dts_cli_parse_format (const char *s, gboolean allow_csv, DtsFormat *out, GError 
 gboolean
 dts_cmd_help (int argc, char **argv, GError **error)
 {
-  if (argc > 2) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "'dtsim help' takes at most one command");
+  /* `dtsim help CMD [SUB]` is `dtsim CMD [SUB] --help` (SUB: `cost train`). */
+  if (argc > 3) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "'dtsim help' takes at most a command and its subcommand");
     return FALSE;
   }
-  if (argc == 2) {
+  if (argc >= 2) {
     const DtsCommand *c = dts_cli_command_lookup (argv[1]);
     if (c == NULL) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown command '%s' (see 'dtsim help')",
                    argv[1]);
       return FALSE;
     }
+    if (argc == 3 && !c->subcommands) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "'dtsim %s' has no subcommands: 'dtsim help %s' shows its options", c->name,
+                   c->name);
+      return FALSE;
+    }
     if (c->run != dts_cmd_help) {
-      char *sub[] = { (char *) c->name, (char *) "--help", NULL };
-      return c->run (2, sub, error);
+      char *sub[] = { (char *) c->name, argc == 3 ? argv[2] : (char *) "--help",
+                      (char *) "--help", NULL };
+      return c->run (argc, sub, error);
     }
   }
   printf ("usage: dtsim <command> [options]\n"

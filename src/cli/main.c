@@ -46,8 +46,15 @@ main (int argc, char **argv)
   g_set_prgname (prgname);
 
   g_autoptr (GError) error = NULL;
-  if (!cmd->run (argc - 1, argv + 1, &error)) {
+  int cmd_argc = 0;
+  g_autoptr (DtsConfigOrigins) origins = NULL;
+  g_auto (GStrv) owned = dts_cli_config_expand (cmd, argc - 1, argv + 1, &cmd_argc, &origins,
+                                                &error);
+  /* Option parsers reorder the array they are given: hand them a view. */
+  g_autofree char **cmd_argv = owned ? g_memdup2 (owned, (cmd_argc + 1) * sizeof (char *)) : NULL;
+  if (owned == NULL || !cmd->run (cmd_argc, cmd_argv, &error)) {
     g_assert (error != NULL);
+    dts_cli_config_blame (origins, error);
     fflush (stdout);
     fprintf (stderr, "dtsim: error: %s\n", error->message);
     return g_error_matches (error, DTS_ERROR, DTS_ERROR_USAGE) ? 2 : 1;

@@ -64,6 +64,25 @@ dts_datadir_list (const char *subdir, const char *ext)
   return (char **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
 }
 
+/* Other names of shipped files: torchvision's model names for the zoo's. */
+static const struct {
+  const char *subdir;
+  const char *alias;
+  const char *name;
+} aliases[] = {
+  { "workloads", "inception_v3", "inception3" },
+  { "workloads", "mobilenet_v2", "mobilenet2" },
+};
+
+static const char *
+unalias (const char *subdir, const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
+    if (strcmp (aliases[i].subdir, subdir) == 0 && strcmp (aliases[i].alias, name) == 0)
+      return aliases[i].name;
+  return name;
+}
+
 char *
 dts_datadir_resolve (const char *subdir, const char *name_or_path, const char *ext,
                      const char *kind, GError **error)
@@ -76,7 +95,7 @@ dts_datadir_resolve (const char *subdir, const char *name_or_path, const char *e
                  name_or_path);
     return NULL;
   }
-  g_autofree char *file = g_strconcat (name_or_path, ext, NULL);
+  g_autofree char *file = g_strconcat (unalias (subdir, name_or_path), ext, NULL);
   g_autofree char *path = g_build_filename (dts_datadir_get (), subdir, file, NULL);
   if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return g_steal_pointer (&path);

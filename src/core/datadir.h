@@ -17,7 +17,9 @@ const char *dts_datadir_get (void);
 
 /* Resolve NAME_OR_PATH for shipped files in SUBDIR with extension EXT (".xml"):
  * a name that contains '/' or ends in EXT and exists is a path; otherwise
- * <datadir>/SUBDIR/NAME_OR_PATH[EXT]. Returns a new string or NULL with
+ * <datadir>/SUBDIR/NAME_OR_PATH[EXT], where a few other names of shipped files
+ * (torchvision's inception_v3 and mobilenet_v2 for the zoo's inception3 and
+ * mobilenet2) are aliases in a table in datadir.c. Returns a new string or NULL with
  * DTS_ERROR_NOT_FOUND naming what was tried and listing the shipped names. */
 char *dts_datadir_resolve (const char *subdir, const char *name_or_path, const char *ext,
                            const char *kind, GError **error);

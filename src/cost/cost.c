@@ -81,5 +81,18 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
                       DtsPrecision precision, int batch, DtsLayerTimes *out, GError **error)
 {
   *out = (DtsLayerTimes){ 0 };
+  /* TF32 and BF16 exist only as tensor-core formats (Ampere and later): a GPU
+   * whose catalogue entry records 0 for them cannot run them at all, unlike
+   * fp16, which runs at the fp32 rate on GPUs without tensor cores. */
+  if ((precision == DTS_PREC_TF32 || precision == DTS_PREC_BF16)
+      && !(gpu->peak_flops[precision] > 0)) {
+    const char *p = dts_precision_to_string (precision);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "precision %s: %s (%s) has no %s tensor cores (its catalogue entry records "
+                 "%s=0; Ampere and newer have them); use --precision fp32%s",
+                 p, gpu->id, gpu->arch ? gpu->arch : "unknown architecture", p, p,
+                 gpu->peak_flops[DTS_PREC_FP16] > 0 ? " or fp16" : "");
+    return FALSE;
+  }
   return cost->klass->layer_times (cost->state, layer, gpu, precision, batch, out, error);
 }

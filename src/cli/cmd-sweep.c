@@ -1,0 +1,911 @@
+/* cmd-sweep.c - `dtsim sweep`: what-if studies in one command.
+ *
+ * A sweep is a base `dtsim run` configuration (the run options on the
+ * command line, or --config FILE) and axes (--vary, sweep-axis.c). Every
+ * point is one child `dtsim run --format json` process, -j at a time; its
+ * JSON is kept as OUT/points/NAME.json, NAME derived from the point's values
+ * and a hash of its whole run command line, and is written under a
+ * temporary name first, so that a file with the final name is a finished
+ * run: a sweep started again (after a crash, a kill, new axis values) only
+ * runs the points without a valid file. OUT/sweep.ini lists the points; the
+ * outputs (results.csv, results.jsonl, wall-times.csv and with --plot the
+ * gnuplot scripts and pictures) are computed from it and the point files
+ * only, in point order, which is why they are the same bytes whatever -j
+ * and whoever ran the points: `--emit slurm|parallel` writes the same points
+ * as a Slurm job array or a GNU parallel job list, and `--collect OUT`
+ * merges what they produced. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli-private.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "platform/gpu.h"
+#include "platform/platform.h"
+
+#define DEFAULT_OUTPUT "sweep-out"
+
+typedef struct {
+  char **vary;
+  gboolean zip;
+  char *jobs;
+  char *output;
+  gboolean progress;
+  gboolean quiet;
+  gboolean plot;
+  char *emit;
+  char *collect;
+  char *dtsim;
+} SweepArgs;
+
+static void
+sweep_args_clear (SweepArgs *a)
+{
+  g_strfreev (a->vary);
+  g_free (a->jobs);
+  g_free (a->output);
+  g_free (a->emit);
+  g_free (a->collect);
+  g_free (a->dtsim);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepArgs, sweep_args_clear)
+
+#define S G_OPTION_ARG_STRING
+static void
+add_entries (GOptionContext *ctx, SweepArgs *a)
+{
+  GOptionEntry entries[] = {
+    { "vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
+      "An axis: a run option or what-if target and its values, repeatable "
+      "(gpus=4,8,16; batch-size=32:256:x2; 'link:*-ib.bandwidth=25Gbps,100Gbps'; "
+      "scale:network.bandwidth=0.5,1,2)", "KEY=VALUES" },
+    { "zip", 0, 0, G_OPTION_ARG_NONE, &a->zip,
+      "Pair the axes value by value instead of taking every combination", NULL },
+    { "jobs", 'j', 0, S, &a->jobs, "Points run at a time (default: 1)", "N" },
+    { "output", 'o', 0, S, &a->output,
+      "Output directory, also for resuming (default: " DEFAULT_OUTPUT ")", "DIR" },
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &a->progress,
+      "Progress with ETA on stderr even when it is not a terminal (a line per point)", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress and no notes on stderr", NULL },
+    { "plot", 0, 0, G_OPTION_ARG_NONE, &a->plot,
+      "Also write gnuplot scripts and, with gnuplot, PNG and SVG plots", NULL },
+    { "emit", 0, 0, S, &a->emit,
+      "Do not run: write the points as a Slurm job array (slurm: DIR/sweep.slurm) or a "
+      "GNU parallel job list (parallel: DIR/jobs.txt)", "KIND" },
+    { "collect", 0, 0, S, &a->collect,
+      "Do not run: merge the point results in DIR (after --emit) into its results", "DIR" },
+    { "dtsim", 0, 0, S, &a->dtsim,
+      "The dtsim that runs the points (default: this one, by its absolute path)", "PATH" },
+    { "config", 0, 0, S, NULL,
+      "Key file: group [run] is the base run, group [sweep] these options (doc/SWEEP.md; "
+      "default: none)",
+      "FILE" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+#undef S
+
+gboolean
+dts_cmd_sweep_accepts (char **args)
+{
+  g_auto (SweepArgs) a = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  add_entries (ctx, &a);
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_auto (GStrv) copy = g_strdupv (args);
+  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
+}
+
+/* Fail with the first of the base run options (BASE) that `dtsim run`
+ * would refuse: after the longest prefix of BASE that it accepts (a prefix
+ * may stop between an option and its value). */
+static gboolean
+check_base (char *const *base, GError **error)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_ptr_array_add (args, (char *) "run");
+  guint n = 0, accepted = 0;
+  for (char *const *b = base; *b; b++) {
+    g_ptr_array_add (args, *b);
+    g_ptr_array_add (args, NULL);
+    n++;
+    if (dts_cmd_run_accepts ((char **) args->pdata))
+      accepted = n;
+    g_ptr_array_remove_index (args, args->len - 1);
+  }
+  if (accepted == n)
+    return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "base run options: 'dtsim run' does not accept '%s' (an unknown option, a "
+               "missing value or a stray argument; see 'dtsim run --help')", base[accepted]);
+  return FALSE;
+}
+
+/* ---- points ---------------------------------------------------------------- */
+
+typedef struct {
+  char **args;  /* "run", options...: the child's argv after the binary */
+  char *file;   /* "points/NAME.json", relative to the output directory */
+  char **values;
+  char *label;  /* "KEY=V KEY2=W", for messages */
+  guint series;
+  char *series_label;
+} Point;
+
+static void
+point_clear (gpointer p)
+{
+  Point *pt = p;
+  g_strfreev (pt->args);
+  g_free (pt->file);
+  g_strfreev (pt->values);
+  g_free (pt->label);
+  g_free (pt->series_label);
+}
+
+/* Runs of characters a file name should not hold become one '-'. */
+static void
+append_sanitized (GString *s, const char *text)
+{
+  gboolean dash = FALSE;
+  for (const char *c = text; *c; c++) {
+    gboolean ok = g_ascii_isalnum (*c) || strchr (".+_", *c) != NULL;
+    if (ok) {
+      if (dash && s->len > 0 && s->str[s->len - 1] != '_' && s->str[s->len - 1] != '=')
+        g_string_append_c (s, '-');
+      g_string_append_c (s, *c);
+    }
+    dash = !ok;
+  }
+}
+
+/* The platform a run with ARGS would load: its last --platform/-p, else
+ * the default. */
+static const char *
+platform_of (const GPtrArray *args)
+{
+  const char *p = DTS_DEFAULT_PLATFORM;
+  for (guint i = 1; i < args->len; i++) {
+    const char *a = g_ptr_array_index (args, i);
+    if ((strcmp (a, "--platform") == 0 || strcmp (a, "-p") == 0) && i + 1 < args->len)
+      p = g_ptr_array_index (args, ++i);
+    else if (g_str_has_prefix (a, "--platform="))
+      p = a + strlen ("--platform=");
+    else if (g_str_has_prefix (a, "-p") && a[2] != '\0')
+      p = a + 2;
+  }
+  return p;
+}
+
+/* The number of ranks that make the first NODES nodes of the platform
+ * NAME: the largest N whose first N ranks span NODES nodes. Platforms are
+ * loaded once (CACHE: path -> DtsPlatform). */
+static int
+gpus_of_nodes (const char *name, int nodes, GHashTable *cache, DtsGpuCatalog **catalog,
+               GError **error)
+{
+  g_autofree char *path = dts_datadir_resolve ("platforms", name, ".xml", "platform", error);
+  if (path == NULL)
+    return -1;
+  DtsPlatform *platform = g_hash_table_lookup (cache, path);
+  if (platform == NULL) {
+    if (*catalog == NULL && (*catalog = dts_gpu_catalog_load (NULL, error)) == NULL)
+      return -1;
+    if ((platform = dts_platform_load (path, *catalog, error)) == NULL)
+      return -1;
+    g_hash_table_insert (cache, g_strdup (path), platform);
+  }
+  int n_ranks = (int) platform->gpus->len, gpus = 0;
+  for (int n = 1; n <= n_ranks; n++)
+    if (dts_platform_count_nodes (platform, n) == nodes)
+      gpus = n;
+  if (gpus == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "nodes=%d: platform '%s' has %d node%s",
+                 nodes, name, (int) platform->nodes->len, platform->nodes->len == 1 ? "" : "s");
+    return -1;
+  }
+  return gpus;
+}
+
+static GArray *
+make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
+{
+  g_autoptr (GHashTable) platforms = g_hash_table_new_full (
+      g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
+  g_autoptr (DtsGpuCatalog) catalog = NULL;
+  GArray *points = g_array_sized_new (FALSE, TRUE, sizeof (Point), plan->n_points);
+  g_array_set_clear_func (points, point_clear);
+  for (guint p = 0; p < plan->n_points; p++) {
+    g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GString) name = g_string_new ("points/");
+    g_autoptr (GString) label = g_string_new (NULL);
+    g_ptr_array_add (args, g_strdup ("run"));
+    for (char *const *b = base; b && *b; b++)
+      g_ptr_array_add (args, g_strdup (*b));
+    for (guint a = 0; a < plan->axes->len; a++) {
+      const DtsSweepAxis *axis = g_ptr_array_index (plan->axes, a);
+      guint v = dts_sweep_plan_value (plan, p, a);
+      dts_sweep_axis_append_args (axis, v, args);
+      g_ptr_array_add (values, g_strdup (axis->values[v]));
+      g_string_append_printf (label, "%s%s=%s", a ? " " : "", axis->key, axis->values[v]);
+      if (a > 0)
+        g_string_append_c (name, '_');
+      gsize at = name->len;
+      append_sanitized (name, g_str_has_prefix (axis->key, "link:") ? axis->key + 5
+                                                                   : axis->key);
+      if (name->len > at + 40)
+        g_string_truncate (name, at + 40);
+      g_string_append_c (name, '=');
+      append_sanitized (name, axis->values[v]);
+    }
+    for (guint a = 0; a < plan->axes->len; a++) {
+      const DtsSweepAxis *axis = g_ptr_array_index (plan->axes, a);
+      if (axis->kind != DTS_SWEEP_NODES)
+        continue;
+      /* Checked to be an integer from 1 by the axis parser. */
+      int nodes = (int) g_ascii_strtoll (axis->values[dts_sweep_plan_value (plan, p, a)], NULL, 10);
+      int gpus = gpus_of_nodes (platform_of (args), nodes, platforms, &catalog, error);
+      if (gpus < 0) {
+        g_prefix_error (error, "--vary '%s': ", axis->key);
+        g_array_unref (points);
+        return NULL;
+      }
+      g_ptr_array_add (args, g_strdup_printf ("--gpus=%d", gpus));
+    }
+    g_ptr_array_add (args, g_strdup ("--format=json"));
+    g_ptr_array_add (args, g_strdup ("--quiet"));
+    g_ptr_array_add (values, NULL);
+    g_ptr_array_add (args, NULL);
+    /* The hash covers the whole command line: another base configuration
+     * never reuses these results. */
+    g_autoptr (GString) all = g_string_new (NULL);
+    for (guint i = 0; i + 1 < args->len; i++)
+      g_string_append_printf (all, "%s\n", (char *) g_ptr_array_index (args, i));
+    g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA1, all->str, all->len);
+    if (name->len > 180)
+      g_string_truncate (name, 180);
+    g_string_append_printf (name, "-%.8s.json", sum);
+    Point pt = {
+      .args = (char **) g_ptr_array_free (g_steal_pointer (&args), FALSE),
+      .file = g_string_free (g_steal_pointer (&name), FALSE),
+      .values = (char **) g_ptr_array_free (g_steal_pointer (&values), FALSE),
+      .label = g_string_free (g_steal_pointer (&label), FALSE),
+      .series = dts_sweep_plan_series (plan, p),
+      .series_label = dts_sweep_plan_series_label (plan, p),
+    };
+    g_array_append_val (points, pt);
+  }
+  return points;
+}
+
+/* The result in file PATH, or NULL with the reason. */
+static DtsSweepResult *
+load_result_path (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND, "%s: %s", path, local->message);
+    return NULL;
+  }
+  DtsSweepResult *r = dts_sweep_result_parse (text, &local);
+  if (r == NULL)
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: %s", path, local->message);
+  return r;
+}
+
+/* The result of the point whose file is FILE in DIR. */
+static DtsSweepResult *
+load_result (const char *dir, const char *file, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  return load_result_path (path, error);
+}
+
+/* ---- the manifest, OUT/sweep.ini --------------------------------------------- */
+
+static char *
+shell_quote (const char *s)
+{
+  gboolean plain = *s != '\0';
+  for (const char *c = s; *c && plain; c++)
+    plain = g_ascii_isalnum (*c) || strchr ("_./:=+,@%-", *c) != NULL;
+  return plain ? g_strdup (s) : g_shell_quote (s);
+}
+
+static char *
+command_line (const char *dtsim, char *const *args)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  g_autofree char *q = shell_quote (dtsim);
+  g_string_append (s, q);
+  for (char *const *a = args; *a; a++) {
+    g_autofree char *qa = shell_quote (*a);
+    g_string_append_printf (s, " %s", qa);
+  }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static gboolean
+write_file (const char *dir, const char *name, const char *text, gsize len, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text, (gssize) len, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path, local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+write_manifest (const char *dir, const DtsSweepPlan *plan, const GArray *points,
+                GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  for (guint a = 0; a < plan->axes->len; a++)
+    g_ptr_array_add (keys, ((DtsSweepAxis *) g_ptr_array_index (plan->axes, a))->key);
+  g_key_file_set_comment (kf, NULL, NULL,
+                          " dtsim sweep: the points of this directory ('dtsim sweep --collect' "
+                          "reads it)", NULL);
+  g_key_file_set_string_list (kf, "sweep", "axes", (const char *const *) keys->pdata, keys->len);
+  g_key_file_set_boolean (kf, "sweep", "zip", plan->zip);
+  g_key_file_set_integer (kf, "sweep", "points", (int) points->len);
+  for (guint p = 0; p < points->len; p++) {
+    const Point *pt = &g_array_index (points, Point, p);
+    g_autofree char *group = g_strdup_printf ("point %u", p + 1);
+    g_key_file_set_string (kf, group, "file", pt->file);
+    g_key_file_set_string_list (kf, group, "values", (const char *const *) pt->values,
+                                g_strv_length (pt->values));
+    g_key_file_set_integer (kf, group, "series", (int) pt->series);
+    g_key_file_set_string (kf, group, "series-label", pt->series_label);
+    g_autofree char *cmd = command_line ("dtsim", pt->args);
+    g_key_file_set_string (kf, group, "command", cmd);
+  }
+  gsize len = 0;
+  g_autofree char *text = g_key_file_to_data (kf, &len, NULL);
+  return write_file (dir, "sweep.ini", text, len, error);
+}
+
+/* The rows of the sweep in DIR from its manifest; every point must have a
+ * valid result. */
+static GPtrArray *
+load_rows (const char *dir, char ***axes_out, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "sweep.ini", NULL);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) local = NULL;
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
+                 "%s: %s (not the output directory of 'dtsim sweep'?)", path, local->message);
+    return NULL;
+  }
+  g_auto (GStrv) axes = g_key_file_get_string_list (kf, "sweep", "axes", NULL, &local);
+  int n = axes ? g_key_file_get_integer (kf, "sweep", "points", &local) : 0;
+  if (axes == NULL || local != NULL || n < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: [sweep]: %s", path,
+                 local ? local->message : "no points");
+    return NULL;
+  }
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) dts_sweep_row_free);
+  int missing = 0;
+  g_autoptr (GError) first_missing = NULL;
+  for (int p = 1; p <= n; p++) {
+    g_autofree char *group = g_strdup_printf ("point %d", p);
+    DtsSweepRow *row = g_new0 (DtsSweepRow, 1);
+    g_ptr_array_add (rows, row);
+    row->file = g_key_file_get_string (kf, group, "file", &local);
+    if (row->file != NULL)
+      row->values = g_key_file_get_string_list (kf, group, "values", NULL, &local);
+    if (row->values != NULL)
+      row->series_label = g_key_file_get_string (kf, group, "series-label", &local);
+    if (row->series_label != NULL)
+      row->series = (guint) g_key_file_get_integer (kf, group, "series", &local);
+    if (local != NULL || g_strv_length (row->values) != g_strv_length (axes)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: [%s]: %s", path, group,
+                   local ? local->message : "one value per axis expected");
+      return NULL;
+    }
+    g_autoptr (GError) why = NULL;
+    row->result = load_result (dir, row->file, &why);
+    if (row->result == NULL && missing++ == 0)
+      first_missing = g_steal_pointer (&why);
+  }
+  if (missing > 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "%s: %d of %d points have no valid result (first: %s)", dir, missing, n,
+                 first_missing->message);
+    return NULL;
+  }
+  *axes_out = g_steal_pointer (&axes);
+  return g_steal_pointer (&rows);
+}
+
+/* ---- outputs ------------------------------------------------------------------ */
+
+static const char *
+row_field (char *const *header, char *const *row, const char *name)
+{
+  for (guint i = 0; header[i] && row[i]; i++)
+    if (strcmp (header[i], name) == 0)
+      return row[i];
+  return "";
+}
+
+static double
+row_number (char *const *header, char *const *row, const char *name)
+{
+  return g_ascii_strtod (row_field (header, row, name), NULL);
+}
+
+/* The table on stdout: axis values and the numbers a reader looks at first. */
+static void
+print_table (char *const *axes, const GPtrArray *table)
+{
+  char *const *header = g_ptr_array_index (table, 0);
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GArray) widths = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint a = 0; axes[a]; a++) {
+    int w = (int) strlen (axes[a]);
+    for (guint r = 1; r < table->len; r++)
+      w = MAX (w, (int) strlen (row_field (header, g_ptr_array_index (table, r), axes[a])));
+    g_array_append_val (widths, w);
+  }
+  g_string_append (out, "point");
+  for (guint a = 0; axes[a]; a++)
+    g_string_append_printf (out, "  %-*s", g_array_index (widths, int, a), axes[a]);
+  g_string_append (out, "  GPUs  iteration ms   samples/s  exposed ms  speedup  efficiency\n");
+  for (guint r = 1; r < table->len; r++) {
+    char *const *row = g_ptr_array_index (table, r);
+    g_string_append_printf (out, "%5s", row_field (header, row, "point"));
+    for (guint a = 0; axes[a]; a++)
+      g_string_append_printf (out, "  %-*s", g_array_index (widths, int, a),
+                              row_field (header, row, axes[a]));
+    g_string_append_printf (out, "  %4s  %12.3f  %10.1f  %10.3f  %7.3f  %9.1f%%\n",
+                            row_field (header, row, "n_gpus"),
+                            row_number (header, row, "iteration_time_s") * 1e3,
+                            row_number (header, row, "throughput_samples_per_s"),
+                            row_number (header, row, "breakdown.comm_exposed_s") * 1e3,
+                            row_number (header, row, "speedup"),
+                            row_number (header, row, "efficiency") * 100);
+  }
+  fwrite (out->str, 1, out->len, stdout);
+}
+
+static gboolean
+write_plots (const char *dir, char *const *axes, const GPtrArray *table, gboolean quiet,
+             GError **error)
+{
+  g_autofree char *gnuplot = dts_plot_gnuplot ();
+  static const struct {
+    const char *name;
+    const char *y;
+    const char *ideal;
+  } lines[] = {
+    { "throughput", "throughput_samples_per_s", NULL },
+    { "speedup", "speedup", "ideal_speedup" },
+  };
+  g_autoptr (GPtrArray) scripts = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
+    g_autofree char *base = g_build_filename (dir, lines[i].name, NULL);
+    if (!dts_plot_lines (table, axes[0], lines[i].y, "series", lines[i].ideal, base, TRUE, TRUE,
+                         error))
+      return FALSE;
+    g_ptr_array_add (scripts, g_strconcat (base, ".gp", NULL));
+  }
+  g_autofree char *base = g_build_filename (dir, "breakdown", NULL);
+  if (!dts_plot_breakdown (table, axes, base, TRUE, TRUE, error))
+    return FALSE;
+  g_ptr_array_add (scripts, g_strconcat (base, ".gp", NULL));
+  for (guint i = 0; i < scripts->len; i++) {
+    const char *script = g_ptr_array_index (scripts, i);
+    if (gnuplot != NULL && !dts_plot_render (gnuplot, script, error))
+      return FALSE;
+  }
+  if (quiet)
+    return TRUE;
+  if (gnuplot != NULL)
+    fprintf (stderr, "plots: %s/{throughput,speedup,breakdown}.{png,svg}\n", dir);
+  else
+    fprintf (stderr,
+             "note: gnuplot not found: wrote the scripts %s/{throughput,speedup,breakdown}.gp; "
+             "render them with 'cd %s && gnuplot throughput.gp speedup.gp breakdown.gp' "
+             "(Debian: apt-get install gnuplot-nox)\n", dir, dir);
+  return TRUE;
+}
+
+/* results.csv, results.jsonl, wall-times.csv (and plots) of the sweep in DIR. */
+static gboolean
+write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
+{
+  g_auto (GStrv) axes = NULL;
+  g_autoptr (GPtrArray) rows = load_rows (dir, &axes, error);
+  if (rows == NULL)
+    return FALSE;
+  g_autoptr (GString) csv = g_string_new (NULL);
+  g_autoptr (GString) jsonl = g_string_new (NULL);
+  g_autoptr (GString) walls = g_string_new ("point,file,simulation_wall_time_s\n");
+  dts_sweep_write_csv (axes, rows, csv);
+  dts_sweep_write_jsonl (axes, rows, jsonl);
+  for (guint i = 0; i < rows->len; i++) {
+    const DtsSweepRow *row = g_ptr_array_index (rows, i);
+    const char *wall = dts_sweep_result_wall_time (row->result);
+    g_string_append_printf (walls, "%u,", i + 1);
+    dts_csv_append_field (walls, row->file);
+    g_string_append_printf (walls, ",%s\n", wall ? wall : "");
+  }
+  if (!write_file (dir, "results.csv", csv->str, csv->len, error)
+      || !write_file (dir, "results.jsonl", jsonl->str, jsonl->len, error)
+      || !write_file (dir, "wall-times.csv", walls->str, walls->len, error))
+    return FALSE;
+  g_autoptr (GPtrArray) table = dts_csv_parse (csv->str, error);
+  if (table == NULL)
+    return FALSE;
+  print_table (axes, table);
+  printf ("wrote %s/results.csv and %s/results.jsonl (%u points)\n", dir, dir, rows->len);
+  return !plot || write_plots (dir, axes, table, quiet, error);
+}
+
+/* ---- running the points --------------------------------------------------------- */
+
+typedef struct {
+  const char *dir;
+  const char *dtsim;
+  const GArray *points;
+  GArray *todo;        /* guint: indices of points to run */
+  guint next, running, finished;
+  guint jobs;
+  gint64 t_start;
+  gboolean tty;        /* live line */
+  gboolean lines;      /* --progress without a terminal: one line per point */
+  GError *error;
+} Runner;
+
+typedef struct {
+  Runner *runner;
+  guint point;
+  char *tmp, *err, *final;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  g_free (job->tmp);
+  g_free (job->err);
+  g_free (job->final);
+  g_free (job);
+}
+
+static void
+format_duration (char *buf, gsize size, double s)
+{
+  int t = (int) (s + 0.5);
+  if (t >= 3600)
+    g_snprintf (buf, size, "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+  else
+    g_snprintf (buf, size, "%d:%02d", t / 60, t % 60);
+}
+
+static void
+show_progress (Runner *r)
+{
+  if (!r->tty && !r->lines)
+    return;
+  double elapsed = (g_get_monotonic_time () - r->t_start) / 1e6;
+  char el[32], eta[32] = "?";
+  format_duration (el, sizeof el, elapsed);
+  if (r->finished > 0)
+    format_duration (eta, sizeof eta, elapsed / r->finished * (r->todo->len - r->finished));
+  fprintf (stderr, "%ssweep: %u/%u points run, %u running, %s elapsed, ETA %s%s",
+           r->tty ? "\r" : "", r->finished, r->todo->len, r->running, el, eta,
+           r->tty ? "\033[K" : "\n");
+  fflush (stderr);
+}
+
+static gboolean
+tick (gpointer data)
+{
+  show_progress (data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* The child's own last error line, without "dtsim: error: ", else how it
+ * ended (WHY: "Child process killed by signal 9"). */
+static char *
+child_error (const char *err_path, const char *why)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (err_path, &text, NULL, NULL))
+    return g_strdup (why);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  const char *last = NULL;
+  for (char **l = lines; *l; l++)
+    if (**l)
+      last = g_str_has_prefix (*l, "dtsim: error: ") ? *l + strlen ("dtsim: error: ") : *l;
+  return g_strdup (last ? last : why);
+}
+
+static void
+job_done (GPid pid, gint wait_status, gpointer data)
+{
+  Job *job = data;
+  Runner *r = job->runner;
+  g_spawn_close_pid (pid);
+  r->running--;
+  const Point *pt = &g_array_index (r->points, Point, job->point);
+  g_autoptr (GError) local = NULL;
+  const char *values = pt->label;
+  if (!g_spawn_check_wait_status (wait_status, &local)) {
+    gboolean usage = g_error_matches (local, G_SPAWN_EXIT_ERROR, 2);
+    g_autofree char *why = child_error (job->err, local->message);
+    if (r->error == NULL)
+      g_set_error (&r->error, DTS_ERROR, usage ? DTS_ERROR_USAGE : DTS_ERROR_INVALID,
+                   "point %u (%s): %s", job->point + 1, values, why);
+  } else {
+    g_autoptr (DtsSweepResult) check = load_result_path (job->tmp, &local);
+    if (check == NULL) {
+      if (r->error == NULL)
+        g_set_error (&r->error, DTS_ERROR, DTS_ERROR_INVALID, "point %u (%s): %s",
+                     job->point + 1, values, local->message);
+    } else if (g_rename (job->tmp, job->final) != 0) {
+      if (r->error == NULL)
+        g_set_error (&r->error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot rename: %s", job->final,
+                     g_strerror (errno));
+    } else
+      g_unlink (job->err);
+  }
+  r->finished++;
+  show_progress (r);
+  job_free (job);
+}
+
+static gboolean
+launch (Runner *r, guint point, GError **error)
+{
+  const Point *pt = &g_array_index (r->points, Point, point);
+  Job *job = g_new0 (Job, 1);
+  job->runner = r;
+  job->point = point;
+  job->final = g_build_filename (r->dir, pt->file, NULL);
+  job->tmp = g_strconcat (job->final, ".tmp", NULL);
+  job->err = g_strconcat (job->final, ".err", NULL);
+  int out = g_open (job->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int err = out < 0 ? -1 : g_open (job->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (out < 0 || err < 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s",
+                 out < 0 ? job->tmp : job->err, g_strerror (errno));
+    if (out >= 0)
+      g_close (out, NULL);
+    job_free (job);
+    return FALSE;
+  }
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) r->dtsim);
+  for (char **a = pt->args; *a; a++)
+    g_ptr_array_add (argv, *a);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) local = NULL;
+  GPid pid;
+  gboolean ok = g_spawn_async_with_pipes_and_fds (
+      NULL, (const char *const *) argv->pdata, NULL,
+      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, -1, out, err, NULL, NULL, 0,
+      &pid, NULL, NULL, NULL, &local);
+  g_close (out, NULL);
+  g_close (err, NULL);
+  if (!ok) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot run '%s': %s", r->dtsim, local->message);
+    job_free (job);
+    return FALSE;
+  }
+  r->running++;
+  g_child_watch_add (pid, job_done, job);
+  return TRUE;
+}
+
+static gboolean
+run_points (Runner *r, GError **error)
+{
+  r->t_start = g_get_monotonic_time ();
+  guint timer = r->tty ? g_timeout_add_seconds (1, tick, r) : 0;
+  GError *launch_error = NULL;
+  while (r->running > 0 || (r->next < r->todo->len && r->error == NULL && launch_error == NULL)) {
+    while (r->running < r->jobs && r->next < r->todo->len && r->error == NULL
+           && launch_error == NULL)
+      launch (r, g_array_index (r->todo, guint, r->next++), &launch_error);
+    if (r->running > 0)
+      g_main_context_iteration (NULL, TRUE);
+  }
+  if (timer)
+    g_source_remove (timer);
+  if (r->tty)
+    fprintf (stderr, "\r\033[K");
+  if (launch_error != NULL) {
+    g_clear_error (&r->error);
+    g_propagate_error (error, launch_error);
+    return FALSE;
+  }
+  if (r->error != NULL) {
+    g_propagate_error (error, r->error);
+    r->error = NULL;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- emitting job lists -------------------------------------------------------------- */
+
+static char *
+job_line (const char *dtsim, const char *dir, const Point *pt)
+{
+  g_autofree char *cmd = command_line (dtsim, pt->args);
+  g_autofree char *final = g_build_filename (dir, pt->file, NULL);
+  g_autofree char *tmp = g_strconcat (final, ".tmp", NULL);
+  g_autofree char *qf = shell_quote (final);
+  g_autofree char *qt = shell_quote (tmp);
+  return g_strdup_printf ("%s > %s && mv %s %s", cmd, qt, qt, qf);
+}
+
+static gboolean
+emit (const char *kind, const char *dtsim, const char *dir, const GArray *points,
+      GError **error)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  g_autofree char *qdir = shell_quote (dir);
+  const char *name;
+  if (strcmp (kind, "parallel") == 0) {
+    name = "jobs.txt";
+    for (guint p = 0; p < points->len; p++) {
+      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p));
+      g_string_append_printf (s, "%s\n", line);
+    }
+  } else if (strcmp (kind, "slurm") == 0) {
+    name = "sweep.slurm";
+    g_string_append_printf (s,
+                            "#!/bin/sh\n"
+                            "#SBATCH --job-name=dtsim-sweep\n"
+                            "#SBATCH --array=1-%u\n"
+                            "#SBATCH --ntasks=1\n"
+                            "#SBATCH --cpus-per-task=1\n"
+                            "#SBATCH --output=%s/slurm-%%A_%%a.log\n"
+                            "# dtsim sweep: one array task per point; submit from this "
+                            "directory with\n"
+                            "#   sbatch %s/sweep.slurm\n"
+                            "# then merge the results with: dtsim sweep --collect %s\n"
+                            "set -e\n"
+                            "case \"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\" in\n",
+                            points->len, qdir, qdir, qdir);
+    for (guint p = 0; p < points->len; p++) {
+      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p));
+      g_string_append_printf (s, "%u) %s ;;\n", p + 1, line);
+    }
+    g_string_append (s, "*) echo \"no point $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\nesac\n");
+  } else {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --emit '%s' (known: slurm, "
+                 "parallel)", kind);
+    return FALSE;
+  }
+  if (!write_file (dir, name, s->str, s->len, error))
+    return FALSE;
+  printf ("wrote %s/%s (%u points) and %s/sweep.ini\n", dir, name, points->len, dir);
+  if (strcmp (kind, "parallel") == 0)
+    printf ("run the jobs from this directory with 'parallel -j 8 < %s/jobs.txt' (or 'sh "
+            "%s/jobs.txt'), then 'dtsim sweep --collect %s'\n", qdir, qdir, qdir);
+  else
+    printf ("submit from this directory with 'sbatch %s/sweep.slurm', then 'dtsim sweep "
+            "--collect %s'\n", qdir, qdir);
+  return TRUE;
+}
+
+/* ---- the command ------------------------------------------------------------------ */
+
+static char *
+default_dtsim (void)
+{
+  char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  return exe ? exe : g_strdup ("dtsim");
+}
+
+gboolean
+dts_cmd_sweep (int argc, char **argv, GError **error)
+{
+  g_auto (SweepArgs) a = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("[RUN OPTION...]");
+  g_option_context_set_summary (
+      ctx, "Run `dtsim run` over the points of one or more axes (--vary) around a base\n"
+           "configuration (the run options that follow, or --config FILE) and merge the\n"
+           "results into DIR/results.csv (one row per point: axis values, inputs,\n"
+           "outputs, speed-up and efficiency against the first point of each series)\n"
+           "and DIR/results.jsonl. Finished points are kept in DIR/points/ and not run\n"
+           "again. See doc/SWEEP.md.");
+  g_option_context_set_description (
+      ctx, "Examples:\n"
+           "  dtsim sweep --vary gpus=4,8,16 --vary 'link:*-ib.bandwidth=25Gbps,100Gbps' -j 2\n"
+           "  dtsim sweep --vary batch-size=32:256:x2 --workload vgg16 --plot\n"
+           "  dtsim sweep --vary gpus=2,4 --emit parallel -o study && sh study/jobs.txt\n"
+           "  dtsim sweep --collect study\n");
+  add_entries (ctx, &a);
+  g_option_context_set_ignore_unknown_options (ctx, TRUE);
+  gboolean help = FALSE;
+  if (!dts_cli_parse (ctx, "sweep", &argc, &argv, &help, error))
+    return FALSE;
+  if (help)
+    return TRUE;
+  /* What GOption left, in order, is the base run configuration. */
+  char **base = argv + 1;
+  if (*base != NULL && strcmp (*base, "--") == 0)
+    base++;
+
+  if (a.collect != NULL) {
+    if (a.vary != NULL || *base != NULL || a.emit != NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--collect DIR takes no --vary, --emit or run options (the points are "
+                   "those of DIR/sweep.ini)");
+      return FALSE;
+    }
+    return write_outputs (a.collect, a.plot, a.quiet, error);
+  }
+
+  int jobs = 1;
+  if (!dts_cli_parse_int_option ("jobs", a.jobs, 1, 1024, &jobs, error)
+      || !check_base (base, error))
+    return FALSE;
+  if (a.emit != NULL && strcmp (a.emit, "slurm") != 0 && strcmp (a.emit, "parallel") != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --emit '%s' (known: slurm, "
+                 "parallel)", a.emit);
+    return FALSE;
+  }
+  if (a.output != NULL && a.output[0] == '\0')
+    return dts_cli_bad_option ("output", a.output, "a directory", error);
+  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (a.vary, a.zip, error);
+  if (plan == NULL)
+    return FALSE;
+  const char *dir = a.output ? a.output : DEFAULT_OUTPUT;
+  g_autofree char *dtsim = a.dtsim ? g_strdup (a.dtsim) : default_dtsim ();
+  g_autoptr (GArray) points = make_points (plan, base, error);
+  if (points == NULL)
+    return FALSE;
+
+  g_autofree char *points_dir = g_build_filename (dir, "points", NULL);
+  if (g_mkdir_with_parents (points_dir, 0777) != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot create: %s", points_dir,
+                 g_strerror (errno));
+    return FALSE;
+  }
+  if (!write_manifest (dir, plan, points, error))
+    return FALSE;
+  if (a.emit != NULL)
+    return emit (a.emit, dtsim, dir, points, error);
+
+  Runner r = {
+    .dir = dir,
+    .dtsim = dtsim,
+    .points = points,
+    .todo = g_array_new (FALSE, FALSE, sizeof (guint)),
+    .jobs = (guint) jobs,
+    .tty = !a.quiet && isatty (STDERR_FILENO),
+    .lines = !a.quiet && a.progress && !isatty (STDERR_FILENO),
+  };
+  g_autoptr (GArray) todo = r.todo;
+  for (guint p = 0; p < points->len; p++) {
+    g_autoptr (DtsSweepResult) done
+        = load_result (dir, g_array_index (points, Point, p).file, NULL);
+    if (done == NULL)
+      g_array_append_val (todo, p);
+  }
+  if (!a.quiet)
+    fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
+             todo->len, points->len - todo->len, dir);
+  if (!run_points (&r, error))
+    return FALSE;
+  return write_outputs (dir, a.plot, a.quiet, error);
+}

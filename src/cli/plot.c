@@ -1,0 +1,363 @@
+/* plot.c - gnuplot scripts for sweep results (results.csv of `dtsim sweep`).
+ *
+ * Every plot is three files next to each other: BASE.dat, the numbers
+ * (tab-separated, one block per series so that gnuplot's `index` selects a
+ * series), BASE.gp, a script that reads BASE.dat by its name alone and
+ * writes BASE.png (pngcairo) and/or BASE.svg, and the pictures themselves
+ * when a gnuplot is found (it runs in the script's directory). Without
+ * gnuplot the .dat and .gp files are still there: `gnuplot BASE.gp` renders
+ * them anywhere. Axis labels carry units, from the column names: dtsim
+ * names every quantity with its unit (iteration_time_s,
+ * throughput_samples_per_s, ...). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/error.h"
+
+char *
+dts_plot_gnuplot (void)
+{
+  const char *env = g_getenv ("DTSIM_GNUPLOT");
+  if (env != NULL)
+    return *env && strcmp (env, "none") != 0 ? g_strdup (env) : NULL;
+  if (DTS_GNUPLOT[0] != '\0' && g_file_test (DTS_GNUPLOT, G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup (DTS_GNUPLOT);
+  return g_find_program_in_path ("gnuplot");
+}
+
+/* Labels of known columns, then units by suffix. */
+static const struct {
+  const char *name;
+  const char *label;
+} names[] = {
+  { "gpus", "GPUs" },
+  { "n_gpus", "GPUs" },
+  { "n_nodes", "nodes" },
+  { "nodes", "nodes" },
+  { "batch-size", "batch size per GPU (samples)" },
+  { "bucket-size", "gradient bucket cap (bytes)" },
+  { "chunk-size", "all-reduce chunk (bytes)" },
+  { "throughput_samples_per_s", "throughput (samples/s)" },
+  { "iteration_time_s", "iteration time (s)" },
+  { "speedup", "speed-up over the first point of the series (x)" },
+  { "ideal_speedup", "ideal (speed-up = GPU ratio)" },
+  { "efficiency", "scaling efficiency (speed-up / GPU ratio)" },
+  { "scaling_efficiency", "scaling efficiency (compute / iteration)" },
+};
+
+static const struct {
+  const char *suffix;
+  const char *unit;
+} suffixes[] = {
+  { "_samples_per_s", "samples/s" }, { "_bytes_per_gpu", "bytes per GPU" },
+  { "_bytes", "bytes" },             { "_Bps", "bytes/s" },
+  { "_s", "s" },                     { ".bandwidth", "bandwidth" },
+  { ".latency", "latency" },         { ".flops", "FLOP/s" },
+};
+
+static char *
+label_for (const char *column)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (names[i].name, column) == 0)
+      return g_strdup (names[i].label);
+  if (g_str_has_prefix (column, "scale:"))
+    return g_strdup_printf ("%s (scale factor)", column + 6);
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    if (g_str_has_suffix (column, suffixes[i].suffix))
+      return g_strdup_printf ("%s (%s)", column, suffixes[i].unit);
+  return g_strdup (column);
+}
+
+/* TEXT as a gnuplot double-quoted string. */
+static void
+append_quoted (GString *out, const char *text)
+{
+  g_string_append_c (out, '"');
+  for (const char *c = text; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_c (out, '\\');
+    g_string_append_c (out, *c);
+  }
+  g_string_append_c (out, '"');
+}
+
+static int
+column_index (const GPtrArray *table, const char *name, GError **error)
+{
+  char *const *header = g_ptr_array_index (table, 0);
+  for (int i = 0; header[i]; i++)
+    if (strcmp (header[i], name) == 0)
+      return i;
+  g_autofree char *all = g_strjoinv (", ", (char **) header);
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "no column '%s' (columns: %s)", name, all);
+  return -1;
+}
+
+static const char *
+cell (const GPtrArray *table, guint row, int col)
+{
+  char *const *r = g_ptr_array_index (table, row);
+  for (int i = 0; i <= col; i++)
+    if (r[i] == NULL)
+      return "";
+  return r[col];
+}
+
+static gboolean
+as_number (const char *text, double *v)
+{
+  char *end = NULL;
+  *v = g_ascii_strtod (text, &end);
+  return *text != '\0' && end != text && *end == '\0' && isfinite (*v);
+}
+
+static gboolean
+number_cell (const GPtrArray *table, guint row, int col, double *v, GError **error)
+{
+  if (as_number (cell (table, row, col), v))
+    return TRUE;
+  char *const *header = g_ptr_array_index (table, 0);
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "line %u, column '%s': '%s' is not a number",
+               row + 1, header[col], cell (table, row, col));
+  return FALSE;
+}
+
+static void
+append_number (GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.10g", v));
+}
+
+static gboolean
+save (const char *path, const GString *text, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text->str, (gssize) text->len, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path, local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The terminal lines and the plot command for each requested format. */
+static void
+append_outputs (GString *gp, const char *name, gboolean png, gboolean svg, const char *plot)
+{
+  if (png)
+    g_string_append_printf (gp,
+                            "set terminal pngcairo size 1000,640 noenhanced font \"sans,11\"\n"
+                            "set output \"%s.png\"\n%s\n",
+                            name, plot);
+  if (svg)
+    g_string_append_printf (gp,
+                            "set terminal svg size 1000,640 noenhanced font \"sans,11\"\n"
+                            "set output \"%s.svg\"\n%s\n",
+                            name, plot);
+  g_string_append (gp, "unset output\n");
+}
+
+gboolean
+dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char *series,
+                const char *ideal, const char *base, gboolean png, gboolean svg,
+                GError **error)
+{
+  if (table->len < 2) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "no rows to plot");
+    return FALSE;
+  }
+  int cx = column_index (table, x, error);
+  int cy = cx < 0 ? -1 : column_index (table, y, error);
+  int cs = cy < 0 || series == NULL ? -1 : column_index (table, series, error);
+  int ci = cy < 0 || ideal == NULL ? -1 : column_index (table, ideal, error);
+  if (cx < 0 || cy < 0 || (series != NULL && cs < 0) || (ideal != NULL && ci < 0))
+    return FALSE;
+
+  /* Numeric x when every value is a number; else categories in the order
+   * they first appear, at 0, 1, 2, ... */
+  gboolean numeric = TRUE;
+  double lo = INFINITY, hi = -INFINITY;
+  g_autoptr (GPtrArray) categories = g_ptr_array_new ();
+  for (guint r = 1; r < table->len; r++) {
+    double v;
+    const char *t = cell (table, r, cx);
+    if (as_number (t, &v)) {
+      lo = fmin (lo, v);
+      hi = fmax (hi, v);
+    } else
+      numeric = FALSE;
+    gboolean seen = FALSE;
+    for (guint k = 0; k < categories->len && !seen; k++)
+      seen = strcmp (g_ptr_array_index (categories, k), t) == 0;
+    if (!seen)
+      g_ptr_array_add (categories, (gpointer) t);
+  }
+  g_autoptr (GPtrArray) labels = g_ptr_array_new ();
+  for (guint r = 1; r < table->len; r++) {
+    const char *t = cs >= 0 ? cell (table, r, cs) : y;
+    gboolean seen = FALSE;
+    for (guint k = 0; k < labels->len && !seen; k++)
+      seen = strcmp (g_ptr_array_index (labels, k), t) == 0;
+    if (!seen)
+      g_ptr_array_add (labels, (gpointer) t);
+  }
+
+  g_autoptr (GString) dat = g_string_new (NULL);
+  for (guint s = 0; s < labels->len; s++) {
+    g_string_append_printf (dat, "%s# %s\n", s ? "\n\n" : "", (char *) labels->pdata[s]);
+    for (guint r = 1; r < table->len; r++) {
+      if (cs >= 0 && strcmp (cell (table, r, cs), labels->pdata[s]) != 0)
+        continue;
+      double vx = 0, vy, vi = 0;
+      const char *t = cell (table, r, cx);
+      if (numeric)
+        as_number (t, &vx);
+      else
+        for (guint k = 0; k < categories->len; k++)
+          if (strcmp (categories->pdata[k], t) == 0)
+            vx = k;
+      if (!number_cell (table, r, cy, &vy, error)
+          || (ci >= 0 && !number_cell (table, r, ci, &vi, error)))
+        return FALSE;
+      append_number (dat, vx);
+      g_string_append_c (dat, '\t');
+      append_number (dat, vy);
+      g_string_append_c (dat, '\t');
+      append_number (dat, vi);
+      g_string_append_printf (dat, "\t%s\n", t);
+    }
+  }
+
+  g_autofree char *name = g_path_get_basename (base);
+  g_autofree char *xl = label_for (x);
+  g_autofree char *yl = label_for (y);
+  g_autoptr (GString) gp = g_string_new (NULL);
+  g_string_append_printf (gp, "# dtsim plot: %s against %s%s%s; data in %s.dat\n", y, x,
+                          series ? ", one line per " : "", series ? series : "", name);
+  g_string_append (gp, "set datafile separator \"\\t\"\nset grid\nset key top left box opaque\n");
+  g_string_append (gp, "set xlabel ");
+  append_quoted (gp, xl);
+  g_string_append (gp, "\nset ylabel ");
+  append_quoted (gp, yl);
+  g_string_append_c (gp, '\n');
+  /* A wide positive x range is a log axis; then y is one too when it can
+   * be, so that linear scaling is a straight line (log-log). */
+  gboolean logx = numeric && lo > 0 && hi / lo >= 8, logy = logx;
+  for (guint r = 1; r < table->len && logy; r++) {
+    double v;
+    logy = number_cell (table, r, cy, &v, NULL) && v > 0;
+  }
+  if (logx)
+    g_string_append (gp, "set logscale x 2\n");
+  g_string_append (gp, logy ? "set logscale y 2\n" : "set yrange [0:*]\n");
+  if (!numeric)
+    g_string_append_printf (gp, "set xrange [-0.5:%u.5]\n", categories->len - 1);
+  else if (lo == hi)
+    g_string_append (gp, "set offsets 1, 1, 0, 0\n");
+  g_autoptr (GString) plot = g_string_new ("plot");
+  for (guint s = 0; s < labels->len; s++) {
+    g_string_append_printf (plot, "%s \"%s.dat\" index %u using 1:2%s with linespoints lw 2 "
+                            "pt 7 lc %u title ",
+                            s ? ", " : " ", name, s, numeric ? "" : ":xtic(4)", s + 1);
+    /* A sweep's series column already reads KEY=VALUE; others get it. */
+    g_autofree char *title = cs < 0 || strcmp (series, "series") == 0
+                                 ? g_strdup (labels->pdata[s])
+                                 : g_strdup_printf ("%s=%s", series, (char *) labels->pdata[s]);
+    append_quoted (plot, title);
+  }
+  /* The ideal of the first series (the same x), once, in black. */
+  if (ci >= 0) {
+    g_string_append_printf (plot, ", \"%s.dat\" index 0 using 1:3 with lines dt 2 lw 2 "
+                            "lc black title ", name);
+    g_autofree char *t = label_for (ideal);
+    append_quoted (plot, t);
+  }
+  append_outputs (gp, name, png, svg, plot->str);
+  g_autofree char *dat_path = g_strconcat (base, ".dat", NULL);
+  g_autofree char *gp_path = g_strconcat (base, ".gp", NULL);
+  return save (dat_path, dat, error) && save (gp_path, gp, error);
+}
+
+gboolean
+dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *base,
+                    gboolean png, gboolean svg, GError **error)
+{
+  static const char *const compute[] = { "breakdown.forward_s", "breakdown.backward_s",
+                                         "breakdown.optimizer_s" };
+  int cc[G_N_ELEMENTS (compute)], ce, cl[16];
+  for (guint i = 0; i < G_N_ELEMENTS (compute); i++)
+    if ((cc[i] = column_index (table, compute[i], error)) < 0)
+      return FALSE;
+  if ((ce = column_index (table, "breakdown.comm_exposed_s", error)) < 0)
+    return FALSE;
+  guint nl = 0;
+  for (; labels[nl] && nl < G_N_ELEMENTS (cl); nl++)
+    if ((cl[nl] = column_index (table, labels[nl], error)) < 0)
+      return FALSE;
+  g_autoptr (GString) dat = g_string_new ("# point\tcompute ms\texposed communication ms\n");
+  for (guint r = 1; r < table->len; r++) {
+    double c = 0, v;
+    for (guint i = 0; i < G_N_ELEMENTS (compute); i++) {
+      if (!number_cell (table, r, cc[i], &v, error))
+        return FALSE;
+      c += v;
+    }
+    if (!number_cell (table, r, ce, &v, error))
+      return FALSE;
+    for (guint l = 0; l < nl; l++)
+      g_string_append_printf (dat, "%s%s", l ? " " : "", cell (table, r, cl[l]));
+    g_string_append_c (dat, '\t');
+    append_number (dat, c * 1e3);
+    g_string_append_c (dat, '\t');
+    append_number (dat, v * 1e3);
+    g_string_append_c (dat, '\n');
+  }
+  g_autofree char *name = g_path_get_basename (base);
+  g_autofree char *joined = g_strjoinv (" ", (char **) labels);
+  g_autoptr (GString) gp = g_string_new (NULL);
+  g_string_append_printf (gp, "# dtsim plot: iteration time per point, compute and exposed "
+                          "communication stacked; data in %s.dat\n", name);
+  g_string_append (gp, "set datafile separator \"\\t\"\n"
+                       "set style data histograms\nset style histogram rowstacked\n"
+                       "set style fill solid 0.85 border -1\nset boxwidth 0.75\n"
+                       "set grid ytics\nset key below\nset yrange [0:*]\n"
+                       "set xtics rotate by -45 scale 0\n"
+                       "set ylabel \"time per iteration (ms)\"\nset xlabel ");
+  g_autofree char *xl = g_strdup_printf ("point (%s)", joined);
+  append_quoted (gp, xl);
+  g_string_append_c (gp, '\n');
+  g_autofree char *plot = g_strdup_printf (
+      "plot \"%s.dat\" using 2:xtic(1) title \"compute (forward + backward + optimizer)\" "
+      "lc 1, \"\" using 3 title \"exposed communication\" lc 7", name);
+  append_outputs (gp, name, png, svg, plot);
+  g_autofree char *dat_path = g_strconcat (base, ".dat", NULL);
+  g_autofree char *gp_path = g_strconcat (base, ".gp", NULL);
+  return save (dat_path, dat, error) && save (gp_path, gp, error);
+}
+
+gboolean
+dts_plot_render (const char *gnuplot, const char *script, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (script);
+  g_autofree char *name = g_path_get_basename (script);
+  char *argv[] = { (char *) gnuplot, name, NULL };
+  g_autofree char *err = NULL;
+  int status = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_spawn_sync (dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                     NULL, NULL, &err, &status, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot run gnuplot '%s': %s", gnuplot,
+                 local->message);
+    return FALSE;
+  }
+  if (!g_spawn_check_wait_status (status, NULL)) {
+    g_strstrip (err);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "gnuplot %s failed: %s", script, err);
+    return FALSE;
+  }
+  return TRUE;
+}

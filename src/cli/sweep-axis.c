@@ -1,0 +1,362 @@
+/* sweep-axis.c - the axes of `dtsim sweep --vary` and the points they span.
+ *
+ * An axis is `KEY=VALUES`:
+ *   KEY     a long option of `dtsim run` (gpus, batch-size, workload, platform,
+ *           collective, bucket-size, no-overlap, ...), `nodes` (the first N
+ *           nodes of the point's platform, as --gpus), or a what-if target:
+ *           `link:GLOB.FIELD`, `host:GLOB.FIELD`, `gpu:GLOB.FIELD` or
+ *           `set:TARGET` for `run --set TARGET=V`, `scale:TARGET` for
+ *           `run --scale TARGET=V` (network.bandwidth, gpu.flops, link:...);
+ *   VALUES  comma-separated items, each a literal or a range: `A:B:xF`
+ *           (A, A*F, A*F^2, ... up to B) or `A:B:+S` (A, A+S, ... up to B);
+ *           A and B may carry the same unit suffix (1MB:64MB:x2).
+ * The points are the Cartesian product of the axes with the first axis
+ * varying fastest, so that the points of one series (one value of every
+ * other axis) are consecutive; with --zip the axes have the same length and
+ * point i takes value i of every axis (one series). Values are checked here
+ * as far as the option tables allow (what-if values fully, through
+ * platform/override.h); the run itself checks the rest. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/error.h"
+#include "platform/override.h"
+
+#define MAX_VALUES 10000
+#define MAX_POINTS 100000
+
+void
+dts_sweep_axis_free (DtsSweepAxis *axis)
+{
+  if (axis == NULL)
+    return;
+  g_free (axis->key);
+  g_free (axis->target);
+  g_strfreev (axis->values);
+  g_free (axis);
+}
+
+/* "32" -> 32 and "", "1MB" -> 1 and "MB". */
+static gboolean
+split_number (const char *s, double *v, const char **unit)
+{
+  char *end = NULL;
+  *v = g_ascii_strtod (s, &end);
+  if (end == s || !isfinite (*v))
+    return FALSE;
+  *unit = end;
+  for (const char *u = end; *u; u++)
+    if (!g_ascii_isalpha (*u) && *u != '/')
+      return FALSE;
+  return TRUE;
+}
+
+static char *
+format_value (double v, const char *unit)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (buf, sizeof buf, "%.10g", v);
+  return g_strconcat (buf, unit, NULL);
+}
+
+/* Expand one item; a range has exactly two ':' and a step starting x or +. */
+static gboolean
+expand_item (const char *item, GPtrArray *out, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (item, ":", -1);
+  if (g_strv_length (parts) != 3 || (parts[2][0] != 'x' && parts[2][0] != '+')) {
+    if (*item == '\0') {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "empty value");
+      return FALSE;
+    }
+    g_ptr_array_add (out, g_strdup (item));
+    return TRUE;
+  }
+  double a, b, step;
+  const char *ua, *ub, *us;
+  gboolean geometric = parts[2][0] == 'x';
+  if (!split_number (parts[0], &a, &ua) || !split_number (parts[1], &b, &ub)
+      || !split_number (parts[2] + 1, &step, &us) || *us != '\0' || strcmp (ua, ub) != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "range '%s': expected FROM:TO:xFACTOR or FROM:TO:+STEP with numbers "
+                 "(FROM and TO with the same unit)", item);
+    return FALSE;
+  }
+  if (b < a || (geometric ? !(step > 1) || !(a > 0) : !(step > 0))) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "range '%s': needs FROM <= TO and %s", item,
+                 geometric ? "FROM > 0 and a factor above 1" : "a step above 0");
+    return FALSE;
+  }
+  /* Multiply or add from the start each time: no drift from repeated sums. */
+  double tol = 1e-9 * fmax (fabs (a), fabs (b));
+  for (int i = 0;; i++) {
+    double v = geometric ? a * pow (step, i) : a + i * step;
+    if (v > b + tol)
+      break;
+    if (i >= MAX_VALUES) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "range '%s': more than %d values", item,
+                   MAX_VALUES);
+      return FALSE;
+    }
+    g_ptr_array_add (out, format_value (v, ua));
+  }
+  return TRUE;
+}
+
+char **
+dts_sweep_values_expand (const char *text, GError **error)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (char **it = items; *it; it++)
+    if (!expand_item (*it, out, error))
+      return NULL;
+  if (out->len == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "no values");
+    return NULL;
+  }
+  for (guint i = 0; i < out->len; i++)
+    for (guint j = 0; j < i; j++)
+      if (strcmp (g_ptr_array_index (out, i), g_ptr_array_index (out, j)) == 0) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "value '%s' given twice",
+                     (char *) g_ptr_array_index (out, i));
+        return NULL;
+      }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+static gboolean
+run_accepts (const char *arg)
+{
+  char *args[] = { (char *) "run", (char *) arg, NULL };
+  return dts_cmd_run_accepts (args);
+}
+
+/* Options that the sweep sets itself or that make no sense per point. */
+static const char *const reserved[] = { "format", "quiet", "config", "trace", "help", NULL };
+
+static gboolean
+classify_option (DtsSweepAxis *axis, GError **error)
+{
+  if (strcmp (axis->key, "nodes") == 0) {
+    axis->kind = DTS_SWEEP_NODES;
+    axis->target = g_strdup ("gpus");
+    for (char **v = axis->values; *v; v++) {
+      guint64 n;
+      if (!g_ascii_string_to_unsigned (*v, 10, 1, 1 << 20, &n, NULL)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "nodes: '%s' is not a node count (an integer from 1)", *v);
+        return FALSE;
+      }
+    }
+    return TRUE;
+  }
+  for (const char *const *r = reserved; *r; r++)
+    if (strcmp (axis->key, *r) == 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "'%s' cannot be an axis (the sweep sets "
+                   "--format and --quiet, and every point writes its own result)", axis->key);
+      return FALSE;
+    }
+  g_autofree char *flag = g_strdup_printf ("--%s", axis->key);
+  g_autofree char *with_value = g_strdup_printf ("--%s=%s", axis->key, axis->values[0]);
+  /* A flag first: GOption takes `--flag=false` as the flag set. */
+  if (!run_accepts (flag) && run_accepts (with_value))
+    axis->kind = DTS_SWEEP_OPTION;
+  else if (run_accepts (flag)) {
+    axis->kind = DTS_SWEEP_FLAG;
+    for (char **v = axis->values; *v; v++)
+      if (strcmp (*v, "true") != 0 && strcmp (*v, "false") != 0) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--%s is a flag: its values are true and false (got '%s')", axis->key, *v);
+        return FALSE;
+      }
+  } else {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "unknown key '%s': neither an option of 'dtsim run' (see 'dtsim run --help') "
+                 "nor a what-if target (link:GLOB.FIELD, host:..., gpu:..., set:TARGET, "
+                 "scale:TARGET)", axis->key);
+    return FALSE;
+  }
+  axis->target = g_strdup (axis->key);
+  return TRUE;
+}
+
+static gboolean
+classify_override (DtsSweepAxis *axis, const char *target, gboolean is_scale, GError **error)
+{
+  axis->kind = is_scale ? DTS_SWEEP_SCALE : DTS_SWEEP_SET;
+  axis->target = g_strdup (target);
+  for (char **v = axis->values; *v; v++) {
+    g_autofree char *text = g_strdup_printf ("%s=%s", target, *v);
+    DtsOverride ov = { 0 };
+    gboolean ok = dts_override_parse (text, is_scale, &ov, error);
+    dts_override_clear (&ov);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+DtsSweepAxis *
+dts_sweep_axis_parse (const char *spec, GError **error)
+{
+  g_return_val_if_fail (spec != NULL, NULL);
+  const char *eq = strchr (spec, '=');
+  g_autoptr (DtsSweepAxis) axis = g_new0 (DtsSweepAxis, 1);
+  g_autoptr (GError) local = NULL;
+  if (eq == NULL || eq == spec) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--vary '%s': expected KEY=V1,V2,... or KEY=FROM:TO:xFACTOR|+STEP", spec);
+    return NULL;
+  }
+  axis->key = g_strndup (spec, eq - spec);
+  axis->values = dts_sweep_values_expand (eq + 1, &local);
+  if (axis->values == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': %s", spec, local->message);
+    return NULL;
+  }
+  for (char **v = axis->values; *v; v++)
+    if (strpbrk (*v, "\t\n\r") != NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': a value holds a control "
+                   "character", spec);
+      return NULL;
+    }
+  gboolean ok;
+  if (g_str_has_prefix (axis->key, "set:"))
+    ok = classify_override (axis, axis->key + 4, FALSE, &local);
+  else if (g_str_has_prefix (axis->key, "scale:"))
+    ok = classify_override (axis, axis->key + 6, TRUE, &local);
+  else if (g_str_has_prefix (axis->key, "link:") || g_str_has_prefix (axis->key, "host:")
+           || g_str_has_prefix (axis->key, "gpu:"))
+    ok = classify_override (axis, axis->key, FALSE, &local);
+  else
+    ok = classify_option (axis, &local);
+  if (!ok) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': %s", spec, local->message);
+    return NULL;
+  }
+  return g_steal_pointer (&axis);
+}
+
+void
+dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args)
+{
+  const char *v = axis->values[value];
+  switch (axis->kind) {
+  case DTS_SWEEP_OPTION:
+    g_ptr_array_add (args, g_strdup_printf ("--%s=%s", axis->target, v));
+    break;
+  case DTS_SWEEP_FLAG:
+    if (strcmp (v, "true") == 0)
+      g_ptr_array_add (args, g_strdup_printf ("--%s", axis->target));
+    break;
+  case DTS_SWEEP_NODES:
+    /* The GPU count depends on the platform: cmd-sweep.c adds --gpus. */
+    break;
+  case DTS_SWEEP_SET:
+  case DTS_SWEEP_SCALE:
+    g_ptr_array_add (args, g_strdup (axis->kind == DTS_SWEEP_SET ? "--set" : "--scale"));
+    g_ptr_array_add (args, g_strdup_printf ("%s=%s", axis->target, v));
+    break;
+  }
+}
+
+void
+dts_sweep_plan_free (DtsSweepPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_clear_pointer (&plan->axes, g_ptr_array_unref);
+  g_free (plan);
+}
+
+DtsSweepPlan *
+dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
+{
+  g_autoptr (DtsSweepPlan) plan = g_new0 (DtsSweepPlan, 1);
+  plan->axes = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_axis_free);
+  plan->zip = zip;
+  for (char *const *v = vary; v && *v; v++) {
+    DtsSweepAxis *axis = dts_sweep_axis_parse (*v, error);
+    if (axis == NULL)
+      return NULL;
+    g_ptr_array_add (plan->axes, axis);
+    for (guint i = 0; i + 1 < plan->axes->len; i++) {
+      const DtsSweepAxis *other = g_ptr_array_index (plan->axes, i);
+      if (strcmp (other->key, axis->key) == 0) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary: axis '%s' given twice",
+                     axis->key);
+        return NULL;
+      }
+      if (strcmp (other->target, axis->target) == 0 && other->kind != DTS_SWEEP_SET
+          && other->kind != DTS_SWEEP_SCALE) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary: axes '%s' and '%s' both set --%s", other->key, axis->key,
+                     axis->target);
+        return NULL;
+      }
+    }
+  }
+  if (plan->axes->len == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "no axis: give at least one --vary KEY=V1,V2,... (see 'dtsim sweep --help')");
+    return NULL;
+  }
+  double n = zip ? 0 : 1;
+  for (guint i = 0; i < plan->axes->len; i++) {
+    const DtsSweepAxis *a = g_ptr_array_index (plan->axes, i);
+    guint len = g_strv_length (a->values);
+    if (zip && i > 0 && len != n) {
+      const DtsSweepAxis *first = g_ptr_array_index (plan->axes, 0);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--zip: axis '%s' has %u values, axis '%s' %.0f (zipped axes pair their "
+                   "values one to one)", a->key, len, first->key, n);
+      return NULL;
+    }
+    n = zip ? len : n * len;
+  }
+  if (n > MAX_POINTS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%.0f points: at most %d", n, MAX_POINTS);
+    return NULL;
+  }
+  plan->n_points = (guint) n;
+  return g_steal_pointer (&plan);
+}
+
+guint
+dts_sweep_plan_value (const DtsSweepPlan *plan, guint point, guint axis)
+{
+  g_return_val_if_fail (point < plan->n_points && axis < plan->axes->len, 0);
+  if (plan->zip)
+    return point;
+  for (guint i = 0; i < axis; i++)
+    point /= g_strv_length (((DtsSweepAxis *) g_ptr_array_index (plan->axes, i))->values);
+  return point % g_strv_length (((DtsSweepAxis *) g_ptr_array_index (plan->axes, axis))->values);
+}
+
+guint
+dts_sweep_plan_series (const DtsSweepPlan *plan, guint point)
+{
+  if (plan->zip)
+    return 0;
+  return point / g_strv_length (((DtsSweepAxis *) g_ptr_array_index (plan->axes, 0))->values);
+}
+
+char *
+dts_sweep_plan_series_label (const DtsSweepPlan *plan, guint point)
+{
+  if (plan->zip || plan->axes->len == 1)
+    return g_strdup ("all");
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint i = 1; i < plan->axes->len; i++) {
+    const DtsSweepAxis *a = g_ptr_array_index (plan->axes, i);
+    g_string_append_printf (s, "%s%s=%s", i > 1 ? " " : "", a->key,
+                            a->values[dts_sweep_plan_value (plan, point, i)]);
+  }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}

@@ -1,0 +1,374 @@
+/* test-sweep.c - dtsim sweep's axis parser (values, ranges, kinds, points,
+ * series) and its result writers (JSON reader, results.csv, results.jsonl,
+ * the CSV reader of dtsim plot). */
+#include "config.h"
+
+#include <string.h>
+
+#include "cli/cli-private.h"
+#include "core/error.h"
+#include "testlib.h"
+
+static void
+assert_values (const char *text, const char *const *expected)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) v = dts_sweep_values_expand (text, &error);
+  ck_assert_msg (v != NULL, "%s: %s", text, error ? error->message : "");
+  ck_assert_uint_eq (g_strv_length (v), g_strv_length ((char **) expected));
+  for (guint i = 0; expected[i]; i++)
+    ck_assert_str_eq (v[i], expected[i]);
+}
+
+START_TEST (test_values_lists_and_ranges)
+{
+  assert_values ("4,8,16", (const char *const[]){ "4", "8", "16", NULL });
+  assert_values ("32:256:x2", (const char *const[]){ "32", "64", "128", "256", NULL });
+  /* The end is included only when reached; factors need not be integers. */
+  assert_values ("1:10:x3", (const char *const[]){ "1", "3", "9", NULL });
+  assert_values ("2:8:+3", (const char *const[]){ "2", "5", "8", NULL });
+  /* No drift: 0.1 * 3 is printed 0.3, and 0.7 is still reached. */
+  assert_values ("0.1:0.7:+0.1",
+                 (const char *const[]){ "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", NULL });
+  assert_values ("0.5:2:x2", (const char *const[]){ "0.5", "1", "2", NULL });
+  /* A unit suffix shared by both ends is kept. */
+  assert_values ("1MB:8MB:x2", (const char *const[]){ "1MB", "2MB", "4MB", "8MB", NULL });
+  assert_values ("25Gbps:100Gbps:x2", (const char *const[]){ "25Gbps", "50Gbps", "100Gbps", NULL });
+  /* Literals and ranges mix; values with ':' that are not ranges stay literal. */
+  assert_values ("1,4:16:x2,100", (const char *const[]){ "1", "4", "8", "16", "100", NULL });
+  assert_values ("network/model:LV08,network/model:CM02",
+                 (const char *const[]){ "network/model:LV08", "network/model:CM02", NULL });
+  assert_values ("4:4:x2", (const char *const[]){ "4", NULL });
+}
+END_TEST
+
+START_TEST (test_values_errors)
+{
+  static const struct {
+    const char *text;
+    const char *fragment;
+  } cases[] = {
+    { "", "no values" },
+    { "4,,8", "empty value" },
+    { "4,8,4", "value '4' given twice" },
+    { "8:4:x2", "needs FROM <= TO" },
+    { "1:8:x1", "a factor above 1" },
+    { "0:8:x2", "FROM > 0" },
+    { "1:8:+0", "a step above 0" },
+    { "1:8:+-1", "a step above 0" },
+    { "1MB:8GB:x2", "the same unit" },
+    { "a:8:x2", "expected FROM:TO:xFACTOR" },
+    { "1:8:x2MB", "expected FROM:TO:xFACTOR" },
+    { "1:1e9:+1", "more than 10000 values" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_auto (GStrv) v = dts_sweep_values_expand (cases[i].text, &error);
+    ck_assert_msg (v == NULL, "'%s' accepted", cases[i].text);
+    dts_test_assert_error (error, DTS_ERROR_USAGE, cases[i].fragment, NULL);
+  }
+}
+END_TEST
+
+START_TEST (test_axis_kinds_and_arguments)
+{
+  static const struct {
+    const char *spec;
+    DtsSweepAxisKind kind;
+    const char *target;
+    const char *args; /* of the first value, joined by ' ' */
+  } cases[] = {
+    { "gpus=4,8", DTS_SWEEP_OPTION, "gpus", "--gpus=4" },
+    { "batch-size=32:64:x2", DTS_SWEEP_OPTION, "batch-size", "--batch-size=32" },
+    { "workload=resnet50,vgg16", DTS_SWEEP_OPTION, "workload", "--workload=resnet50" },
+    { "no-overlap=true,false", DTS_SWEEP_FLAG, "no-overlap", "--no-overlap" },
+    { "no-overlap=false,true", DTS_SWEEP_FLAG, "no-overlap", "" },
+    { "link:*-ib.bandwidth=25Gbps,100Gbps", DTS_SWEEP_SET, "link:*-ib.bandwidth",
+      "--set link:*-ib.bandwidth=25Gbps" },
+    { "set:gpu:*.flops_fp32=10TFLOPS", DTS_SWEEP_SET, "gpu:*.flops_fp32",
+      "--set gpu:*.flops_fp32=10TFLOPS" },
+    { "scale:network.bandwidth=0.5,1", DTS_SWEEP_SCALE, "network.bandwidth",
+      "--scale network.bandwidth=0.5" },
+    { "scale:link:*-ib.latency=2,4", DTS_SWEEP_SCALE, "link:*-ib.latency",
+      "--scale link:*-ib.latency=2" },
+    /* nodes: --gpus is added by the sweep, which knows the platform. */
+    { "nodes=1,2,4", DTS_SWEEP_NODES, "gpus", "" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DtsSweepAxis) axis = dts_sweep_axis_parse (cases[i].spec, &error);
+    ck_assert_msg (axis != NULL, "%s: %s", cases[i].spec, error ? error->message : "");
+    ck_assert_int_eq (axis->kind, cases[i].kind);
+    ck_assert_str_eq (axis->target, cases[i].target);
+    g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+    dts_sweep_axis_append_args (axis, 0, args);
+    g_ptr_array_add (args, NULL);
+    g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
+    ck_assert_str_eq (joined, cases[i].args);
+  }
+}
+END_TEST
+
+START_TEST (test_axis_errors)
+{
+  static const struct {
+    const char *spec;
+    const char *fragment;
+  } cases[] = {
+    { "gpus", "expected KEY=V1,V2" },
+    { "=4,8", "expected KEY=V1,V2" },
+    { "bogus=1", "unknown key 'bogus'" },
+    { "format=csv", "'format' cannot be an axis" },
+    { "quiet=true", "'quiet' cannot be an axis" },
+    { "no-overlap=yes", "--no-overlap is a flag" },
+    { "link:*-ib.bandwidth=fast", "'fast' is not a bandwidth" },
+    { "link:*-ib.colour=1", "colour" },
+    { "scale:network.bandwidth=-1", "-1" },
+    { "gpus=4:2:x2", "needs FROM <= TO" },
+    { "nodes=0,1", "'0' is not a node count" },
+    { "nodes=1.5", "'1.5' is not a node count" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DtsSweepAxis) axis = dts_sweep_axis_parse (cases[i].spec, &error);
+    ck_assert_msg (axis == NULL, "'%s' accepted", cases[i].spec);
+    g_autofree char *quoted = g_strdup_printf ("--vary '%s'", cases[i].spec);
+    dts_test_assert_error (error, DTS_ERROR_USAGE, quoted, cases[i].fragment, NULL);
+  }
+}
+END_TEST
+
+START_TEST (test_plan_product_first_axis_fastest)
+{
+  char *vary[] = { (char *) "gpus=4,8,16", (char *) "batch-size=32,64", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (vary, FALSE, &error);
+  ck_assert_ptr_nonnull (plan);
+  ck_assert_uint_eq (plan->n_points, 6);
+  static const guint gpus[] = { 0, 1, 2, 0, 1, 2 }, batch[] = { 0, 0, 0, 1, 1, 1 };
+  for (guint p = 0; p < 6; p++) {
+    ck_assert_uint_eq (dts_sweep_plan_value (plan, p, 0), gpus[p]);
+    ck_assert_uint_eq (dts_sweep_plan_value (plan, p, 1), batch[p]);
+    ck_assert_uint_eq (dts_sweep_plan_series (plan, p), batch[p]);
+  }
+  g_autofree char *label = dts_sweep_plan_series_label (plan, 4);
+  ck_assert_str_eq (label, "batch-size=64");
+}
+END_TEST
+
+START_TEST (test_plan_three_axes_and_zip)
+{
+  char *vary3[] = { (char *) "gpus=4,8", (char *) "batch-size=32,64",
+                    (char *) "scale:network.bandwidth=0.5,1,2", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (vary3, FALSE, &error);
+  ck_assert_uint_eq (plan->n_points, 12);
+  /* Point 7 (0-based): gpus 8, batch 64, bandwidth 1 (7 = 1 + 2 * (1 + 2 * 1)). */
+  ck_assert_uint_eq (dts_sweep_plan_value (plan, 7, 0), 1);
+  ck_assert_uint_eq (dts_sweep_plan_value (plan, 7, 1), 1);
+  ck_assert_uint_eq (dts_sweep_plan_value (plan, 7, 2), 1);
+  ck_assert_uint_eq (dts_sweep_plan_series (plan, 7), 3);
+  g_autofree char *label = dts_sweep_plan_series_label (plan, 7);
+  ck_assert_str_eq (label, "batch-size=64 scale:network.bandwidth=1");
+
+  char *zipped[] = { (char *) "gpus=4,8,16", (char *) "batch-size=16:64:x2", NULL };
+  g_autoptr (DtsSweepPlan) zip = dts_sweep_plan_new (zipped, TRUE, &error);
+  ck_assert_uint_eq (zip->n_points, 3);
+  for (guint p = 0; p < 3; p++) {
+    ck_assert_uint_eq (dts_sweep_plan_value (zip, p, 0), p);
+    ck_assert_uint_eq (dts_sweep_plan_value (zip, p, 1), p);
+    ck_assert_uint_eq (dts_sweep_plan_series (zip, p), 0);
+  }
+  g_autofree char *all = dts_sweep_plan_series_label (zip, 2);
+  ck_assert_str_eq (all, "all");
+}
+END_TEST
+
+START_TEST (test_plan_errors)
+{
+  g_autoptr (GError) e1 = NULL, e2 = NULL, e3 = NULL;
+  char *none[] = { NULL };
+  ck_assert_ptr_null (dts_sweep_plan_new (none, FALSE, &e1));
+  dts_test_assert_error (e1, DTS_ERROR_USAGE, "no axis", NULL);
+  char *twice[] = { (char *) "gpus=4", (char *) "gpus=8", NULL };
+  ck_assert_ptr_null (dts_sweep_plan_new (twice, FALSE, &e2));
+  dts_test_assert_error (e2, DTS_ERROR_USAGE, "axis 'gpus' given twice", NULL);
+  g_autoptr (GError) e4 = NULL;
+  char *both[] = { (char *) "gpus=4,8", (char *) "nodes=1,2", NULL };
+  ck_assert_ptr_null (dts_sweep_plan_new (both, FALSE, &e4));
+  dts_test_assert_error (e4, DTS_ERROR_USAGE, "axes 'gpus' and 'nodes' both set --gpus", NULL);
+  char *uneven[] = { (char *) "gpus=4,8", (char *) "batch-size=1,2,3", NULL };
+  ck_assert_ptr_null (dts_sweep_plan_new (uneven, TRUE, &e3));
+  dts_test_assert_error (e3, DTS_ERROR_USAGE, "--zip", "3 values", NULL);
+}
+END_TEST
+
+/* A run's JSON with the fields the sweep needs. */
+static char *
+run_json (int gpus, const char *throughput, const char *extra)
+{
+  return g_strdup_printf ("{\n  \"n_gpus\": %d,\n  \"iteration_time_s\": 0.25,\n"
+                          "  \"throughput_samples_per_s\": %s,\n"
+                          "  \"breakdown\": { \"forward_s\": 0.1, \"comm_exposed_s\": 1e-3 },\n"
+                          "  \"workload\": \"a \\\"quoted\\\", name\",\n"
+                          "  \"options\": { \"simgrid_cfg\": [\"x:1\", \"y:2\"], \"none\": null },\n"
+                          "  \"buckets\": [ { \"bytes\": 1 } ]%s,\n"
+                          "  \"simulation\": { \"wall_time_s\": 0.0123, \"events\": 7 }\n}\n",
+                          gpus, throughput, extra);
+}
+
+static DtsSweepRow *
+row_new (const char *json, const char *v1, const char *v2, guint series, const char *label)
+{
+  g_autoptr (GError) error = NULL;
+  DtsSweepRow *row = g_new0 (DtsSweepRow, 1);
+  row->result = dts_sweep_result_parse (json, &error);
+  ck_assert_msg (row->result != NULL, "%s", error ? error->message : "");
+  row->values = g_strdupv ((char *[]){ (char *) v1, (char *) v2, NULL });
+  row->series = series;
+  row->series_label = g_strdup (label);
+  row->file = g_strdup ("points/x.json");
+  return row;
+}
+
+START_TEST (test_csv_columns_values_and_derived)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_row_free);
+  g_autofree char *j1 = run_json (4, "1000", "");
+  g_autofree char *j2 = run_json (8, "1800", ",\n  \"late\": 5");
+  g_autofree char *j3 = run_json (4, "500", "");
+  g_autofree char *j4 = run_json (8, "1000.5", "");
+  g_ptr_array_add (rows, row_new (j1, "4", "1,5", 0, "bw=1,5"));
+  g_ptr_array_add (rows, row_new (j2, "8", "1,5", 0, "bw=1,5"));
+  g_ptr_array_add (rows, row_new (j3, "4", "2", 1, "bw=2"));
+  g_ptr_array_add (rows, row_new (j4, "8", "2", 1, "bw=2"));
+  char *axes[] = { (char *) "gpus", (char *) "bw", NULL };
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_sweep_write_csv (axes, rows, csv);
+  const char *expected =
+      "point,series,gpus,bw,n_gpus,iteration_time_s,throughput_samples_per_s,"
+      "breakdown.forward_s,breakdown.comm_exposed_s,workload,options.simgrid_cfg,"
+      "options.none,simulation.events,late,ideal_speedup,speedup,efficiency\n"
+      "1,\"bw=1,5\",4,\"1,5\",4,0.25,1000,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,"
+      "1,1,1\n"
+      "2,\"bw=1,5\",8,\"1,5\",8,0.25,1800,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,5,"
+      "2,1.8,0.9\n"
+      "3,bw=2,4,2,4,0.25,500,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,1,1,1\n"
+      "4,bw=2,8,2,8,0.25,1000.5,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,2,2.001,1.0005\n";
+  ck_assert_str_eq (csv->str, expected);
+
+  /* The CSV reader gives the fields back. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) table = dts_csv_parse (csv->str, &error);
+  ck_assert_ptr_nonnull (table);
+  ck_assert_uint_eq (table->len, 5);
+  char **r2 = g_ptr_array_index (table, 2);
+  ck_assert_str_eq (r2[1], "bw=1,5");
+  ck_assert_str_eq (r2[9], "a \"quoted\", name");
+  ck_assert_str_eq (r2[13], "5");
+  ck_assert_uint_eq (g_strv_length (r2), 17);
+
+  g_autoptr (GString) jsonl = g_string_new (NULL);
+  dts_sweep_write_jsonl (axes, rows, jsonl);
+  g_auto (GStrv) lines = g_strsplit (jsonl->str, "\n", -1);
+  ck_assert_uint_eq (g_strv_length (lines), 5); /* 4 lines and the empty tail */
+  ck_assert_str_eq (lines[1],
+                    "{\"point\":2,\"series\":\"bw=1,5\",\"axes\":{\"gpus\":\"8\",\"bw\":\"1,5\"},"
+                    "\"ideal_speedup\":2,\"speedup\":1.8,\"efficiency\":0.9,\"run\":{\"n_gpus\":8,"
+                    "\"iteration_time_s\":0.25,\"throughput_samples_per_s\":1800,\"breakdown\":"
+                    "{\"forward_s\":0.1,\"comm_exposed_s\":1e-3},\"workload\":\"a \\\"quoted\\\", "
+                    "name\",\"options\":{\"simgrid_cfg\":[\"x:1\",\"y:2\"],\"none\":null},"
+                    "\"buckets\":[{\"bytes\":1}],\"late\":5,\"simulation\":{\"events\":7}}}");
+  ck_assert_ptr_null (strstr (jsonl->str, "wall_time"));
+
+  /* An axis named like a run field: the field becomes run.NAME. */
+  char *clash[] = { (char *) "workload", (char *) "bw", NULL };
+  g_autoptr (GString) csv2 = g_string_new (NULL);
+  dts_sweep_write_csv (clash, rows, csv2);
+  ck_assert (g_str_has_prefix (csv2->str, "point,series,workload,bw,n_gpus,iteration_time_s,"
+                                          "throughput_samples_per_s,breakdown.forward_s,"
+                                          "breakdown.comm_exposed_s,run.workload,"));
+  ck_assert_str_eq (dts_sweep_result_wall_time (((DtsSweepRow *) rows->pdata[0])->result),
+                    "0.0123");
+}
+END_TEST
+
+START_TEST (test_result_parse_errors)
+{
+  g_autofree char *good = run_json (2, "10", "");
+  static const struct {
+    gsize cut; /* 0: use TEXT */
+    const char *text;
+    int code;
+    const char *fragment;
+  } cases[] = {
+    { 40, NULL, DTS_ERROR_PARSE, "unexpected end" },
+    { 0, "", DTS_ERROR_PARSE, "unexpected end" },
+    { 0, "[1, 2]", DTS_ERROR_PARSE, "expected a JSON object" },
+    { 0, "{\"n_gpus\": 1,}", DTS_ERROR_PARSE, "expected a key" },
+    { 0, "{\"n_gpus\" 1}", DTS_ERROR_PARSE, "expected ':'" },
+    { 0, "{\"n_gpus\": 1} x", DTS_ERROR_PARSE, "text after the object" },
+    { 0, "{\n\"a\": \"x\\q\"}", DTS_ERROR_PARSE, "line 2: bad escape" },
+    { 0, "{\"n_gpus\": 1, \"iteration_time_s\": 1}", DTS_ERROR_INVALID,
+      "no number 'throughput_samples_per_s'" },
+    { 0, "{\"n_gpus\": \"1\", \"iteration_time_s\": 1, \"throughput_samples_per_s\": 1}",
+      DTS_ERROR_INVALID, "no number 'n_gpus'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *text = cases[i].cut ? g_strndup (good, cases[i].cut) : g_strdup (cases[i].text);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DtsSweepResult) r = dts_sweep_result_parse (text, &error);
+    ck_assert_msg (r == NULL, "case %u accepted", i);
+    dts_test_assert_error (error, cases[i].code, cases[i].fragment, NULL);
+  }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepResult) ok = dts_sweep_result_parse (good, &error);
+  ck_assert_ptr_nonnull (ok);
+}
+END_TEST
+
+START_TEST (test_csv_quoting_and_reader)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  static const char *const fields[] = { "plain", "a,b", "say \"hi\"", " lead", "two\nlines", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
+    if (i)
+      g_string_append_c (out, ',');
+    dts_csv_append_field (out, fields[i]);
+  }
+  ck_assert_str_eq (out->str, "plain,\"a,b\",\"say \"\"hi\"\"\",\" lead\",\"two\nlines\",");
+  g_string_append (out, "\nx,y\n");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) rows = dts_csv_parse (out->str, &error);
+  ck_assert_uint_eq (rows->len, 2);
+  char **r0 = g_ptr_array_index (rows, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    ck_assert_str_eq (r0[i], fields[i]);
+  ck_assert_str_eq (((char **) g_ptr_array_index (rows, 1))[1], "y");
+
+  g_autoptr (GError) bad = NULL;
+  ck_assert_ptr_null (dts_csv_parse ("a,b\nc,\"open\nd\n", &bad));
+  dts_test_assert_error (bad, DTS_ERROR_PARSE, "line 2: quoted field never closed", NULL);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("sweep");
+  TCase *ta = tcase_create ("axes");
+  tcase_add_test (ta, test_values_lists_and_ranges);
+  tcase_add_test (ta, test_values_errors);
+  tcase_add_test (ta, test_axis_kinds_and_arguments);
+  tcase_add_test (ta, test_axis_errors);
+  tcase_add_test (ta, test_plan_product_first_axis_fastest);
+  tcase_add_test (ta, test_plan_three_axes_and_zip);
+  tcase_add_test (ta, test_plan_errors);
+  suite_add_tcase (s, ta);
+  TCase *tr = tcase_create ("results");
+  tcase_add_test (tr, test_csv_columns_values_and_derived);
+  tcase_add_test (tr, test_result_parse_errors);
+  tcase_add_test (tr, test_csv_quoting_and_reader);
+  suite_add_tcase (s, tr);
+  return dts_test_run (s);
+}
