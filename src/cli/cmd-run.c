@@ -42,6 +42,7 @@ typedef struct {
   char *collective;
   char *comm_streams;
   gboolean dump_plan;
+  char *max_activities;
   char *ps_count;
   char *ps_aggregation;
   gboolean no_overlap;
@@ -71,6 +72,7 @@ run_args_clear (RunArgs *a)
   g_free (a->strategy);
   g_free (a->collective);
   g_free (a->comm_streams);
+  g_free (a->max_activities);
   g_free (a->ps_count);
   g_free (a->ps_aggregation);
   g_free (a->seed);
@@ -113,6 +115,9 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "comm-streams", 0, 0, S, &a->comm_streams,
       "Communication streams per GPU: bucket b goes to stream b mod N, so buckets "
       "overlap each other (default: 1)", "N" },
+    { "max-activities", 0, 0, S, &a->max_activities,
+      "Refuse runs estimated to start more SimGrid activities than this (default: 2e8, "
+      "about an hour or more)", "N" },
     { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &a->dump_plan,
       "Print every rank's program and every collective's steps, and simulate nothing "
       "(default: simulate)", NULL },
@@ -169,6 +174,15 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (!dts_cli_parse_int_option ("comm-streams", a->comm_streams, 1,
                                  DTS_SCHEDULE_MAX_COMM_STREAMS, &o->comm_streams, error))
     return FALSE;
+  if (a->max_activities != NULL) {
+    double v;
+    char *end = NULL;
+    v = g_ascii_strtod (a->max_activities, &end);
+    if (end == a->max_activities || *end != '\0' || !(v >= 1) || !(v <= 1e15))
+      return dts_cli_bad_option ("max-activities", a->max_activities, "a number in 1..1e15",
+                                 error);
+    o->max_activities = v;
+  }
   if (a->strategy != NULL) {
     if (dts_schedule_strategy_lookup (a->strategy) == NULL) {
       g_autoptr (GString) ids = g_string_new (NULL);

@@ -186,6 +186,18 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
       return NULL;
     }
   }
+  /* Every granularity: refuse runs that would take hours. */
+  double limit = o.max_activities > 0 ? o.max_activities : DTS_SCHEDULE_MAX_ACTIVITIES;
+  double activities = dts_schedule_estimate_activities (
+      sched, o.granularity == DTS_GRANULARITY_FLOW, !o.record_slices, o.iterations);
+  if (activities > limit) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "%.3g simulated activities estimated (at most %.3g; about %.0f minutes at "
+                 "10 us each); use fewer --iterations or --gpus, or raise --max-activities to "
+                 "simulate anyway",
+                 activities, limit, activities * 1e-5 / 60);
+    return NULL;
+  }
   g_autoptr (DtsTrace) trace = dts_sim_run (sched, platform, workload, &o, error);
   if (trace == NULL)
     return NULL;

@@ -65,6 +65,7 @@ typedef struct {
   gboolean record_slices;      /* keep every compute and comm slice (for a trace) */
   gboolean progress;           /* live progress line on stderr */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
+  double max_activities;       /* refuse runs estimated above this many; 0: the default */
 } DtsRunOptions;
 
 G_END_DECLS

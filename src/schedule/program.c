@@ -316,3 +316,101 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
     g_string_append_c (out, '\n');
   }
 }
+
+static gboolean
+same_pass (DtsPhase a, DtsPhase b)
+{
+  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
+  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
+  return a == b || (bwd_a && bwd_b);
+}
+
+/* Activities of participant PART of PLAN in one run of the collective. */
+static double
+participant_activities (const DtsCollPlan *plan, int part, gboolean flow, GArray *xfers)
+{
+  DtsCollStepOps ops = { .xfers = xfers };
+  double n = 0;
+  int n_steps = dts_coll_plan_n_steps (plan, part);
+  for (int step = 0; step < n_steps;) {
+    const DtsCollPhase *ph = NULL;
+    for (int i = 0; flow && i < plan->n_phases; i++)
+      if (plan->phases[i].lockstep && plan->phases[i].first_step == step
+          && plan->phases[i].n_steps > 0)
+        ph = &plan->phases[i];
+    dts_coll_plan_step_ops (plan, part, step, &ops);
+    double sends = 0, reduces = 0;
+    for (guint i = 0; i < xfers->len; i++) {
+      const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+      if (x->kind == DTS_XFER_SEND)
+        sends += x->channels;
+      reduces = reduces || (x->kind == DTS_XFER_RECV && x->reduce);
+    }
+    if (ph != NULL) {
+      n += 1 + sends + reduces;   /* the latency wait, one flow per transfer, the reduction */
+      step += ph->n_steps;
+    } else {
+      n += ops.n_rounds * (sends + reduces) + (ops.reduce_bytes > 0);
+      step++;
+    }
+  }
+  return n;
+}
+
+double
+dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
+                                  int iterations)
+{
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  /* A collective's activities per participant: members of a plan whose
+   * phases are all lock-step do the same, so member 0 stands for them. */
+  g_autofree double *per_member = g_new0 (double, MAX (s->plans->len, 1));
+  g_autofree gboolean *uniform = g_new0 (gboolean, MAX (s->plans->len, 1));
+  for (guint k = 0; k < s->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (s->plans, k);
+    uniform[k] = plan->n_parts == plan->n_ranks;
+    for (int i = 0; i < plan->n_phases; i++)
+      uniform[k] = uniform[k] && plan->phases[i].lockstep;
+    if (uniform[k] && plan->n_ranks > 0)
+      per_member[k] = participant_activities (plan, 0, flow, xfers);
+  }
+  /* What a program costs whoever runs it is counted once per program; only
+   * collectives whose members differ (parameter servers) depend on the
+   * stream's rank. */
+  g_autofree double *base = g_new0 (double, MAX (s->programs->len, 1));
+  g_autofree gboolean *per_rank = g_new0 (gboolean, MAX (s->programs->len, 1));
+  for (guint p = 0; p < s->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (s->programs, p);
+    for (guint j = 0; j < prog->len; j++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, j);
+      const DtsOp *prev = j > 0 ? &g_array_index (prog, DtsOp, j - 1) : NULL;
+      if (op->type == DTS_OP_COMPUTE)
+        base[p] += !(merge && prev != NULL && prev->type == DTS_OP_COMPUTE
+                     && same_pass (prev->phase, op->phase));
+      else if (op->type == DTS_OP_SEND)
+        base[p] += 1;
+      else if (op->type == DTS_OP_COLL && uniform[op->coll] && op->part < 0)
+        base[p] += per_member[op->coll];
+      else if (op->type == DTS_OP_COLL && op->part >= 0)
+        base[p] += participant_activities (g_ptr_array_index (s->plans, op->coll), op->part,
+                                           flow, xfers);
+      else if (op->type == DTS_OP_COLL)
+        per_rank[p] = TRUE;
+    }
+  }
+  double total = 0;
+  for (guint i = 0; i < s->streams->len; i++) {
+    const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
+    total += base[st->program];
+    const GArray *prog = g_ptr_array_index (s->programs, st->program);
+    for (guint j = 0; per_rank[st->program] && j < prog->len; j++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, j);
+      if (op->type == DTS_OP_COLL && op->part < 0 && !uniform[op->coll]) {
+        const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
+        total += participant_activities (g_ptr_array_index (s->plans, op->coll),
+                                         c->member_of[st->rank], flow, xfers);
+      }
+    }
+  }
+  return total * iterations;
+}

@@ -207,6 +207,18 @@ int dts_schedule_add_comm (DtsSchedule *sched, const char *name, const int *rank
 void dts_schedule_dump (const DtsSchedule *sched, const GPtrArray *layer_names,
                         double max_transfers, GString *out);
 
+/* The SimGrid activities (executions, transfers, latency waits) that
+ * simulating SCHED for ITERATIONS iterations will start, at flow or step
+ * granularity, with consecutive compute kernels of one pass merged
+ * (MERGE: no per-layer trace) or not: the cost guard of `dtsim run`. */
+double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow, gboolean merge,
+                                         int iterations);
+
+/* Above this many estimated activities a run is refused unless the user
+ * raises the limit: at the 5-25 us of wall time per activity measured on
+ * 768 to 16k GPUs (doc/SIMULATION.md), 15 minutes to more than an hour. */
+#define DTS_SCHEDULE_MAX_ACTIVITIES 2e8
+
 /* Transfers of a plan printed in full by --dump-plan. */
 #define DTS_SCHEDULE_DUMP_MAX_TRANSFERS 4096
 

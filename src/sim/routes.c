@@ -190,11 +190,17 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
     if (!seen && !dts_coll_plan_routes (plan, check_plan_pair, &rc))
       return FALSE;
   }
-  /* Point-to-point transfers of the programs. */
+  /* Point-to-point transfers of the programs that have any. */
+  g_autofree gboolean *sends = g_new0 (gboolean, MAX (sched->programs->len, 1));
+  for (guint p = 0; p < sched->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (sched->programs, p);
+    for (guint k = 0; k < prog->len && !sends[p]; k++)
+      sends[p] = g_array_index (prog, DtsOp, k).type == DTS_OP_SEND;
+  }
   for (guint i = 0; i < sched->streams->len; i++) {
     const DtsStream *st = &g_array_index (sched->streams, DtsStream, i);
     const GArray *prog = g_ptr_array_index (sched->programs, st->program);
-    for (guint k = 0; k < prog->len; k++) {
+    for (guint k = 0; sends[st->program] && k < prog->len; k++) {
       const DtsOp *op = &g_array_index (prog, DtsOp, k);
       if (op->type == DTS_OP_SEND
           && !check_pair (platform, checked, st->rank, op->peer, "a stage sends to the next one",

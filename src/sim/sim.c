@@ -91,9 +91,11 @@ typedef struct {
 /* A communicator as the simulation runs it. */
 typedef struct {
   const DtsCommunicator *comm;
+  int index;
   int n_parts;               /* participants of its largest plan */
   sg_mailbox_t *mailbox;     /* [part * DTS_COLL_N_TAGS + tag] */
-  sg_sem_t *local;           /* [part]: hand-offs from a participant on the same host */
+  sg_sem_t *local;           /* [part]: hand-offs from a participant on the same host, made
+                                on first use */
   sg_bar_t barrier;          /* its members */
 } Comm;
 
@@ -162,6 +164,24 @@ whole_bytes (double bytes)
   return (long) llround (bytes);
 }
 
+/* The mailbox of participant PART of communicator C for TAG. (Mailboxes
+ * are made before the simulation starts: made from an actor, each costs a
+ * simcall.) */
+static sg_mailbox_t
+comm_mailbox (Comm *c, int part, int tag)
+{
+  return c->mailbox[part * DTS_COLL_N_TAGS + tag];
+}
+
+/* The hand-off semaphore of participant PART of C, made on first use. */
+static sg_sem_t
+comm_local (Comm *c, int part)
+{
+  if (c->local[part] == NULL)
+    c->local[part] = sg_sem_init (0);
+  return c->local[part];
+}
+
 static Rank *
 part_rank (Sim *sim, const Comm *c, const DtsCollPlan *plan, int part)
 {
@@ -188,7 +208,7 @@ typedef struct {
 /* Resolve the transfers of OPS for participant PART into S->prepared;
  * returns the number of communications a round posts. */
 static gsize
-prepare (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
+prepare (Sim *sim, Stream *s, Comm *c, const DtsCollPlan *plan, int part,
          const DtsCollStepOps *ops)
 {
   Rank *me = part_rank (sim, c, plan, part);
@@ -200,7 +220,7 @@ prepare (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
     p->x = x;
     p->local = part_rank (sim, c, plan, x->peer) == me;
     int owner = x->kind == DTS_XFER_SEND ? x->peer : part;
-    p->mailbox = c->mailbox[owner * DTS_COLL_N_TAGS + x->tag];
+    p->mailbox = p->local ? NULL : comm_mailbox (c, owner, x->tag);
     if (!p->local)
       n_comms += x->channels;
   }
@@ -210,7 +230,7 @@ prepare (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part,
 /* Post the transfers of one round (or a whole flow phase: SCALE steps of
  * bytes) with the reduction alongside, and wait for them. */
 static void
-post_and_wait (Sim *sim, Stream *s, const Comm *c, Rank *me, int part,
+post_and_wait (Sim *sim, Stream *s, Comm *c, Rank *me, int part,
                const DtsCollStepOps *ops, gsize n_comms, int round, int scale)
 {
   const GArray *prep = s->prepared;
@@ -235,7 +255,7 @@ post_and_wait (Sim *sim, Stream *s, const Comm *c, Rank *me, int part,
     if (x->kind != DTS_XFER_SEND)
       continue;
     if (p->local) {
-      sg_sem_release (c->local[x->peer]);
+      sg_sem_release (comm_local (c, x->peer));
       continue;
     }
     double b = scale > 0 ? scale * x->bytes
@@ -259,7 +279,7 @@ post_and_wait (Sim *sim, Stream *s, const Comm *c, Rank *me, int part,
   for (guint i = 0; i < prep->len; i++) {
     const Prepared *p = &g_array_index (prep, Prepared, i);
     if (p->x->kind == DTS_XFER_RECV && p->local)
-      sg_sem_acquire (c->local[part]);
+      sg_sem_acquire (comm_local (c, part));
   }
 }
 
@@ -273,7 +293,7 @@ add_step (Sim *sim, int bucket, int rank, int step, int phase, double t0, double
 }
 
 static void
-run_step (Sim *sim, Stream *s, const Comm *c, const DtsCollPlan *plan, int part, int step,
+run_step (Sim *sim, Stream *s, Comm *c, const DtsCollPlan *plan, int part, int step,
           int bucket)
 {
   DtsCollStepOps ops = { .xfers = s->xfers };
@@ -336,7 +356,7 @@ plan_latency (Sim *sim, int k)
 }
 
 static void
-run_flow_phase (Sim *sim, Stream *s, const Comm *c, int k, int part, const DtsCollPhase *ph,
+run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhase *ph,
                 int bucket)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
@@ -360,8 +380,12 @@ static void
 run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
-  const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  Comm *c = &sim->comms[sim->sched->plan_comm[k]];
   int n_steps = dts_coll_plan_n_steps (plan, part);
+  if (s->xfers == NULL) {
+    s->xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+    s->prepared = g_array_new (FALSE, TRUE, sizeof (Prepared));
+  }
   int step = 0;
   while (step < n_steps) {
     const DtsCollPhase *ph = NULL;
@@ -718,12 +742,15 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
     for (guint k = 0; k < sc->plans->len; k++)
       if (sc->plan_comm[k] == (int) c)
         cm->n_parts = MAX (cm->n_parts, ((const DtsCollPlan *) g_ptr_array_index (sc->plans, k))->n_parts);
-    cm->mailbox = g_new (sg_mailbox_t, (gsize) cm->n_parts * DTS_COLL_N_TAGS);
+    cm->index = c;
+    cm->mailbox = g_new0 (sg_mailbox_t, (gsize) cm->n_parts * DTS_COLL_N_TAGS);
     for (int p = 0; p < cm->n_parts; p++)
       for (int tag = 0; tag < DTS_COLL_N_TAGS; tag++) {
-        g_autofree char *name = g_strdup_printf ("dtsim-c%u-p%d-t%d", c, p, tag);
+        char name[64];
+        g_snprintf (name, sizeof name, "c%u.%d.%d", c, p, tag);
         cm->mailbox[p * DTS_COLL_N_TAGS + tag] = sg_mailbox_by_name (name);
       }
+    cm->local = g_new0 (sg_sem_t, cm->n_parts);
   }
   return TRUE;
 }
@@ -741,9 +768,6 @@ start_actors (Sim *sim)
   for (guint c = 0; c < sc->comms->len; c++) {
     Comm *cm = &sim->comms[c];
     cm->barrier = sg_barrier_init (cm->comm->n_ranks);
-    cm->local = g_new (sg_sem_t, cm->n_parts);
-    for (int p = 0; p < cm->n_parts; p++)
-      cm->local[p] = sg_sem_init (0);
   }
   static const char *const prefix[] = {
     [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "ps",
@@ -752,9 +776,7 @@ start_actors (Sim *sim)
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
     Stream *s = &sim->streams[i];
     *s = (Stream){ .sim = sim, .stream = st, .rank = &sim->ranks[st->rank],
-                   .ops = g_ptr_array_index (sim->ops, st->program),
-                   .xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer)),
-                   .prepared = g_array_new (FALSE, TRUE, sizeof (Prepared)) };
+                   .ops = g_ptr_array_index (sim->ops, st->program) };
     g_autofree char *name = st->kind == DTS_STREAM_SERVER || st->index == 0
                                 ? g_strdup_printf ("%s-%d", prefix[st->kind],
                                                    st->kind == DTS_STREAM_SERVER ? st->index
@@ -784,7 +806,8 @@ tear_down (Sim *sim)
     if (cm->barrier != NULL)
       sg_barrier_destroy (cm->barrier);
     for (int p = 0; cm->local && p < cm->n_parts; p++)
-      sg_sem_destroy (cm->local[p]);
+      if (cm->local[p] != NULL)
+        sg_sem_destroy (cm->local[p]);
     g_free (cm->local);
     g_free (cm->mailbox);
   }
