@@ -16,6 +16,7 @@
 #include "platform/gpu.h"
 #include "platform/platform.h"
 #include "driver/driver.h"
+#include "schedule/schedule.h"
 #include "sim/sim.h"
 #include "testlib.h"
 #include "workload/workload.h"
@@ -335,6 +336,101 @@ START_TEST (test_cfg_check)
 }
 END_TEST
 
+/* A two-stage pipeline written by hand as stream programs, the shape the
+ * pipeline strategy compiles to: rank 0 computes a micro-batch (1 ms) and
+ * sends its activations (12.5 MB) to rank 1, M = 2 micro-batches per
+ * iteration; rank 1 receives each and computes it (1 ms). On the crossbar
+ * (12.5 GB/s, 2 us per route) a transfer takes 2 us + 1 ms. The times are
+ * checked in the test. There is no implicit barrier: rank 0 starts its
+ * second iteration as soon as its second send is received, before rank 1
+ * has finished its first. */
+typedef struct {
+  double iter_end_s[2][2];   /* [rank][iteration] */
+  double iter_start_s[2][2];
+  gint64 events;
+  int ok;
+  char message[256];
+} PipeOutcome;
+
+static void
+pipeline_here (const void *setup, void *result)
+{
+  PipeOutcome *out = result;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, &error);
+  g_autofree char *path = input_path ("flat-16", "platforms");
+  g_autoptr (DtsPlatform) platform = dts_platform_load (path, catalog, &error);
+  g_assert (platform != NULL);
+  GPtrArray *plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  g_autoptr (DtsSchedule) s = dts_schedule_collectives_new (2, plans);
+  /* Replace the collectives-only programs by the pipeline's. */
+  g_ptr_array_set_size (s->programs, 0);
+  g_array_set_size (s->streams, 0);
+  g_array_set_size (s->totals, 0);
+  GArray *stage0 = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  GArray *stage1 = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  for (int m = 0; m < 2; m++) {
+    DtsOp fwd = { .type = DTS_OP_COMPUTE, .layer = -1, .bucket = -1, .micro_batch = m,
+                  .duration_s = 1e-3 };
+    DtsOp send = { .type = DTS_OP_SEND, .layer = -1, .bucket = -1, .peer = 1, .tag = 0,
+                   .bytes = 12.5e6 };
+    DtsOp recv = { .type = DTS_OP_RECV, .layer = -1, .bucket = -1, .peer = 0, .tag = 0,
+                   .bytes = 12.5e6 };
+    g_array_append_val (stage0, fwd);
+    g_array_append_val (stage0, send);
+    g_array_append_val (stage1, recv);
+    g_array_append_val (stage1, fwd);
+  }
+  g_ptr_array_add (s->programs, stage0);
+  g_ptr_array_add (s->programs, stage1);
+  for (int r = 0; r < 2; r++) {
+    DtsComputeTotals none = { 0 };
+    g_array_append_val (s->totals, none);
+    DtsStream st = { r, DTS_STREAM_COMPUTE, 0, r };
+    g_array_append_val (s->streams, st);
+    s->rank_program[r] = r;
+  }
+  DtsSimSettings set = { .platform_path = path, .granularity = DTS_GRANULARITY_FLOW,
+                         .iterations = 2, .speed_use = "test" };
+  g_autoptr (DtsTrace) t = dts_sim_execute (s, platform, NULL, &set, &error);
+  if (t == NULL) {
+    g_strlcpy (out->message, error->message, sizeof out->message);
+    return;
+  }
+  for (int r = 0; r < 2; r++)
+    for (int it = 0; it < 2; it++) {
+      out->iter_start_s[r][it] = t->iter_start_s[dts_trace_ri (t, r, it)];
+      out->iter_end_s[r][it] = t->iter_end_s[dts_trace_ri (t, r, it)];
+    }
+  out->events = t->events;
+  out->ok = 1;
+}
+
+START_TEST (test_pipeline_programs)
+{
+  PipeOutcome out = { 0 };
+  dts_test_run_in_child (pipeline_here, NULL, &out, sizeof out, "pipeline");
+  ck_assert_msg (out.ok, "%s", out.message);
+  /* The platform's hosts run at their own speed; kernels are given in idle
+   * seconds, so 1 ms each. A transfer: 2 us of latency + 12.5 MB at
+   * 12.5 GB/s = 1.002 ms. Stage 0: compute 0-1, send 1-2.002 (received by
+   * stage 1, which waited), compute 2.002-3.002, send 3.002-4.004: its
+   * iteration ends at 4.004 ms and the next starts at once. Stage 1:
+   * receive until 2.002, compute to 3.002, receive until 4.004, compute to
+   * 5.004 ms. */
+  double tx = 2e-6 + 12.5e6 / 12.5e9;
+  ck_assert_double_eq_tol (out.iter_end_s[0][0], 2 * (1e-3 + tx), 1e-9);
+  ck_assert_double_eq_tol (out.iter_start_s[0][1], out.iter_end_s[0][0], 1e-12);
+  ck_assert_double_eq_tol (out.iter_end_s[1][0], 2 * (1e-3 + tx) + 1e-3, 1e-9);
+  /* No barrier: stage 0 is into its second iteration before stage 1 ends
+   * its first. */
+  ck_assert (out.iter_start_s[0][1] < out.iter_end_s[1][0]);
+  ck_assert_double_eq_tol (out.iter_end_s[1][1], 4 * (1e-3 + tx) + 1e-3, 1e-9);
+  /* 4 kernels and 2 sends per iteration on each side that starts them. */
+  ck_assert_int_eq (out.events, 2 * (4 + 2));
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -350,6 +446,7 @@ sim_suite (void)
   tcase_add_test (tc, test_step_vs_flow_64);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_cfg_check);
+  tcase_add_test (tc, test_pipeline_programs);
   suite_add_tcase (s, tc);
   return s;
 }
