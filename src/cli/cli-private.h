@@ -91,10 +91,45 @@ GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **
  * creates an absent file but never truncates an existing one. */
 gboolean dts_cli_check_writable (const char *path, const char *what, GError **error);
 
-/* `--strategy help` and `--collective help`: the table rows, id and
- * description, on stdout. */
+/* `--strategy help` and `--collective help`: the table rows, id,
+ * description and the options each declares, on stdout. */
 void dts_cli_list_strategies (void);
 void dts_cli_list_collectives (void);
+
+/* The options `run` and `allreduce` share (common-options.c), as text. */
+typedef struct {
+  char *platform;
+  char *gpus;
+  char *collective;
+  char *channels;
+  char *chunk_size;
+  char *granularity;
+  gboolean dump_plan;
+  char *format;
+  char *trace;
+  char **cfg;
+  char **set;
+  char **scale;
+} DtsCommonArgs;
+void dts_cli_common_args_clear (DtsCommonArgs *c);
+/* Add the shared entries to CTX, parsing into C (which must outlive CTX). */
+void dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c);
+
+/* Options declared by table rows (table-options.c): every option of every
+ * collective (only those with a closed form when CLOSED_FORM_ONLY) and,
+ * with STRATEGIES, of every strategy. */
+typedef struct _DtsRowOptions DtsRowOptions;
+DtsRowOptions *dts_cli_row_options_new (gboolean closed_form_only, gboolean strategies);
+void dts_cli_row_options_free (DtsRowOptions *ro);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsRowOptions, dts_cli_row_options_free)
+/* The entries to add to a GOptionContext (lent, NULL-terminated). */
+const GOptionEntry *dts_cli_row_options_entries (const DtsRowOptions *ro);
+/* Validate the given values and refuse those the selected COLLECTIVE or
+ * STRATEGY does not declare (DTS_ERROR_USAGE). */
+gboolean dts_cli_row_options_check (const DtsRowOptions *ro, const char *collective,
+                                    const char *strategy, GError **error);
+/* The text given for option NAME, or NULL. */
+const char *dts_cli_row_option (const DtsRowOptions *ro, const char *name);
 
 /* --format values shared by commands. */
 typedef enum {

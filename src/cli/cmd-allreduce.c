@@ -36,41 +36,20 @@
 #define MAX_SIZES 256
 
 typedef struct {
-  char *platform;
-  char *gpus;
+  DtsCommonArgs c;      /* shared with the other command (common-options.c) */
   char *size;
   char *sizes;
-  char *channels;
-  char *chunk_size;
-  char *granularity;
-  char *format;
-  char *trace;
   char *svg;
-  char *collective;
   gboolean steps;
-  gboolean dump_plan;
-  char **cfg;
-  char **set;
-  char **scale;
 } ArArgs;
 
 static void
 ar_args_clear (ArArgs *a)
 {
-  g_free (a->platform);
-  g_free (a->gpus);
+  dts_cli_common_args_clear (&a->c);
   g_free (a->size);
   g_free (a->sizes);
-  g_free (a->channels);
-  g_free (a->chunk_size);
-  g_free (a->granularity);
-  g_free (a->format);
-  g_free (a->trace);
   g_free (a->svg);
-  g_free (a->collective);
-  g_strfreev (a->cfg);
-  g_strfreev (a->set);
-  g_strfreev (a->scale);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ArArgs, ar_args_clear)
 
@@ -78,46 +57,18 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ArArgs, ar_args_clear)
 static void
 add_entries (GOptionContext *ctx, ArArgs *a)
 {
+  dts_cli_add_common_entries (ctx, &a->c);
   GOptionEntry entries[] = {
-    { "platform", 'p', 0, S, &a->platform,
-      "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
-    { "gpus", 'n', 0, S, &a->gpus, "All-reduce over the first N ranks (default: all)", "N" },
     { "size", 's', 0, S, &a->size, "Buffer size (default: " DEFAULT_SIZE ")", "BYTES" },
     { "sizes", 0, 0, S, &a->sizes,
       "Comma-separated buffer sizes, simulated one after another (default: one, --size)",
       "S1,S2,..." },
-    { "collective", 0, 0, S, &a->collective,
-      "All-reduce algorithm: ring or direct (one-shot); 'help' lists the table "
-      "(default: ring)", "ALG" },
-    { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &a->dump_plan,
-      "Print every rank's program and the collective's steps, and simulate nothing "
-      "(default: simulate)", NULL },
-    { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
-    { "chunk-size", 0, 0, S, &a->chunk_size,
-      "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
-    { "comm-granularity", 0, 0, S, &a->granularity,
-      "step or flow (default: flow; step with --steps)", "G" },
     { "steps", 0, 0, G_OPTION_ARG_NONE, &a->steps,
       "Print every ring step of every rank (step granularity, at most 16 GPUs)", NULL },
-    { "format", 'f', 0, S, &a->format, "Output: text, json or csv (default: text)", "FMT" },
-    { "trace", 't', 0, S, &a->trace,
-      "Write a Chrome/Perfetto trace (one track per GPU) to FILE (default: none)",
-      "FILE" },
     { "svg", 0, 0, S, &a->svg,
       "Draw the ring and its steps as an SVG picture in FILE, - for stdout (one size, step "
       "granularity, at most 16 GPUs; default: none)",
       "FILE" },
-    { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg,
-      "SimGrid configuration item, repeatable (e.g. network/model:LV08; default: none)",
-      "NAME:VALUE" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->set,
-      "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, repeatable "
-      "(default: none)",
-      "T:GLOB.F=V" },
-    { "scale", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->scale,
-      "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, repeatable "
-      "(default: none)",
-      "TARGET.F=X" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -136,12 +87,12 @@ typedef struct {
 static gboolean
 check_args (const ArArgs *a, ArChecked *c, GError **error)
 {
-  if (!dts_cli_parse_format (a->format, TRUE, &c->format, error))
+  if (!dts_cli_parse_format (a->c.format, TRUE, &c->format, error))
     return FALSE;
-  if (!dts_cli_parse_int_option ("gpus", a->gpus, 2, 1 << 20, &c->n_gpus, error)
-      || !dts_cli_parse_int_option ("channels", a->channels, 1, DTS_COLL_MAX_CHANNELS,
+  if (!dts_cli_parse_int_option ("gpus", a->c.gpus, 2, 1 << 20, &c->n_gpus, error)
+      || !dts_cli_parse_int_option ("channels", a->c.channels, 1, DTS_COLL_MAX_CHANNELS,
                                     &c->channels, error)
-      || !dts_cli_parse_bytes_option ("chunk-size", a->chunk_size, &c->chunk_bytes, error))
+      || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &c->chunk_bytes, error))
     return FALSE;
   if (a->size != NULL && a->sizes != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--size and --sizes exclude each other");
@@ -169,8 +120,8 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
       return FALSE;
     g_array_append_val (c->sizes, v);
   }
-  if (a->granularity != NULL
-      && !dts_granularity_from_string (a->granularity, &c->granularity, error))
+  if (a->c.granularity != NULL
+      && !dts_granularity_from_string (a->c.granularity, &c->granularity, error))
     return FALSE;
   if (a->svg != NULL && a->svg[0] == '\0')
     return dts_cli_bad_option ("svg", a->svg, "a file name, or - for stdout", error);
@@ -179,8 +130,8 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
                  "--svg draws one all-reduce: give one size, not %u", c->sizes->len);
     return FALSE;
   }
-  if (a->svg != NULL && a->trace != NULL && strcmp (a->svg, "-") == 0
-      && strcmp (a->trace, "-") == 0) {
+  if (a->svg != NULL && a->c.trace != NULL && strcmp (a->svg, "-") == 0
+      && strcmp (a->c.trace, "-") == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--svg - and --trace - cannot both write to stdout");
     return FALSE;
@@ -190,7 +141,7 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
     const char *opt = k == 0 ? "steps" : "svg";
     if (k == 0 ? !a->steps : a->svg == NULL)
       continue;
-    if (a->granularity != NULL && c->granularity != DTS_GRANULARITY_STEP) {
+    if (a->c.granularity != NULL && c->granularity != DTS_GRANULARITY_STEP) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--%s needs --comm-granularity step (flow has no steps)", opt);
       return FALSE;
@@ -204,9 +155,9 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
       return FALSE;
     }
   }
-  if (a->trace != NULL && a->trace[0] == '\0')
-    return dts_cli_bad_option ("trace", a->trace, "a file name", error);
-  return dts_sim_cfg_check (a->cfg, error);
+  if (a->c.trace != NULL && a->c.trace[0] == '\0')
+    return dts_cli_bad_option ("trace", a->c.trace, "a file name", error);
+  return dts_sim_cfg_check (a->c.cfg, error);
 }
 
 static double
@@ -534,7 +485,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_auto (ArArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   g_option_context_set_summary (
-      ctx, "Simulate one NCCL-style ring all-reduce alone: time, algorithm and bus\n"
+      ctx, "Simulate one all-reduce alone (NCCL-style ring, or direct): time, algorithm and bus\n"
            "bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with the ring's\n"
            "bottleneck B and hop latency L (--collective direct: 2 (S/(N B) + L)).\n"
            "--steps shows the ring step by step, --svg draws it in one picture.");
@@ -546,13 +497,13 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     return TRUE;
   if (!dts_cli_no_arguments (argc, argv, "allreduce", error))
     return FALSE;
-  if (g_strcmp0 (a.collective, "help") == 0) {
+  if (g_strcmp0 (a.c.collective, "help") == 0) {
     dts_cli_list_collectives ();
     return TRUE;
   }
-  if (a.collective != NULL) {
+  if (a.c.collective != NULL) {
     const DtsCollAlgorithm *alg = dts_coll_algorithms ();
-    while (alg->id && strcmp (alg->id, a.collective) != 0)
+    while (alg->id && strcmp (alg->id, a.c.collective) != 0)
       alg++;
     if (alg->id == NULL || alg->closed_form_s == NULL) {
       g_autoptr (GString) ids = g_string_new (NULL);
@@ -562,10 +513,10 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "%s --collective '%s' in dtsim allreduce (known: %s; parameter servers "
                    "run in dtsim run --collective ps)",
-                   alg->id ? "no" : "unknown", a.collective, ids->str);
+                   alg->id ? "no" : "unknown", a.c.collective, ids->str);
       return FALSE;
     }
-    if ((a.steps || a.svg != NULL) && strcmp (a.collective, "ring") != 0) {
+    if ((a.steps || a.svg != NULL) && strcmp (a.c.collective, "ring") != 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--%s shows the ring step by step: only with --collective ring",
                    a.steps ? "steps" : "svg");
@@ -578,13 +529,13 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
                   .granularity = DTS_GRANULARITY_FLOW };
   if (!check_args (&a, &c, error))
     return FALSE;
-  g_autoptr (GArray) overrides = dts_cli_parse_overrides (a.set, a.scale, error);
+  g_autoptr (GArray) overrides = dts_cli_parse_overrides (a.c.set, a.c.scale, error);
   if (overrides == NULL)
     return FALSE;
-  if (!dts_sim_configure (a.cfg, error))
+  if (!dts_sim_configure (a.c.cfg, error))
     return FALSE;
   g_autofree char *platform_path = dts_datadir_resolve (
-      "platforms", a.platform ? a.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
+      "platforms", a.c.platform ? a.c.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
   if (platform_path == NULL)
     return FALSE;
 
@@ -596,12 +547,12 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .channels = c.channels,
     .chunk_bytes = c.chunk_bytes,
     .granularity = c.granularity,
-    .cfg = a.cfg,
+    .cfg = a.c.cfg,
     .overrides = overrides->len ? overrides : NULL,
-    .record_steps = a.steps || a.trace != NULL || a.svg != NULL,
-    .collective = a.collective,
+    .record_steps = a.steps || a.c.trace != NULL || a.svg != NULL,
+    .collective = a.c.collective,
   };
-  if (a.dump_plan) {
+  if (a.c.dump_plan) {
     g_autoptr (GString) plan = g_string_new (NULL);
     o.dump_plan = plan;
     g_autoptr (DtsAllreduceResult) none = dts_allreduce_run (&o, error);
@@ -629,17 +580,17 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   }
   /* After every check that can refuse the run, so that a refused run leaves
    * no empty file behind. */
-  if (!dts_cli_check_writable (a.trace, "trace", error)
+  if (!dts_cli_check_writable (a.c.trace, "trace", error)
       || !dts_cli_check_writable (a.svg, "svg", error))
     return FALSE;
   g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, error);
   if (r == NULL)
     return FALSE;
 
-  if (a.trace != NULL) {
+  if (a.c.trace != NULL) {
     g_autoptr (GString) tr = g_string_new (NULL);
     write_trace (r, tr);
-    if (!dts_report_save (tr, a.trace, "trace", error))
+    if (!dts_report_save (tr, a.c.trace, "trace", error))
       return FALSE;
   }
   if (a.svg != NULL) {

@@ -28,60 +28,35 @@
 
 /* The raw text of the options, as GOption hands it over. */
 typedef struct {
-  char *platform;
+  DtsCommonArgs c;      /* shared with the other command (common-options.c) */
   char *workload;
   char *batch_size;
-  char *gpus;
   char *iterations;
   char *precision;
   char *cost_model;
   char *bucket_size;
-  char *chunk_size;
-  char *channels;
   char *strategy;
-  char *collective;
-  char *comm_streams;
-  gboolean dump_plan;
   char *max_activities;
-  char *ps_count;
-  char *ps_aggregation;
   gboolean no_overlap;
   char *seed;
-  char *format;
-  char *trace;
   gboolean quiet;
-  char *granularity;
-  char **cfg;
-  char **set;   /* what-if overrides (platform/override.h) */
-  char **scale;
+  DtsRowOptions *rows;  /* options of the collective and strategy rows */
 } RunArgs;
 
 static void
 run_args_clear (RunArgs *a)
 {
-  g_free (a->platform);
+  dts_cli_common_args_clear (&a->c);
   g_free (a->workload);
   g_free (a->batch_size);
-  g_free (a->gpus);
   g_free (a->iterations);
   g_free (a->precision);
   g_free (a->cost_model);
   g_free (a->bucket_size);
-  g_free (a->chunk_size);
-  g_free (a->channels);
   g_free (a->strategy);
-  g_free (a->collective);
-  g_free (a->comm_streams);
   g_free (a->max_activities);
-  g_free (a->ps_count);
-  g_free (a->ps_aggregation);
   g_free (a->seed);
-  g_free (a->format);
-  g_free (a->trace);
-  g_free (a->granularity);
-  g_strfreev (a->cfg);
-  g_strfreev (a->set);
-  g_strfreev (a->scale);
+  dts_cli_row_options_free (a->rows);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
 
@@ -89,14 +64,12 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
 static void
 add_entries (GOptionContext *ctx, RunArgs *a)
 {
+  dts_cli_add_common_entries (ctx, &a->c);
   GOptionEntry entries[] = {
-    { "platform", 'p', 0, S, &a->platform,
-      "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
     { "workload", 'w', 0, S, &a->workload,
       "Workload file, or a shipped name (default: " DTS_DEFAULT_WORKLOAD ")", "FILE" },
     { "batch-size", 'b', 0, S, &a->batch_size,
       "Samples per GPU per iteration (default: the workload's, else 32)", "N" },
-    { "gpus", 'n', 0, S, &a->gpus, "Use the first N ranks of the platform (default: all)", "N" },
     { "iterations", 'i', 0, S, &a->iterations,
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
@@ -104,53 +77,22 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model (default: roofline)", "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
       "Gradient bucket cap, like DDP's bucket_cap_mb (default: 25MB)", "BYTES" },
-    { "chunk-size", 0, 0, S, &a->chunk_size,
-      "All-reduce chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
-    { "channels", 0, 0, S, &a->channels, "Parallel rings (default: 2)", "N" },
     { "strategy", 0, 0, S, &a->strategy,
       "Parallel strategy; 'help' lists them (default: dp)", "ID" },
-    { "collective", 0, 0, S, &a->collective,
-      "Gradient reduction: ring (NCCL-style all-reduce), direct (one-shot) or ps "
-      "(parameter servers); 'help' lists them (default: ring)", "ALG" },
-    { "comm-streams", 0, 0, S, &a->comm_streams,
-      "Communication streams per GPU: bucket b goes to stream b mod N, so buckets "
-      "overlap each other (default: 1)", "N" },
     { "max-activities", 0, 0, S, &a->max_activities,
       "Refuse runs estimated to start more SimGrid activities than this (default: 2e8, "
       "about an hour or more)", "N" },
-    { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &a->dump_plan,
-      "Print every rank's program and every collective's steps, and simulate nothing "
-      "(default: simulate)", NULL },
-    { "ps-count", 0, 0, S, &a->ps_count,
-      "With --collective ps: parameter servers, placed round-robin over the nodes on "
-      "GPU hosts (default: one per node)", "P" },
-    { "ps-aggregation", 0, 0, S, &a->ps_aggregation,
-      "With --collective ps: none (every GPU talks to the servers) or node (a node's GPUs "
-      "sum by a local ring first and its first GPU talks to the servers, as TensorFlow's "
-      "distributed_replicated) (default: none)", "A" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
-    { "format", 'f', 0, S, &a->format, "Output: text, json or csv (default: text)", "FMT" },
-    { "trace", 't', 0, S, &a->trace, "Write a Chrome/Perfetto trace to FILE (default: none)", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
-    { "comm-granularity", 0, 0, S, &a->granularity,
-      "How all-reduces are simulated: step or flow (default: flow)", "G" },
-    { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg,
-      "SimGrid configuration item, repeatable (e.g. network/model:LV08; default: "
-      "CM02 without cross-traffic, doc/SIMULATION.md)", "NAME:VALUE" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->set,
-      "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, "
-      "repeatable (e.g. link:*-nic*.bandwidth=50Gbps; default: none)",
-      "T:GLOB.F=V" },
-    { "scale", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->scale,
-      "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, "
-      "repeatable, applied after every --set (e.g. network.bandwidth=0.5; default: none)",
-      "TARGET.F=X" },
     { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
+  if (a->rows == NULL)
+    a->rows = dts_cli_row_options_new (FALSE, TRUE);
+  g_option_context_add_main_entries (ctx, dts_cli_row_options_entries (a->rows), NULL);
 }
 #undef S
 
@@ -158,21 +100,18 @@ add_entries (GOptionContext *ctx, RunArgs *a)
 static gboolean
 check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, GError **error)
 {
-  *writer = dts_report_writer_lookup (a->format ? a->format : "text");
+  *writer = dts_report_writer_lookup (a->c.format ? a->c.format : "text");
   if (*writer == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --format '%s' (known: text, json, csv)",
-                 a->format);
+                 a->c.format);
     return FALSE;
   }
   if (!dts_cli_parse_int_option ("batch-size", a->batch_size, 1, 1 << 20, &o->batch_size, error)
-      || !dts_cli_parse_int_option ("gpus", a->gpus, 1, 1 << 20, &o->n_gpus, error)
+      || !dts_cli_parse_int_option ("gpus", a->c.gpus, 1, 1 << 20, &o->n_gpus, error)
       || !dts_cli_parse_int_option ("iterations", a->iterations, 1, 100000, &o->iterations, error)
-      || !dts_cli_parse_int_option ("channels", a->channels, 1, DTS_COLL_MAX_CHANNELS, &o->channels, error)
+      || !dts_cli_parse_int_option ("channels", a->c.channels, 1, DTS_COLL_MAX_CHANNELS, &o->channels, error)
       || !dts_cli_parse_bytes_option ("bucket-size", a->bucket_size, &o->bucket_bytes, error)
-      || !dts_cli_parse_bytes_option ("chunk-size", a->chunk_size, &o->chunk_bytes, error))
-    return FALSE;
-  if (!dts_cli_parse_int_option ("comm-streams", a->comm_streams, 1,
-                                 DTS_SCHEDULE_MAX_COMM_STREAMS, &o->comm_streams, error))
+      || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &o->chunk_bytes, error))
     return FALSE;
   if (a->max_activities != NULL) {
     double v;
@@ -194,38 +133,33 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     }
     o->strategy = a->strategy;
   }
-  if (a->collective != NULL) {
+  if (a->c.collective != NULL) {
     gboolean known = FALSE;
     g_autoptr (GString) ids = g_string_new (NULL);
     for (const DtsCollAlgorithm *alg = dts_coll_algorithms (); alg->id; alg++) {
-      known = known || strcmp (alg->id, a->collective) == 0;
+      known = known || strcmp (alg->id, a->c.collective) == 0;
       g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", alg->id);
     }
     if (!known) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --collective '%s' (known: %s)",
-                   a->collective, ids->str);
+                   a->c.collective, ids->str);
       return FALSE;
     }
-    o->collective = a->collective;
+    o->collective = a->c.collective;
   }
-  if (!dts_cli_parse_int_option ("ps-count", a->ps_count, 1, 1 << 20, &o->ps_count, error))
+  /* Options of the rows: validated and owned by their row, then read. */
+  if (!dts_cli_row_options_check (a->rows, o->collective, o->strategy ? o->strategy : "dp",
+                                  error))
     return FALSE;
-  if (a->ps_count != NULL && strcmp (o->collective, "ps") != 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--ps-count %s: only with --collective ps (the collective is %s)", a->ps_count,
-                 o->collective);
+  if (!dts_cli_parse_int_option ("ps-count", dts_cli_row_option (a->rows, "ps-count"), 1,
+                                 1 << 20, &o->ps_count, error)
+      || !dts_cli_parse_int_option ("comm-streams", dts_cli_row_option (a->rows, "comm-streams"),
+                                    1, DTS_SCHEDULE_MAX_COMM_STREAMS, &o->comm_streams, error))
     return FALSE;
-  }
-  if (a->ps_aggregation != NULL) {
-    if (!dts_ps_aggregation_from_string (a->ps_aggregation, &o->ps_aggregation, error))
-      return FALSE;
-    if (strcmp (o->collective, "ps") != 0) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--ps-aggregation %s: only with --collective ps (the collective is %s)",
-                   a->ps_aggregation, o->collective);
-      return FALSE;
-    }
-  }
+  const char *aggregation = dts_cli_row_option (a->rows, "ps-aggregation");
+  if (aggregation != NULL
+      && !dts_ps_aggregation_from_string (aggregation, &o->ps_aggregation, error))
+    return FALSE;
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))
@@ -239,12 +173,12 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       return FALSE;
     }
   }
-  if (a->granularity != NULL && !dts_granularity_from_string (a->granularity, &o->granularity,
+  if (a->c.granularity != NULL && !dts_granularity_from_string (a->c.granularity, &o->granularity,
                                                               error))
     return FALSE;
-  if (a->trace != NULL && a->trace[0] == '\0')
-    return dts_cli_bad_option ("trace", a->trace, "a file name", error);
-  return dts_sim_cfg_check (a->cfg, error);
+  if (a->c.trace != NULL && a->c.trace[0] == '\0')
+    return dts_cli_bad_option ("trace", a->c.trace, "a file name", error);
+  return dts_sim_cfg_check (a->c.cfg, error);
 }
 
 gboolean
@@ -285,7 +219,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     dts_cli_list_strategies ();
     return TRUE;
   }
-  if (g_strcmp0 (a.collective, "help") == 0) {
+  if (g_strcmp0 (a.c.collective, "help") == 0) {
     dts_cli_list_collectives ();
     return TRUE;
   }
@@ -303,15 +237,15 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .overlap = !a.no_overlap,
     .seed = DTS_RUN_DEFAULT_SEED,
     .granularity = DTS_GRANULARITY_FLOW,
-    .cfg = a.cfg,
-    .trace_path = a.trace,
-    .record_slices = a.trace != NULL,
+    .cfg = a.c.cfg,
+    .trace_path = a.c.trace,
+    .record_slices = a.c.trace != NULL,
     .progress = !a.quiet && isatty (STDERR_FILENO),
   };
   const DtsReportWriter *writer = NULL;
   if (!check_args (&a, &o, &writer, error))
     return FALSE;
-  g_autoptr (GArray) overrides = dts_cli_parse_overrides (a.set, a.scale, error);
+  g_autoptr (GArray) overrides = dts_cli_parse_overrides (a.c.set, a.c.scale, error);
   if (overrides == NULL)
     return FALSE;
   o.overrides = overrides->len ? overrides : NULL;
@@ -325,7 +259,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     return FALSE;
 
   g_autofree char *platform_path = dts_datadir_resolve (
-      "platforms", a.platform ? a.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
+      "platforms", a.c.platform ? a.c.platform : DTS_DEFAULT_PLATFORM, ".xml", "platform", error);
   if (platform_path == NULL)
     return FALSE;
   g_autofree char *workload_path = dts_datadir_resolve (
@@ -339,7 +273,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
   if (o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
     return FALSE;
 
-  g_autoptr (GString) plan = a.dump_plan ? g_string_new (NULL) : NULL;
+  g_autoptr (GString) plan = a.c.dump_plan ? g_string_new (NULL) : NULL;
   o.dump_plan = plan;
   g_autoptr (DtsTrace) trace = NULL;
   g_autoptr (DtsRunSummary) summary = dts_driver_run_training (&o, &trace, error);

@@ -32,7 +32,7 @@ static const DtsCommand commands[] = {
     dts_cmd_sweep, sweep_config, FALSE },
   { "plot", "plot columns of a sweep's results.csv with gnuplot", dts_cmd_plot, NULL, FALSE },
   { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, NULL, FALSE },
-  { "allreduce", "simulate one ring all-reduce alone (time, bus bandwidth, steps)",
+  { "allreduce", "simulate one all-reduce alone, ring or direct (time, bus bandwidth, steps)",
     dts_cmd_allreduce, NULL, FALSE },
   { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)",
     dts_cmd_cost, NULL, TRUE },
@@ -210,18 +210,4 @@ dts_cmd_help (int argc, char **argv, GError **error)
     printf ("  %-10s %s\n", c->name, c->summary);
   printf ("\nSee 'dtsim <command> --help' for the options of a command.\n");
   return TRUE;
-}
-
-void
-dts_cli_list_strategies (void)
-{
-  for (const DtsStrategy *st = dts_schedule_strategies (); st->id; st++)
-    printf ("%-12s %s\n", st->id, st->description);
-}
-
-void
-dts_cli_list_collectives (void)
-{
-  for (const DtsCollAlgorithm *a = dts_coll_algorithms (); a->id; a++)
-    printf ("%-12s %s\n", a->id, a->description);
 }

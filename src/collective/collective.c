@@ -8,17 +8,30 @@
 #include "collective/collective-private.h"
 #include "core/error.h"
 
+static const char *const ps_aggregations[] = { "none", "node", NULL };
+
+static const DtsOptionSpec ps_options[] = {
+  { "ps-count", DTS_OPTION_INT, "P",
+    "parameter servers, placed round-robin over the nodes on GPU hosts", "one per node", 1,
+    1 << 20, NULL },
+  { "ps-aggregation", DTS_OPTION_CHOICE, "A",
+    "none (every GPU talks to the servers) or node (a node's GPUs sum by a local ring first "
+    "and its first GPU talks to the servers, as TensorFlow's distributed_replicated)",
+    "none", 0, 0, ps_aggregations },
+  { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
 static const DtsCollAlgorithm algorithms[] = {
   { "ring", "NCCL-style ring: reduce-scatter then all-gather, chunked, over parallel channels",
     dts_coll_ring_plan_new, dts_coll_ring_n_steps, dts_coll_ring_step_ops,
-    dts_coll_member_host, dts_coll_ring_routes, dts_coll_ring_closed_form_s },
+    dts_coll_member_host, dts_coll_ring_routes, dts_coll_ring_closed_form_s, NULL },
   { "ps", "parameter servers: every rank pushes shard k to server k, which sums it; then pulls it",
     dts_coll_ps_plan_new, dts_coll_ps_n_steps, dts_coll_ps_step_ops, dts_coll_ps_part_host,
-    dts_coll_ps_routes, NULL },
+    dts_coll_ps_routes, NULL, ps_options },
   { "direct", "one-shot: every rank sends each other rank its shard, reduces, sends it back",
     dts_coll_direct_plan_new, dts_coll_direct_n_steps, dts_coll_direct_step_ops,
-    dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_closed_form_s },
-  { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+    dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_closed_form_s, NULL },
+  { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const DtsCollAlgorithm *

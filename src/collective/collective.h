@@ -80,6 +80,8 @@
 
 #include <glib.h>
 
+#include "core/option.h"
+
 G_BEGIN_DECLS
 
 /* NCCL 2.x Simple protocol: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 x
@@ -202,6 +204,8 @@ struct _DtsCollAlgorithm {
    * bandwidth over the plan's routes that cross it) and LATENCY_S the
    * largest route latency; NULL when the algorithm has none. */
   double (*closed_form_s) (int n, double bytes, double share_Bps, double latency_s);
+  /* Options only this algorithm takes (core/option.h), or NULL. */
+  const DtsOptionSpec *options;
 };
 
 /* The table of all-reduce algorithms, terminated by a row with id NULL. */

@@ -30,11 +30,19 @@ static const char *const op_names[DTS_OP_TYPE_COUNT] = {
   [DTS_OP_BARRIER] = "barrier",
 };
 
+static const DtsOptionSpec dp_options[] = {
+  { "comm-streams", DTS_OPTION_INT, "N",
+    "communication streams per GPU: bucket b goes to stream b mod N with a communicator of "
+    "its own, so buckets overlap each other",
+    "1", 1, DTS_SCHEDULE_MAX_COMM_STREAMS, NULL },
+  { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
 static const DtsStrategy strategies[] = {
   { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
           "while backprop goes on (PyTorch DDP, Horovod)",
-    dts_schedule_dp_new },
-  { NULL, NULL, NULL },
+    dts_schedule_dp_new, dp_options },
+  { NULL, NULL, NULL, NULL },
 };
 
 const DtsStrategy *

@@ -229,6 +229,8 @@ typedef struct {
   const char *description;
   DtsSchedule *(*schedule_new) (const DtsWorkload *workload, const DtsPlatform *platform,
                                 DtsCost *cost, const DtsRunOptions *opts, GError **error);
+  /* Options only this strategy takes (core/option.h), or NULL. */
+  const DtsOptionSpec *options;
 } DtsStrategy;
 
 /* The table, terminated by a row with id NULL. */

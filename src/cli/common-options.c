@@ -1,0 +1,67 @@
+/* common-options.c - the options `dtsim run` and `dtsim allreduce` share,
+ * declared once: the platform and the ranks, the collective and how it is
+ * simulated, outputs, SimGrid items and what-ifs. Each command adds its
+ * own options after these and reads the parsed text from DtsCommonArgs. */
+#include "config.h"
+
+#include "cli/cli-private.h"
+
+void
+dts_cli_common_args_clear (DtsCommonArgs *c)
+{
+  g_free (c->platform);
+  g_free (c->gpus);
+  g_free (c->collective);
+  g_free (c->channels);
+  g_free (c->chunk_size);
+  g_free (c->granularity);
+  g_free (c->format);
+  g_free (c->trace);
+  g_strfreev (c->cfg);
+  g_strfreev (c->set);
+  g_strfreev (c->scale);
+}
+
+#define S G_OPTION_ARG_STRING
+void
+dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
+{
+  GOptionEntry entries[] = {
+    { "platform", 'p', 0, S, &c->platform,
+      "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
+    { "gpus", 'n', 0, S, &c->gpus, "Use the first N ranks of the platform (default: all)", "N" },
+    { "collective", 0, 0, S, &c->collective,
+      "Collective algorithm: ring (NCCL-style), direct (one-shot) or ps (parameter servers, "
+      "dtsim run only); 'help' lists them with their options (default: ring)",
+      "ALG" },
+    { "channels", 0, 0, S, &c->channels, "Parallel rings (default: 2)", "N" },
+    { "chunk-size", 0, 0, S, &c->chunk_size,
+      "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
+    { "comm-granularity", 0, 0, S, &c->granularity,
+      "How collectives are simulated: step or flow (default: flow; step for "
+      "dtsim allreduce --steps and --svg)",
+      "G" },
+    { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &c->dump_plan,
+      "Print every rank's program and every collective's steps, and simulate nothing "
+      "(default: simulate)",
+      NULL },
+    { "format", 'f', 0, S, &c->format, "Output: text, json or csv (default: text)", "FMT" },
+    { "trace", 't', 0, S, &c->trace,
+      "Write a Chrome/Perfetto trace (tracks per GPU) to FILE (default: none)", "FILE" },
+    { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c->cfg,
+      "SimGrid configuration item, repeatable (e.g. network/model:LV08; default: "
+      "CM02 without cross-traffic, doc/SIMULATION.md)",
+      "NAME:VALUE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c->set,
+      "What-if: set link:GLOB.bandwidth|latency, host:GLOB.speed or gpu:GLOB.FIELD, "
+      "repeatable (e.g. link:*-nic*.bandwidth=50Gbps; default: none)",
+      "T:GLOB.F=V" },
+    { "scale", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c->scale,
+      "What-if: multiply network.bandwidth|latency, gpu.flops|mem_bw or T:GLOB.F, "
+      "repeatable, applied after every --set (e.g. network.bandwidth=0.5; default: none)",
+      "TARGET.F=X" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+#undef S
