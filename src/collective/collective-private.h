@@ -24,6 +24,10 @@ void dts_coll_direct_step_ops (const DtsCollPlan *plan, int part, int step,
 gboolean dts_coll_direct_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
 
 /* Helpers shared by the algorithms. */
+/* The checks every plan makes: ranks, buffer size and, when CHUNKED,
+ * channels and chunk size; errors start with WHAT ("ring all-reduce"). */
+gboolean dts_coll_check_params (const DtsCollParams *params, const char *what, gboolean chunked,
+                                GError **error);
 int dts_coll_member_host (const DtsCollPlan *plan, int part);
 void dts_coll_add_xfer (DtsCollStepOps *out, DtsXferKind kind, int peer, double bytes,
                         int channels, gboolean reduce, int tag);

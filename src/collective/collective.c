@@ -163,3 +163,32 @@ dts_coll_key_add (guint64 key, gint64 value)
   }
   return key;
 }
+
+gboolean
+dts_coll_check_params (const DtsCollParams *params, const char *what, gboolean chunked,
+                       GError **error)
+{
+  if (params->n_ranks < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: needs at least one rank, got %d", what,
+                 params->n_ranks);
+    return FALSE;
+  }
+  if (!(params->bytes >= 0) || !isfinite (params->bytes)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "%s: buffer size must be a finite non-negative number of bytes", what);
+    return FALSE;
+  }
+  if (!chunked)
+    return TRUE;
+  if (params->channels < 1 || params->channels > DTS_COLL_MAX_CHANNELS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: channels must be in 1..%d, got %d",
+                 what, DTS_COLL_MAX_CHANNELS, params->channels);
+    return FALSE;
+  }
+  if (!(params->chunk_bytes > 0) || !isfinite (params->chunk_bytes)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "%s: chunk size must be a positive number of bytes", what);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -27,37 +27,11 @@
 #include "collective/collective-private.h"
 #include "core/error.h"
 
-static gboolean
-check_params (const DtsCollParams *params, GError **error)
-{
-  if (params->n_ranks < 1) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "direct all-reduce: needs at least one rank, got %d", params->n_ranks);
-    return FALSE;
-  }
-  if (!(params->bytes >= 0) || !isfinite (params->bytes)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "direct all-reduce: buffer size must be a finite non-negative number of bytes");
-    return FALSE;
-  }
-  if (params->channels < 1 || params->channels > DTS_COLL_MAX_CHANNELS) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "direct all-reduce: channels must be in 1..%d, got %d", DTS_COLL_MAX_CHANNELS,
-                 params->channels);
-    return FALSE;
-  }
-  if (!(params->chunk_bytes > 0) || !isfinite (params->chunk_bytes)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "direct all-reduce: chunk size must be a positive number of bytes");
-    return FALSE;
-  }
-  return TRUE;
-}
 
 DtsCollPlan *
 dts_coll_direct_plan_new (const DtsCollParams *params, GError **error)
 {
-  if (!check_params (params, error))
+  if (!dts_coll_check_params (params, "direct all-reduce", TRUE, error))
     return NULL;
   int n = params->n_ranks;
   g_autoptr (DtsCollPlan) plan = g_new0 (DtsCollPlan, 1);

@@ -43,16 +43,8 @@
 static gboolean
 check_params (const DtsCollParams *params, GError **error)
 {
-  if (params->n_ranks < 1) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "parameter servers: needs at least one rank, got %d", params->n_ranks);
+  if (!dts_coll_check_params (params, "parameter servers", FALSE, error))
     return FALSE;
-  }
-  if (!(params->bytes >= 0) || !isfinite (params->bytes)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "parameter servers: buffer size must be a finite non-negative number of bytes");
-    return FALSE;
-  }
   if (params->n_servers < 1 || params->n_servers > params->n_ranks) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "parameter servers: %d server%s for %d rank%s (expected 1..%d: servers run "
