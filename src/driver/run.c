@@ -47,6 +47,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->bucket_bytes = o->bucket_bytes;
   s->chunk_bytes = o->chunk_bytes;
   s->channels = o->channels;
+  s->comm_streams = sched->comms->len > 0 ? (int) sched->comms->len : 1;
   if (sched->plans->len > 0)
     s->ps_servers = ((const DtsCollPlan *) g_ptr_array_index (sched->plans, 0))->n_servers;
   if (strcmp (o->collective, "ps") == 0)

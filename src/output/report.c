@@ -159,6 +159,7 @@ static const Field json_options[] = {
   S_DOUBLE ("bucket_bytes", bucket_bytes),
   S_DOUBLE ("chunk_bytes", chunk_bytes),
   S_INT ("channels", channels),
+  S_INT ("comm_streams", comm_streams),
   S_INT ("ps_servers", ps_servers),
   FIELD (DtsRunSummary, FIELD_STRING, const char *, "ps_aggregation", ps_aggregation),
   S_BOOL ("overlap", overlap),

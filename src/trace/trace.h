@@ -121,6 +121,7 @@ typedef struct {
   double bucket_bytes;
   double chunk_bytes;
   int channels;
+  int comm_streams;            /* communication streams per GPU */
   int ps_servers;              /* parameter servers (collective ps), else 0 */
   const char *ps_aggregation;  /* collective ps: "none" or "node" (static), else NULL */
   gboolean overlap;
