@@ -57,6 +57,15 @@ GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **
  * creates an absent file but never truncates an existing one. */
 gboolean dts_cli_check_writable (const char *path, const char *what, GError **error);
 
+/* ARGV[1] is an option given before the command (`dtsim --max-input-size
+ * 1GiB run ...`, `--max-hosts N`, both as OPTION VALUE or OPTION=VALUE):
+ * apply it (core/input.h) and remove it from ARGC/ARGV, keeping ARGV[0].
+ * An unknown option or a bad value is a DTS_ERROR_USAGE error. */
+gboolean dts_cli_parse_global_option (int *argc, char ***argv, GError **error);
+
+/* Flush stdout and fail (DTS_ERROR_IO) if any write to it failed. */
+gboolean dts_cli_flush_stdout (GError **error);
+
 /* --format values shared by commands. */
 typedef enum {
   DTS_FORMAT_TEXT,

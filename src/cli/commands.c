@@ -7,6 +7,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/input.h"
 #include "core/units.h"
 #include "platform/override.h"
 
@@ -139,6 +140,70 @@ dts_cli_check_writable (const char *path, const char *what, GError **error)
   return TRUE;
 }
 
+/* Options given before the command, for every command: the input limits. */
+static const struct {
+  const char *name;
+  gboolean bytes; /* a size, else a count */
+} global_options[] = {
+  { "--max-input-size", TRUE },
+  { "--max-hosts", FALSE },
+};
+
+gboolean
+dts_cli_parse_global_option (int *argc, char ***argv, GError **error)
+{
+  const char *arg = (*argv)[1];
+  for (guint i = 0; i < G_N_ELEMENTS (global_options); i++) {
+    const char *name = global_options[i].name;
+    gsize len = strlen (name);
+    if (strncmp (arg, name, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+      continue;
+    int used = 2;
+    const char *value = arg[len] == '=' ? arg + len + 1 : NULL;
+    if (value == NULL) {
+      if (*argc < 3) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s needs a value (see 'dtsim help')",
+                     name);
+        return FALSE;
+      }
+      value = (*argv)[2];
+      used = 3;
+    }
+    if (global_options[i].bytes) {
+      double v = 0;
+      if (!dts_cli_parse_bytes_option (name + 2, value, &v, error))
+        return FALSE;
+      dts_input_set_max_bytes ((gsize) MIN (v, (double) G_MAXINT));
+    } else {
+      int v = 0;
+      if (!dts_cli_parse_int_option (name + 2, value, 1, 1 << 24, &v, error))
+        return FALSE;
+      dts_input_set_max_hosts ((guint) v);
+    }
+    /* Drop the option: argv[0] stays, the rest moves down. */
+    (*argv)[used - 1] = (*argv)[0];
+    *argv += used - 1;
+    *argc -= used - 1;
+    return TRUE;
+  }
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "unknown option '%s' before the command (known: --max-input-size SIZE, "
+               "--max-hosts N; see 'dtsim help')",
+               arg);
+  return FALSE;
+}
+
+gboolean
+dts_cli_flush_stdout (GError **error)
+{
+  if (fflush (stdout) == 0 && !ferror (stdout))
+    return TRUE;
+  int err = errno;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot write the results to standard output: %s",
+               g_strerror (err ? err : EIO));
+  return FALSE;
+}
+
 gboolean
 dts_cli_parse_format (const char *s, gboolean allow_csv, DtsFormat *out, GError **error)
 {
@@ -175,12 +240,15 @@ dts_cmd_help (int argc, char **argv, GError **error)
       return c->run (2, sub, error);
     }
   }
-  printf ("usage: dtsim <command> [options]\n"
+  printf ("usage: dtsim [--max-input-size SIZE] [--max-hosts N] <command> [options]\n"
           "       dtsim --version\n\n"
           "dtsim simulates distributed deep-learning training on GPU clusters\n"
           "described as SimGrid platforms.\n\ncommands:\n");
   for (const DtsCommand *c = commands; c->name; c++)
     printf ("  %-10s %s\n", c->name, c->summary);
-  printf ("\nSee 'dtsim <command> --help' for the options of a command.\n");
+  printf ("\nSee 'dtsim <command> --help' for the options of a command.\n"
+          "--max-input-size (default 128MiB) and --max-hosts (default %d) raise the\n"
+          "limits on input files and platform sizes (doc/ROBUSTNESS.md).\n",
+          DTS_INPUT_DEFAULT_MAX_HOSTS);
   return TRUE;
 }
