@@ -46,6 +46,7 @@
 
 #include "core/error.h"
 #include "platform/generate.h"
+#include "platform/ranges.h"
 
 /* Above this many hosts and routers, an attachment zone uses DijkstraCache:
  * Floyd's sealing is cubic in the vertex count (~0.3 s at 512). */
@@ -714,15 +715,15 @@ check_positive (double v, const char *option, GError **error)
   return TRUE;
 }
 
-/* The ranges the platform loader accepts (platform.c): SimGrid's
- * arithmetic breaks down beyond them. */
+/* The ranges the platform loader accepts (platform/ranges.h), so that
+ * dtsim never writes a platform it refuses. */
 static gboolean
 check_bandwidth (double v, const char *option, GError **error)
 {
   if (!check_positive (v, option, error))
     return FALSE;
-  if (v < 1 || v > 1e18)
-    return invalid (error, "--%s must be between 1 B/s and 1e18 B/s", option);
+  if (!dts_range_contains (DTS_RANGE_BANDWIDTH, v))
+    return invalid (error, "--%s must be %s", option, dts_range_describe (DTS_RANGE_BANDWIDTH));
   return TRUE;
 }
 
@@ -731,8 +732,8 @@ check_latency (double v, const char *option, GError **error)
 {
   if (!(v >= 0) || !isfinite (v))
     return invalid (error, "--%s must not be negative", option);
-  if (v > 1e6)
-    return invalid (error, "--%s must be at most 1e6 s", option);
+  if (!dts_range_contains (DTS_RANGE_LATENCY, v))
+    return invalid (error, "--%s must be %s", option, dts_range_describe (DTS_RANGE_LATENCY));
   return TRUE;
 }
 

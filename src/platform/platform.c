@@ -32,6 +32,7 @@
 #include "core/error.h"
 #include "core/xml.h"
 #include "platform/platform.h"
+#include "platform/ranges.h"
 
 /* A cluster radical that expands to more hosts than this is a typo. */
 #define MAX_CLUSTER_HOSTS (1 << 20)
@@ -84,33 +85,32 @@ typedef enum { SG_SPEED, SG_BANDWIDTH, SG_TIME } SgKind;
 typedef struct {
   const SgUnit *units;
   const char *what;
-  gboolean positive; /* zero is an error (a zero speed or bandwidth never finishes) */
-  double min, max;   /* SI range of a non-zero value (0: none) */
-  const char *si;    /* SI unit, for messages */
+  gboolean positive;  /* zero is an error (a zero speed or bandwidth never finishes) */
+  DtsRangeKind range; /* platform/ranges.h */
 } SgKindInfo;
 
 static const SgKindInfo sg_kinds[] = {
   [SG_SPEED] = { sg_speed_units,
                  "a SimGrid speed: f or flops with an optional prefix k, M, G, T, P, e.g. 15.7Tf",
-                 TRUE },
+                 TRUE, DTS_RANGE_SPEED },
   [SG_BANDWIDTH] = { sg_bandwidth_units,
                      "a SimGrid bandwidth: Bps or bps with an optional prefix k, M, G, T, Ki, Mi, "
                      "Gi, Ti, e.g. 12.5GBps or 100Gbps",
-                     TRUE, 1, 1e18, "B/s" },
+                     TRUE, DTS_RANGE_BANDWIDTH },
   [SG_TIME] = { sg_time_units, "a SimGrid time: ps, ns, us, ms, s, e.g. 1us or 0.5ms",
-                FALSE, 0, 1e6, "s" },
+                FALSE, DTS_RANGE_LATENCY },
 };
-/* The ranges are those of what-if overrides (platform/override.h): beyond
- * them SimGrid's arithmetic breaks down (a 1e-300 B/s link never delivers,
- * 1e300 B/s overflows). Speeds need none: dtsim turns kernel times into work
- * at the host's own speed. */
+/* The ranges are those of what-if overrides and of every other number that
+ * reaches SimGrid (platform/ranges.h): beyond them SimGrid's arithmetic
+ * breaks down (a 1e-300 B/s link never delivers, 1e300 B/s overflows, a
+ * denormal latency aborts its solver, 1e-13 flop/s rounds compute away). */
 
 static gboolean
 sg_parse (const char *text, SgKind kind, double *out, GError **error)
 {
   const SgKindInfo *k = &sg_kinds[kind];
   char *end = NULL;
-  double v = g_ascii_strtod (text, &end);
+  double v = dts_units_strtod (text, &end);
   if (*text == '\0' || g_ascii_isspace (*text) || end == text || !isfinite (v)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s' is not %s", text, k->what);
     return FALSE;
@@ -148,9 +148,9 @@ sg_parse (const char *text, SgKind kind, double *out, GError **error)
     return FALSE;
   }
   double si = v * factor;
-  if (!isfinite (si) || (si != 0 && k->max > 0 && (si < k->min || si > k->max))) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "'%s' is out of range (expected %g to %g %s)", text, k->min, k->max, k->si);
+  if (!dts_range_contains (k->range, si)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s' is out of range (expected %s)", text,
+                 dts_range_describe (k->range));
     return FALSE;
   }
   *out = si;
