@@ -53,9 +53,16 @@ gboolean dts_cli_parse_bytes_option (const char *option, const char *text, doubl
 GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error);
 
 /* Fail before a possibly long simulation when PATH (not "-") cannot be
- * written; WHAT names the file in the error ("trace"). Opening for append
- * creates an absent file but never truncates an existing one. */
+ * written; WHAT names the file in the error ("trace"). Creates nothing and
+ * changes nothing (core/outfile.h): a refused run leaves no file behind.
+ * Output files are written with dts_outfile_write(), atomically. */
 gboolean dts_cli_check_writable (const char *path, const char *what, GError **error);
+
+/* An output file option's TEXT (NULL: absent): not empty, and not "-"
+ * unless STDOUT_OK (a second document on stdout, after or before the
+ * results, would make both unreadable). DTS_ERROR_USAGE otherwise. */
+gboolean dts_cli_check_output_option (const char *option, const char *text, gboolean stdout_ok,
+                                      GError **error);
 
 /* ARGV[1] is an option given before the command (`dtsim --max-input-size
  * 1GiB run ...`, `--max-hosts N`, both as OPTION VALUE or OPTION=VALUE):

@@ -195,8 +195,8 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
       return FALSE;
     }
   }
-  if (a->trace != NULL && a->trace[0] == '\0')
-    return dts_cli_bad_option ("trace", a->trace, "a file name", error);
+  if (!dts_cli_check_output_option ("trace", a->trace, FALSE, error))
+    return FALSE;
   return dts_sim_cfg_check (a->cfg, error);
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "core/units.h"
 #include "platform/generate.h"
 #include "platform/gpu.h"
@@ -174,17 +175,6 @@ dts_cmd_platform (int argc, char **argv, GError **error)
     fputs (text, stdout);
     return TRUE;
   }
-  FILE *f = fopen (output, "w");
-  gboolean ok = f != NULL && fputs (text, f) >= 0;
-  int err = errno;
-  if (f != NULL && fclose (f) != 0 && ok) {
-    ok = FALSE;
-    err = errno;
-  }
-  if (!ok) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot write '%s': %s", output,
-                 g_strerror (err));
-    return FALSE;
-  }
-  return TRUE;
+  /* Atomically: two writers of the same file leave one complete file. */
+  return dts_outfile_write (output, text, strlen (text), "platform", error);
 }

@@ -198,8 +198,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->granularity != NULL && !dts_granularity_from_string (a->granularity, &o->granularity,
                                                               error))
     return FALSE;
-  if (a->trace != NULL && a->trace[0] == '\0')
-    return dts_cli_bad_option ("trace", a->trace, "a file name", error);
+  if (!dts_cli_check_output_option ("trace", a->trace, FALSE, error))
+    return FALSE;
   return dts_sim_cfg_check (a->cfg, error);
 }
 

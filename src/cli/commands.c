@@ -8,6 +8,7 @@
 #include "cli/cli-private.h"
 #include "core/error.h"
 #include "core/input.h"
+#include "core/outfile.h"
 #include "core/units.h"
 #include "platform/override.h"
 
@@ -130,13 +131,24 @@ dts_cli_check_writable (const char *path, const char *what, GError **error)
 {
   if (path == NULL || strcmp (path, "-") == 0)
     return TRUE;
-  FILE *f = fopen (path, "ab");
-  if (f == NULL) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': cannot write: %s", what, path,
-                 g_strerror (errno));
+  return dts_outfile_check (path, what, error);
+}
+
+gboolean
+dts_cli_check_output_option (const char *option, const char *text, gboolean stdout_ok,
+                             GError **error)
+{
+  if (text == NULL)
+    return TRUE;
+  if (text[0] == '\0')
+    return dts_cli_bad_option (option, text, stdout_ok ? "a file name, or - for stdout"
+                                                       : "a file name", error);
+  if (!stdout_ok && strcmp (text, "-") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--%s -: standard output carries the results; give --%s a file name", option,
+                 option);
     return FALSE;
   }
-  fclose (f);
   return TRUE;
 }
 
