@@ -26,6 +26,14 @@ typedef struct {
 const DtsCommand *dts_cli_commands (void);
 const DtsCommand *dts_cli_command_lookup (const char *name);
 
+/* Add ENTRIES to CTX as its main group (instead of
+ * g_option_context_add_main_entries): an option that takes one value
+ * (string, integer, file name) given twice is then a parse error "--NAME
+ * given twice ('A', then 'B')" instead of silently the last value. Flags
+ * and string arrays (repeatable by design) are unchanged. ENTRIES must
+ * outlive CTX's parse. */
+void dts_cli_add_entries (GOptionContext *ctx, const GOptionEntry *entries);
+
 /* Parse ARGC/ARGV with CTX; turn GOption errors into DTS_ERROR_USAGE with the
  * hint "see 'dtsim CMD --help'". Handles --help itself (prints, returns TRUE
  * with *HELP_SHOWN set) so commands can return early. */

@@ -107,7 +107,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
            "Bare names resolve to shipped files; without arguments the default\n"
            "platform (" DTS_DEFAULT_PLATFORM ") and workload (" DTS_DEFAULT_WORKLOAD
            ") are shown.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "info", &argc, &argv, &help, error))
     return FALSE;

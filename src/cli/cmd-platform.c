@@ -136,7 +136,7 @@ dts_cmd_platform (int argc, char **argv, GError **error)
            "Example: dtsim platform --nodes 4 --gpus-per-node 8 --gpu A100-SXM4-40GB\n"
            "         --intra nvswitch --intra-bandwidth 300GB/s --nics-per-node 8\n"
            "         --nic-bandwidth 200Gbps --pcie-switches 2 --topology fat-tree");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "platform", &argc, &argv, &help, error))
     return FALSE;

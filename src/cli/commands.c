@@ -39,6 +39,102 @@ dts_cli_command_lookup (const char *name)
   return NULL;
 }
 
+/* Options that take one value are given at most once: GOption silently
+ * keeps the last of `-b 8 -b 16`. Each such entry becomes a callback that
+ * refuses a second occurrence and otherwise hands the value to GOption
+ * itself, through a one-entry context, so that values are parsed exactly
+ * as before (integers, file names, strings). Flags and repeatable options
+ * (string arrays: --set, --cfg) keep their entries. */
+typedef struct {
+  GArray *entries;   /* GOptionEntry: the original single-value entries */
+  GHashTable *given; /* long name -> first value given */
+} Repeats;
+
+/* The Repeats of each context's main group, so that a command can add
+ * entries in several calls (a common set, then its own). */
+static GHashTable *repeats_of_group;
+
+static void
+repeats_free (gpointer p)
+{
+  Repeats *r = p;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, repeats_of_group);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (value == r)
+      g_hash_table_iter_remove (&it);
+  g_array_unref (r->entries);
+  g_hash_table_unref (r->given);
+  g_free (r);
+}
+
+static gboolean
+take_once (const char *option_name, const char *value, gpointer data, GError **error)
+{
+  Repeats *r = data;
+  const GOptionEntry *orig = NULL;
+  for (guint i = 0; i < r->entries->len && orig == NULL; i++) {
+    const GOptionEntry *e = &g_array_index (r->entries, GOptionEntry, i);
+    gboolean is_long = option_name[0] == '-' && option_name[1] == '-'
+                       && strcmp (option_name + 2, e->long_name) == 0;
+    gboolean is_short = option_name[0] == '-' && option_name[1] == e->short_name
+                        && e->short_name != 0 && option_name[2] == '\0';
+    if (is_long || is_short)
+      orig = e;
+  }
+  g_return_val_if_fail (orig != NULL, FALSE);
+  const char *first = g_hash_table_lookup (r->given, orig->long_name);
+  if (first != NULL) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 "--%s given twice ('%s', then '%s'): give it once", orig->long_name, first,
+                 value);
+    return FALSE;
+  }
+  g_hash_table_insert (r->given, (gpointer) orig->long_name, g_strdup (value));
+  GOptionEntry one[] = { *orig, { NULL, 0, 0, 0, NULL, NULL, NULL } };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_option_context_add_main_entries (ctx, one, NULL);
+  g_autofree char *arg = g_strdup_printf ("--%s=%s", orig->long_name, value);
+  char *argv[] = { (char *) "dtsim", arg, NULL };
+  char **pargv = argv;
+  int argc = 2;
+  return g_option_context_parse (ctx, &argc, &pargv, error);
+}
+
+void
+dts_cli_add_entries (GOptionContext *ctx, const GOptionEntry *entries)
+{
+  if (repeats_of_group == NULL)
+    repeats_of_group = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GOptionGroup *group = g_option_context_get_main_group (ctx);
+  Repeats *r = group ? g_hash_table_lookup (repeats_of_group, group) : NULL;
+  g_return_if_fail (group == NULL || r != NULL);
+  if (r == NULL) {
+    r = g_new0 (Repeats, 1);
+    r->entries = g_array_new (FALSE, FALSE, sizeof (GOptionEntry));
+    r->given = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+    group = g_option_group_new (NULL, NULL, NULL, r, repeats_free);
+    g_hash_table_insert (repeats_of_group, group, r);
+    g_option_context_set_main_group (ctx, group);
+  }
+  g_autoptr (GArray) wrapped = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  for (const GOptionEntry *e = entries; e->long_name; e++) {
+    GOptionEntry w = *e;
+    gboolean single = e->arg == G_OPTION_ARG_STRING || e->arg == G_OPTION_ARG_INT
+                      || e->arg == G_OPTION_ARG_FILENAME || e->arg == G_OPTION_ARG_DOUBLE
+                      || e->arg == G_OPTION_ARG_INT64;
+    if (single) {
+      g_array_append_val (r->entries, *e);
+      w.arg = G_OPTION_ARG_CALLBACK;
+      w.arg_data = (gpointer) take_once;
+    }
+    g_array_append_val (wrapped, w);
+  }
+  g_option_group_add_entries (group, (const GOptionEntry *) wrapped->data);
+}
+
 gboolean
 dts_cli_parse (GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
                gboolean *help_shown, GError **error)
