@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/input.h"
 #include "platform/generate.h"
 #include "platform/ranges.h"
 
@@ -745,10 +746,12 @@ validate (Gen *g, const DtsGpuCatalog *catalog, GError **error)
     return invalid (error, "--nodes must be at least 1");
   if (p->gpus_per_node < 1 || p->gpus_per_node > 1024)
     return invalid (error, "--gpus-per-node must be between 1 and 1024");
-  /* int GPU indices and the ranks dtsim run accepts (--gpus) */
-  if ((gint64) p->nodes * p->gpus_per_node > 1048576)
-    return invalid (error, "--nodes %d x --gpus-per-node %d is more than 1048576 GPUs", p->nodes,
-                    p->gpus_per_node);
+  /* The loader's host limit (core/input.h): never write what dtsim refuses. */
+  if ((gint64) p->nodes * p->gpus_per_node > (gint64) dts_input_max_hosts ())
+    return invalid (error,
+                    "--nodes %d x --gpus-per-node %d is more than %u GPUs, dtsim's platform size "
+                    "limit (raise it with 'dtsim --max-hosts N platform ...')",
+                    p->nodes, p->gpus_per_node, dts_input_max_hosts ());
   /* The title goes into an XML comment: control characters or bytes that
    * are not UTF-8 would make the file unreadable. */
   if (p->title && !g_utf8_validate (p->title, -1, NULL))
