@@ -36,15 +36,14 @@ keep_first_error (void *data, xmlError *e)
 static void
 drop_libxml_hint (char *msg)
 {
-  char *hint = strstr (msg, "XML_PARSE_HUGE");
+  char *hint = strstr (msg, "use XML_PARSE_HUGE");
+  if (hint == NULL)
+    hint = strstr (msg, "XML_PARSE_HUGE");
   if (hint == NULL)
     return;
-  while (hint > msg && hint[-1] != ',' && hint[-1] != ':')
-    hint--;
-  if (hint > msg)
-    hint--;
   *hint = '\0';
-  g_strchomp (msg);
+  while (hint > msg && strchr (" ,;:", hint[-1]) != NULL)
+    *--hint = '\0';
 }
 
 /* Entities are never expanded (no XML_PARSE_NOENT, no DTD loading), so a
