@@ -150,7 +150,14 @@ dts_units_parse (const char *text, DtsUnitKind kind, double *out, GError **error
        * (bits or bytes?) and for time ("3m"): refuse it. */
       if (pl > 0 && w->word[0] == '\0' && (kind == DTS_UNIT_BANDWIDTH || kind == DTS_UNIT_TIME))
         continue;
-      *out = v * p->factor * w->factor;
+      /* "1e308PB" overflows to infinity: not a quantity either. */
+      double si = v * p->factor * w->factor;
+      if (!isfinite (si)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s' is too large: expected %s", text,
+                     dts_units_describe (kind));
+        return FALSE;
+      }
+      *out = si;
       return TRUE;
     }
   }

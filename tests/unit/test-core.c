@@ -107,6 +107,9 @@ START_TEST (test_units_strtod_decimal)
   double v = 0;
   ck_assert (!dts_units_parse ("0x10GBps", DTS_UNIT_BANDWIDTH, &v, NULL));
   ck_assert (!dts_units_parse ("inf", DTS_UNIT_NONE, &v, NULL));
+  /* Found by fuzz-options: the unit's factor overflowed to infinity. */
+  ck_assert (!dts_units_parse ("1e308PB", DTS_UNIT_BYTES, &v, NULL));
+  ck_assert (!dts_units_parse ("1e300TB/s", DTS_UNIT_BANDWIDTH, &v, NULL));
 }
 END_TEST
 
