@@ -151,6 +151,13 @@ dts_input_read (const char *path, const char *kind, GError **error)
   return bytes;
 }
 
+void
+dts_input_forget (const char *path)
+{
+  if (contents != NULL)
+    g_hash_table_remove (contents, path);
+}
+
 char *
 dts_input_private_copy (const char *path, const char *kind, GError **error)
 {

@@ -37,6 +37,11 @@ void dts_input_set_max_hosts (guint max_hosts);
  * (DTS_ERROR_IO). */
 GBytes *dts_input_read (const char *path, const char *kind, GError **error);
 
+/* Forget what was read from PATH, so that the next dts_input_read() reads
+ * it again: for programs that rewrite one file many times in place (the
+ * fuzzers in tests/fuzz/). */
+void dts_input_forget (const char *path);
+
 /* A private temporary copy of PATH's contents (as dts_input_read gives
  * them) in the temporary directory, with PATH's extension, for libraries
  * that open files by name (SimGrid). Returns the copy's name (g_free it;
