@@ -5,17 +5,25 @@
 # within a minute and under 2 GB of memory. Platforms that load are also
 # given to SimGrid (info --routes, allreduce, a one-iteration run), which
 # the in-process fuzzers cannot do (SimGrid loads one platform a process).
-# Runs in `make check`; needs no fuzzer.
+# Runs in `make check`; needs no fuzzer. After a campaign, replay what it
+# found: `tests/fuzz/replay.sh _fuzz/fuzz-corpus` (top_srcdir, top_builddir
+# and DTSIM_DATADIR set as for `make check`).
 set -u
 src="${top_srcdir:?}"
 dtsim="${top_builddir:?}/dtsim"
-corpus="$src/tests/fuzz/corpus"
+corpus="${1:-$src/tests/fuzz/corpus}"
+extra="$src/tests/cli/bad"
+[ $# -gt 0 ] && extra=""
 [ -d "$corpus/platform" ] && [ -x "$dtsim" ] || { echo "replay: no corpus or no dtsim"; exit 99; }
 bad=0
 runs=0
+# 2 GB of address space, except under AddressSanitizer, which reserves
+# terabytes of shadow memory up front (its own checks stand in).
+vlimit=2097152
+if grep -q __asan_init "$dtsim" 2>/dev/null; then vlimit=unlimited; fi
 check () {
   runs=$((runs + 1))
-  ( ulimit -v 2097152 2>/dev/null; exec timeout 60 "$dtsim" "$@" ) >/dev/null 2>&1
+  ( ulimit -v $vlimit 2>/dev/null; exec timeout 60 "$dtsim" "$@" ) >/dev/null 2>&1
   status=$?
   case $status in
   0|1|2) return 0 ;;
@@ -23,7 +31,7 @@ check () {
   echo "FAIL (exit $status): dtsim $*"
   bad=$((bad + 1))
 }
-for f in "$corpus"/platform/* "$corpus"/workload/* "$src"/tests/cli/bad/*.xml; do
+for f in "$corpus"/platform/* "$corpus"/workload/* ${extra:+"$extra"/*.xml}; do
   [ -f "$f" ] || continue
   check info "$f"
   if "$dtsim" info "$f" 2>/dev/null | head -1 | grep -q "^platform "; then
