@@ -3,7 +3,7 @@
 # Runs apt-get directly as root, through sudo otherwise.
 set -e
 packages="build-essential autoconf automake pkg-config libsimgrid-dev simgrid \
-libglib2.0-dev libxml2-dev check libfann-dev python3 gnuplot-nox"
+libglib2.0-dev libxml2-dev check libfann-dev python3 gnuplot-nox valgrind time"
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq

@@ -59,6 +59,13 @@ char **dts_cli_config_expand (const DtsCommand *cmd, int argc, char **argv, int 
 void dts_cli_config_blame (const DtsConfigOrigins *origins, GError *error);
 void dts_cli_config_origins_free (DtsConfigOrigins *origins);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsConfigOrigins, dts_cli_config_origins_free)
+/* Add ENTRIES to CTX as its main group (instead of
+ * g_option_context_add_main_entries): an option that takes one value
+ * (string, integer, file name) given twice is then a parse error "--NAME
+ * given twice ('A', then 'B')" instead of silently the last value. Flags
+ * and string arrays (repeatable by design) are unchanged. ENTRIES must
+ * outlive CTX's parse. */
+void dts_cli_add_entries (GOptionContext *ctx, const GOptionEntry *entries);
 
 /* Parse ARGC/ARGV with CTX; turn GOption errors into DTS_ERROR_USAGE with the
  * hint "see 'dtsim CMD --help'". Handles --help itself (prints, returns TRUE
@@ -87,8 +94,9 @@ gboolean dts_cli_parse_bytes_option (const char *option, const char *text, doubl
 GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error);
 
 /* Fail before a possibly long simulation when PATH (not "-") cannot be
- * written; WHAT names the file in the error ("trace"). Opening for append
- * creates an absent file but never truncates an existing one. */
+ * written; WHAT names the file in the error ("trace"). Creates nothing and
+ * changes nothing (core/outfile.h): a refused run leaves no file behind.
+ * Output files are written with dts_outfile_write(), atomically. */
 gboolean dts_cli_check_writable (const char *path, const char *what, GError **error);
 
 /* `--strategy help` and `--collective help`: the table rows, id,
@@ -130,6 +138,20 @@ gboolean dts_cli_row_options_check (const DtsRowOptions *ro, const char *collect
                                     const char *strategy, GError **error);
 /* The text given for option NAME, or NULL. */
 const char *dts_cli_row_option (const DtsRowOptions *ro, const char *name);
+/* An output file option's TEXT (NULL: absent): not empty, and not "-"
+ * unless STDOUT_OK (a second document on stdout, after or before the
+ * results, would make both unreadable). DTS_ERROR_USAGE otherwise. */
+gboolean dts_cli_check_output_option (const char *option, const char *text, gboolean stdout_ok,
+                                      GError **error);
+
+/* ARGV[1] is an option given before the command (`dtsim --max-input-size
+ * 1GiB run ...`, `--max-hosts N`, both as OPTION VALUE or OPTION=VALUE):
+ * apply it (core/input.h) and remove it from ARGC/ARGV, keeping ARGV[0].
+ * An unknown option or a bad value is a DTS_ERROR_USAGE error. */
+gboolean dts_cli_parse_global_option (int *argc, char ***argv, GError **error);
+
+/* Flush stdout and fail (DTS_ERROR_IO) if any write to it failed. */
+gboolean dts_cli_flush_stdout (GError **error);
 
 /* --format values shared by commands. */
 typedef enum {

@@ -71,7 +71,7 @@ add_entries (GOptionContext *ctx, ArArgs *a)
       "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
 }
 #undef S
 
@@ -155,8 +155,8 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
       return FALSE;
     }
   }
-  if (a->c.trace != NULL && a->c.trace[0] == '\0')
-    return dts_cli_bad_option ("trace", a->c.trace, "a file name", error);
+  if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error))
+    return FALSE;
   return dts_sim_cfg_check (a->c.cfg, error);
 }
 

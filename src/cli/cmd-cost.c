@@ -177,7 +177,7 @@ add_train_entries (GOptionContext *ctx, TrainArgs *a)
     { "members", 0, 0, G_OPTION_ARG_INT, &a->members, h_members, "N" },
     { NULL },
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
 }
 
 static gboolean
@@ -227,7 +227,7 @@ cost_train (int argc, char **argv, GError **error)
       ctx, "Train one network per (kernel class, GPU, precision) on DeepBench cuDNN/cuBLAS\n"
            "times and write them with their manifest. The same data and options give\n"
            "byte-identical files.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   add_train_entries (ctx, &a);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "cost train", &argc, &argv, &help, error))
@@ -435,7 +435,7 @@ cost_eval (int argc, char **argv, GError **error)
            "development split; per kernel class and GPU) and on held-out GPUs\n"
            "(leave-one-GPU-out), beside the roofline model on the same points. Networks\n"
            "are retrained with the given options; nothing is written.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   add_train_entries (ctx, &a);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "cost eval", &argc, &argv, &help, error))
@@ -609,7 +609,7 @@ cost_validate (int argc, char **argv, GError **error)
            "roofline and mlp cost models and compare it with the measured DGX-1 (P100\n"
            "SXM2) and GCE (K80) rows. An iteration is the sum of every layer's forward,\n"
            "backward and update times; nothing else of the framework is modelled.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "cost validate", &argc, &argv, &help, error))
     return FALSE;

@@ -13,6 +13,7 @@
 #include "core/autocleanups.h"
 #include "core/datadir.h"
 #include "core/error.h"
+#include "core/input.h"
 #include "core/xml.h"
 
 typedef enum { KIND_WORKLOAD, KIND_PLATFORM } Kind;
@@ -47,16 +48,13 @@ classify (const char *arg, char **path, Kind *kind, GError **error)
   /* Classify by the first root-like tag in the text, so that a malformed
    * platform or workload still reaches its own loader, whose errors name
    * the kind ("platform 'x.xml': line 9: malformed XML ..."). */
-  g_autofree char *text = NULL;
-  if (!g_file_test (arg, G_FILE_TEST_EXISTS)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND, "file '%s': no such file", arg);
+  g_autoptr (GBytes) bytes = dts_input_read (arg, "file", error);
+  if (bytes == NULL)
     return FALSE;
-  }
-  g_autoptr (GError) read_error = NULL;
-  if (!g_file_get_contents (arg, &text, NULL, &read_error)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "file '%s': %s", arg, read_error->message);
-    return FALSE;
-  }
+  /* The text up to its first NUL (binary input is classified as neither). */
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len);
+  g_autofree char *text = g_strndup (data ? data : "", len);
   const char *platform_tag = strstr (text, "<platform");
   const char *model_tag = strstr (text, "<model");
   if (platform_tag && (!model_tag || platform_tag < model_tag))
@@ -109,7 +107,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
            "Bare names resolve to shipped files; without arguments the default\n"
            "platform (" DTS_DEFAULT_PLATFORM ") and workload (" DTS_DEFAULT_WORKLOAD
            ") are shown.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "info", &argc, &argv, &help, error))
     return FALSE;

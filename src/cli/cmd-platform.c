@@ -12,6 +12,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "core/units.h"
 #include "platform/generate.h"
 #include "platform/gpu.h"
@@ -135,7 +136,7 @@ dts_cmd_platform (int argc, char **argv, GError **error)
            "Example: dtsim platform --nodes 4 --gpus-per-node 8 --gpu A100-SXM4-40GB\n"
            "         --intra nvswitch --intra-bandwidth 300GB/s --nics-per-node 8\n"
            "         --nic-bandwidth 200Gbps --pcie-switches 2 --topology fat-tree");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "platform", &argc, &argv, &help, error))
     return FALSE;
@@ -174,17 +175,6 @@ dts_cmd_platform (int argc, char **argv, GError **error)
     fputs (text, stdout);
     return TRUE;
   }
-  FILE *f = fopen (output, "w");
-  gboolean ok = f != NULL && fputs (text, f) >= 0;
-  int err = errno;
-  if (f != NULL && fclose (f) != 0 && ok) {
-    ok = FALSE;
-    err = errno;
-  }
-  if (!ok) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot write '%s': %s", output,
-                 g_strerror (err));
-    return FALSE;
-  }
-  return TRUE;
+  /* Atomically: two writers of the same file leave one complete file. */
+  return dts_outfile_write (output, text, strlen (text), "platform", error);
 }

@@ -37,7 +37,7 @@ dts_cmd_plot (int argc, char **argv, GError **error)
       ctx, "Plot column --y against column --x of a CSV file with a header row, such as\n"
            "the results.csv of 'dtsim sweep', with gnuplot. The gnuplot script and its\n"
            "data are always written; the picture when gnuplot is found.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "plot", &argc, &argv, &help, error))
     return FALSE;

@@ -89,10 +89,10 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
   if (a->rows == NULL)
     a->rows = dts_cli_row_options_new (FALSE, TRUE);
-  g_option_context_add_main_entries (ctx, dts_cli_row_options_entries (a->rows), NULL);
+  dts_cli_add_entries (ctx, dts_cli_row_options_entries (a->rows));
 }
 #undef S
 
@@ -176,8 +176,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->c.granularity != NULL && !dts_granularity_from_string (a->c.granularity, &o->granularity,
                                                               error))
     return FALSE;
-  if (a->c.trace != NULL && a->c.trace[0] == '\0')
-    return dts_cli_bad_option ("trace", a->c.trace, "a file name", error);
+  if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error))
+    return FALSE;
   return dts_sim_cfg_check (a->c.cfg, error);
 }
 

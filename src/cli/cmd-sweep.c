@@ -88,7 +88,7 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
       "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
 }
 #undef S
 

@@ -62,6 +62,6 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
       "TARGET.F=X" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  dts_cli_add_entries (ctx, entries);
 }
 #undef S

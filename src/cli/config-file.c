@@ -143,6 +143,44 @@ expand_value (const DtsConfigGroup *g, const char *cmd, const char *key, const c
   return FALSE;
 }
 
+/* Whether group G's command parses ARGS (NULL-terminated, without argv[0]). */
+static gboolean
+parses (const DtsConfigGroup *g, const char *const *args)
+{
+  g_autoptr (GPtrArray) v = g_ptr_array_new ();
+  g_ptr_array_add (v, (gpointer) "dtsim");
+  for (; *args; args++)
+    g_ptr_array_add (v, (gpointer) *args);
+  g_ptr_array_add (v, NULL);
+  return g->accepts ((char **) v->pdata);
+}
+
+/* Whether the command line CLI sets the option that FROM_FILE (one
+ * expanded key) sets, so that the file's value must give way: a
+ * single-valued option may be given once (cli-private.h,
+ * dts_cli_add_entries). Each command-line argument, alone or with the one
+ * after it, is tried with and without FROM_FILE in front: an argument that
+ * parses alone but not after FROM_FILE repeats it (long or short name). */
+static gboolean
+overridden (const DtsCommand *cmd, const char *from_file, const GPtrArray *cli)
+{
+  for (const DtsConfigGroup *g = cmd->config; g && g->group; g++) {
+    const char *alone[] = { from_file, NULL };
+    if (!parses (g, alone))
+      continue;
+    for (guint i = 0; i < cli->len; i++) {
+      const char *a = g_ptr_array_index (cli, i);
+      const char *b = i + 1 < cli->len ? g_ptr_array_index (cli, i + 1) : NULL;
+      const char *one[] = { a, NULL }, *one_f[] = { from_file, a, NULL };
+      const char *two[] = { a, b, NULL }, *two_f[] = { from_file, a, b, NULL };
+      if ((parses (g, one) && !parses (g, one_f))
+          || (b != NULL && parses (g, two) && !parses (g, two_f)))
+        return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 /* The options of FILE for CMD, in the order of CMD's groups then of the file. */
 static GPtrArray *
 expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
@@ -261,8 +299,10 @@ dts_cli_config_expand (const DtsCommand *cmd, int argc, char **argv, int *argc_o
     g_autoptr (GPtrArray) from_file = expand_file (cmd, file, origins, error);
     if (from_file == NULL)
       return NULL;
+    /* The command line wins: a key it also sets is left out. */
     for (guint i = 0; i < from_file->len; i++)
-      g_ptr_array_add (args, g_strdup (g_ptr_array_index (from_file, i)));
+      if (!overridden (cmd, g_ptr_array_index (from_file, i), cli))
+        g_ptr_array_add (args, g_strdup (g_ptr_array_index (from_file, i)));
     g_ptr_array_add (cli, NULL);
     origins->cli = g_strdupv ((char **) cli->pdata);
     g_ptr_array_remove_index (cli, cli->len - 1);

@@ -1,7 +1,9 @@
 /* main.c - dtsim entry point: dispatch to a subcommand, print errors.
  *
  * Only this file prints errors and chooses the exit status:
- * 0 success, 1 input or runtime error, 2 usage error. */
+ * 0 success, 1 input or runtime error, 2 usage error. Results go to stdout
+ * through stdio; a write error there (a full disk, a closed pipe reader,
+ * /dev/full) is an error too, found when stdout is flushed at the end. */
 #include "config.h"
 
 #include <locale.h>
@@ -11,11 +13,22 @@
 #include "cli/cli-private.h"
 #include "core/error.h"
 
-int
-main (int argc, char **argv)
+static int
+fail (const GError *error)
 {
-  setlocale (LC_ALL, "");
-  setlocale (LC_NUMERIC, "C");
+  fflush (stdout);
+  fprintf (stderr, "dtsim: error: %s\n", error->message);
+  return g_error_matches (error, DTS_ERROR, DTS_ERROR_USAGE) ? 2 : 1;
+}
+
+static int
+dispatch (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  /* Options before the command: input limits (core/input.h). */
+  while (argc >= 2 && g_str_has_prefix (argv[1], "--max-"))
+    if (!dts_cli_parse_global_option (&argc, &argv, &error))
+      return fail (error);
 
   if (argc < 2) {
     char *help[] = { (char *) "help", NULL };
@@ -45,7 +58,6 @@ main (int argc, char **argv)
   g_autofree char *prgname = g_strdup_printf ("dtsim %s", shown->name);
   g_set_prgname (prgname);
 
-  g_autoptr (GError) error = NULL;
   int cmd_argc = 0;
   g_autoptr (DtsConfigOrigins) origins = NULL;
   g_auto (GStrv) owned = dts_cli_config_expand (cmd, argc - 1, argv + 1, &cmd_argc, &origins,
@@ -55,9 +67,20 @@ main (int argc, char **argv)
   if (owned == NULL || !cmd->run (cmd_argc, cmd_argv, &error)) {
     g_assert (error != NULL);
     dts_cli_config_blame (origins, error);
-    fflush (stdout);
-    fprintf (stderr, "dtsim: error: %s\n", error->message);
-    return g_error_matches (error, DTS_ERROR, DTS_ERROR_USAGE) ? 2 : 1;
+    return fail (error);
   }
   return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+
+  int status = dispatch (argc, argv);
+  g_autoptr (GError) error = NULL;
+  if (!dts_cli_flush_stdout (&error))
+    return status ? status : fail (error);
+  return status;
 }

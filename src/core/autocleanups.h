@@ -1,7 +1,10 @@
 /* autocleanups.h - g_autoptr() support for the libxml2 types dtsim uses.
  *
  * Parse documents with DTS_XML_PARSE_FLAGS: no network access (never fetch a
- * DTD), no entity expansion surprises, errors reported through the caller. */
+ * DTD), no DTD loading and no entity substitution (neither XML_PARSE_NOENT
+ * nor XML_PARSE_DTDLOAD, nor XML_PARSE_HUGE: libxml2's size limits stay),
+ * errors reported through the caller. Keep it so: dts_xml_load() refuses
+ * the entity references that are left in the tree. */
 #ifndef DTS_CORE_AUTOCLEANUPS_H
 #define DTS_CORE_AUTOCLEANUPS_H
 

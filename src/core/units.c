@@ -96,6 +96,24 @@ prefix_allowed (DtsUnitKind kind, const Prefix *p)
   return TRUE;
 }
 
+double
+dts_units_strtod (const char *text, char **end)
+{
+  const char *p = text;
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p == '+' || *p == '-')
+    p++;
+  /* A decimal literal starts with a digit or a point followed by one; a
+   * hexadecimal one with "0x", and inf/nan with a letter. */
+  gboolean decimal = g_ascii_isdigit (p[0]) || (p[0] == '.' && g_ascii_isdigit (p[1]));
+  if (!decimal || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+    *end = (char *) text;
+    return 0;
+  }
+  return g_ascii_strtod (text, end);
+}
+
 gboolean
 dts_units_parse (const char *text, DtsUnitKind kind, double *out, GError **error)
 {
@@ -108,7 +126,7 @@ dts_units_parse (const char *text, DtsUnitKind kind, double *out, GError **error
   }
   g_autofree char *s = g_strstrip (g_strdup (text));
   char *end = NULL;
-  double v = g_ascii_strtod (s, &end);
+  double v = dts_units_strtod (s, &end);
   if (end == s || !isfinite (v)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s' is not %s", text,
                  dts_units_describe (kind));
@@ -132,7 +150,14 @@ dts_units_parse (const char *text, DtsUnitKind kind, double *out, GError **error
        * (bits or bytes?) and for time ("3m"): refuse it. */
       if (pl > 0 && w->word[0] == '\0' && (kind == DTS_UNIT_BANDWIDTH || kind == DTS_UNIT_TIME))
         continue;
-      *out = v * p->factor * w->factor;
+      /* "1e308PB" overflows to infinity: not a quantity either. */
+      double si = v * p->factor * w->factor;
+      if (!isfinite (si)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s' is too large: expected %s", text,
+                     dts_units_describe (kind));
+        return FALSE;
+      }
+      *out = si;
       return TRUE;
     }
   }

@@ -35,6 +35,11 @@ typedef enum {
  * DTS_ERROR_PARSE error whose message quotes TEXT and says what was expected. */
 gboolean dts_units_parse (const char *text, DtsUnitKind kind, double *out, GError **error);
 
+/* g_ascii_strtod for decimal numbers only: the digits, point and exponent
+ * of a C decimal literal with an optional sign. Hexadecimal ("0x10f" would
+ * be 271), "inf", "nan" and "infinity" read as no number (*END == TEXT). */
+double dts_units_strtod (const char *text, char **end);
+
 /* Parse a non-negative integer (no unit) that fits in an int. */
 gboolean dts_units_parse_int (const char *text, int *out, GError **error);
 

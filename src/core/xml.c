@@ -1,7 +1,10 @@
 /* xml.c - libxml2 loading with file/line error messages. */
 #include "config.h"
 
+#include <string.h>
+
 #include "core/error.h"
+#include "core/input.h"
 #include "core/xml.h"
 
 int
@@ -10,15 +13,96 @@ dts_xml_line (const xmlNode *node)
   return (int) xmlGetLineNo (node);
 }
 
+/* libxml2 reports every error through this handler; the first one is the
+ * cause, later ones are consequences ("Start tag expected" after a comment
+ * that is too big), so only the first is kept. */
+typedef struct {
+  int line;
+  char *message;
+} FirstError;
+
+static void
+keep_first_error (void *data, xmlError *e)
+{
+  FirstError *first = ((xmlParserCtxt *) data)->_private;
+  if (first->message != NULL || e == NULL || e->level < XML_ERR_ERROR || e->message == NULL)
+    return;
+  first->line = e->line;
+  first->message = g_strchomp (g_strdup (e->message));
+}
+
+/* libxml2 suggests its own option to lift its limits ("..., use
+ * XML_PARSE_HUGE option"); a user of dtsim cannot act on that. */
+static void
+drop_libxml_hint (char *msg)
+{
+  char *hint = strstr (msg, "use XML_PARSE_HUGE");
+  if (hint == NULL)
+    hint = strstr (msg, "XML_PARSE_HUGE");
+  if (hint == NULL)
+    return;
+  *hint = '\0';
+  while (hint > msg && strchr (" ,;:", hint[-1]) != NULL)
+    *--hint = '\0';
+}
+
+/* Entities are never expanded (no XML_PARSE_NOENT, no DTD loading), so a
+ * reference stays in the tree as an entity-reference node, in content or in
+ * an attribute value. Reading around it would silently drop text (a layer,
+ * a digit of an attribute), expanding it costs memory and time without
+ * bound: both are refused. */
+static const xmlNode *
+find_entity_ref (const xmlNode *node)
+{
+  for (const xmlNode *n = node; n; n = n->next) {
+    if (n->type == XML_ENTITY_REF_NODE)
+      return n;
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    for (const xmlAttr *a = n->properties; a; a = a->next)
+      for (const xmlNode *c = a->children; c; c = c->next)
+        if (c->type == XML_ENTITY_REF_NODE)
+          return c->parent && c->parent->parent ? c->parent->parent : c;
+    const xmlNode *inner = find_entity_ref (n->children);
+    if (inner)
+      return inner;
+  }
+  return NULL;
+}
+
+/* The entity-reference node itself, for its name. */
+static const char *
+entity_name (const xmlNode *hit)
+{
+  if (hit->type == XML_ENTITY_REF_NODE)
+    return (const char *) hit->name;
+  for (const xmlAttr *a = hit->properties; a; a = a->next)
+    for (const xmlNode *c = a->children; c; c = c->next)
+      if (c->type == XML_ENTITY_REF_NODE)
+        return (const char *) c->name;
+  return "?";
+}
+
+static int
+entity_line (const xmlNode *n)
+{
+  for (; n != NULL; n = n->parent)
+    if (xmlGetLineNo (n) > 0)
+      return (int) xmlGetLineNo (n);
+  return 0;
+}
+
 xmlDoc *
 dts_xml_load (const char *path, const char *kind, GError **error)
 {
-  if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND, "%s '%s': no such file", kind, path);
+  g_autoptr (GBytes) bytes = dts_input_read (path, kind, error);
+  if (bytes == NULL)
     return NULL;
-  }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': is a directory", kind, path);
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len);
+  if (len > G_MAXINT) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': too large for the XML parser", kind,
+                 path);
     return NULL;
   }
   g_autoptr (xmlParserCtxt) ctxt = xmlNewParserCtxt ();
@@ -26,27 +110,43 @@ dts_xml_load (const char *path, const char *kind, GError **error)
     g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': cannot create XML parser", kind, path);
     return NULL;
   }
-  xmlDoc *doc = xmlCtxtReadFile (ctxt, path, NULL, DTS_XML_PARSE_FLAGS);
+  FirstError first = { 0, NULL };
+  ctxt->_private = &first;
+  ctxt->sax->serror = keep_first_error;
+  g_autoptr (xmlDoc) doc = xmlCtxtReadMemory (ctxt, len ? data : "", (int) len, path, NULL,
+                                              DTS_XML_PARSE_FLAGS);
+  ctxt->_private = NULL;
+  g_autofree char *first_message = first.message;
   if (doc == NULL || !ctxt->wellFormed) {
     const xmlError *e = xmlCtxtGetLastError (ctxt);
-    if (e != NULL && e->message != NULL) {
-      g_autofree char *msg = g_strchomp (g_strdup (e->message));
-      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s '%s': line %d: malformed XML: %s",
-                   kind, path, e->line, msg);
+    int line = first_message ? first.line : e ? e->line : 0;
+    if (first_message == NULL && e != NULL && e->message != NULL)
+      first_message = g_strchomp (g_strdup (e->message));
+    if (first_message != NULL) {
+      drop_libxml_hint (first_message);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s '%s': line %d: malformed XML: %s%s",
+                   kind, path, line, first_message,
+                   strstr (first_message, "ntit") ? " (dtsim does not expand XML entities)" : "");
     } else {
       g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s '%s': cannot be read as XML", kind,
                    path);
     }
-    if (doc)
-      xmlFreeDoc (doc);
     return NULL;
   }
-  if (xmlDocGetRootElement (doc) == NULL) {
+  xmlNode *root = xmlDocGetRootElement (doc);
+  if (root == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s '%s': empty document", kind, path);
-    xmlFreeDoc (doc);
     return NULL;
   }
-  return doc;
+  const xmlNode *ref = find_entity_ref (root);
+  if (ref != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "%s '%s': line %d: entity reference '&%s;': dtsim does not expand XML "
+                 "entities (write the text itself)",
+                 kind, path, entity_line (ref), entity_name (ref));
+    return NULL;
+  }
+  return g_steal_pointer (&doc);
 }
 
 char *

@@ -1,9 +1,13 @@
 /* xml.h - load an XML file with libxml2 and report errors the dtsim way.
  *
- * dts_xml_load() reads PATH without network access and, on malformed input,
- * fails with DTS_ERROR_PARSE: "KIND 'PATH': line N: MESSAGE" (libxml2's own
- * message, first error only). KIND is the word used in messages ("workload",
- * "platform", "GPU catalogue").
+ * dts_xml_load() reads PATH once (core/input.h: size limit, pipes and FIFOs
+ * work) and parses it without network access, without loading any DTD and
+ * without expanding entities. On malformed input it fails with
+ * DTS_ERROR_PARSE: "KIND 'PATH': line N: malformed XML: MESSAGE" (libxml2's
+ * own message, the first error, not the last). An entity reference anywhere
+ * (content or attribute value) is a DTS_ERROR_PARSE error naming it: an
+ * unexpanded reference would silently drop text. KIND is the word used in
+ * messages ("workload", "platform", "GPU catalogue").
  *
  * The attribute helpers below read an attribute of NODE and fail with
  * "KIND 'PATH': line N: <elem> attribute 'name': expected ..." on bad values. */

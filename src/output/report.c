@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/outfile.h"
 #include "output/json.h"
 #include "output/report.h"
 
@@ -358,19 +359,5 @@ dts_report_save (const GString *out, const char *path, const char *what, GError 
     fwrite (out->str, 1, out->len, stdout);
     return TRUE;
   }
-  FILE *f = fopen (path, "wb");
-  if (f == NULL) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': cannot write: %s", what, path,
-                 g_strerror (errno));
-    return FALSE;
-  }
-  gboolean ok = fwrite (out->str, 1, out->len, f) == out->len;
-  int saved = errno;
-  ok = (fclose (f) == 0) && ok;
-  if (!ok) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': cannot write: %s", what, path,
-                 g_strerror (saved ? saved : errno));
-    return FALSE;
-  }
-  return TRUE;
+  return dts_outfile_write (path, out->str, out->len, what, error);
 }

@@ -45,7 +45,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/input.h"
 #include "platform/generate.h"
+#include "platform/ranges.h"
 
 /* Above this many hosts and routers, an attachment zone uses DijkstraCache:
  * Floyd's sealing is cubic in the vertex count (~0.3 s at 512). */
@@ -714,15 +716,15 @@ check_positive (double v, const char *option, GError **error)
   return TRUE;
 }
 
-/* The ranges the platform loader accepts (platform.c): SimGrid's
- * arithmetic breaks down beyond them. */
+/* The ranges the platform loader accepts (platform/ranges.h), so that
+ * dtsim never writes a platform it refuses. */
 static gboolean
 check_bandwidth (double v, const char *option, GError **error)
 {
   if (!check_positive (v, option, error))
     return FALSE;
-  if (v < 1 || v > 1e18)
-    return invalid (error, "--%s must be between 1 B/s and 1e18 B/s", option);
+  if (!dts_range_contains (DTS_RANGE_BANDWIDTH, v))
+    return invalid (error, "--%s must be %s", option, dts_range_describe (DTS_RANGE_BANDWIDTH));
   return TRUE;
 }
 
@@ -731,8 +733,8 @@ check_latency (double v, const char *option, GError **error)
 {
   if (!(v >= 0) || !isfinite (v))
     return invalid (error, "--%s must not be negative", option);
-  if (v > 1e6)
-    return invalid (error, "--%s must be at most 1e6 s", option);
+  if (!dts_range_contains (DTS_RANGE_LATENCY, v))
+    return invalid (error, "--%s must be %s", option, dts_range_describe (DTS_RANGE_LATENCY));
   return TRUE;
 }
 
@@ -744,10 +746,12 @@ validate (Gen *g, const DtsGpuCatalog *catalog, GError **error)
     return invalid (error, "--nodes must be at least 1");
   if (p->gpus_per_node < 1 || p->gpus_per_node > 1024)
     return invalid (error, "--gpus-per-node must be between 1 and 1024");
-  /* int GPU indices and the ranks dtsim run accepts (--gpus) */
-  if ((gint64) p->nodes * p->gpus_per_node > 1048576)
-    return invalid (error, "--nodes %d x --gpus-per-node %d is more than 1048576 GPUs", p->nodes,
-                    p->gpus_per_node);
+  /* The loader's host limit (core/input.h): never write what dtsim refuses. */
+  if ((gint64) p->nodes * p->gpus_per_node > (gint64) dts_input_max_hosts ())
+    return invalid (error,
+                    "--nodes %d x --gpus-per-node %d is more than %u GPUs, dtsim's platform size "
+                    "limit (raise it with 'dtsim --max-hosts N platform ...')",
+                    p->nodes, p->gpus_per_node, dts_input_max_hosts ());
   /* The title goes into an XML comment: control characters or bytes that
    * are not UTF-8 would make the file unreadable. */
   if (p->title && !g_utf8_validate (p->title, -1, NULL))

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/xml.h"
 #include "platform/gpu.h"
+#include "platform/ranges.h"
 
 #define KIND "GPU catalogue"
 
@@ -145,6 +146,14 @@ dts_gpu_field_parse (const DtsGpuField *field, const char *text, double *out, GE
   if (v <= 0 && !field->zero_ok) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s' must be positive (%s)", text,
                  field->is_int ? "a positive integer" : dts_units_describe (field->unit));
+    return FALSE;
+  }
+  /* Rates SimGrid computes with (platform/ranges.h); 0 is "absent". */
+  DtsRangeKind kind = field->unit == DTS_UNIT_FLOPS ? DTS_RANGE_SPEED : DTS_RANGE_BANDWIDTH;
+  if (v != 0 && (field->unit == DTS_UNIT_FLOPS || field->unit == DTS_UNIT_BANDWIDTH)
+      && !field->is_int && !dts_range_contains (kind, v)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s' is out of range (expected %s)", text,
+                 dts_range_describe (kind));
     return FALSE;
   }
   *out = v;

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "platform/override.h"
+#include "platform/ranges.h"
 
 typedef struct {
   const char *field;
@@ -96,6 +97,33 @@ field_list (const TargetRow *t, gboolean is_scale)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* The range of each field (platform/ranges.h). A field matches a row by
+ * name or by the prefix before '*'; fields without a row (memory size, SM
+ * count) have none. */
+static const struct {
+  const char *field;
+  DtsRangeKind kind;
+} value_ranges[] = {
+  { "bandwidth", DTS_RANGE_BANDWIDTH }, { "mem_bw", DTS_RANGE_BANDWIDTH },
+  { "latency", DTS_RANGE_LATENCY },     { "speed", DTS_RANGE_SPEED },
+  { "flops_*", DTS_RANGE_SPEED },
+};
+
+static gboolean
+field_range (const char *field, DtsRangeKind *kind)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (value_ranges); i++) {
+    const char *f = value_ranges[i].field;
+    gsize len = strlen (f);
+    gboolean hit = f[len - 1] == '*' ? strncmp (field, f, len - 1) == 0 : strcmp (field, f) == 0;
+    if (hit) {
+      *kind = value_ranges[i].kind;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 gboolean
 dts_override_parse (const char *text, gboolean is_scale, DtsOverride *out, GError **error)
 {
@@ -170,6 +198,9 @@ dts_override_parse (const char *text, gboolean is_scale, DtsOverride *out, GErro
       return bad (error, is_scale, text, "%s", local->message);
     if (!(v > 0))
       return bad (error, is_scale, text, "the factor must be positive, got '%s'", value);
+    if (!dts_range_contains (DTS_RANGE_FACTOR, v))
+      return bad (error, is_scale, text, "factor %g is out of range (expected %s)", v,
+                  dts_range_describe (DTS_RANGE_FACTOR));
   } else if (gf) {
     if (!dts_gpu_field_parse (gf, value, &v, &local))
       return bad (error, is_scale, text, "%s", local->message);
@@ -178,6 +209,10 @@ dts_override_parse (const char *text, gboolean is_scale, DtsOverride *out, GErro
       return bad (error, is_scale, text, "%s", local->message);
     if (v == 0 && !fr->zero_ok)
       return bad (error, is_scale, text, "%s must be positive, got '%s'", field, value);
+    DtsRangeKind kind;
+    if (field_range (field, &kind) && !dts_range_contains (kind, v))
+      return bad (error, is_scale, text, "%g %s is out of range (expected %s)", v,
+                  dts_range_get (kind)->unit, dts_range_describe (kind));
   }
   if (glob && *glob == '\0')
     return bad (error, is_scale, text, "empty pattern (use * to match everything)");
@@ -194,38 +229,18 @@ dts_override_parse (const char *text, gboolean is_scale, DtsOverride *out, GErro
   return TRUE;
 }
 
-/* Ranges of simulated values (see override.h): many orders of magnitude
- * around any hardware, well inside what SimGrid's doubles handle. A field
- * matches a row by name or by the prefix before '*'. */
-static const struct {
-  const char *field;
-  double min, max;
-  const char *unit;
-} value_ranges[] = {
-  { "bandwidth", 1, 1e18, "B/s" }, { "mem_bw", 1, 1e18, "B/s" }, { "latency", 0, 1e6, "s" },
-  { "speed", 1, 1e21, "flop/s" },  { "flops_*", 1, 1e21, "FLOP/s" },
-};
-
 gboolean
 dts_override_check_value (const DtsOverride *o, const char *noun, const char *object,
                           const char *field, double value, GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (value_ranges); i++) {
-    const char *f = value_ranges[i].field;
-    gsize len = strlen (f);
-    gboolean hit = f[len - 1] == '*' ? strncmp (field, f, len - 1) == 0 : strcmp (field, f) == 0;
-    if (!hit)
-      continue;
-    if (value >= value_ranges[i].min && value <= value_ranges[i].max)
-      return TRUE;
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "--%s '%s': %s '%s' would get %s %g %s (expected %g to %g %s)",
-                 o->is_scale ? "scale" : "set", o->text, noun, object, field, value,
-                 value_ranges[i].unit, value_ranges[i].min, value_ranges[i].max,
-                 value_ranges[i].unit);
-    return FALSE;
-  }
-  return TRUE;
+  DtsRangeKind kind;
+  if (!field_range (field, &kind) || dts_range_contains (kind, value))
+    return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+               "--%s '%s': %s '%s' would get %s %g %s (expected %s)",
+               o->is_scale ? "scale" : "set", o->text, noun, object, field, value,
+               dts_range_get (kind)->unit, dts_range_describe (kind));
+  return FALSE;
 }
 
 static gboolean

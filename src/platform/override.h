@@ -50,12 +50,14 @@ gboolean dts_override_parse (const char *text, gboolean is_scale, DtsOverride *o
 GArray *dts_overrides_new (void);
 
 /* Check VALUE, what override O gives FIELD of OBJECT (kind NOUN: "link",
- * "host", "GPU"), against the range dtsim simulates: bandwidths 1 B/s to
- * 1e18 B/s, latencies 0 to 1e6 s, speeds and FLOP/s 1 to 1e21. Beyond it
- * SimGrid's arithmetic overflows (1e300 B/s aborts it, 1e-300 B/s or
- * flop/s leaves transfers that never end). Fields without a row (memory
- * size, SM count) pass. Out of range: DTS_ERROR_INVALID naming O, OBJECT
- * and the range. */
+ * "host", "GPU"), against the range dtsim simulates (platform/ranges.h:
+ * bandwidths 1 B/s to 1e18 B/s, latencies 0 or 1e-12 s to 1e6 s, speeds
+ * and FLOP/s 1 to 1e21). Fields without a row (memory size, SM count)
+ * pass. Out of range: DTS_ERROR_INVALID naming O, OBJECT and the range.
+ * (A --set value or a --scale factor out of its own range is already a
+ * DTS_ERROR_USAGE error of dts_override_parse(): the command line alone
+ * shows it. What a --scale makes of a platform's value depends on the
+ * platform: that is this function's error, exit status 1.) */
 gboolean dts_override_check_value (const DtsOverride *o, const char *noun, const char *object,
                                    const char *field, double value, GError **error);
 

@@ -30,8 +30,10 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/input.h"
 #include "core/xml.h"
 #include "platform/platform.h"
+#include "platform/ranges.h"
 
 /* A cluster radical that expands to more hosts than this is a typo. */
 #define MAX_CLUSTER_HOSTS (1 << 20)
@@ -84,33 +86,32 @@ typedef enum { SG_SPEED, SG_BANDWIDTH, SG_TIME } SgKind;
 typedef struct {
   const SgUnit *units;
   const char *what;
-  gboolean positive; /* zero is an error (a zero speed or bandwidth never finishes) */
-  double min, max;   /* SI range of a non-zero value (0: none) */
-  const char *si;    /* SI unit, for messages */
+  gboolean positive;  /* zero is an error (a zero speed or bandwidth never finishes) */
+  DtsRangeKind range; /* platform/ranges.h */
 } SgKindInfo;
 
 static const SgKindInfo sg_kinds[] = {
   [SG_SPEED] = { sg_speed_units,
                  "a SimGrid speed: f or flops with an optional prefix k, M, G, T, P, e.g. 15.7Tf",
-                 TRUE },
+                 TRUE, DTS_RANGE_SPEED },
   [SG_BANDWIDTH] = { sg_bandwidth_units,
                      "a SimGrid bandwidth: Bps or bps with an optional prefix k, M, G, T, Ki, Mi, "
                      "Gi, Ti, e.g. 12.5GBps or 100Gbps",
-                     TRUE, 1, 1e18, "B/s" },
+                     TRUE, DTS_RANGE_BANDWIDTH },
   [SG_TIME] = { sg_time_units, "a SimGrid time: ps, ns, us, ms, s, e.g. 1us or 0.5ms",
-                FALSE, 0, 1e6, "s" },
+                FALSE, DTS_RANGE_LATENCY },
 };
-/* The ranges are those of what-if overrides (platform/override.h): beyond
- * them SimGrid's arithmetic breaks down (a 1e-300 B/s link never delivers,
- * 1e300 B/s overflows). Speeds need none: dtsim turns kernel times into work
- * at the host's own speed. */
+/* The ranges are those of what-if overrides and of every other number that
+ * reaches SimGrid (platform/ranges.h): beyond them SimGrid's arithmetic
+ * breaks down (a 1e-300 B/s link never delivers, 1e300 B/s overflows, a
+ * denormal latency aborts its solver, 1e-13 flop/s rounds compute away). */
 
 static gboolean
 sg_parse (const char *text, SgKind kind, double *out, GError **error)
 {
   const SgKindInfo *k = &sg_kinds[kind];
   char *end = NULL;
-  double v = g_ascii_strtod (text, &end);
+  double v = dts_units_strtod (text, &end);
   if (*text == '\0' || g_ascii_isspace (*text) || end == text || !isfinite (v)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s' is not %s", text, k->what);
     return FALSE;
@@ -148,9 +149,9 @@ sg_parse (const char *text, SgKind kind, double *out, GError **error)
     return FALSE;
   }
   double si = v * factor;
-  if (!isfinite (si) || (si != 0 && k->max > 0 && (si < k->min || si > k->max))) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "'%s' is out of range (expected %g to %g %s)", text, k->min, k->max, k->si);
+  if (!dts_range_contains (k->range, si)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s' is out of range (expected %s)", text,
+                 dts_range_describe (k->range));
     return FALSE;
   }
   *out = si;
@@ -201,6 +202,7 @@ typedef struct {
   GArray *links;         /* DtsLink */
   GHashTable *names;     /* netpoint name -> NameInfo */
   GHashTable *link_ids;  /* explicit link id -> LinkInfo */
+  guint n_hosts;         /* hosts so far, cluster hosts included */
 } Loader;
 
 static gboolean G_GNUC_PRINTF (5, 6)
@@ -447,6 +449,14 @@ add_name (Loader *ld, const char *name, const char *what, int line, GError **err
                  "the name '%s' is already used by %s at line %d (host, router and zone "
                  "names must be unique)",
                  name, prev->what, prev->line);
+  if (g_str_has_prefix (what, "the <host>") || g_str_has_prefix (what, "the <peer>")
+      || g_str_has_prefix (what, "a host of")) {
+    if (++ld->n_hosts > dts_input_max_hosts ())
+      return fail (ld, error, DTS_ERROR_INVALID, line,
+                   "more than %u hosts, dtsim's platform size limit (raise it with "
+                   "'dtsim --max-hosts N COMMAND ...')",
+                   dts_input_max_hosts ());
+  }
   NameInfo *info = g_new (NameInfo, 1);
   *info = (NameInfo){ what, line };
   g_hash_table_insert (ld->names, g_strdup (name), info);
@@ -699,6 +709,39 @@ walk_children (Loader *ld, xmlNode *node, guint context, Scope *s, GError **erro
   return TRUE;
 }
 
+/* SimGrid's Full and Floyd zones keep tables of n x n routes over their n
+ * hosts, routers and sub-zones (8 and 24 bytes an entry): a Full zone of
+ * 10k hosts took 1.2 GB, of 25k 5.7 GB, before anything ran. Such a zone
+ * may have 4096 of them (0.4 GB for Floyd), or 1/32 of a host limit raised
+ * above its default; Dijkstra zones and clusters grow linearly. */
+static gboolean
+check_zone_size (const Loader *ld, xmlNode *node, GError **error)
+{
+  g_autoptr (DtsXmlString) routing = xmlGetNoNsProp (node, (const xmlChar *) "routing");
+  if (routing == NULL
+      || (strcmp ((const char *) routing, "Full") != 0
+          && strcmp ((const char *) routing, "Floyd") != 0))
+    return TRUE;
+  guint max = MAX (dts_input_max_hosts () / 32, DTS_INPUT_DEFAULT_MAX_HOSTS / 32);
+  guint n = 0;
+  for (xmlNode *c = node->children; c; c = c->next)
+    if (c->type == XML_ELEMENT_NODE
+        && (xmlStrEqual (c->name, (const xmlChar *) "host")
+            || xmlStrEqual (c->name, (const xmlChar *) "router")
+            || xmlStrEqual (c->name, (const xmlChar *) "peer")
+            || xmlStrEqual (c->name, (const xmlChar *) "zone")
+            || xmlStrEqual (c->name, (const xmlChar *) "cluster")))
+      n++;
+  if (n <= max)
+    return TRUE;
+  return fail (ld, error, DTS_ERROR_INVALID, dts_xml_line (node),
+               "<zone> routing '%s' over %u hosts, routers and zones: SimGrid's %s routing "
+               "needs memory in the square of that; at most %u (a Dijkstra zone or a "
+               "<cluster> grows linearly; 'dtsim --max-hosts N' above %u allows N/32)",
+               (const char *) routing, n, (const char *) routing, max,
+               (guint) DTS_INPUT_DEFAULT_MAX_HOSTS);
+}
+
 static gboolean
 walk_zone (Loader *ld, xmlNode *node, Scope *parent, GError **error)
 {
@@ -709,6 +752,8 @@ walk_zone (Loader *ld, xmlNode *node, Scope *parent, GError **error)
   if (id == NULL || !choice_attr (ld, node, "routing", routings, NULL, error))
     return FALSE;
   if (!add_name (ld, id, "the <zone>", dts_xml_line (node), error))
+    return FALSE;
+  if (!check_zone_size (ld, node, error))
     return FALSE;
   Scope s;
   scope_init (&s, parent, id, TRUE);
@@ -995,10 +1040,11 @@ parse_radical (Loader *ld, xmlNode *node, const char *radical, GArray *out, GErr
       return fail (ld, error, DTS_ERROR_INVALID, line,
                    "<cluster> radical '%s': range '%s' is empty (%d > %d)", radical, *it, lo,
                    hi);
-    if ((gint64) out->len + (hi - lo) + 1 > MAX_CLUSTER_HOSTS)
+    if ((gint64) out->len + (hi - lo) + 1 > MAX_CLUSTER_HOSTS
+        || (gint64) out->len + (hi - lo) + 1 > (gint64) dts_input_max_hosts ())
       return fail (ld, error, DTS_ERROR_INVALID, line,
-                   "<cluster> radical '%s' expands to more than %d hosts", radical,
-                   MAX_CLUSTER_HOSTS);
+                   "<cluster> radical '%s' expands to more than %u hosts", radical,
+                   MIN ((guint) MAX_CLUSTER_HOSTS, dts_input_max_hosts ()));
     for (int i = lo; i <= hi; i++)
       g_array_append_val (out, i);
   }

@@ -26,6 +26,8 @@
 #include <math.h>
 
 #include "core/error.h"
+#include "core/units.h"
+#include "platform/ranges.h"
 #include "sim/sg-shim.h"
 #include "sim/sim.h"
 
@@ -60,7 +62,7 @@ static const struct {
   CfgKind kind;
   const char *values[8]; /* CFG_CHOICE */
   double min, max;       /* CFG_NUMBER, CFG_INT: inclusive range */
-  gboolean min_open;     /* the minimum itself is refused */
+  gboolean zero_ok;      /* CFG_NUMBER: 0 (off) is accepted besides the range */
 } known[] = {
   { "network/model", CFG_CHOICE, { "CM02", "LV08", "SMPI", "IB", NULL }, 0, 0, FALSE },
   { "network/crosstraffic", CFG_CHOICE, { "0", "1", "yes", "no", NULL }, 0, 0, FALSE },
@@ -72,12 +74,16 @@ static const struct {
   { "cpu/solver", CFG_CHOICE, { "maxmin", "fairbottleneck", "bmf", NULL }, 0, 0, FALSE },
   { "host/solver", CFG_CHOICE, { "maxmin", "fairbottleneck", "bmf", NULL }, 0, 0, FALSE },
   { "contexts/factory", CFG_CHOICE, { "raw", "thread", NULL }, 0, 0, FALSE },
-  { "network/TCP-gamma", CFG_NUMBER, { NULL }, 0, 1e18, FALSE },
-  { "network/latency-factor", CFG_NUMBER, { NULL }, 0, 1e6, TRUE },
-  { "network/bandwidth-factor", CFG_NUMBER, { NULL }, 0, 1e6, TRUE },
-  { "network/weight-S", CFG_NUMBER, { NULL }, 0, 1e18, FALSE },
-  { "maxmin/precision", CFG_NUMBER, { NULL }, 0, 1e-2, TRUE },
-  { "surf/precision", CFG_NUMBER, { NULL }, 0, 1e-2, TRUE },
+  /* Bytes: a TCP window below one byte, like a denormal one, stalls every flow. */
+  { "network/TCP-gamma", CFG_NUMBER, { NULL }, 1, 1e18, TRUE },
+  /* Factors multiply every latency and bandwidth: the range of --scale
+   * factors (platform/ranges.h), refreshed at start-up below. */
+  { "network/latency-factor", CFG_NUMBER, { NULL }, 0, 0, FALSE },
+  { "network/bandwidth-factor", CFG_NUMBER, { NULL }, 0, 0, FALSE },
+  { "network/weight-S", CFG_NUMBER, { NULL }, 1, 1e18, TRUE },
+  /* Below 1e-15 a relative precision is finer than a double. */
+  { "maxmin/precision", CFG_NUMBER, { NULL }, 1e-15, 1e-2, FALSE },
+  { "surf/precision", CFG_NUMBER, { NULL }, 1e-15, 1e-2, FALSE },
   { "contexts/stack-size", CFG_INT, { NULL }, 64, 1048576, FALSE },  /* KiB */
   { "contexts/guard-size", CFG_INT, { NULL }, 0, 64, FALSE },        /* pages */
 };
@@ -131,16 +137,23 @@ check_item (const char *item, GError **error)
       return FALSE;
     }
     char *end = NULL;
-    double v = g_ascii_strtod (value, &end);
+    double v = dts_units_strtod (value, &end);
     gboolean is_int = known[i].kind == CFG_INT;
-    gboolean ok = end != value && *end == '\0' && isfinite (v) && v <= known[i].max
-                  && (known[i].min_open ? v > known[i].min : v >= known[i].min)
+    gboolean factor = g_str_has_suffix (name, "-factor");
+    double min = known[i].min, max = known[i].max;
+    if (factor) {
+      min = dts_range_get (DTS_RANGE_FACTOR)->min;
+      max = dts_range_get (DTS_RANGE_FACTOR)->max;
+    }
+    gboolean ok = end != value && *end == '\0' && isfinite (v)
+                  && ((v >= min && v <= max) || (v == 0 && known[i].zero_ok))
                   && (!is_int || v == floor (v));
     if (!ok) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--cfg '%s': expected %s %s %.10g and at most %.10g", item,
-                   is_int ? "an integer" : "a number", known[i].min_open ? "above" : "of at least",
-                   known[i].min, known[i].max);
+                   is_int ? "--cfg '%s': expected %s%s from %.10g to %.10g"
+                          : "--cfg '%s': expected %s%s from %g to %g",
+                   item,
+                   known[i].zero_ok ? "0 or " : "", is_int ? "an integer" : "a number", min, max);
       return FALSE;
     }
     return TRUE;

@@ -14,7 +14,10 @@ extern "C" {
  * platform must be sealed (sg-shim.h) for routes through Floyd and Dijkstra
  * zones.
  * Returns 1 on success; otherwise 0 with *MESSAGE the first line of
- * SimGrid's explanation (g_free it), e.g. when the hosts have no route. */
+ * SimGrid's explanation (g_free it), e.g. when the hosts have no route or,
+ * for distinct hosts, an empty one without latency (what SimGrid gives a
+ * Full zone without a <route> between them and aborts on when a transfer
+ * takes it). */
 int dts_sg_host_route (sg_host_t src, sg_host_t dst, xbt_dynar_t links, char **message);
 
 #ifdef __cplusplus

@@ -7,10 +7,12 @@
 #include <string>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
+#include "core/input.h"
 #include "sim/sg-shim.h"
 
 static char *
@@ -35,16 +37,34 @@ dts_sg_config_set (const char *name_value, char **message)
   return 1;
 }
 
+/* SimGrid opens the platform by name; it gets a private copy of the bytes
+ * dtsim read and validated (core/input.h), so that a FIFO or a pipe, which
+ * can be read once, works, and a file replaced in between cannot make the
+ * two disagree. Its messages name PATH, not the copy. */
 extern "C" int
 dts_sg_load_platform (const char *path, char **message)
 {
-  try {
-    simgrid::s4u::Engine::get_instance ()->load_platform (std::string (path));
-  } catch (const std::exception &e) {
-    *message = first_line (e.what ());
+  GError *error = NULL;
+  char *copy = dts_input_private_copy (path, "platform", &error);
+  if (copy == NULL) {
+    *message = g_strdup (error->message);
+    g_error_free (error);
     return 0;
   }
-  return 1;
+  int ok = 1;
+  try {
+    simgrid::s4u::Engine::get_instance ()->load_platform (std::string (copy));
+  } catch (const std::exception &e) {
+    char *line = first_line (e.what ());
+    char **parts = g_strsplit (line, copy, -1);
+    *message = g_strjoinv (path, parts);
+    g_strfreev (parts);
+    g_free (line);
+    ok = 0;
+  }
+  g_unlink (copy);
+  g_free (copy);
+  return ok;
 }
 
 extern "C" int

@@ -90,6 +90,29 @@ START_TEST (test_units_int)
 }
 END_TEST
 
+/* Decimal numbers only: hexadecimal, inf and nan read as no number. */
+START_TEST (test_units_strtod_decimal)
+{
+  const char *bad[] = { "0x10", "0X1p3", "-0x1", "inf", "nan", "infinity", " x1", "", "-", "." };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    char *end = NULL;
+    dts_units_strtod (bad[i], &end);
+    ck_assert_msg (end == bad[i], "'%s' read as a number", bad[i]);
+  }
+  char *end = NULL;
+  ck_assert_double_eq (dts_units_strtod ("1.5e3us", &end), 1500);
+  ck_assert_str_eq (end, "us");
+  ck_assert_double_eq (dts_units_strtod ("-.5", &end), -0.5);
+  ck_assert_double_eq (dts_units_strtod ("0", &end), 0);
+  double v = 0;
+  ck_assert (!dts_units_parse ("0x10GBps", DTS_UNIT_BANDWIDTH, &v, NULL));
+  ck_assert (!dts_units_parse ("inf", DTS_UNIT_NONE, &v, NULL));
+  /* Found by fuzz-options: the unit's factor overflowed to infinity. */
+  ck_assert (!dts_units_parse ("1e308PB", DTS_UNIT_BYTES, &v, NULL));
+  ck_assert (!dts_units_parse ("1e300TB/s", DTS_UNIT_BANDWIDTH, &v, NULL));
+}
+END_TEST
+
 START_TEST (test_precision)
 {
   DtsPrecision p;
@@ -171,6 +194,7 @@ core_suite (void)
   tcase_add_test (tc, test_units_bandwidth);
   tcase_add_test (tc, test_units_flops_time_bytes);
   tcase_add_test (tc, test_units_errors);
+  tcase_add_test (tc, test_units_strtod_decimal);
   tcase_add_test (tc, test_units_int);
   tcase_add_test (tc, test_precision);
   tcase_add_test (tc, test_json);

@@ -2,12 +2,15 @@
  * order, overrides, links), the shipped platforms and the error paths. */
 #include "config.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
+#include "platform/ranges.h"
 #include "testlib.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -63,6 +66,28 @@ host_of (const DtsPlatform *p, int rank)
 }
 
 /* ---- catalogue ---------------------------------------------------------- */
+
+/* The one range table: bounds inclusive, zero only for latencies, never
+ * NaN, infinities or denormals. */
+START_TEST (test_ranges)
+{
+  ck_assert (dts_range_contains (DTS_RANGE_SPEED, 1));
+  ck_assert (dts_range_contains (DTS_RANGE_SPEED, 1e21));
+  ck_assert (!dts_range_contains (DTS_RANGE_SPEED, 1e-13));
+  ck_assert (!dts_range_contains (DTS_RANGE_SPEED, 1.7e308));
+  ck_assert (!dts_range_contains (DTS_RANGE_SPEED, 0));
+  ck_assert (dts_range_contains (DTS_RANGE_BANDWIDTH, 1e18));
+  ck_assert (!dts_range_contains (DTS_RANGE_BANDWIDTH, 1e18 * 1.000001));
+  ck_assert (dts_range_contains (DTS_RANGE_LATENCY, 0));
+  ck_assert (dts_range_contains (DTS_RANGE_LATENCY, 1e-12));
+  ck_assert (!dts_range_contains (DTS_RANGE_LATENCY, 1e-310));
+  ck_assert (!dts_range_contains (DTS_RANGE_LATENCY, 1e300));
+  ck_assert (!dts_range_contains (DTS_RANGE_FACTOR, 1e-300));
+  ck_assert (!dts_range_contains (DTS_RANGE_FACTOR, NAN));
+  ck_assert (!dts_range_contains (DTS_RANGE_BANDWIDTH, INFINITY));
+  ck_assert_str_eq (dts_range_describe (DTS_RANGE_LATENCY), "0, or 1e-12 to 1e+06 s");
+}
+END_TEST
 
 START_TEST (test_catalog_v100)
 {
@@ -645,6 +670,7 @@ platform_suite (void)
 {
   Suite *s = suite_create ("platform");
   TCase *tc = tcase_create ("catalogue");
+  tcase_add_test (tc, test_ranges);
   tcase_add_test (tc, test_catalog_v100);
   tcase_add_test (tc, test_catalog_contents);
   tcase_add_test (tc, test_gpu_fields);

@@ -1,0 +1,43 @@
+#!/bin/sh
+# `make check-valgrind`: memcheck over the unit suites (given as arguments)
+# and over dtsim on inputs of each kind: invalid reads or writes, use of
+# uninitialised values and definite leaks fail the target (exit 1).
+# SimGrid switches stacks with its own raw contexts, which memcheck cannot
+# follow: dtsim runs with --cfg contexts/factory:thread here.
+set -u
+vg="${VALGRIND:-valgrind} -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+vg="$vg --suppressions=${top_srcdir:?}/tests/valgrind.supp --num-callers=30"
+dtsim="${top_builddir:?}/dtsim"
+src="$top_srcdir"
+bad=0
+run () {
+  echo "valgrind: $*"
+  # Check forks each test (memcheck follows forks); tests that configure
+  # SimGrid need a process each.
+  G_SLICE=always-malloc $vg "$@" >/dev/null 2>valgrind.err
+  status=$?
+  if [ "$status" -eq 99 ]; then
+    cat valgrind.err
+    bad=$((bad + 1))
+  fi
+  rm -f valgrind.err
+}
+for t in "$@"; do
+  case $t in
+  */test-mlp-shared) continue ;; # the shared data sets: long under memcheck
+  esac
+  run "${top_builddir}/$t"
+done
+thread="--cfg contexts/factory:thread"
+run "$dtsim" info "$src/tests/data/two-nodes-local.xml"
+run "$dtsim" info --routes "$src/tests/data/two-nodes-local.xml"
+run "$dtsim" info "$src/tests/data/mlp8.xml"
+run "$dtsim" info "$src/tests/cli/bad/workload-entity-layer.xml"
+run "$dtsim" info "$src/tests/cli/bad/platform-empty-route-full.xml"
+run "$dtsim" allreduce $thread -p "$src/tests/data/two-nodes-local.xml" --size 1MB
+run "$dtsim" allreduce $thread -p "$src/tests/cli/bad/platform-empty-route-full.xml"
+run "$dtsim" run $thread -q -i 1 -p "$src/tests/data/two-nodes-local.xml" -w "$src/tests/data/mlp8.xml"
+run "$dtsim" platform --gpu V100-SXM2-16GB --nodes 2
+run "$dtsim" run -b 8 -b 16
+echo "check-valgrind: $bad with errors"
+[ "$bad" -eq 0 ]
