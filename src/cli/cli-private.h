@@ -293,6 +293,10 @@ gboolean dts_cmd_run (int argc, char **argv, GError **error);
 gboolean dts_cmd_allreduce (int argc, char **argv, GError **error);
 gboolean dts_cmd_sweep (int argc, char **argv, GError **error);
 gboolean dts_cmd_plot (int argc, char **argv, GError **error);
+/* Whether CTX parses ARGS (argv[0] first) with nothing left over, silently:
+ * the --config pre-pass's check of a key (DtsConfigGroup.accepts). */
+gboolean dts_cli_trial_parse (GOptionContext *ctx, char **args);
+
 /* Option tables of run and sweep for the --config pre-pass (DtsConfigGroup). */
 gboolean dts_cmd_run_accepts (char **args);
 gboolean dts_cmd_sweep_accepts (char **args);

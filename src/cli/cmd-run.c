@@ -187,9 +187,7 @@ dts_cmd_run_accepts (char **args)
   g_auto (RunArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   add_entries (ctx, &a);
-  g_option_context_set_help_enabled (ctx, FALSE);
-  g_auto (GStrv) copy = g_strdupv (args);
-  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
+  return dts_cli_trial_parse (ctx, args);
 }
 
 gboolean

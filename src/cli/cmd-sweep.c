@@ -98,9 +98,7 @@ dts_cmd_sweep_accepts (char **args)
   g_auto (SweepArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   add_entries (ctx, &a);
-  g_option_context_set_help_enabled (ctx, FALSE);
-  g_auto (GStrv) copy = g_strdupv (args);
-  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
+  return dts_cli_trial_parse (ctx, args);
 }
 
 /* Fail with the first of the base run options (BASE) that `dtsim run`

@@ -387,3 +387,11 @@ dts_cmd_help (int argc, char **argv, GError **error)
           DTS_INPUT_DEFAULT_MAX_HOSTS);
   return TRUE;
 }
+
+gboolean
+dts_cli_trial_parse (GOptionContext *ctx, char **args)
+{
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_auto (GStrv) copy = g_strdupv (args);
+  return g_option_context_parse_strv (ctx, &copy, NULL) && copy[1] == NULL;
+}

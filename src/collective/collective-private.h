@@ -31,6 +31,9 @@ gboolean dts_coll_check_params (const DtsCollParams *params, const char *what, g
 int dts_coll_member_host (const DtsCollPlan *plan, int part);
 void dts_coll_add_xfer (DtsCollStepOps *out, DtsXferKind kind, int peer, double bytes,
                         int channels, gboolean reduce, int tag);
+/* A plan of ALGORITHM with the common fields of PARAMS and the identity
+ * order in ring/position (checked parameters). */
+DtsCollPlan *dts_coll_plan_alloc (const char *algorithm, const DtsCollParams *params);
 /* Fold VALUE into a plan's peer_key (0 starts a key). */
 guint64 dts_coll_key_add (guint64 key, gint64 value);
 

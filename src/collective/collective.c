@@ -192,3 +192,20 @@ dts_coll_check_params (const DtsCollParams *params, const char *what, gboolean c
   }
   return TRUE;
 }
+
+DtsCollPlan *
+dts_coll_plan_alloc (const char *algorithm, const DtsCollParams *params)
+{
+  int n = params->n_ranks;
+  DtsCollPlan *plan = g_new0 (DtsCollPlan, 1);
+  plan->algorithm = g_strdup (algorithm);
+  plan->n_ranks = n;
+  plan->ring = g_new (int, n);
+  plan->position = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    plan->ring[r] = plan->position[r] = r;
+  plan->bytes = params->bytes;
+  plan->channels = params->channels;
+  plan->chunk_bytes = params->chunk_bytes;
+  return plan;
+}

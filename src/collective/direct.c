@@ -34,16 +34,7 @@ dts_coll_direct_plan_new (const DtsCollParams *params, GError **error)
   if (!dts_coll_check_params (params, "direct all-reduce", TRUE, error))
     return NULL;
   int n = params->n_ranks;
-  g_autoptr (DtsCollPlan) plan = g_new0 (DtsCollPlan, 1);
-  plan->algorithm = g_strdup ("direct");
-  plan->n_ranks = n;
-  plan->ring = g_new (int, n);
-  plan->position = g_new (int, n);
-  for (int r = 0; r < n; r++)
-    plan->ring[r] = plan->position[r] = r;
-  plan->bytes = params->bytes;
-  plan->channels = params->channels;
-  plan->chunk_bytes = params->chunk_bytes;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("direct", params);
   plan->n_steps = n > 1 ? 2 : 0;
   plan->n_reduce_steps = n > 1 ? 1 : 0;
   plan->seg_bytes = params->bytes / ((double) n * params->channels);

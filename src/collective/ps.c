@@ -123,17 +123,9 @@ dts_coll_ps_plan_new (const DtsCollParams *params, GError **error)
   if (!check_params (params, error))
     return NULL;
   int n = params->n_ranks, p = params->n_servers;
-  g_autoptr (DtsCollPlan) plan = g_new0 (DtsCollPlan, 1);
-  plan->algorithm = g_strdup ("ps");
-  plan->n_ranks = n;
   /* Ring fields keep their meaning (identity order) for code that shows them. */
-  plan->ring = g_new (int, n);
-  plan->position = g_new (int, n);
-  for (int r = 0; r < n; r++)
-    plan->ring[r] = plan->position[r] = r;
-  plan->bytes = params->bytes;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("ps", params);
   plan->channels = 1;
-  plan->chunk_bytes = params->chunk_bytes;
   plan->n_servers = p;
   plan->server_rank = g_memdup2 (params->server_rank, sizeof (int) * p);
   plan->n_steps = 2 * p;
