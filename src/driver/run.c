@@ -99,13 +99,9 @@ DtsRunSummary *
 dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **error)
 {
   g_return_val_if_fail (opts->platform_path != NULL && opts->workload_path != NULL, NULL);
-  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
-  if (catalog == NULL)
-    return NULL;
-  g_autoptr (DtsPlatform) platform = dts_platform_load (opts->platform_path, catalog, error);
+  g_autoptr (DtsPlatform) platform =
+      dts_override_load_platform (opts->platform_path, opts->overrides, error);
   if (platform == NULL)
-    return NULL;
-  if (opts->overrides != NULL && !dts_override_apply_gpus (opts->overrides, platform, error))
     return NULL;
   g_autoptr (DtsWorkload) workload = dts_workload_load (opts->workload_path, error);
   if (workload == NULL)

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "platform/gpu.h"
 #include "platform/override.h"
 #include "platform/ranges.h"
 
@@ -299,4 +300,18 @@ dts_override_apply_gpus (GArray *overrides, DtsPlatform *platform, GError **erro
     }
   }
   return TRUE;
+}
+
+DtsPlatform *
+dts_override_load_platform (const char *path, GArray *overrides, GError **error)
+{
+  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
+  if (catalog == NULL)
+    return NULL;
+  g_autoptr (DtsPlatform) platform = dts_platform_load (path, catalog, error);
+  if (platform == NULL)
+    return NULL;
+  if (overrides != NULL && !dts_override_apply_gpus (overrides, platform, error))
+    return NULL;
+  return g_steal_pointer (&platform);
 }

@@ -64,6 +64,12 @@ gboolean dts_override_check_value (const DtsOverride *o, const char *noun, const
 /* Apply every GPU-level override of OVERRIDES to PLATFORM's GPU specs. */
 gboolean dts_override_apply_gpus (GArray *overrides, DtsPlatform *platform, GError **error);
 
+/* Load the platform view of PATH with the shipped GPU catalogue and apply
+ * the GPU OVERRIDES (may be NULL) to it: what `run` and `allreduce` start
+ * from. Errors as dts_gpu_catalog_load, dts_platform_load and
+ * dts_override_apply_gpus. */
+DtsPlatform *dts_override_load_platform (const char *path, GArray *overrides, GError **error);
+
 G_END_DECLS
 
 #endif

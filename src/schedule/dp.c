@@ -29,6 +29,14 @@ dts_phase_to_string (DtsPhase phase)
   return phase_names[phase];
 }
 
+gboolean
+dts_phase_same_pass (DtsPhase a, DtsPhase b)
+{
+  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
+  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
+  return a == b || (bwd_a && bwd_b);
+}
+
 /* Gradients are all-reduced in fp32 whatever the compute precision. */
 #define GRAD_BYTES_PER_PARAM 4.0
 

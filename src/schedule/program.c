@@ -325,14 +325,6 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
   }
 }
 
-static gboolean
-same_pass (DtsPhase a, DtsPhase b)
-{
-  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
-  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
-  return a == b || (bwd_a && bwd_b);
-}
-
 /* Activities of participant PART of PLAN in one run of the collective. */
 static double
 participant_activities (const DtsCollPlan *plan, int part, gboolean flow, GArray *xfers)
@@ -394,7 +386,7 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
       const DtsOp *prev = j > 0 ? &g_array_index (prog, DtsOp, j - 1) : NULL;
       if (op->type == DTS_OP_COMPUTE)
         base[p] += !(merge && prev != NULL && prev->type == DTS_OP_COMPUTE
-                     && same_pass (prev->phase, op->phase));
+                     && dts_phase_same_pass (prev->phase, op->phase));
       else if (op->type == DTS_OP_SEND)
         base[p] += 1;
       else if (op->type == DTS_OP_COLL && uniform[op->coll] && op->part < 0)
@@ -421,4 +413,13 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
     }
   }
   return total * iterations;
+}
+
+gboolean
+dts_schedule_same_peers (const DtsSchedule *s, guint a, guint b)
+{
+  const DtsCollPlan *pa = g_ptr_array_index (s->plans, a);
+  const DtsCollPlan *pb = g_ptr_array_index (s->plans, b);
+  return pa->alg == pb->alg && pa->peer_key == pb->peer_key && pa->n_parts == pb->n_parts
+         && s->plan_comm[a] == s->plan_comm[b];
 }

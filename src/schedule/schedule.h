@@ -64,6 +64,10 @@ typedef enum {
 /* "forward", "backward-data", "backward-weight", "update" */
 const char *dts_phase_to_string (DtsPhase phase);
 
+/* Whether A and B belong to one pass (forward, backward, update): kernels
+ * of one pass in a row may be simulated as one execution. */
+gboolean dts_phase_same_pass (DtsPhase a, DtsPhase b);
+
 /* The program model. Every rank runs one or more streams (a compute stream,
  * communication streams, parameter-server streams), as CUDA streams and
  * NCCL communicators do; each stream runs its operations in order, once per
@@ -198,6 +202,11 @@ DtsSchedule *dts_schedule_collectives_new (int n_ranks, GPtrArray *plans);
 /* Add communicator NAME over RANKS (N of them, ranks of SCHED) and return
  * its index. */
 int dts_schedule_add_comm (DtsSchedule *sched, const char *name, const int *ranks, int n);
+
+/* Whether collectives A and B of SCHED join the same pairs of participants
+ * over the same communicator (bucket plans of one stream): route checks,
+ * FATPIPE relaxation and flow latencies are done once for both. */
+gboolean dts_schedule_same_peers (const DtsSchedule *sched, guint a, guint b);
 
 /* Write SCHED as text to OUT (`--dump-plan`): the communicators, the
  * collectives with their per-step transfers (every participant's when the

@@ -143,13 +143,9 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   g_return_val_if_fail (opts->platform_path != NULL && opts->n_sizes >= 1, NULL);
   g_return_val_if_fail (opts->granularity >= 0 && opts->granularity < DTS_GRANULARITY_COUNT,
                         NULL);
-  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
-  if (catalog == NULL)
-    return NULL;
-  g_autoptr (DtsPlatform) platform = dts_platform_load (opts->platform_path, catalog, error);
+  g_autoptr (DtsPlatform) platform =
+      dts_override_load_platform (opts->platform_path, opts->overrides, error);
   if (platform == NULL)
-    return NULL;
-  if (opts->overrides != NULL && !dts_override_apply_gpus (opts->overrides, platform, error))
     return NULL;
   int have = platform->gpus->len;
   int n = opts->n_gpus ? opts->n_gpus : have;

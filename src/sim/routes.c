@@ -180,11 +180,8 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
   for (guint i = 0; i < sched->plans->len; i++) {
     const DtsCollPlan *plan = g_ptr_array_index (sched->plans, i);
     gboolean seen = FALSE;
-    for (guint q = 0; q < i && !seen; q++) {
-      const DtsCollPlan *other = g_ptr_array_index (sched->plans, q);
-      seen = other->alg == plan->alg && other->peer_key == plan->peer_key
-             && other->n_parts == plan->n_parts && sched->plan_comm[q] == sched->plan_comm[i];
-    }
+    for (guint q = 0; q < i && !seen; q++)
+      seen = dts_schedule_same_peers (sched, q, i);
     RouteCheck rc = { platform, g_ptr_array_index (sched->comms, sched->plan_comm[i]), plan,
                       checked, error };
     if (!seen && !dts_coll_plan_routes (plan, check_plan_pair, &rc))

@@ -339,9 +339,7 @@ plan_latency (Sim *sim, int k)
   const DtsSchedule *sc = sim->sched;
   const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
   for (int q = 0; q < k; q++) {
-    const DtsCollPlan *other = g_ptr_array_index (sc->plans, q);
-    if (sim->latency[q].known && other->alg == plan->alg && other->peer_key == plan->peer_key
-        && other->n_parts == plan->n_parts && sc->plan_comm[q] == sc->plan_comm[k]) {
+    if (sim->latency[q].known && dts_schedule_same_peers (sc, q, k)) {
       *lat = sim->latency[q];
       lat->borrowed = TRUE;
       return lat;
@@ -525,14 +523,6 @@ stream_actor (int argc, char **argv)
   sim->finished++;
 }
 
-static gboolean
-same_pass (DtsPhase a, DtsPhase b)
-{
-  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
-  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
-  return a == b || (bwd_a && bwd_b);
-}
-
 static GArray *
 compile_program (const GArray *program, gboolean merge)
 {
@@ -541,7 +531,7 @@ compile_program (const GArray *program, gboolean merge)
     const DtsOp *op = &g_array_index (program, DtsOp, i);
     SimOp *last = ops->len ? &g_array_index (ops, SimOp, ops->len - 1) : NULL;
     if (merge && op->type == DTS_OP_COMPUTE && last && last->op.type == DTS_OP_COMPUTE
-        && same_pass (last->op.phase, op->phase)) {
+        && dts_phase_same_pass (last->op.phase, op->phase)) {
       last->share[op->phase] += op->duration_s;
       last->op.duration_s += op->duration_s;
       continue;
@@ -650,13 +640,9 @@ relax_route (int from_part, int to_part, const char *why, gpointer data)
 static gboolean
 seen_peers (const DtsSchedule *sc, guint k)
 {
-  const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
-  for (guint q = 0; q < k; q++) {
-    const DtsCollPlan *other = g_ptr_array_index (sc->plans, q);
-    if (other->alg == plan->alg && other->peer_key == plan->peer_key
-        && other->n_parts == plan->n_parts && sc->plan_comm[q] == sc->plan_comm[k])
+  for (guint q = 0; q < k; q++)
+    if (dts_schedule_same_peers (sc, q, k))
       return TRUE;
-  }
   return FALSE;
 }
 
