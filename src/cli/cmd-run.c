@@ -38,6 +38,7 @@ typedef struct {
   char *strategy;
   char *max_activities;
   gboolean no_overlap;
+  gboolean oversubscribe;
   char *seed;
   gboolean quiet;
   DtsRowOptions *rows;  /* options of the collective and strategy rows */
@@ -84,6 +85,9 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "about an hour or more)", "N" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
+    { "allow-oversubscribe-memory", 0, 0, G_OPTION_ARG_NONE, &a->oversubscribe,
+      "Simulate a pipeline stage that does not fit its GPU's memory (default: refuse it)",
+      NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
     { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
@@ -160,6 +164,23 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (aggregation != NULL
       && !dts_ps_aggregation_from_string (aggregation, &o->ps_aggregation, error))
     return FALSE;
+  if (!dts_cli_parse_int_option ("stages", dts_cli_row_option (a->rows, "stages"), 1, 1 << 20,
+                                 &o->stages, error)
+      || !dts_cli_parse_int_option ("micro-batches", dts_cli_row_option (a->rows, "micro-batches"),
+                                    1, 1 << 20, &o->micro_batches, error)
+      || !dts_cli_parse_int_option ("dp", dts_cli_row_option (a->rows, "dp"), 1, 1 << 20, &o->dp,
+                                    error))
+    return FALSE;
+  o->partition = dts_cli_row_option (a->rows, "partition");
+  o->stage_dp = dts_cli_row_option (a->rows, "stage-dp");
+  const char *pipeline_schedule = dts_cli_row_option (a->rows, "pipeline-schedule");
+  if (pipeline_schedule != NULL
+      && !dts_pipeline_schedule_from_string (pipeline_schedule, &o->pipeline_schedule, error))
+    return FALSE;
+  const char *placement = dts_cli_row_option (a->rows, "placement");
+  if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
+    return FALSE;
+  o->allow_oversubscribe = a->oversubscribe;
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))

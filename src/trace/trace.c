@@ -35,6 +35,9 @@ dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_sli
   t->phase_s = g_new0 (double, ri * DTS_TRACE_N_PHASES);
   t->wait_s = g_new0 (double, ri);
   t->comm_s = g_new0 (double, ri);
+  t->p2p_wait_s = g_new0 (double, ri);
+  t->p2p_xfer_s = g_new0 (double, ri);
+  t->bucket_rank = g_new0 (int, MAX (n_buckets, 1));
   t->bucket_ready_s = g_new0 (double, ib);
   t->bucket_start_s = g_new0 (double, ib);
   t->bucket_end_s = g_new0 (double, ib);
@@ -58,6 +61,9 @@ dts_trace_free (DtsTrace *t)
   g_free (t->phase_s);
   g_free (t->wait_s);
   g_free (t->comm_s);
+  g_free (t->p2p_wait_s);
+  g_free (t->p2p_xfer_s);
+  g_free (t->bucket_rank);
   g_free (t->bucket_ready_s);
   g_free (t->bucket_end_max_s);
   if (t->steps)
@@ -75,12 +81,22 @@ bucket_stat_clear (gpointer p)
   g_free (b->last_layer);
 }
 
+static void
+stage_stat_clear (gpointer p)
+{
+  DtsStageStat *st = p;
+  g_free (st->first_layer);
+  g_free (st->last_layer);
+}
+
 DtsRunSummary *
 dts_run_summary_new (void)
 {
   DtsRunSummary *s = g_new0 (DtsRunSummary, 1);
   s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucketStat));
   g_array_set_clear_func (s->buckets, bucket_stat_clear);
+  s->stages = g_array_new (FALSE, TRUE, sizeof (DtsStageStat));
+  g_array_set_clear_func (s->stages, stage_stat_clear);
   return s;
 }
 
@@ -101,6 +117,9 @@ dts_run_summary_free (DtsRunSummary *s)
   g_strfreev (s->cfg);
   g_strfreev (s->overrides);
   g_array_unref (s->buckets);
+  g_array_unref (s->stages);
+  g_free (s->pipeline_schedule);
+  g_free (s->placement);
   g_free (s);
 }
 
@@ -127,7 +146,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       s->iteration_time_s > 0 ? s->global_batch_size / s->iteration_time_s : 0;
 
   double phase[DTS_TRACE_N_PHASES] = { 0 };
-  double wait = 0, comm = 0;
+  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0;
   for (int r = 0; r < t->n_ranks; r++)
     for (int it = w; it < t->n_iterations; it++) {
       gsize ri = dts_trace_ri (t, r, it);
@@ -135,6 +154,8 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
         phase[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
       wait += t->wait_s[ri];
       comm += t->comm_s[ri];
+      p2p_wait += t->p2p_wait_s[ri];
+      p2p_xfer += t->p2p_xfer_s[ri];
     }
   double k = (double) t->n_ranks * m;
   s->forward_s = phase[0] / k;
@@ -145,6 +166,10 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->comm_s = comm / k;
   s->comm_exposed_s = wait / k;
   s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;
+  s->p2p_wait_s = p2p_wait / k;
+  s->p2p_exposed_s = p2p_xfer / k;
+  s->bubble_s = s->p2p_wait_s - s->p2p_exposed_s;
+  s->bubble_fraction = s->iteration_time_s > 0 ? s->bubble_s / s->iteration_time_s : 0;
   s->scaling_efficiency =
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 
@@ -153,7 +178,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
     DtsBucketStat *bs = &g_array_index (s->buckets, DtsBucketStat, b);
     double ready = 0, start = 0, end = 0;
     for (int it = w; it < t->n_iterations; it++) {
-      double t0 = t->iter_start_s[dts_trace_ri (t, 0, it)];
+      double t0 = t->iter_start_s[dts_trace_ri (t, t->bucket_rank[b], it)];
       gsize ib = (gsize) it * t->n_buckets + b;
       ready += t->bucket_ready_s[ib] - t0;
       start += t->bucket_start_s[ib] - t0;
@@ -167,4 +192,24 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->wall_time_s = t->wall_time_s;
   s->events = t->events;
   s->makespan_s = t->makespan_s;
+}
+
+void
+dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out)
+{
+  *out = (DtsRankTimes){ 0 };
+  int m = t->n_iterations - warmup;
+  g_return_if_fail (rank >= 0 && rank < t->n_ranks && m >= 1);
+  for (int it = warmup; it < t->n_iterations; it++) {
+    gsize ri = dts_trace_ri (t, rank, it);
+    for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+      out->compute_s += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
+    out->coll_wait_s += t->wait_s[ri];
+    out->p2p_wait_s += t->p2p_wait_s[ri];
+    out->p2p_xfer_s += t->p2p_xfer_s[ri];
+  }
+  out->compute_s /= m;
+  out->coll_wait_s /= m;
+  out->p2p_wait_s /= m;
+  out->p2p_xfer_s /= m;
 }

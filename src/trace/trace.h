@@ -63,7 +63,10 @@ typedef struct {
   double *phase_s;         /* [(rank * n_iterations + it) * DTS_TRACE_N_PHASES + phase] */
   double *wait_s;          /* compute stream blocked on all-reduces */
   double *comm_s;          /* communication stream busy in all-reduces */
-  /* [iteration * n_buckets + bucket], rank 0 */
+  double *p2p_wait_s;      /* compute stream blocked on data from a neighbouring stage */
+  double *p2p_xfer_s;      /* the part of p2p_wait_s the data was in flight */
+  int *bucket_rank;        /* [bucket]: the rank whose bucket times are kept (0 by default) */
+  /* [iteration * n_buckets + bucket], on bucket_rank */
   double *bucket_ready_s;
   double *bucket_start_s;
   double *bucket_end_s;
@@ -97,6 +100,35 @@ typedef struct {
   double end_s;
   double duration_s;
 } DtsBucketStat;
+
+/* Per-stage figures of a pipeline run: means over the stage's replicas and
+ * the measured iterations. */
+typedef struct {
+  char *first_layer;   /* (owned) */
+  char *last_layer;    /* (owned) */
+  int n_layers;
+  int replicas;
+  int first_rank;      /* rank of its first replica */
+  double params;
+  double compute_s;    /* busy in forward, backward and optimizer kernels */
+  double allreduce_exposed_s; /* waiting for its gradient all-reduces */
+  double transfer_exposed_s;  /* waiting while activations or gradients were in flight */
+  double bubble_s;     /* waiting for a neighbouring stage to produce them */
+  double busy_fraction;/* compute_s / iteration time */
+  double send_bytes;   /* activations sent to the next stage per iteration and replica */
+  int stashed;         /* micro-batches whose activations are kept at the peak */
+  double memory_bytes; /* of one replica at the peak */
+  double activations_bytes;
+} DtsStageStat;
+
+/* Means over the measured iterations (warm-up left out) of one rank's
+ * compute stream: busy time, and waits by kind. */
+typedef struct {
+  double compute_s;
+  double coll_wait_s;
+  double p2p_wait_s;
+  double p2p_xfer_s;
+} DtsRankTimes;
 
 /* Everything the writers print. Names are owned copies. */
 typedef struct {
@@ -149,6 +181,16 @@ typedef struct {
   double memory_peak_bytes_per_gpu;
   double gpu_memory_bytes;      /* device memory of rank 0's GPU */
   GArray *buckets;              /* DtsBucketStat */
+  /* pipeline and hybrid (n_stages 0 otherwise) */
+  int n_stages;
+  int micro_batches;
+  char *pipeline_schedule;      /* "1f1b", "gpipe" (owned), or NULL */
+  char *placement;              /* hybrid: "replicas-inside", ... (owned), or NULL */
+  double p2p_wait_s;            /* compute stream waiting for neighbouring stages */
+  double p2p_exposed_s;         /* ... while the data was in flight */
+  double bubble_s;              /* ... before it was produced */
+  double bubble_fraction;       /* bubble_s / iteration_time_s */
+  GArray *stages;               /* DtsStageStat */
   /* simulation */
   double wall_time_s;
   gint64 events;
@@ -164,6 +206,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsRunSummary, dts_run_summary_free)
  * iterations are left out; bucket timings are rank 0's. Bucket rows must
  * already exist (one per bucket) with bytes and names. */
 void dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s);
+
+/* RANK's means over iterations WARMUP.. of T. */
+void dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out);
 
 G_END_DECLS
 
