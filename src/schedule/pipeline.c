@@ -73,6 +73,17 @@ enum { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* "12.34 GiB", or "5.2 MiB" below 0.1 GiB (BUF of 32). */
+static const char *
+gib (char *buf, double bytes)
+{
+  if (bytes >= 0.1 * GIB)
+    g_snprintf (buf, 32, "%.2f GiB", bytes / GIB);
+  else
+    g_snprintf (buf, 32, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  return buf;
+}
+
 static gint64
 split (gint64 n, int k, int i)
 {
@@ -754,18 +765,19 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     for (int d = 0; d < st->n_replicas && !o->allow_oversubscribe; d++) {
       const DtsGpu *gpu = dts_platform_gpu (platform, st->ranks[d]);
       if (st->memory.total_bytes > gpu->spec.mem_bytes) {
+        char total[32], weights[32], grads[32], optim[32], act[32], have[32];
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                     "stage %d (layers %s-%s) needs %.2f GiB per GPU (weights %.2f, gradients "
-                     "%.2f, optimizer %.2f, activations of %d micro-batch%s %.2f), more than "
-                     "the %.2f GiB of GPU '%s' (rank %d); use more stages, fewer or smaller "
-                     "micro-batches, --pipeline-schedule 1f1b, or --allow-oversubscribe-memory",
+                     "stage %d (layers %s-%s) needs %s per GPU (weights %s, gradients %s, "
+                     "optimizer %s, activations of %d micro-batch%s %s), more than the %s of "
+                     "GPU '%s' (rank %d); use more stages, fewer or smaller micro-batches, "
+                     "--pipeline-schedule 1f1b, or --allow-oversubscribe-memory",
                      i, dts_workload_layer (w, st->first_layer)->name,
                      dts_workload_layer (w, st->last_layer)->name,
-                     st->memory.total_bytes / GIB, st->memory.weights_bytes / GIB,
-                     st->memory.gradients_bytes / GIB, st->memory.optimizer_bytes / GIB,
-                     st->stashed, st->stashed == 1 ? "" : "es",
-                     st->memory.activations_bytes / GIB, gpu->spec.mem_bytes / GIB, gpu->host,
-                     st->ranks[d]);
+                     gib (total, st->memory.total_bytes), gib (weights, st->memory.weights_bytes),
+                     gib (grads, st->memory.gradients_bytes),
+                     gib (optim, st->memory.optimizer_bytes), st->stashed,
+                     st->stashed == 1 ? "" : "es", gib (act, st->memory.activations_bytes),
+                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[d]);
         return NULL;
       }
     }

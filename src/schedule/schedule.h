@@ -5,6 +5,9 @@
  * plan of each bucket's all-reduce. src/sim/ interprets programs with
  * SimGrid; tests inspect them without it.
  *
+ * Pipeline and hybrid (data x pipeline) parallelism are in pipeline.c, whose
+ * header states their model.
+ *
  * Data parallelism (dp.c), as PyTorch DDP and Horovod run synchronous SGD:
  * every rank holds the whole model and a batch of its own; per iteration it
  * runs the forward pass of every layer in order, the backward pass in reverse
