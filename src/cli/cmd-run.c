@@ -70,7 +70,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "workload", 'w', 0, S, &a->workload,
       "Workload file, or a shipped name (default: " DTS_DEFAULT_WORKLOAD ")", "FILE" },
     { "batch-size", 'b', 0, S, &a->batch_size,
-      "Samples per GPU per iteration (default: the workload's, else 32)", "N" },
+      "Samples per GPU per iteration; pipeline, hybrid: per pipeline replica, split into "
+      "micro-batches (default: the workload's, else 32)", "N" },
     { "iterations", 'i', 0, S, &a->iterations,
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
@@ -181,6 +182,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
     return FALSE;
   o->allow_oversubscribe = a->oversubscribe;
+  o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))

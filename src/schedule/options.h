@@ -93,6 +93,7 @@ typedef struct {
   const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
   DtsPlacement placement;
   gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
+  gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */
   DtsGranularity granularity;

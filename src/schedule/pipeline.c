@@ -512,12 +512,11 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
   return g_steal_pointer (&prog);
 }
 
-/* Send (or receive) stream of replica D of stage S towards stage S + DIR:
- * for every micro-batch in the order of that direction, wait for the
- * compute stream's event and send each overlapping peer its samples, or
- * receive from each and record the arrival. */
-static GArray *
-p2p_program (const Ctx *c, int s, int d, int kind)
+/* The transfers of micro-batch M between replica D of stage S and the
+ * replicas of the neighbouring stage that KIND names, appended to PROG: a
+ * send to (or receive from) each peer whose samples overlap D's. */
+static void
+append_transfers (const Ctx *c, GArray *prog, int s, int d, int m, int kind)
 {
   gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
   gboolean send = kind == SEND_FWD || kind == SEND_BWD;
@@ -526,28 +525,68 @@ p2p_program (const Ctx *c, int s, int d, int kind)
   int lower = MIN (s, peer_stage);
   double bytes_per_sample = g_array_index (c->s->stages, DtsStage, lower).send_bytes;
   int me = rank_of (c, s, d);
+  gint64 lo, hi;
+  share (c, s, d, m, &lo, &hi);
+  for (int p = 0; p < c->dp[peer_stage]; p++) {
+    gint64 plo, phi;
+    share (c, peer_stage, p, m, &plo, &phi);
+    gint64 n = MIN (hi, phi) - MAX (lo, plo);
+    if (n <= 0)
+      continue;
+    int peer = rank_of (c, peer_stage, p);
+    int sender = send ? me : peer;
+    DtsOp op = { .type = send ? DTS_OP_SEND : DTS_OP_RECV, .layer = -1, .bucket = -1,
+                 .peer = peer, .tag = sender * 2 + (forward ? 0 : 1),
+                 .bytes = n * bytes_per_sample };
+    g_array_append_val (prog, op);
+  }
+}
+
+/* Send (or receive) stream of replica D of stage S towards the stage KIND
+ * names: for every micro-batch in the order of that direction, wait for the
+ * compute stream's event and send each overlapping peer its samples, or
+ * receive from each and record the arrival. */
+static GArray *
+p2p_program (const Ctx *c, int s, int d, int kind)
+{
+  gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
+  gboolean send = kind == SEND_FWD || kind == SEND_BWD;
   GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   for (int i = 0; i < c->M; i++) {
     int m = forward ? i : backward_mb (c, i);
     if (send)
       wait (prog, forward ? EV_OUT_READY : EV_GRAD_IN_READY, 1, DTS_WAIT_COLL);
-    gint64 lo, hi;
-    share (c, s, d, m, &lo, &hi);
-    for (int p = 0; p < c->dp[peer_stage]; p++) {
-      gint64 plo, phi;
-      share (c, peer_stage, p, m, &plo, &phi);
-      gint64 n = MIN (hi, phi) - MAX (lo, plo);
-      if (n <= 0)
-        continue;
-      int peer = rank_of (c, peer_stage, p);
-      int sender = send ? me : peer;
-      DtsOp op = { .type = send ? DTS_OP_SEND : DTS_OP_RECV, .layer = -1, .bucket = -1,
-                   .peer = peer, .tag = sender * 2 + (forward ? 0 : 1),
-                   .bytes = n * bytes_per_sample };
-      g_array_append_val (prog, op);
-    }
+    append_transfers (c, prog, s, d, m, kind);
     if (!send)
       record (prog, forward ? EV_IN_ARRIVED : EV_GRAD_OUT_ARRIVED, -1);
+  }
+  return prog;
+}
+
+/* One communication stream for replica D of stage S (--p2p-stream shared):
+ * its sends and its stage's gradient all-reduces, in the order the compute
+ * stream COMPUTE hands them over, one at a time (a single communication
+ * thread). */
+static GArray *
+shared_program (const Ctx *c, int s, int d, const GArray *compute)
+{
+  GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  int n_fwd = 0, n_bwd = 0;
+  for (guint k = 0; k < compute->len; k++) {
+    const DtsOp *op = &g_array_index (compute, DtsOp, k);
+    if (op->type != DTS_OP_RECORD)
+      continue;
+    wait (prog, op->event, 1, DTS_WAIT_COLL);
+    if (op->event == EV_OUT_READY)
+      append_transfers (c, prog, s, d, n_fwd++, SEND_FWD);
+    else if (op->event == EV_GRAD_IN_READY)
+      append_transfers (c, prog, s, d, backward_mb (c, n_bwd++), SEND_BWD);
+    else {
+      g_assert (op->event == EV_BUCKET_READY);
+      add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = op->bucket,
+                             .coll = op->bucket, .part = -1 });
+      record (prog, EV_BUCKET_DONE, -1);
+    }
   }
   return prog;
 }
@@ -857,14 +896,19 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       d++;
     DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
     g_array_append_val (s->streams, cs);
-    if (comm_program[i] >= 0) {
+    gboolean shared = o->p2p_shared && S > 1;
+    if (shared)
+      add_stream (s, r, DTS_STREAM_COMM, 0,
+                  shared_program (&c, i, d, g_ptr_array_index (s->programs, s->rank_program[r])));
+    else if (comm_program[i] >= 0) {
       DtsStream ms = { r, DTS_STREAM_COMM, 0, comm_program[i] };
       g_array_append_val (s->streams, ms);
     }
     static const int kinds[] = { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
     for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
       gboolean towards_next = kinds[k] == SEND_FWD || kinds[k] == RECV_BWD;
-      if ((towards_next && i == S - 1) || (!towards_next && i == 0))
+      gboolean sends = kinds[k] == SEND_FWD || kinds[k] == SEND_BWD;
+      if ((towards_next && i == S - 1) || (!towards_next && i == 0) || (shared && sends))
         continue;
       add_stream (s, r, DTS_STREAM_P2P, kinds[k], p2p_program (&c, i, d, kinds[k]));
     }

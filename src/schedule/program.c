@@ -40,6 +40,7 @@ static const DtsOptionSpec dp_options[] = {
 
 static const char *const pipeline_schedules[] = { "1f1b", "gpipe", NULL };
 static const char *const placements[] = { "replicas-inside", "stages-inside", NULL };
+static const char *const p2p_streams[] = { "own", "shared", NULL };
 
 #define STAGES_OPTION(default_text)                                                          \
   { "stages", DTS_OPTION_INT, "S", "pipeline stages, balanced by the cost model's layer times", \
@@ -53,7 +54,11 @@ static const char *const placements[] = { "replicas-inside", "stages-inside", NU
     "4 x stages, at most the batch size", 1, 1 << 20, NULL },                                \
   { "pipeline-schedule", DTS_OPTION_CHOICE, "ID",                                             \
     "order of forward and backward passes: 1f1b (PipeDream-flush, Megatron) or gpipe",        \
-    "1f1b", 0, 0, pipeline_schedules }
+    "1f1b", 0, 0, pipeline_schedules },                                                       \
+  { "p2p-stream", DTS_OPTION_CHOICE, "ID",                                                    \
+    "where a stage's sends run: own (streams of their own, Megatron, DeepSpeed) or shared "   \
+    "(one communication stream with the gradient all-reduces, in the order they are issued)", \
+    "own", 0, 0, p2p_streams }
 
 static const DtsOptionSpec pipeline_options[] = {
   STAGES_OPTION ("the GPUs taking part (pipeline); none (hybrid)"),

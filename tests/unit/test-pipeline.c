@@ -31,6 +31,7 @@ typedef struct {
   DtsPipelineSchedule schedule;
   DtsPlacement placement;
   gboolean oversubscribe;
+  gboolean p2p_shared;
   const char *collective;
 } Setup;
 
@@ -85,6 +86,7 @@ run_here (const void *setup, void *result)
     .pipeline_schedule = st->schedule,
     .placement = st->placement,
     .allow_oversubscribe = st->oversubscribe,
+    .p2p_shared = st->p2p_shared,
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsRunSummary) s = NULL;
@@ -252,6 +254,27 @@ START_TEST (test_placement)
 }
 END_TEST
 
+/* Sends on the gradient stream wait behind the all-reduces issued before
+ * them; without all-reduces (one replica per stage) nothing changes. */
+START_TEST (test_p2p_shared)
+{
+  Setup st = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid", .stages = 2,
+               .dp = 4, .micro_batches = 4 };
+  Outcome own = run_ok (&st);
+  st.p2p_shared = TRUE;
+  Outcome shared = run_ok (&st);
+  ck_assert (own.comm_exposed_s > 0);
+  ck_assert_msg (shared.iteration_s > own.iteration_s, "%g vs %g", shared.iteration_s,
+                 own.iteration_s);
+  Setup pp = { .platform = "flat-16", .workload = "mlp8", .strategy = "pipeline", .stages = 4,
+               .micro_batches = 8 };
+  Outcome a = run_ok (&pp);
+  pp.p2p_shared = TRUE;
+  Outcome b = run_ok (&pp);
+  assert_rel (b.iteration_s, a.iteration_s, 0.01);
+}
+END_TEST
+
 static void
 assert_fails (const Setup *st, int code, const char *fragment)
 {
@@ -322,6 +345,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_consistency);
   tcase_add_test (tc, test_stage_dp);
   tcase_add_test (tc, test_placement);
+  tcase_add_test (tc, test_p2p_shared);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
