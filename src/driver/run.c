@@ -134,6 +134,10 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   g_autoptr (DtsCost) cost = dts_cost_new (o.cost_model ? o.cost_model : "roofline", error);
   if (cost == NULL)
     return NULL;
+  DtsFramework *fw = dts_framework_load (o.framework, error);
+  if (fw == NULL)
+    return NULL;
+  dts_cost_set_framework (cost, fw);
   const DtsStrategy *strategy = dts_schedule_strategy_lookup (o.strategy ? o.strategy : "dp");
   g_return_val_if_fail (strategy != NULL, NULL);
   g_autoptr (DtsSchedule) sched = strategy->schedule_new (workload, platform, cost, &o, error);
