@@ -107,9 +107,15 @@ dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms)
 {
   if (!(rows > 0) || !(cols > 0) || sms <= 0 || tile <= 0)
     return 1.0;
-  double blocks = ceil (rows / tile) * ceil (cols / tile);
+  /* A library picks smaller blocks for a small dimension: the next power of
+   * two, at least 16 (a tensor-core MMA edge), at most TILE.  Every block
+   * costs a whole tile, so the time, waves x tile, never falls as a
+   * dimension grows. */
+  double tm = fmin (tile, fmax (16.0, exp2 (ceil (log2 (rows)))));
+  double tn = fmin (tile, fmax (16.0, exp2 (ceil (log2 (cols)))));
+  double blocks = ceil (rows / tm) * ceil (cols / tn);
   double waves = ceil (blocks / sms);
-  return blocks / (waves * sms);
+  return (rows * cols) / (waves * sms * tm * tn);
 }
 
 double

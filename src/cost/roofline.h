@@ -44,8 +44,9 @@ double dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec 
                                     DtsPrecision precision, const DtsFramework *fw);
 
 /* Share of SM time doing useful work when ROWS x COLS output elements are cut
- * into TILE x TILE blocks, one block per SM at a time, on SMS SMs:
- * blocks / (waves x SMs); 1 when rows, cols or SMS is 0. */
+ * into blocks of at most TILE x TILE (a smaller power of two, >= 16, for a
+ * small dimension), one block per SM at a time, on SMS SMs:
+ * rows x cols / (waves x SMs x block area); 1 when rows, cols or SMS is 0. */
 double dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms);
 
 /* Time of WORK on GPU TO divided by its time on GPU FROM, without launch
