@@ -34,6 +34,7 @@ typedef struct {
   char *iterations;
   char *precision;
   char *cost_model;
+  char *framework;
   char *bucket_size;
   char *strategy;
   char *max_activities;
@@ -53,6 +54,7 @@ run_args_clear (RunArgs *a)
   g_free (a->iterations);
   g_free (a->precision);
   g_free (a->cost_model);
+  g_free (a->framework);
   g_free (a->bucket_size);
   g_free (a->strategy);
   g_free (a->max_activities);
@@ -77,6 +79,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "precision", 0, 0, S, &a->precision,
       "fp32, tf32, fp16 or bf16 (default: the workload's, else fp32)", "P" },
     { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model (default: roofline)", "ID" },
+    { "framework", 0, 0, S, &a->framework,
+      "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
       "Gradient bucket cap, like DDP's bucket_cap_mb (default: 25MB)", "BYTES" },
     { "strategy", 0, 0, S, &a->strategy,
@@ -251,6 +255,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .iterations = DTS_RUN_DEFAULT_ITERATIONS,
     .precision = DTS_PREC_COUNT,
     .cost_model = a.cost_model ? a.cost_model : "roofline",
+    .framework = a.framework,
     .collective = "ring",
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,

@@ -190,6 +190,10 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   g_autoptr (DtsCost) cost = dts_cost_new (o.cost_model ? o.cost_model : "roofline", error);
   if (cost == NULL)
     return NULL;
+  DtsFramework *fw = dts_framework_load (o.framework, error);
+  if (fw == NULL)
+    return NULL;
+  dts_cost_set_framework (cost, fw);
   g_autoptr (DtsSchedule) sched = strategy->schedule_new (workload, platform, cost, &o, error);
   if (sched == NULL)
     return NULL;

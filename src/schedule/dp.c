@@ -39,6 +39,23 @@ dts_phase_same_pass (DtsPhase a, DtsPhase b)
 
 #define GRAD_BYTES_PER_PARAM DTS_SCHEDULE_GRAD_BYTES_PER_PARAM
 
+double
+dts_schedule_stored_elems (const DtsWorkload *w, int first, int last)
+{
+  /* ReLU and the residual add run in place (torch.nn.ReLU(inplace=True),
+   * `out += identity`, as torchvision and the frameworks' ResNets do): they
+   * overwrite their input's buffer, which nothing else needs for backward,
+   * so they store nothing of their own. */
+  double act = 0;
+  for (int l = first; l <= last; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    if (layer->type != DTS_LAYER_RELU && layer->type != DTS_LAYER_RELU6
+        && layer->type != DTS_LAYER_ADD)
+      act += layer->act_elems;
+  }
+  return act;
+}
+
 void
 dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
                               DtsMemoryEstimate *out)
@@ -47,7 +64,8 @@ dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision prec
   out->weights_bytes = w->params * (4.0 + (mixed ? dts_precision_elem_bytes (precision) : 0));
   out->gradients_bytes = w->params * GRAD_BYTES_PER_PARAM;
   out->optimizer_bytes = w->params * dts_workload_optimizer_state_bytes_per_param (w);
-  out->activations_bytes = w->act_elems * batch * dts_precision_elem_bytes (precision);
+  double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1);
+  out->activations_bytes = act * batch * dts_precision_elem_bytes (precision);
   out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
                      + out->activations_bytes;
 }

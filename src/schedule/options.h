@@ -104,6 +104,7 @@ typedef struct {
   gboolean progress;           /* live progress line on stderr */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
   double max_activities;       /* refuse runs estimated above this many; 0: the default */
+  const char *framework;       /* framework profile name or path; NULL: generic */
 } DtsRunOptions;
 
 G_END_DECLS

@@ -780,9 +780,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         share (&c, i, d, m, &lo, &hi);
         widest = MAX (widest, hi - lo);
       }
-    double act = 0;
-    for (int l = first[i]; l <= last[i]; l++)
-      act += dts_workload_layer (w, l)->act_elems;
+    double act = dts_schedule_stored_elems (w, first[i], last[i]);
     gboolean mixed = elem < 4.0;
     st.stashed = stashed;
     st.memory.weights_bytes = st.params * (4.0 + (mixed ? elem : 0));

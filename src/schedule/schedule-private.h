@@ -29,6 +29,10 @@ DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
                                          const DtsGpuSpec *gpu, DtsPrecision precision, int batch,
                                          char **cost_source, GError **error);
 
+/* Activation elements per sample that layers FIRST..LAST keep for the
+ * backward pass (layers that run in place keep none). */
+double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last);
+
 /* Whether two GPU specs price kernels the same. */
 gboolean dts_schedule_same_gpu (const DtsGpuSpec *a, const DtsGpuSpec *b);
 
