@@ -73,6 +73,9 @@ enum { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* Operations a pipeline plan may hold (about 80 bytes each). */
+#define DTS_PIPELINE_MAX_OPS 2e7
+
 /* "12.34 GiB", or "5.2 MiB" below 0.1 GiB (BUF of 32). */
 static const char *
 gib (char *buf, double bytes)
@@ -105,7 +108,12 @@ parse_stage_dp (const char *text, int **out, int *n_out, GError **error)
 {
   g_auto (GStrv) items = g_strsplit (text, ",", -1);
   int n = g_strv_length (items);
-  g_autofree int *dp = g_new (int, MAX (n, 1));
+  if (n == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--stage-dp '': expected the replicas of each stage, D0,D1,...");
+    return FALSE;
+  }
+  g_autofree int *dp = g_new (int, n);
   for (int i = 0; i < n; i++) {
     guint64 v;
     if (!g_ascii_string_to_unsigned (items[i], 10, 1, 1 << 20, &v, NULL)) {
@@ -121,7 +129,8 @@ parse_stage_dp (const char *text, int **out, int *n_out, GError **error)
   return TRUE;
 }
 
-static gboolean resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, GError **error);
+static gboolean resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T,
+                                GError **error);
 
 static gboolean
 resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
@@ -133,12 +142,31 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
                  "--gpus %d: not a multiple of --tensor-parallel %d", o->n_gpus, T);
     return FALSE;
   }
+  int avail = o->n_gpus > 0 ? o->n_gpus : have;
+  if (T > avail) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--tensor-parallel %d: more than the %d GPUs taking part", T, avail);
+    return FALSE;
+  }
+  if (T > 1 && o->stages > 0 && (gint64) o->stages * T > avail) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "%d stages of --tensor-parallel %d need %" G_GINT64_FORMAT " GPUs; %d take part",
+                 o->stages, T, (gint64) o->stages * T, avail);
+    return FALSE;
+  }
   DtsRunOptions groups = *o;
   groups.n_gpus = o->n_gpus / T;
-  if (!resolve_groups (&groups, have / T, hybrid, error))
+  if (!resolve_groups (&groups, have / T, hybrid, T, error))
     return FALSE;
   if ((gint64) groups.n_gpus * T > 1 << 20) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%d x %d GPUs: too many", groups.n_gpus, T);
+    return FALSE;
+  }
+  if (groups.n_gpus < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--tensor-parallel %d: the platform's %d GPUs hold no %s of %d stage%s", T, have,
+                 hybrid ? "replica" : "pipeline", MAX (groups.stages, 1),
+                 groups.stages == 1 ? "" : "s");
     return FALSE;
   }
   *o = groups;
@@ -146,8 +174,10 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
   return TRUE;
 }
 
+/* Resolve O counting GPUs in tensor-parallel groups of T (messages speak of
+ * GPUs). */
 static gboolean
-resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
+resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, GError **error)
 {
   int given = o->n_gpus;
   int n = given > 0 ? given : have;
@@ -218,18 +248,35 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
   }
   int dp = o->dp;
   if (dp == 0) {
-    if (n % stages != 0) {
+    if (n < stages) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "%d GPUs do not divide into %d stages: give --dp, or --gpus a multiple of %d",
-                   n, stages, stages);
+                   "%d stages need at least %d GPUs (groups of --tensor-parallel); %d available",
+                   stages, stages, n);
+      return FALSE;
+    }
+    if (n % stages != 0) {
+      if (T > 1)
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "%d groups of --tensor-parallel %d GPUs do not divide into %d stages: give "
+                     "--dp, or --gpus a multiple of %d",
+                     n, T, stages, stages * T);
+      else
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "%d GPUs do not divide into %d stages: give --dp, or --gpus a multiple of %d",
+                     n, stages, stages);
       return FALSE;
     }
     dp = n / stages;
   }
   if ((gint64) dp * stages > 1 << 20 || (given > 0 && dp * stages != given)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--gpus %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", n, dp,
-                 stages, (gint64) dp * stages);
+    if (given > 0)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--gpus %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", given,
+                   dp, stages, (gint64) dp * stages);
+    else
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--dp %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", dp, dp,
+                   stages, (gint64) dp * stages);
     return FALSE;
   }
   o->stages = stages;
@@ -273,6 +320,11 @@ parse_partition (const DtsWorkload *w, const char *text, int *first, int *last, 
   g_auto (GStrv) items = g_strsplit (text, ",", -1);
   int n_layers = w->layers->len;
   int next = 0;
+  if (items[0] == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--partition '': expected the stages' layer ranges, FIRST-LAST,...");
+    return FALSE;
+  }
   for (int s = 0; items[s] != NULL; s++) {
     const char *item = items[s];
     int a = layer_index (w, item), b = a;
@@ -955,6 +1007,18 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                    i, c.G / M, dp[i]);
       return NULL;
     }
+
+  /* The plan's size: compute programs (one per stage, or per replica with
+   * tensor parallelism) of about 4 operations per layer and micro-batch,
+   * and point-to-point programs of a few per micro-batch and rank. */
+  double n_ops = (double) M * n_layers * 4 * (T > 1 ? sum : S) + (double) M * 8 * o->n_gpus;
+  if (n_ops > DTS_PIPELINE_MAX_OPS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: the plan would hold about %.3g operations (at most %.0e); "
+                 "use fewer micro-batches",
+                 M, n_ops, DTS_PIPELINE_MAX_OPS);
+    return NULL;
+  }
 
   /* Stages: given, or balanced on rank 0's GPU at the widest stage's share
    * (before tensor parallelism, which divides the layers it splits alike). */
