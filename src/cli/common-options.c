@@ -38,7 +38,8 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
     { "chunk-size", 0, 0, S, &c->chunk_size,
       "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
     { "comm-granularity", 0, 0, S, &c->granularity,
-      "How collectives are simulated: step or flow (default: flow; step for "
+      "How collectives are simulated: step, flow or analytic (no transfers: each "
+      "collective's time on its routes, without contention; default: flow; step for "
       "dtsim allreduce --steps and --svg)",
       "G" },
     { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &c->dump_plan,

@@ -247,7 +247,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   /* Every granularity: refuse runs that would take hours. */
   double limit = o.max_activities > 0 ? o.max_activities : DTS_SCHEDULE_MAX_ACTIVITIES;
   double activities = dts_schedule_estimate_activities (
-      sched, o.granularity == DTS_GRANULARITY_FLOW, !o.record_slices, o.iterations);
+      sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations);
   if (activities > limit) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "%.3g simulated activities estimated (at most %.3g; about %.0f minutes at "

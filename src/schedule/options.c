@@ -9,6 +9,7 @@
 static const char *const granularities[DTS_GRANULARITY_COUNT] = {
   [DTS_GRANULARITY_STEP] = "step",
   [DTS_GRANULARITY_FLOW] = "flow",
+  [DTS_GRANULARITY_ANALYTIC] = "analytic",
 };
 
 const char *
@@ -27,7 +28,7 @@ dts_granularity_from_string (const char *s, DtsGranularity *out, GError **error)
       return TRUE;
     }
   g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-               "unknown --comm-granularity '%s' (known: step, flow)", s ? s : "");
+               "unknown --comm-granularity '%s' (known: step, flow, analytic)", s ? s : "");
   return FALSE;
 }
 

@@ -15,12 +15,13 @@ G_BEGIN_DECLS
 typedef enum {
   DTS_GRANULARITY_STEP, /* every chunk of every ring step is a SimGrid communication */
   DTS_GRANULARITY_FLOW, /* one flow per rank, phase and channel; latencies added analytically */
+  DTS_GRANULARITY_ANALYTIC, /* no transfers: the algorithm's closed form on its routes */
   DTS_GRANULARITY_COUNT
 } DtsGranularity;
 
-/* "step", "flow" */
+/* "step", "flow", "analytic" */
 const char *dts_granularity_to_string (DtsGranularity g);
-/* Unknown names are DTS_ERROR_USAGE "unknown --comm-granularity 'X' (known: step, flow)". */
+/* Unknown names are DTS_ERROR_USAGE "unknown --comm-granularity 'X' (known: step, flow, analytic)". */
 gboolean dts_granularity_from_string (const char *s, DtsGranularity *out, GError **error);
 
 /* How parameter-server training gathers the gradients of a node: */

@@ -121,6 +121,7 @@ typedef struct {
   gboolean known;
   gboolean borrowed;         /* hop_s belongs to an earlier plan's entry */
   double max_s;              /* largest route latency of the plan */
+  double min_bw_Bps;         /* smallest route bandwidth of the plan (analytic) */
   double *hop_s;             /* participant -> largest latency of its own routes */
 } PlanLatency;
 
@@ -133,6 +134,7 @@ struct _Sim {
   Stream *streams;
   DtsTrace *trace;
   PlanLatency *latency;      /* one per plan, filled on first use */
+  double *analytic_s;        /* one per plan at analytic granularity, -1 until known */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
   GHashTable *p2p;           /* "rank:tag" -> mailbox of point-to-point receives */
   int finished;              /* streams that ran every iteration */
@@ -330,6 +332,11 @@ fill_latency (int from, int to, const char *why, gpointer data)
   double l = a == b ? 0 : sg_host_get_route_latency (a->host, b->host);
   f->lat->hop_s[from] = MAX (f->lat->hop_s[from], l);
   f->lat->max_s = MAX (f->lat->max_s, l);
+  if (a != b && f->sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
+    double bw = sg_host_get_route_bandwidth (a->host, b->host);
+    if (f->lat->min_bw_Bps == 0 || bw < f->lat->min_bw_Bps)
+      f->lat->min_bw_Bps = bw;
+  }
   return TRUE;
 }
 
@@ -352,6 +359,7 @@ plan_latency (Sim *sim, int k)
   }
   lat->hop_s = g_new0 (double, plan->n_parts);
   lat->max_s = 0;
+  lat->min_bw_Bps = 0;
   LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat };
   dts_coll_plan_routes (plan, fill_latency, &f);
   lat->known = TRUE;
@@ -378,6 +386,76 @@ run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhas
   add_step (sim, bucket, s->rank->rank, -1, ops.phase, t0, now ());
 }
 
+/* Analytic granularity: participant PART's time for collective K alone on
+ * its routes, step by step: n_rounds x the plan's largest route latency,
+ * plus the larger of its sends and its receives (over every channel, hand-
+ * offs on its own host left out) at the plan's smallest route bandwidth, or
+ * the reduction kernel of what it reduces if that is longer. On a
+ * contention-free platform this is the time of a lock-step collective at
+ * flow granularity; contention between flows is not modelled. */
+static double
+analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  const PlanLatency *lat = plan_latency (sim, k);
+  const Rank *me = part_rank (sim, c, plan, part);
+  DtsCollStepOps ops = { .xfers = s->xfers };
+  double total = 0;
+  int n_steps = dts_coll_plan_n_steps (plan, part);
+  for (int step = 0; step < n_steps; step++) {
+    dts_coll_plan_step_ops (plan, part, step, &ops);
+    double send = 0, recv = 0, reduced = ops.reduce_bytes, hop = 0;
+    for (guint i = 0; i < ops.xfers->len; i++) {
+      const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
+      double bytes = x->bytes * x->channels;
+      if (x->reduce)
+        reduced += bytes;
+      const Rank *peer = part_rank (sim, c, plan, x->peer);
+      if (peer->host == me->host)
+        continue;
+      /* Lock-step members are paced by the plan's slowest hop; the others
+       * by their own routes. */
+      double bw = uniform ? lat->min_bw_Bps
+                          : sg_host_get_route_bandwidth (me->host, peer->host);
+      hop = MAX (hop, uniform ? lat->max_s : sg_host_get_route_latency (me->host, peer->host));
+      if (x->kind == DTS_XFER_SEND)
+        send += bytes / bw;
+      else
+        recv += bytes / bw;
+    }
+    double xfer = ops.n_rounds * hop + MAX (send, recv);
+    total += MAX (xfer, reduced * me->reduce_s_per_byte);
+  }
+  return total;
+}
+
+/* Collective K at analytic granularity: its members start together (a
+ * barrier, as an NCCL collective waits for every rank) and each waits the
+ * time of the slowest participant. Computed once per plan: for a plan whose
+ * members all run lock-step phases, member 0 stands for them. */
+static void
+run_analytic (Sim *sim, Stream *s, int k, int part)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  if (!(sim->analytic_s[k] >= 0)) {
+    gboolean uniform = plan->n_parts == plan->n_ranks;
+    for (int i = 0; i < plan->n_phases; i++)
+      uniform = uniform && plan->phases[i].lockstep;
+    double t = 0;
+    for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++)
+      t = MAX (t, analytic_part_s (sim, s, k, p, uniform));
+    sim->analytic_s[k] = t;
+  }
+  if (part < c->comm->n_ranks)
+    sg_barrier_wait (c->barrier);
+  if (sim->analytic_s[k] > 0) {
+    sg_actor_sleep_for (sim->analytic_s[k]);
+    sim->trace->events++;
+  }
+}
+
 /* Participant PART's part of collective K. */
 static void
 run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
@@ -388,6 +466,10 @@ run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
   if (s->xfers == NULL) {
     s->xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
     s->prepared = g_array_new (FALSE, TRUE, sizeof (Prepared));
+  }
+  if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
+    run_analytic (sim, s, k, part);
+    return;
   }
   int step = 0;
   while (step < n_steps) {
@@ -892,11 +974,15 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   g_autofree Comm *comms = g_new0 (Comm, MAX (sched->comms->len, 1));
   g_autofree Stream *streams = g_new0 (Stream, MAX (sched->streams->len, 1));
   g_autofree PlanLatency *latency = g_new0 (PlanLatency, sched->plans->len + 1);
+  g_autofree double *analytic_s = g_new (double, sched->plans->len + 1);
+  for (guint k = 0; k <= sched->plans->len; k++)
+    analytic_s[k] = -1;
   g_autoptr (GHashTable) p2p = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sim.ranks = ranks;
   sim.comms = comms;
   sim.streams = streams;
   sim.latency = latency;
+  sim.analytic_s = analytic_s;
   sim.p2p = p2p;
   g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint p = 0; p < sched->programs->len; p++)

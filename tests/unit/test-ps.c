@@ -560,7 +560,9 @@ START_TEST (test_ps_node_closed_form)
     double push = S / b_nic + 4 * l_link, sum = 3 * S / mem_bw;
     double bcast = 3 * S / b_gpu + 2 * l_link;
     double closed = o.compute_s + ring + 2 * push + sum + bcast;
-    assert_rel (o.iteration_s, closed, 1e-6);
+    /* analytic takes each participant's own steps, not the chain from one
+     * participant's step to another's: within 5% here (doc/SIMULATION.md). */
+    assert_rel (o.iteration_s, closed, g == DTS_GRANULARITY_ANALYTIC ? 0.05 : 1e-6);
     /* Without aggregation the same run pushes 8 S through the NICs. */
     Setup flat = st;
     flat.aggregation = DTS_PS_AGGREGATION_NONE;
