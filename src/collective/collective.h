@@ -100,6 +100,8 @@ typedef struct {
   const int *server_rank; /* ps: server -> rank whose host runs it (n_servers entries) */
   const int *node_of;   /* ps: rank -> node index (0..), to aggregate per node first; NULL:
                            every rank talks to the servers */
+  const int *gpu_node;  /* rank -> index of the node its GPU is on (topology-aware algorithms:
+                           hier); NULL: callers that do not know the platform */
 } DtsCollParams;
 
 typedef struct _DtsCollAlgorithm DtsCollAlgorithm;
@@ -114,7 +116,8 @@ typedef struct {
   const char *name;     /* "reduce-scatter", ... (static) */
 } DtsCollPhase;
 
-#define DTS_COLL_MAX_PHASES 4
+/* 2 log2 N + 2 phases of recursive halving-doubling for N up to 2^23. */
+#define DTS_COLL_MAX_PHASES 48
 
 typedef struct {
   const DtsCollAlgorithm *alg; /* the table row that made it */
@@ -147,6 +150,10 @@ typedef struct {
   DtsCollPhase phases[DTS_COLL_MAX_PHASES];
   guint64 peer_key;     /* equal for plans of one algorithm whose transfers join the same
                            pairs of participants (bucket plans of one communicator) */
+  int n_tags;           /* mailbox tags the plan uses; 0 means DTS_COLL_N_TAGS */
+  int n_levels;         /* rd, rhd: log2 of the largest power of two <= n_ranks; tree:
+                           rounds (chunks) per tree and channel; hier: GPUs per node */
+  int *aux;             /* per-algorithm table (owned): tree parents and children */
 } DtsCollPlan;
 
 typedef enum {
@@ -154,8 +161,11 @@ typedef enum {
   DTS_XFER_RECV,
 } DtsXferKind;
 
-/* Mailbox tags: a participant receives on one mailbox per tag. */
+/* Mailbox tags: a participant receives on one mailbox per tag; a plan
+ * uses DTS_COLL_N_TAGS tags unless it says more (n_tags, at most
+ * DTS_COLL_MAX_TAGS). */
 #define DTS_COLL_N_TAGS 2
+#define DTS_COLL_MAX_TAGS 64
 
 /* One transfer of a step, as one participant sees it. */
 typedef struct {
@@ -164,7 +174,10 @@ typedef struct {
   double bytes;         /* per channel, the whole step (cut into the step's rounds) */
   int channels;         /* identical parallel transfers, >= 1 */
   gboolean reduce;      /* RECV: reduced into the local copy as it arrives */
-  int tag;              /* 0 .. DTS_COLL_N_TAGS-1 (the receiver's mailbox) */
+  int tag;              /* 0 .. n_tags-1 (the receiver's mailbox) */
+  double offset;        /* where the bytes start in each channel's slice of the buffer
+                           (S / channels bytes), or -1 when the algorithm does not say; the
+                           reference interpreter then tracks contributions per byte range */
 } DtsCollXfer;
 
 /* One step of one participant (dts_coll_plan_step_ops). */
@@ -199,13 +212,15 @@ struct _DtsCollAlgorithm {
   void (*step_ops) (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
   int (*part_host) (const DtsCollPlan *plan, int part);
   gboolean (*routes) (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
-  /* Time of an unchunked all-reduce of BYTES over N ranks alone on the
-   * network, with SHARE_BPS the bottleneck share of a route (its link's
-   * bandwidth over the plan's routes that cross it) and LATENCY_S the
-   * largest route latency; NULL when the algorithm has none. */
-  double (*closed_form_s) (int n, double bytes, double share_Bps, double latency_s);
+  /* Time of PLAN alone on the network, with SHARE_BPS the bottleneck
+   * share of a route (its link's bandwidth over the plan's routes that
+   * cross it) and LATENCY_S the largest route latency; NULL when the
+   * algorithm has none. Ring and direct ignore the chunking. */
+  double (*closed_form_s) (const DtsCollPlan *plan, double share_Bps, double latency_s);
   /* Options only this algorithm takes (core/option.h), or NULL. */
   const DtsOptionSpec *options;
+  /* The closed form as dtsim allreduce prints it (NULL without one). */
+  const char *closed_form_text;
 };
 
 /* The table of all-reduce algorithms, terminated by a row with id NULL. */
@@ -271,6 +286,13 @@ double dts_coll_round_bytes (double bytes, int n_rounds, double chunk_bytes, int
  * all-reduce's 2 (S/(N B) + L) (0 for one rank). */
 double dts_coll_ring_closed_form_s (int n, double bytes, double share_Bps, double latency_s);
 double dts_coll_direct_closed_form_s (int n, double bytes, double share_Bps, double latency_s);
+
+/* Mailbox tags PLAN uses (n_tags or DTS_COLL_N_TAGS). */
+int dts_coll_plan_n_tags (const DtsCollPlan *plan);
+
+/* The closed form of PLAN's algorithm (0 when it has none); see
+ * DtsCollAlgorithm.closed_form_s. */
+double dts_coll_plan_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 
 /* Device-memory traffic of the reduction kernel per reduced byte: it reads
  * two operands and writes one. */

@@ -1,0 +1,200 @@
+/* hier.c - hierarchical (2D) all-reduce as a plan: intra-node
+ * reduce-scatter, inter-node all-reduce per rail, intra-node all-gather.
+ *
+ * Model (NCCL's tree/ring split and Horovod's hierarchical all-reduce;
+ * Jia et al., "Highly scalable deep learning training system with
+ * mixed-precision", 2018, 2D all-reduce): the ranks are grouped by the node
+ * of their GPU (DtsCollParams.gpu_node), m nodes of g GPUs each, in rank
+ * order; every node must have the same g. Each channel's slice (S/C bytes)
+ * is cut into g segments.
+ *  1. intra-node reduce-scatter: a ring over the node's g GPUs, g - 1 steps
+ *     (as ring.c: local position q sends segment (q - s) mod g to q + 1 and
+ *     reduces segment (q - s - 1) mod g from q - 1); afterwards local
+ *     position q holds the node's sum of segment (q + 1) mod g;
+ *  2. inter-node all-reduce per rail: the GPUs with the same local
+ *     position q on every node (a rail: on a multi-NIC node, the GPUs that
+ *     share a NIC and a leaf switch) run a ring all-reduce of that
+ *     segment, cut into m pieces, 2(m - 1) steps, over the nodes in order;
+ *     the g rails run at the same time, each through its own GPUs' NICs;
+ *  3. intra-node all-gather: the node ring again, g - 1 steps, each GPU
+ *     forwarding the finished segments.
+ * Every rank sends 2(g-1)/g S bytes inside its node and 2(m-1)/(m g) S
+ * across nodes (the flat ring sends 2(N-1)/N S across nodes through the
+ * ring's one crossing per node), in 2(g-1) + 2(m-1) steps. Tag 0 is the
+ * node ring, tag 1 the rail ring. Each of the four parts is a lock-step
+ * phase.
+ *
+ * Closed form on a contention-free platform where every GPU has its own
+ * link of bandwidth B (the flat test platforms, with nodes) and every route
+ * latency L, at the step granularity: with R_i and R_r the chunk rounds of
+ * an intra-node and a rail step,
+ *   T = 2(g-1) (R_i L + S/(g B)) + 2(m-1) (R_r L + S/(g m B)).
+ * dtsim allreduce reads B from the routes as the share of a GPU's link over
+ * the plan's routes that cross it: the node ring and the rail ring cross it
+ * one phase at a time, so B = share x ((g > 1) + (m > 1)). On nodes whose
+ * GPUs talk faster to each other than to other nodes (NVSwitch, NICs) the
+ * phases run at different bandwidths and this form does not apply. */
+#include "config.h"
+
+#include <math.h>
+
+#include "collective/collective-private.h"
+#include "core/error.h"
+
+static int
+mod (int a, int n)
+{
+  int r = a % n;
+  return r < 0 ? r + n : r;
+}
+
+static int
+rounds (const DtsCollPlan *plan, double bytes)
+{
+  double r = ceil (bytes / plan->chunk_bytes * (1 - 1e-12));
+  return r < 1 ? 1 : (int) r;
+}
+
+DtsCollPlan *
+dts_coll_hier_plan_new (const DtsCollParams *params, GError **error)
+{
+  if (!dts_coll_check_params (params, "hierarchical all-reduce", TRUE, error))
+    return NULL;
+  int n = params->n_ranks;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("hier", params);
+  /* Nodes in order of first appearance, ranks in rank order. */
+  plan->node_of = g_new (int, n);
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) count = g_array_new (FALSE, TRUE, sizeof (int));
+  for (int r = 0; r < n; r++) {
+    int node = params->gpu_node ? params->gpu_node[r] : 0;
+    gpointer v;
+    if (!g_hash_table_lookup_extended (index, GINT_TO_POINTER (node), NULL, &v)) {
+      v = GINT_TO_POINTER (count->len);
+      g_hash_table_insert (index, GINT_TO_POINTER (node), v);
+      g_array_set_size (count, count->len + 1);
+    }
+    plan->node_of[r] = GPOINTER_TO_INT (v);
+    g_array_index (count, int, plan->node_of[r])++;
+  }
+  int m = (int) count->len, g = g_array_index (count, int, 0);
+  for (int i = 1; i < m; i++)
+    if (g_array_index (count, int, i) != g) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "hierarchical all-reduce: every node needs the same number of GPUs (node 0 has "
+                   "%d, node %d has %d); use a multiple of %d GPUs",
+                   g, i, g_array_index (count, int, i), g);
+      return NULL;
+    }
+  plan->n_nodes = m;
+  plan->n_levels = g;
+  plan->node_start = g_new (int, m + 1);
+  plan->node_ranks = g_new (int, n);
+  plan->node_leader = g_new (int, m);
+  for (int i = 0; i <= m; i++)
+    plan->node_start[i] = i * g;
+  g_autofree int *fill = g_new0 (int, m);
+  for (int r = 0; r < n; r++) {
+    int i = plan->node_of[r];
+    plan->node_ranks[i * g + fill[i]] = r;
+    plan->position[r] = fill[i]++; /* local position */
+  }
+  for (int i = 0; i < m; i++)
+    plan->node_leader[i] = plan->node_ranks[i * g];
+  double slice = params->bytes / params->channels;
+  plan->seg_bytes = slice / g;
+  double r = ceil (plan->seg_bytes / plan->chunk_bytes * (1 - 1e-12));
+  if (r > G_MAXINT / 4) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "hierarchical all-reduce: %.0f rounds per step; use a larger chunk size", r);
+    return NULL;
+  }
+  plan->n_rounds = r < 1 ? 1 : (int) r;
+  plan->n_parts = n;
+  plan->sends_per_step = 1;
+  plan->n_steps = 2 * (g - 1) + 2 * (m - 1);
+  plan->n_reduce_steps = (g - 1) + (m - 1);
+  plan->n_phases = 4;
+  plan->phases[0] = (DtsCollPhase){ 0, g - 1, TRUE, "node-reduce-scatter" };
+  plan->phases[1] = (DtsCollPhase){ g - 1, m - 1, TRUE, "rail-reduce-scatter" };
+  plan->phases[2] = (DtsCollPhase){ g - 1 + m - 1, m - 1, TRUE, "rail-all-gather" };
+  plan->phases[3] = (DtsCollPhase){ g - 1 + 2 * (m - 1), g - 1, TRUE, "node-all-gather" };
+  guint64 key = dts_coll_key_add (dts_coll_key_add (0, 'h'), n);
+  for (int q = 0; q < n; q++)
+    key = dts_coll_key_add (key, plan->node_ranks[q]);
+  plan->peer_key = key;
+  return g_steal_pointer (&plan);
+}
+
+int
+dts_coll_hier_n_steps (const DtsCollPlan *plan, int part)
+{
+  return plan->n_steps;
+}
+
+void
+dts_coll_hier_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  int g = plan->n_levels, m = plan->n_nodes;
+  int q = plan->position[part], i = plan->node_of[part];
+  double seg = plan->seg_bytes;
+  out->chunk_bytes = plan->chunk_bytes;
+  int ph = 0;
+  while (ph < 3 && step >= plan->phases[ph].first_step + plan->phases[ph].n_steps)
+    ph++;
+  out->phase = ph;
+  int s = step - plan->phases[ph].first_step;
+  if (ph == 0 || ph == 3) {
+    int next = plan->node_ranks[i * g + mod (q + 1, g)];
+    int prev = plan->node_ranks[i * g + mod (q - 1, g)];
+    int send_seg = ph == 0 ? mod (q - s, g) : mod (q + 1 - s, g);
+    int recv_seg = ph == 0 ? mod (q - s - 1, g) : mod (q - s, g);
+    out->n_rounds = rounds (plan, seg);
+    dts_coll_add_xfer_at (out, DTS_XFER_SEND, next, send_seg * seg, seg, plan->channels, FALSE,
+                          0);
+    dts_coll_add_xfer_at (out, DTS_XFER_RECV, prev, recv_seg * seg, seg, plan->channels,
+                          ph == 0, 0);
+    return;
+  }
+  /* The rail ring over the nodes, on segment (q + 1) mod g cut into m. */
+  int next = plan->node_ranks[mod (i + 1, m) * g + q];
+  int prev = plan->node_ranks[mod (i - 1, m) * g + q];
+  double piece = seg / m, base = mod (q + 1, g) * seg;
+  int send_p = ph == 1 ? mod (i - s, m) : mod (i + 1 - s, m);
+  int recv_p = ph == 1 ? mod (i - s - 1, m) : mod (i - s, m);
+  out->n_rounds = rounds (plan, piece);
+  dts_coll_add_xfer_at (out, DTS_XFER_SEND, next, base + send_p * piece, piece, plan->channels,
+                        FALSE, 1);
+  dts_coll_add_xfer_at (out, DTS_XFER_RECV, prev, base + recv_p * piece, piece, plan->channels,
+                        ph == 1, 1);
+}
+
+gboolean
+dts_coll_hier_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
+{
+  int g = plan->n_levels, m = plan->n_nodes;
+  for (int r = 0; r < plan->n_ranks; r++) {
+    int q = plan->position[r], i = plan->node_of[r];
+    if (g > 1
+        && !fn (r, plan->node_ranks[i * g + mod (q + 1, g)],
+                "a GPU sends to its successor in its node's ring", data))
+      return FALSE;
+    if (m > 1
+        && !fn (r, plan->node_ranks[mod (i + 1, m) * g + q],
+                "a GPU sends to the GPU of its rail on the next node", data))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+double
+dts_coll_hier_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s)
+{
+  if (plan->n_ranks < 2 || !(share_Bps > 0))
+    return 0;
+  int g = plan->n_levels, m = plan->n_nodes;
+  double B = share_Bps * ((g > 1) + (m > 1));
+  double seg = plan->seg_bytes;
+  return 2.0 * (g - 1) * (rounds (plan, seg) * latency_s + plan->bytes / g / B)
+         + 2.0 * (m - 1) * (rounds (plan, seg / m) * latency_s + plan->bytes / g / m / B);
+}

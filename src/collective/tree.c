@@ -1,0 +1,292 @@
+/* tree.c - NCCL's double binary tree all-reduce as a plan.
+ *
+ * Model (NCCL 2.4+, "Massively scale your deep learning training with NCCL
+ * 2.4", and the construction in NCCL's src/graph/trees.cc, read and
+ * rewritten here): two binary trees over the N ranks, each carrying half
+ * of every channel's slice of the buffer. Tree 0: rank 0 is the root; the
+ * parent of rank r > 0 is found from b, the lowest set bit of r: (r xor b)
+ * or 2b, or r xor b when that is N or more (so rank 1's parent is 2, 3's is
+ * 2, 2's is 4, 6's is 4, 4's is 8...: the odd ranks are the leaves and
+ * every rank's children differ from it in the bit below its own lowest one).
+ * Tree 1 is tree 0 mirrored (rank r plays N-1-r) when N is even and shifted
+ * by one (rank r plays r-1 mod N) when N is odd, so that most interior
+ * ranks of one tree are leaves of the other and every link direction
+ * carries about the same load. dtsim builds both trees over all the ranks
+ * in rank order; NCCL builds them over nodes and chains the GPUs of a node
+ * (in dtsim's node-contiguous rank order the low levels of the trees are
+ * neighbours, mostly inside a node).
+ *
+ * Each tree's half is cut into M chunks of at most chunk_bytes (--chunk-size)
+ * and pipelined: chunk c goes up (each rank reduces what its children send
+ * into its copy and sends the sum to its parent) and down (the root's sum
+ * is copied from parent to children) one tree level per slot. With h(r)
+ * the height of rank r (leaves 0) and d(r) its depth (root 0) in a tree of
+ * height H, rank r sends chunk c up at slot c + h(r), receives chunk c from
+ * child q at slot c + h(q), receives it from its parent at slot
+ * c + H + d(r) - 1 and sends it down at c + H + d(r). A rank's step is one
+ * slot, with every transfer of both trees in that slot; slots where it has
+ * nothing to do are not steps. Tags keep a rank's senders apart: tree t
+ * uses 3t + i from child i and 3t + 2 from the parent.
+ *
+ * Closed form (an upper bound, tight when M is much larger than H): the
+ * slowest slot moves one chunk per transfer, and a link carries at most the
+ * plan's routes that cross it at once, so with B the bottleneck share of a
+ * route (dtsim allreduce reads it from the routes: up and down of both
+ * trees count apart) and L the route latency,
+ *   T <= (M + H + D - 1) (C S / (2 C M) / B + L),
+ * H and D the largest height and depth of the two trees (the deepest leaf
+ * receives the last chunk at slot M - 1 + H + D - 1). The first and last
+ * H slots carry fewer chunks, so the simulated time is lower. */
+#include "config.h"
+
+#include <math.h>
+
+#include "collective/collective-private.h"
+#include "core/error.h"
+
+enum { T_PARENT, T_CHILD0, T_CHILD1, T_HEIGHT, T_DEPTH, T_FIELDS };
+
+static int *
+field (const DtsCollPlan *plan, int t, int r)
+{
+  return &plan->aux[((gsize) t * plan->n_ranks + r) * T_FIELDS];
+}
+
+/* Parent of rank R in tree 0 over N ranks (-1 for the root). */
+static int
+btree_parent (int n, int r)
+{
+  if (r == 0)
+    return -1;
+  int b = r & -r;
+  int up = (r ^ b) | (b << 1);
+  return up < n ? up : r ^ b;
+}
+
+static int
+tree_parent (int n, int t, int r)
+{
+  if (t == 0)
+    return btree_parent (n, r);
+  if (n % 2 == 0) {
+    int u = btree_parent (n, n - 1 - r);
+    return u < 0 ? -1 : n - 1 - u;
+  }
+  int u = btree_parent (n, (r - 1 + n) % n);
+  return u < 0 ? -1 : (u + 1) % n;
+}
+
+static gboolean
+build_trees (DtsCollPlan *plan, GError **error)
+{
+  int n = plan->n_ranks;
+  plan->aux = g_new (int, (gsize) 2 * n * T_FIELDS);
+  int heights[2] = { 0, 0 }, depths[2] = { 0, 0 };
+  for (int t = 0; t < 2; t++) {
+    for (int r = 0; r < n; r++) {
+      int *f = field (plan, t, r);
+      f[T_PARENT] = tree_parent (n, t, r);
+      f[T_CHILD0] = f[T_CHILD1] = -1;
+      f[T_HEIGHT] = 0;
+      f[T_DEPTH] = -1;
+    }
+    for (int r = 0; r < n; r++) {
+      int u = field (plan, t, r)[T_PARENT];
+      if (u < 0)
+        continue;
+      int *fu = field (plan, t, u);
+      if (fu[T_CHILD0] < 0)
+        fu[T_CHILD0] = r;
+      else if (fu[T_CHILD1] < 0)
+        fu[T_CHILD1] = r;
+      else {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "tree all-reduce: rank %d of tree %d has three children", u, t);
+        return FALSE;
+      }
+    }
+    for (int r = 0; r < n; r++) {
+      int d = 0, u = r;
+      while (field (plan, t, u)[T_PARENT] >= 0 && d <= n) {
+        u = field (plan, t, u)[T_PARENT];
+        d++;
+      }
+      if (d > n) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "tree all-reduce: tree %d has a cycle",
+                     t);
+        return FALSE;
+      }
+      field (plan, t, r)[T_DEPTH] = d;
+      depths[t] = MAX (depths[t], d);
+    }
+    for (int d = depths[t]; d >= 1; d--)
+      for (int r = 0; r < n; r++)
+        if (field (plan, t, r)[T_DEPTH] == d) {
+          int *fu = field (plan, t, field (plan, t, r)[T_PARENT]);
+          fu[T_HEIGHT] = MAX (fu[T_HEIGHT], field (plan, t, r)[T_HEIGHT] + 1);
+        }
+    heights[t] = depths[t] > 0 ? field (plan, t, t == 0 ? 0 : (n % 2 == 0 ? n - 1 : 1))[T_HEIGHT]
+                               : 0;
+  }
+  /* Slots: the deepest leaf of either tree gets the last chunk last. */
+  int m = plan->n_levels;
+  plan->n_steps = 0;
+  for (int t = 0; t < 2 && n > 1; t++)
+    plan->n_steps = MAX (plan->n_steps, m + heights[t] + depths[t] - 1);
+  return TRUE;
+}
+
+DtsCollPlan *
+dts_coll_tree_plan_new (const DtsCollParams *params, GError **error)
+{
+  if (!dts_coll_check_params (params, "tree all-reduce", TRUE, error))
+    return NULL;
+  int n = params->n_ranks;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("tree", params);
+  double half = params->bytes / params->channels / 2;
+  double chunks = ceil (half / params->chunk_bytes * (1 - 1e-12));
+  if (chunks > G_MAXINT / 4) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "tree all-reduce: %.0f chunks per tree; use a larger chunk size", chunks);
+    return NULL;
+  }
+  plan->n_levels = chunks < 1 ? 1 : (int) chunks;
+  plan->seg_bytes = half / plan->n_levels;
+  plan->n_rounds = 1;
+  plan->n_parts = n;
+  plan->sends_per_step = 4;
+  plan->n_tags = 6;
+  plan->n_phases = 1;
+  plan->phases[0] = (DtsCollPhase){ 0, 0, FALSE, "reduce-broadcast" };
+  if (!build_trees (plan, error))
+    return NULL;
+  plan->n_reduce_steps = plan->n_steps;
+  plan->peer_key = dts_coll_key_add (dts_coll_key_add (0, 't'), n);
+  return g_steal_pointer (&plan);
+}
+
+/* What a rank does over the slots: activity i runs from slot start[i] for
+ * M slots (chunk c at slot start + c). */
+typedef struct {
+  int start;
+  int tree;
+  DtsXferKind kind;
+  int peer;
+  gboolean reduce;
+  int tag;
+} Activity;
+
+static int
+activities (const DtsCollPlan *plan, int r, Activity *act)
+{
+  int k = 0;
+  for (int t = 0; t < 2 && plan->n_ranks > 1; t++) {
+    const int *f = field (plan, t, r);
+    int root = t == 0 ? 0 : (plan->n_ranks % 2 == 0 ? plan->n_ranks - 1 : 1);
+    int H = field (plan, t, root)[T_HEIGHT];
+    int d = f[T_DEPTH];
+    if (f[T_PARENT] >= 0)
+      act[k++] = (Activity){ f[T_HEIGHT], t, DTS_XFER_SEND, f[T_PARENT], FALSE, 0 };
+    for (int i = 0; i < 2; i++) {
+      int q = f[T_CHILD0 + i];
+      if (q >= 0) {
+        act[k++] = (Activity){ H + d, t, DTS_XFER_SEND, q, FALSE, 0 };
+        act[k++] = (Activity){ field (plan, t, q)[T_HEIGHT], t, DTS_XFER_RECV, q, TRUE,
+                               3 * t + i };
+      }
+    }
+    if (f[T_PARENT] >= 0)
+      act[k++] = (Activity){ H + d - 1, t, DTS_XFER_RECV, f[T_PARENT], FALSE, 3 * t + 2 };
+  }
+  /* The tag of a send is the receiver's for this sender. */
+  for (int i = 0; i < k; i++)
+    if (act[i].kind == DTS_XFER_SEND) {
+      const int *fp = field (plan, act[i].tree, act[i].peer);
+      act[i].tag = fp[T_PARENT] == r ? 3 * act[i].tree + 2
+                                     : 3 * act[i].tree + (fp[T_CHILD0] == r ? 0 : 1);
+    }
+  return k;
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+/* The slot of rank R's step STEP (or the number of steps, STEP < 0). */
+static int
+slot_of (const DtsCollPlan *plan, int r, int step)
+{
+  Activity act[12];
+  int k = activities (plan, r, act);
+  int starts[12];
+  for (int i = 0; i < k; i++)
+    starts[i] = act[i].start;
+  qsort (starts, k, sizeof (int), cmp_int);
+  int m = plan->n_levels, count = 0, covered = -1;
+  for (int i = 0; i < k; i++) {
+    int a = MAX (starts[i], covered + 1), b = starts[i] + m - 1;
+    if (b < a)
+      continue;
+    if (step >= 0 && step < count + (b - a + 1))
+      return a + (step - count);
+    count += b - a + 1;
+    covered = b;
+  }
+  return step < 0 ? count : -1;
+}
+
+int
+dts_coll_tree_n_steps (const DtsCollPlan *plan, int part)
+{
+  return slot_of (plan, part, -1);
+}
+
+void
+dts_coll_tree_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  int slot = slot_of (plan, part, step);
+  Activity act[12];
+  int k = activities (plan, part, act);
+  int m = plan->n_levels;
+  double half = plan->bytes / plan->channels / 2;
+  out->phase = 0;
+  out->n_rounds = 1;
+  out->chunk_bytes = plan->chunk_bytes;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < k; i++) {
+      int c = slot - act[i].start;
+      if (c < 0 || c >= m || (act[i].kind == DTS_XFER_SEND) != (pass == 0))
+        continue;
+      double off = c * plan->chunk_bytes;
+      double bytes = c < m - 1 ? plan->chunk_bytes : half - off;
+      dts_coll_add_xfer_at (out, act[i].kind, act[i].peer, act[i].tree * half + off, bytes,
+                            plan->channels, act[i].reduce, act[i].tag);
+    }
+}
+
+gboolean
+dts_coll_tree_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
+{
+  for (int t = 0; t < 2; t++)
+    for (int r = 0; r < plan->n_ranks; r++) {
+      int u = field (plan, t, r)[T_PARENT];
+      if (u >= 0
+          && (!fn (r, u, "a rank sends its partial sums up the tree", data)
+              || !fn (u, r, "a rank sends the finished sums down the tree", data)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+double
+dts_coll_tree_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s)
+{
+  if (plan->n_ranks < 2 || !(share_Bps > 0))
+    return 0;
+  int m = plan->n_levels;
+  double chunk = plan->bytes / 2 / m; /* all channels' chunks of one slot */
+  return plan->n_steps * (chunk / share_Bps + latency_s);
+}
