@@ -62,11 +62,12 @@ static const DtsCollAlgorithm algorithms[] = {
     dts_coll_tree_routes, dts_coll_tree_closed_form_s, NULL,
     "<= (M + H + D - 1) (S/(2M) / B + L), M chunks per tree, H, D the trees' height and depth" },
   { "hier", "hierarchical (2D): ring reduce-scatter inside each node, ring all-reduce per rail "
-            "(the i-th GPU of every node) across nodes, ring all-gather inside each node",
+            "(the i-th GPU of every node) across nodes, ring all-gather inside each node, pipelined "
+            "in pieces of --chunk-size per GPU",
     dts_coll_hier_plan_new, dts_coll_hier_n_steps, dts_coll_hier_step_ops, dts_coll_member_host,
     dts_coll_hier_routes, dts_coll_hier_closed_form_s, NULL,
-    "2(g-1) (R_i L + S/(g B')) + 2(m-1) (R_r L + S/(g m B')), m nodes of g GPUs, "
-    "B' = B x ((g > 1) + (m > 1))" },
+    "sum over steps of (L + bytes of the step / B'), one piece: 2(g-1) (L + S/(g B')) + "
+    "2(m-1) (L + S/(g m B')), m nodes of g GPUs, B' = B x ((g > 1) + (m > 1))" },
   { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
