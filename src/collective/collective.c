@@ -60,7 +60,8 @@ static const DtsCollAlgorithm algorithms[] = {
             "up and broadcast down in chunks of --chunk-size, pipelined",
     dts_coll_tree_plan_new, dts_coll_tree_n_steps, dts_coll_tree_step_ops, dts_coll_member_host,
     dts_coll_tree_routes, dts_coll_tree_closed_form_s, NULL,
-    "<= (M + H + D - 1) (S/(2M) / B + L), M chunks per tree, H, D the trees' height and depth" },
+    "sum over the M + H + D - 1 slots of (L + C b / B'), b the most bytes a GPU sends or "
+    "receives per channel in the slot, B' = B x the most routes of a GPU" },
   { "hier", "hierarchical (2D): ring reduce-scatter inside each node, ring all-reduce per rail "
             "(the i-th GPU of every node) across nodes, ring all-gather inside each node, pipelined "
             "in pieces of --chunk-size per GPU",

@@ -28,15 +28,19 @@
  * nothing to do are not steps. Tags keep a rank's senders apart: tree t
  * uses 3t + i from child i and 3t + 2 from the parent.
  *
- * Closed form (an upper bound, tight when M is much larger than H): the
- * slowest slot moves one chunk per transfer, and a link carries at most the
- * plan's routes that cross it at once, so with B the bottleneck share of a
- * route (dtsim allreduce reads it from the routes: up and down of both
- * trees count apart) and L the route latency,
- *   T <= (M + H + D - 1) (C S / (2 C M) / B + L),
- * H and D the largest height and depth of the two trees (the deepest leaf
- * receives the last chunk at slot M - 1 + H + D - 1). The first and last
- * H slots carry fewer chunks, so the simulated time is lower. */
+ * Closed form on a contention-free platform where every GPU has its own
+ * link of bandwidth B and every route latency L (the flat test platforms),
+ * if every slot ended for all ranks at once:
+ *   T = sum over slots t of (L + C b(t) / B),
+ * b(t) the most bytes per channel any rank sends or receives in slot t
+ * (its transfers of the slot share its link). There are M + H + D - 1
+ * slots, H and D the largest height and depth of the two trees (the
+ * deepest leaf receives the last chunk at slot M - 1 + H + D - 1). Ranks
+ * do not wait for slots they take no part in, so the simulated time is at
+ * most this. dtsim allreduce reads B from the routes as the share of a
+ * GPU's link over the plan's routes that cross it (up and down of both
+ * trees, all at once in the pipeline), so B = share x the most routes
+ * out of one rank. */
 #include "config.h"
 
 #include <math.h>
@@ -284,9 +288,35 @@ dts_coll_tree_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
 double
 dts_coll_tree_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s)
 {
-  if (plan->n_ranks < 2 || !(share_Bps > 0))
+  int n = plan->n_ranks, m = plan->n_levels;
+  if (n < 2 || !(share_Bps > 0))
     return 0;
-  int m = plan->n_levels;
-  double chunk = plan->bytes / 2 / m; /* all channels' chunks of one slot */
-  return plan->n_steps * (chunk / share_Bps + latency_s);
+  double half = plan->bytes / plan->channels / 2;
+  /* Per slot, the most bytes a rank sends or receives in it. */
+  g_autofree double *busiest = g_new0 (double, plan->n_steps);
+  g_autofree double *out = g_new (double, plan->n_steps);
+  g_autofree double *in = g_new (double, plan->n_steps);
+  int routes = 0;
+  for (int r = 0; r < n; r++) {
+    Activity act[12];
+    int k = activities (plan, r, act), sends = 0;
+    for (int t = 0; t < plan->n_steps; t++)
+      out[t] = in[t] = 0;
+    for (int i = 0; i < k; i++) {
+      sends += act[i].kind == DTS_XFER_SEND;
+      for (int c = 0; c < m; c++) {
+        double b = c < m - 1 ? plan->chunk_bytes : half - c * plan->chunk_bytes;
+        (act[i].kind == DTS_XFER_SEND ? out : in)[act[i].start + c] += b;
+      }
+    }
+    routes = MAX (routes, sends);
+    for (int t = 0; t < plan->n_steps; t++)
+      busiest[t] = MAX (busiest[t], MAX (out[t], in[t]));
+  }
+  /* A GPU's link: the share of each of the routes that cross it. */
+  double B = share_Bps * routes;
+  double t = 0;
+  for (int s = 0; s < plan->n_steps; s++)
+    t += latency_s + busiest[s] * plan->channels / B;
+  return t;
 }
