@@ -488,9 +488,9 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_auto (ArArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   g_option_context_set_summary (
-      ctx, "Simulate one all-reduce alone (NCCL-style ring, or direct): time, algorithm and bus\n"
-           "bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with the ring's\n"
-           "bottleneck B and hop latency L (--collective direct: 2 (S/(N B) + L)).\n"
+      ctx, "Simulate one all-reduce alone (NCCL-style ring, or --collective help): time,\n"
+           "algorithm and bus bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with\n"
+           "the ring's bottleneck B and hop latency L (each algorithm prints its own).\n"
            "--steps shows the ring step by step, --svg draws it in one picture.");
   add_entries (ctx, &a);
   gboolean help = FALSE;

@@ -54,6 +54,12 @@
  * B' is the bandwidth one rank's N - 1 concurrent flows share and R the
  * chunk rounds per step.
  *
+ * Recursive halving-doubling (rhd.c), recursive doubling (rd.c), with
+ * MPICH's fold for N not a power of two (fold.c), NCCL's double binary
+ * tree (tree.c) and the hierarchical all-reduce over nodes and rails
+ * (hier.c): their models and closed forms are at the top of their files
+ * and in doc/SIMULATION.md.
+ *
  * The generic interface (what src/sim/ and the tests interpret): a plan has
  * n_parts participants: its n_ranks members (participant i is member i of
  * the communicator the plan runs over) and, for parameter servers, one
