@@ -5,8 +5,8 @@
 #
 #   bench/collectives.sh BUILD_DIR [flat|dgx|scale ...]   (default: all three)
 #
-# flat:  rhd, rd, tree on tests/data/flat-64.xml and hier on crossbars with
-#        nodes of 4 (N = 8, 16) or 8 GPUs (N = 64) generated here, the same
+# flat:  rhd, rd, tree on tests/data/flat-64.xml and hier and multi-rail on
+#        crossbars with nodes of 4 (N = 8, 16) or 8 GPUs (N = 64) generated here, the same
 #        links (12.5 GB/s, L = 2 us): N = 8, 16, 64, 1 MB .. 256 MB, step and
 #        flow granularity against the closed form;
 # dgx:   the 768-GPU DGX A100 cluster (platforms/dgxa100-x96.xml), 25 MB:
@@ -62,9 +62,9 @@ for part in $parts; do
     echo "| algorithm | N | size | step (us) | flow (us) | closed form (us) | step / closed | flow / step - 1 |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     sizes=1MB,4MB,16MB,64MB,256MB
-    for c in rhd rd tree hier; do
+    for c in rhd rd tree hier multi-rail; do
       for n in 8 16 64; do
-        if [ "$c" = hier ]; then
+        if [ "$c" = hier ] || [ "$c" = multi-rail ]; then
           g=4; [ "$n" = 64 ] && g=8
           p="$tmp/crossbar-$n.xml"
           [ -f "$p" ] || crossbar "$n" "$g" "$p"

@@ -45,6 +45,14 @@ void dts_coll_hier_step_ops (const DtsCollPlan *plan, int part, int step, DtsCol
 gboolean dts_coll_hier_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
 double dts_coll_hier_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 
+DtsCollPlan *dts_coll_multirail_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_multirail_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_multirail_step_ops (const DtsCollPlan *plan, int part, int step,
+                                  DtsCollStepOps *out);
+gboolean dts_coll_multirail_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_multirail_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                         double latency_s);
+
 /* The fold of rd and rhd for N not a power of two (fold.c): the plan
  * (n_levels = k, p = 2^k), each rank's role and new rank, the slot of a
  * participant's step (N_POW2_SLOTS slots between the fold and the unfold),
@@ -77,6 +85,9 @@ void dts_coll_add_xfer (DtsCollStepOps *out, DtsXferKind kind, int peer, double 
 /* The same, saying where the bytes start in each channel's slice. */
 void dts_coll_add_xfer_at (DtsCollStepOps *out, DtsXferKind kind, int peer, double offset,
                            double bytes, int channels, gboolean reduce, int tag);
+/* One transfer of channel CHANNEL alone. */
+void dts_coll_add_xfer_channel (DtsCollStepOps *out, DtsXferKind kind, int peer, int channel,
+                                double offset, double bytes, gboolean reduce, int tag);
 /* A plan of ALGORITHM with the common fields of PARAMS and the identity
  * order in ring/position (checked parameters). */
 DtsCollPlan *dts_coll_plan_alloc (const char *algorithm, const DtsCollParams *params);

@@ -69,6 +69,11 @@ static const DtsCollAlgorithm algorithms[] = {
     dts_coll_hier_routes, dts_coll_hier_closed_form_s, NULL,
     "sum over steps of (L + bytes of the step / B'), one piece: 2(g-1) (L + S/(g B')) + "
     "2(m-1) (L + S/(g m B')), m nodes of g GPUs, B' = B x ((g > 1) + (m > 1))" },
+  { "multi-rail", "topology-aware rings: channel c enters and leaves every node through GPU "
+                  "c x GPUs/C, so the channels cross nodes on different NICs (NCCL's rails)",
+    dts_coll_multirail_plan_new, dts_coll_multirail_n_steps, dts_coll_multirail_step_ops,
+    dts_coll_member_host, dts_coll_multirail_routes, dts_coll_multirail_closed_form_s, NULL,
+    "2(N-1)/N x S/B' + 2(N-1) R L, B' = B x C, R rounds per step" },
   { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -193,7 +198,15 @@ void
 dts_coll_add_xfer_at (DtsCollStepOps *out, DtsXferKind kind, int peer, double offset,
                       double bytes, int channels, gboolean reduce, int tag)
 {
-  DtsCollXfer x = { kind, peer, bytes, channels, reduce, tag, offset };
+  DtsCollXfer x = { kind, peer, bytes, channels, reduce, tag, offset, 0 };
+  g_array_append_val (out->xfers, x);
+}
+
+void
+dts_coll_add_xfer_channel (DtsCollStepOps *out, DtsXferKind kind, int peer, int channel,
+                           double offset, double bytes, gboolean reduce, int tag)
+{
+  DtsCollXfer x = { kind, peer, bytes, 1, reduce, tag, offset, channel };
   g_array_append_val (out->xfers, x);
 }
 

@@ -184,6 +184,9 @@ typedef struct {
   double offset;        /* where the bytes start in each channel's slice of the buffer
                            (S / channels bytes), or -1 when the algorithm does not say; the
                            reference interpreter then tracks contributions per byte range */
+  int channel;          /* the first channel the copies carry (channels channel ..
+                           channel + channels - 1); 0 unless an algorithm gives each channel
+                           its own peers (multi-rail) */
 } DtsCollXfer;
 
 /* One step of one participant (dts_coll_plan_step_ops). */

@@ -190,10 +190,10 @@ END_TEST
  * reduction and a copy alike add the message's set: only what reaches whom
  * is tracked, and the per-segment check of the ring is test_ring_reference. */
 typedef struct {
-  guint64 *set;         /* one per atom of [a0, a1) */
+  guint64 *set;         /* one per channel of the message and atom of [a0, a1) */
   int a0, a1;
   double offset, bytes;
-  int channels;
+  int channels, channel;
 } Message;
 
 static void
@@ -273,7 +273,9 @@ generic_run (const DtsCollPlan *plan)
   int na = (int) bounds->len - 1;
   if (!segmented)
     na = 1;
-  g_autofree guint64 *know = g_new0 (guint64, (gsize) np * MAX (na, 1));
+  /* know[(p * nc + channel) * na + atom]; one channel without offsets. */
+  int nc = segmented ? MAX (plan->channels, 1) : 1;
+  g_autofree guint64 *know = g_new0 (guint64, (gsize) np * nc * MAX (na, 1));
   g_autofree int *step = g_new0 (int, np);
   g_autofree gboolean *posted = g_new0 (gboolean, np);
   /* queue[(from * np + to) * nt + tag] */
@@ -282,8 +284,8 @@ generic_run (const DtsCollPlan *plan)
     g_ptr_array_add (queues, g_queue_new ());
   g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (message_free);
   for (int r = 0; r < n; r++)
-    for (int a = 0; a < na; a++)
-      know[r * na + a] = G_GUINT64_CONSTANT (1) << r;
+    for (int a = 0; a < nc * na; a++)
+      know[r * nc * na + a] = G_GUINT64_CONSTANT (1) << r;
   for (gboolean progress = TRUE; progress;) {
     progress = FALSE;
     for (int p = 0; p < np; p++) {
@@ -298,7 +300,8 @@ generic_run (const DtsCollPlan *plan)
       for (guint i = 0; i < xfers->len; i++) {
         const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
         if (x->peer < 0 || x->peer >= np || x->peer == p || x->tag < 0 || x->tag >= nt
-            || x->channels < 1 || !(x->bytes >= 0))
+            || x->channels < 1 || !(x->bytes >= 0) || x->channel < 0
+            || (segmented && x->channel + x->channels > nc))
           return g_strdup_printf ("participant %d step %d: bad transfer", p, step[p]);
         if (ops.n_rounds > 1
             && !(x->bytes > (ops.n_rounds - 1) * ops.chunk_bytes * (1 - 1e-12)))
@@ -312,12 +315,16 @@ generic_run (const DtsCollPlan *plan)
         Message *m = g_new0 (Message, 1);
         m->a0 = segmented ? boundary (bounds, x->offset, tol) : 0;
         m->a1 = segmented ? boundary (bounds, x->offset + x->bytes, tol) : 1;
-        m->set = g_new (guint64, MAX (m->a1 - m->a0, 1));
-        for (int a = m->a0; a < m->a1; a++)
-          m->set[a - m->a0] = know[p * na + a];
+        int w = m->a1 - m->a0, mc = segmented ? x->channels : 1;
+        int c0 = segmented ? x->channel : 0;
+        m->set = g_new (guint64, MAX (w * mc, 1));
+        for (int c = 0; c < mc; c++)
+          for (int a = m->a0; a < m->a1; a++)
+            m->set[c * w + a - m->a0] = know[(p * nc + c0 + c) * na + a];
         m->offset = x->offset;
         m->bytes = x->bytes;
         m->channels = x->channels;
+        m->channel = x->channel;
         g_ptr_array_add (messages, m);
         g_queue_push_tail (g_ptr_array_index (queues, (p * np + x->peer) * nt + x->tag), m);
       }
@@ -335,19 +342,23 @@ generic_run (const DtsCollPlan *plan)
         if (x->kind != DTS_XFER_RECV)
           continue;
         Message *m = g_queue_pop_head (g_ptr_array_index (queues, (x->peer * np + p) * nt + x->tag));
-        if (m->bytes != x->bytes || m->channels != x->channels
+        if (m->bytes != x->bytes || m->channels != x->channels || m->channel != x->channel
             || (segmented && fabs (m->offset - x->offset) > tol))
           return g_strdup_printf ("participant %d step %d: receives %g at %g x%d from %d, which "
                                   "sent %g at %g x%d",
                                   p, step[p], x->bytes, x->offset, x->channels, x->peer, m->bytes,
                                   m->offset, m->channels);
-        for (int a = m->a0; a < m->a1; a++) {
-          guint64 *mine = &know[p * na + a];
-          if (segmented && x->reduce && (*mine & m->set[a - m->a0]))
-            return g_strdup_printf ("participant %d step %d: counts a contribution of %d twice",
-                                    p, step[p], x->peer);
-          *mine = segmented && !x->reduce ? m->set[a - m->a0] : *mine | m->set[a - m->a0];
-        }
+        int w = m->a1 - m->a0, mc = segmented ? m->channels : 1;
+        int c0 = segmented ? m->channel : 0;
+        for (int c = 0; c < mc; c++)
+          for (int a = m->a0; a < m->a1; a++) {
+            guint64 *mine = &know[(p * nc + c0 + c) * na + a];
+            guint64 got = m->set[c * w + a - m->a0];
+            if (segmented && x->reduce && (*mine & got))
+              return g_strdup_printf ("participant %d step %d: counts a contribution of %d twice",
+                                      p, step[p], x->peer);
+            *mine = segmented && !x->reduce ? got : *mine | got;
+          }
       }
       step[p]++;
       posted[p] = FALSE;
@@ -363,8 +374,8 @@ generic_run (const DtsCollPlan *plan)
                               i / nt % np);
   guint64 all = n == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << n) - 1;
   for (int r = 0; r < n; r++)
-    for (int a = 0; a < na; a++)
-      if (know[r * na + a] != all)
+    for (int a = 0; a < nc * na; a++)
+      if (know[r * nc * na + a] != all)
         return g_strdup_printf ("member %d ends without every contribution%s", r,
                                 segmented ? " to some of its bytes" : "");
   return NULL;
@@ -505,6 +516,63 @@ START_TEST (test_rd_rhd_plans)
 }
 END_TEST
 
+/* Multi-rail rings: uneven nodes and more channels than GPUs per node pass
+ * the reference; channel c leaves node 0 from its GPU c g / C - 1 and
+ * enters node 1 at GPU c g / C; with every channel on channel 0's bytes
+ * the reference sees some bytes never reduced and others reduced twice. */
+static void (*mr_step_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
+
+static void
+all_on_channel_0 (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  mr_step_ops (plan, part, step, out);
+  for (guint i = 0; i < out->xfers->len; i++)
+    g_array_index (out->xfers, DtsCollXfer, i).channel = 0;
+}
+
+START_TEST (test_multirail_plan)
+{
+  int node[20];
+  for (int r = 0; r < 20; r++)
+    node[r] = r < 4 ? 0 : r < 9 ? 1 : 2 + (r - 9) / 4; /* 4, 5, 4, 4, 3 GPUs */
+  for (int c = 1; c <= 9; c += 4)
+    for (int n = 1; n <= 20; n++) {
+      DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = c, .chunk_bytes = 2.5e5,
+                               .gpu_node = node };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("multi-rail", &params, &error);
+      ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+      g_autofree char *why = generic_run (plan);
+      ck_assert_msg (why == NULL, "C=%d N=%d: %s", c, n, why);
+    }
+  int eight[16];
+  for (int r = 0; r < 16; r++)
+    eight[r] = r / 8;
+  DtsCollParams params = { .n_ranks = 16, .bytes = 8e6, .channels = 8, .chunk_bytes = 1e6,
+                           .gpu_node = eight };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("multi-rail", &params, &error);
+  ck_assert_ptr_nonnull (plan);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  for (int c = 0; c < 8; c++) {
+    /* Local GPU c - 1 of node 0 sends channel c to GPU c of node 1. */
+    int from = (c + 7) % 8;
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (plan, from, 0, &ops);
+    const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, c);
+    ck_assert_int_eq (x->kind, DTS_XFER_SEND);
+    ck_assert_int_eq (x->channel, c);
+    ck_assert_int_eq (x->peer, 8 + c);
+  }
+  DtsCollAlgorithm broken = *plan->alg;
+  mr_step_ops = broken.step_ops;
+  broken.step_ops = all_on_channel_0;
+  plan->alg = &broken;
+  g_autofree char *why = generic_run (plan);
+  ck_assert_ptr_nonnull (why);
+}
+END_TEST
+
 /* The direct all-reduce sends 2(N-1)/N x S per rank in 2 steps. */
 START_TEST (test_direct_plan)
 {
@@ -535,6 +603,7 @@ collective_suite (void)
   tcase_add_test (generic, test_direct_plan);
   tcase_add_test (generic, test_generic_reference_tracks_bytes);
   tcase_add_test (generic, test_rd_rhd_plans);
+  tcase_add_test (generic, test_multirail_plan);
   suite_add_tcase (s, generic);
   return s;
 }
