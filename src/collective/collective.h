@@ -130,7 +130,8 @@ typedef struct {
   char *algorithm;      /* table id, e.g. "ring" (owned) */
   int n_ranks;
   int *ring;            /* position -> rank (owned, n_ranks entries) */
-  int *position;        /* rank -> position (owned) */
+  int *position;        /* rank -> position (owned); hier, multi-rail: rank -> index within
+                           its node */
   double bytes;
   int channels;
   double chunk_bytes;
@@ -159,7 +160,8 @@ typedef struct {
   int n_tags;           /* mailbox tags the plan uses; 0 means DTS_COLL_N_TAGS */
   int n_levels;         /* rd, rhd: log2 of the largest power of two <= n_ranks; tree:
                            rounds (chunks) per tree and channel; hier: GPUs per node */
-  int *aux;             /* per-algorithm table (owned): tree parents and children */
+  int *aux;             /* per-algorithm table (owned): tree: parent, children, height and
+                           depth of every rank in both trees; hier: pieces, steps apart */
 } DtsCollPlan;
 
 typedef enum {
@@ -268,7 +270,9 @@ int dts_coll_plan_ps_n_talkers (const DtsCollPlan *plan);
  * chunk_bytes except the last round, which carries the remainder. */
 double dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round);
 
-/* Bytes one participant sends (and receives) in the whole collective. */
+/* Bytes one participant sends (and receives) in the whole collective:
+ * ring, direct and ps only (from their step counts); for the other
+ * algorithms sum what dts_coll_plan_step_ops sends. */
 double dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan);
 
 /* The generic interface, for every algorithm: */
