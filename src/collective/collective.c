@@ -56,8 +56,9 @@ static const DtsCollAlgorithm algorithms[] = {
     dts_coll_rd_plan_new, dts_coll_rd_n_steps, dts_coll_rd_step_ops, dts_coll_member_host,
     dts_coll_fold_routes, dts_coll_rd_closed_form_s, NULL,
     "(k + 2 fold) (R L + S/B'), p = 2^k <= N, B' = B x (k + fold), R rounds per step" },
-  { "tree", "NCCL's double binary tree: two complementary trees, each half the buffer, reduced "
-            "up and broadcast down in chunks of --chunk-size, pipelined",
+  { "tree", "NCCL's double binary tree: two complementary trees over the nodes, a chain inside "
+            "each, each tree half the buffer, reduced up and broadcast down in chunks of "
+            "--chunk-size, pipelined",
     dts_coll_tree_plan_new, dts_coll_tree_n_steps, dts_coll_tree_step_ops, dts_coll_member_host,
     dts_coll_tree_routes, dts_coll_tree_closed_form_s, NULL,
     "sum over the M + H + D - 1 slots of (L + C b / B'), b the most bytes a GPU sends or "

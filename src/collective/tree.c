@@ -2,19 +2,21 @@
  *
  * Model (NCCL 2.4+, "Massively scale your deep learning training with NCCL
  * 2.4", and the construction in NCCL's src/graph/trees.cc, read and
- * rewritten here): two binary trees over the N ranks, each carrying half
- * of every channel's slice of the buffer. Tree 0: rank 0 is the root; the
- * parent of rank r > 0 is found from b, the lowest set bit of r: (r xor b)
- * or 2b, or r xor b when that is N or more (so rank 1's parent is 2, 3's is
- * 2, 2's is 4, 6's is 4, 4's is 8...: the odd ranks are the leaves and
- * every rank's children differ from it in the bit below its own lowest one).
- * Tree 1 is tree 0 mirrored (rank r plays N-1-r) when N is even and shifted
- * by one (rank r plays r-1 mod N) when N is odd, so that most interior
- * ranks of one tree are leaves of the other and every link direction
- * carries about the same load. dtsim builds both trees over all the ranks
- * in rank order; NCCL builds them over nodes and chains the GPUs of a node
- * (in dtsim's node-contiguous rank order the low levels of the trees are
- * neighbours, mostly inside a node).
+ * rewritten here): two trees over the m nodes (DtsCollParams.gpu_node; a
+ * rank is a node of its own without it), each carrying half of every
+ * channel's slice of the buffer, and inside each node a chain through its
+ * GPUs. Node tree 0: node 0 is the root; the parent of node i > 0 is found
+ * from b, the lowest set bit of i: (i xor b) or 2b, or i xor b when that is
+ * m or more (so node 1's parent is 2, 3's is 2, 2's is 4, 6's is 4...: the
+ * odd nodes are the leaves). Node tree 1 is tree 0 mirrored (node i plays
+ * m-1-i) when m is even and shifted by one (i plays i-1 mod m) when m is
+ * odd, so that most interior nodes of one tree are leaves of the other.
+ * Inside a node the chain of tree 0 runs from local GPU 0 (the node's
+ * head in tree 0, which talks to the heads of the parent and child nodes)
+ * to the last GPU; tree 1's runs the other way, from the last GPU, so the
+ * two trees cross nodes on different GPUs (and NICs) and use both
+ * directions of the node's links. A rank has at most three children (the
+ * next GPU of its chain and two child nodes' heads).
  *
  * Each tree's half is cut into M chunks of at most chunk_bytes (--chunk-size)
  * and pipelined: chunk c goes up (each rank reduces what its children send
@@ -26,7 +28,7 @@
  * c + H + d(r) - 1 and sends it down at c + H + d(r). A rank's step is one
  * slot, with every transfer of both trees in that slot; slots where it has
  * nothing to do are not steps. Tags keep a rank's senders apart: tree t
- * uses 3t + i from child i and 3t + 2 from the parent.
+ * uses 4t + i from child i and 4t + 3 from the parent.
  *
  * Closed form on a contention-free platform where every GPU has its own
  * link of bandwidth B and every route latency L (the flat test platforms),
@@ -48,7 +50,9 @@
 #include "collective/collective-private.h"
 #include "core/error.h"
 
-enum { T_PARENT, T_CHILD0, T_CHILD1, T_HEIGHT, T_DEPTH, T_FIELDS };
+enum { T_PARENT, T_CHILD0, T_CHILD1, T_CHILD2, T_HEIGHT, T_DEPTH, T_FIELDS };
+#define T_MAX_CHILDREN 3
+#define T_TAGS 4 /* per tree: from child 0, 1, 2, from the parent */
 
 static int *
 field (const DtsCollPlan *plan, int t, int r)
@@ -68,6 +72,12 @@ btree_parent (int n, int r)
 }
 
 static int
+tree_root (const DtsCollPlan *plan, int t)
+{
+  return plan->aux[(gsize) 2 * plan->n_ranks * T_FIELDS + t];
+}
+
+static int
 tree_parent (int n, int t, int r)
 {
   if (t == 0)
@@ -80,34 +90,56 @@ tree_parent (int n, int t, int r)
   return u < 0 ? -1 : (u + 1) % n;
 }
 
+/* The parent of every rank in tree T: the node tree over node indices,
+ * and inside each node a chain from its head (local GPU 0 for tree 0, the
+ * last for tree 1) through its GPUs; a head's parent is the head of its
+ * node's parent. */
+static int
+rank_parent (const DtsCollPlan *plan, int t, int r)
+{
+  int i = plan->node_of[r], g = plan->node_start[i + 1] - plan->node_start[i];
+  int q = plan->position[r];
+  int pos = t == 0 ? q : g - 1 - q;
+  if (pos > 0)
+    return plan->node_ranks[plan->node_start[i] + (t == 0 ? q - 1 : q + 1)];
+  int u = tree_parent (plan->n_nodes, t, i);
+  if (u < 0)
+    return -1;
+  int gu = plan->node_start[u + 1] - plan->node_start[u];
+  return plan->node_ranks[plan->node_start[u] + (t == 0 ? 0 : gu - 1)];
+}
+
 static gboolean
 build_trees (DtsCollPlan *plan, GError **error)
 {
   int n = plan->n_ranks;
-  plan->aux = g_new (int, (gsize) 2 * n * T_FIELDS);
+  plan->aux = g_new (int, (gsize) 2 * n * T_FIELDS + 2);
   int heights[2] = { 0, 0 }, depths[2] = { 0, 0 };
   for (int t = 0; t < 2; t++) {
+    plan->aux[(gsize) 2 * n * T_FIELDS + t] = -1;
     for (int r = 0; r < n; r++) {
       int *f = field (plan, t, r);
-      f[T_PARENT] = tree_parent (n, t, r);
-      f[T_CHILD0] = f[T_CHILD1] = -1;
+      f[T_PARENT] = rank_parent (plan, t, r);
+      f[T_CHILD0] = f[T_CHILD1] = f[T_CHILD2] = -1;
       f[T_HEIGHT] = 0;
       f[T_DEPTH] = -1;
+      if (f[T_PARENT] < 0)
+        plan->aux[(gsize) 2 * n * T_FIELDS + t] = r;
     }
     for (int r = 0; r < n; r++) {
       int u = field (plan, t, r)[T_PARENT];
       if (u < 0)
         continue;
-      int *fu = field (plan, t, u);
-      if (fu[T_CHILD0] < 0)
-        fu[T_CHILD0] = r;
-      else if (fu[T_CHILD1] < 0)
-        fu[T_CHILD1] = r;
-      else {
+      int *fu = field (plan, t, u), i = 0;
+      while (i < T_MAX_CHILDREN && fu[T_CHILD0 + i] >= 0)
+        i++;
+      if (i == T_MAX_CHILDREN) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                     "tree all-reduce: rank %d of tree %d has three children", u, t);
+                     "tree all-reduce: rank %d of tree %d has more than %d children", u, t,
+                     T_MAX_CHILDREN);
         return FALSE;
       }
+      fu[T_CHILD0 + i] = r;
     }
     for (int r = 0; r < n; r++) {
       int d = 0, u = r;
@@ -129,8 +161,7 @@ build_trees (DtsCollPlan *plan, GError **error)
           int *fu = field (plan, t, field (plan, t, r)[T_PARENT]);
           fu[T_HEIGHT] = MAX (fu[T_HEIGHT], field (plan, t, r)[T_HEIGHT] + 1);
         }
-    heights[t] = depths[t] > 0 ? field (plan, t, t == 0 ? 0 : (n % 2 == 0 ? n - 1 : 1))[T_HEIGHT]
-                               : 0;
+    heights[t] = field (plan, t, tree_root (plan, t))[T_HEIGHT];
   }
   /* Slots: the deepest leaf of either tree gets the last chunk last. */
   int m = plan->n_levels;
@@ -155,17 +186,49 @@ dts_coll_tree_plan_new (const DtsCollParams *params, GError **error)
     return NULL;
   }
   plan->n_levels = chunks < 1 ? 1 : (int) chunks;
+  /* Nodes in order of first appearance, a node's GPUs in rank order;
+   * without nodes, every rank is a node of its own. */
+  plan->node_of = g_new (int, n);
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) count = g_array_new (FALSE, TRUE, sizeof (int));
+  for (int r = 0; r < n; r++) {
+    int node = params->gpu_node ? params->gpu_node[r] : r;
+    gpointer v;
+    if (!g_hash_table_lookup_extended (index, GINT_TO_POINTER (node), NULL, &v)) {
+      v = GINT_TO_POINTER (count->len);
+      g_hash_table_insert (index, GINT_TO_POINTER (node), v);
+      g_array_set_size (count, count->len + 1);
+    }
+    plan->node_of[r] = GPOINTER_TO_INT (v);
+    g_array_index (count, int, plan->node_of[r])++;
+  }
+  int m = (int) count->len;
+  plan->n_nodes = m;
+  plan->node_start = g_new (int, m + 1);
+  plan->node_start[0] = 0;
+  for (int i = 0; i < m; i++)
+    plan->node_start[i + 1] = plan->node_start[i] + g_array_index (count, int, i);
+  plan->node_ranks = g_new (int, n);
+  g_autofree int *fill = g_new0 (int, m);
+  for (int r = 0; r < n; r++) {
+    int i = plan->node_of[r];
+    plan->position[r] = fill[i];
+    plan->node_ranks[plan->node_start[i] + fill[i]++] = r;
+  }
   plan->seg_bytes = half / plan->n_levels;
   plan->n_rounds = 1;
   plan->n_parts = n;
   plan->sends_per_step = 4;
-  plan->n_tags = 6;
+  plan->n_tags = 2 * T_TAGS;
   plan->n_phases = 1;
   plan->phases[0] = (DtsCollPhase){ 0, 0, FALSE, "reduce-broadcast" };
   if (!build_trees (plan, error))
     return NULL;
   plan->n_reduce_steps = plan->n_steps;
-  plan->peer_key = dts_coll_key_add (dts_coll_key_add (0, 't'), n);
+  guint64 key = dts_coll_key_add (dts_coll_key_add (0, 't'), n);
+  for (int r = 0; r < n; r++)
+    key = dts_coll_key_add (key, plan->node_of[r]);
+  plan->peer_key = key;
   return g_steal_pointer (&plan);
 }
 
@@ -186,28 +249,30 @@ activities (const DtsCollPlan *plan, int r, Activity *act)
   int k = 0;
   for (int t = 0; t < 2 && plan->n_ranks > 1; t++) {
     const int *f = field (plan, t, r);
-    int root = t == 0 ? 0 : (plan->n_ranks % 2 == 0 ? plan->n_ranks - 1 : 1);
-    int H = field (plan, t, root)[T_HEIGHT];
+    int H = field (plan, t, tree_root (plan, t))[T_HEIGHT];
     int d = f[T_DEPTH];
     if (f[T_PARENT] >= 0)
       act[k++] = (Activity){ f[T_HEIGHT], t, DTS_XFER_SEND, f[T_PARENT], FALSE, 0 };
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < T_MAX_CHILDREN; i++) {
       int q = f[T_CHILD0 + i];
       if (q >= 0) {
         act[k++] = (Activity){ H + d, t, DTS_XFER_SEND, q, FALSE, 0 };
         act[k++] = (Activity){ field (plan, t, q)[T_HEIGHT], t, DTS_XFER_RECV, q, TRUE,
-                               3 * t + i };
+                               T_TAGS * t + i };
       }
     }
     if (f[T_PARENT] >= 0)
-      act[k++] = (Activity){ H + d - 1, t, DTS_XFER_RECV, f[T_PARENT], FALSE, 3 * t + 2 };
+      act[k++] = (Activity){ H + d - 1, t, DTS_XFER_RECV, f[T_PARENT], FALSE,
+                             T_TAGS * t + T_TAGS - 1 };
   }
   /* The tag of a send is the receiver's for this sender. */
   for (int i = 0; i < k; i++)
     if (act[i].kind == DTS_XFER_SEND) {
       const int *fp = field (plan, act[i].tree, act[i].peer);
-      act[i].tag = fp[T_PARENT] == r ? 3 * act[i].tree + 2
-                                     : 3 * act[i].tree + (fp[T_CHILD0] == r ? 0 : 1);
+      int c = 0;
+      while (c < T_MAX_CHILDREN && fp[T_CHILD0 + c] != r)
+        c++;
+      act[i].tag = T_TAGS * act[i].tree + (fp[T_PARENT] == r ? T_TAGS - 1 : c);
     }
   return k;
 }
@@ -223,9 +288,9 @@ cmp_int (const void *a, const void *b)
 static int
 slot_of (const DtsCollPlan *plan, int r, int step)
 {
-  Activity act[12];
+  Activity act[2 * (2 * T_MAX_CHILDREN + 2)];
   int k = activities (plan, r, act);
-  int starts[12];
+  int starts[2 * (2 * T_MAX_CHILDREN + 2)];
   for (int i = 0; i < k; i++)
     starts[i] = act[i].start;
   qsort (starts, k, sizeof (int), cmp_int);
@@ -252,7 +317,7 @@ void
 dts_coll_tree_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {
   int slot = slot_of (plan, part, step);
-  Activity act[12];
+  Activity act[2 * (2 * T_MAX_CHILDREN + 2)];
   int k = activities (plan, part, act);
   int m = plan->n_levels;
   double half = plan->bytes / plan->channels / 2;
@@ -298,7 +363,7 @@ dts_coll_tree_closed_form_s (const DtsCollPlan *plan, double share_Bps, double l
   g_autofree double *in = g_new (double, plan->n_steps);
   int routes = 0;
   for (int r = 0; r < n; r++) {
-    Activity act[12];
+    Activity act[2 * (2 * T_MAX_CHILDREN + 2)];
     int k = activities (plan, r, act), sends = 0;
     for (int t = 0; t < plan->n_steps; t++)
       out[t] = in[t] = 0;

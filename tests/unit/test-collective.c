@@ -598,6 +598,8 @@ collective_suite (void)
   tcase_add_test (tc, test_ring_errors);
   suite_add_tcase (s, tc);
   TCase *generic = tcase_create ("generic");
+  /* Every row for N = 1..64: seconds, more on a loaded machine. */
+  tcase_set_timeout (generic, 120);
   tcase_add_test (generic, test_generic_reference);
   tcase_add_test (generic, test_generic_reference_catches_errors);
   tcase_add_test (generic, test_direct_plan);
