@@ -183,8 +183,11 @@ write_text (const DtsAllreduceResult *r, GString *out)
                           r->bottleneck_Bps / 1e9, r->bottleneck_link ? r->bottleneck_link : "-",
                           r->bottleneck_hops, r->bottleneck_hops == 1 ? "" : "s",
                           r->hop_latency_s * 1e6);
+  const DtsCollAlgorithm *alg = dts_coll_algorithms ();
+  while (alg->id && strcmp (alg->id, r->algorithm) != 0)
+    alg++;
   g_string_append_printf (out, "closed form:  %s\n\n",
-                          ring ? "2(N-1)/N x S/B + 2(N-1) x L" : "2 (S/(N B) + L)");
+                          alg->closed_form_text ? alg->closed_form_text : "-");
   g_string_append_printf (out, "%14s %14s %12s %12s %16s %10s\n", "size_bytes", "time_us",
                           "algbw_GBps", "busbw_GBps", "closed_form_us", "sim/closed");
   for (guint k = 0; k < r->sizes->len; k++) {
@@ -485,9 +488,9 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_auto (ArArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   g_option_context_set_summary (
-      ctx, "Simulate one all-reduce alone (NCCL-style ring, or direct): time, algorithm and bus\n"
-           "bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with the ring's\n"
-           "bottleneck B and hop latency L (--collective direct: 2 (S/(N B) + L)).\n"
+      ctx, "Simulate one all-reduce alone (NCCL-style ring, or --collective help): time,\n"
+           "algorithm and bus bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with\n"
+           "the ring's bottleneck B and hop latency L (each algorithm prints its own).\n"
            "--steps shows the ring step by step, --svg draws it in one picture.");
   add_entries (ctx, &a);
   gboolean help = FALSE;

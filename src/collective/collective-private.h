@@ -23,6 +23,57 @@ void dts_coll_direct_step_ops (const DtsCollPlan *plan, int part, int step,
                                DtsCollStepOps *out);
 gboolean dts_coll_direct_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
 
+DtsCollPlan *dts_coll_rd_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_rd_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_rd_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+double dts_coll_rd_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
+
+DtsCollPlan *dts_coll_rhd_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_rhd_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_rhd_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+double dts_coll_rhd_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
+
+DtsCollPlan *dts_coll_tree_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_tree_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_tree_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+gboolean dts_coll_tree_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_tree_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
+
+DtsCollPlan *dts_coll_hier_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_hier_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_hier_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+gboolean dts_coll_hier_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_hier_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
+
+DtsCollPlan *dts_coll_multirail_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_multirail_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_multirail_step_ops (const DtsCollPlan *plan, int part, int step,
+                                  DtsCollStepOps *out);
+gboolean dts_coll_multirail_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_multirail_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                         double latency_s);
+
+/* The fold of rd and rhd for N not a power of two (fold.c): the plan
+ * (n_levels = k, p = 2^k), each rank's role and new rank, the slot of a
+ * participant's step (N_POW2_SLOTS slots between the fold and the unfold),
+ * the fold's own steps (FALSE when SLOT is not one), its routes and those
+ * of the power-of-two exchanges, the phase of a slot, and the number of a
+ * rank's partners (k, plus 1 for a fold). */
+enum { DTS_COLL_FOLD_PLAIN, DTS_COLL_FOLD_EXTRA, DTS_COLL_FOLD_ODD };
+DtsCollPlan *dts_coll_fold_plan_new (const DtsCollParams *params, const char *id,
+                                     const char *what, int slots_per_level,
+                                     const char *const *level_names, GError **error);
+int dts_coll_fold_role (const DtsCollPlan *plan, int rank, int *newrank);
+int dts_coll_fold_rank (const DtsCollPlan *plan, int newrank);
+int dts_coll_fold_n_steps (const DtsCollPlan *plan, int part, int n_pow2_slots);
+int dts_coll_fold_slot (const DtsCollPlan *plan, int part, int step, int n_pow2_slots);
+int dts_coll_fold_step_rounds (const DtsCollPlan *plan, double bytes);
+gboolean dts_coll_fold_step_ops (const DtsCollPlan *plan, int part, int slot, int n_pow2_slots,
+                                 DtsCollStepOps *out);
+gboolean dts_coll_fold_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+int dts_coll_fold_phase (const DtsCollPlan *plan, int slot, int n_pow2_slots);
+int dts_coll_fold_routes_per_rank (const DtsCollPlan *plan);
+
 /* Helpers shared by the algorithms. */
 /* The checks every plan makes: ranks, buffer size and, when CHUNKED,
  * channels and chunk size; errors start with WHAT ("ring all-reduce"). */
@@ -31,6 +82,12 @@ gboolean dts_coll_check_params (const DtsCollParams *params, const char *what, g
 int dts_coll_member_host (const DtsCollPlan *plan, int part);
 void dts_coll_add_xfer (DtsCollStepOps *out, DtsXferKind kind, int peer, double bytes,
                         int channels, gboolean reduce, int tag);
+/* The same, saying where the bytes start in each channel's slice. */
+void dts_coll_add_xfer_at (DtsCollStepOps *out, DtsXferKind kind, int peer, double offset,
+                           double bytes, int channels, gboolean reduce, int tag);
+/* One transfer of channel CHANNEL alone. */
+void dts_coll_add_xfer_channel (DtsCollStepOps *out, DtsXferKind kind, int peer, int channel,
+                                double offset, double bytes, gboolean reduce, int tag);
 /* A plan of ALGORITHM with the common fields of PARAMS and the identity
  * order in ring/position (checked parameters). */
 DtsCollPlan *dts_coll_plan_alloc (const char *algorithm, const DtsCollParams *params);

@@ -54,6 +54,12 @@
  * B' is the bandwidth one rank's N - 1 concurrent flows share and R the
  * chunk rounds per step.
  *
+ * Recursive halving-doubling (rhd.c), recursive doubling (rd.c), with
+ * MPICH's fold for N not a power of two (fold.c), NCCL's double binary
+ * tree (tree.c) and the hierarchical all-reduce over nodes and rails
+ * (hier.c): their models and closed forms are at the top of their files
+ * and in doc/SIMULATION.md.
+ *
  * The generic interface (what src/sim/ and the tests interpret): a plan has
  * n_parts participants: its n_ranks members (participant i is member i of
  * the communicator the plan runs over) and, for parameter servers, one
@@ -100,6 +106,8 @@ typedef struct {
   const int *server_rank; /* ps: server -> rank whose host runs it (n_servers entries) */
   const int *node_of;   /* ps: rank -> node index (0..), to aggregate per node first; NULL:
                            every rank talks to the servers */
+  const int *gpu_node;  /* rank -> index of the node its GPU is on (topology-aware algorithms:
+                           hier); NULL: callers that do not know the platform */
 } DtsCollParams;
 
 typedef struct _DtsCollAlgorithm DtsCollAlgorithm;
@@ -114,14 +122,16 @@ typedef struct {
   const char *name;     /* "reduce-scatter", ... (static) */
 } DtsCollPhase;
 
-#define DTS_COLL_MAX_PHASES 4
+/* 2 log2 N + 2 phases of recursive halving-doubling for N up to 2^23. */
+#define DTS_COLL_MAX_PHASES 48
 
 typedef struct {
   const DtsCollAlgorithm *alg; /* the table row that made it */
   char *algorithm;      /* table id, e.g. "ring" (owned) */
   int n_ranks;
   int *ring;            /* position -> rank (owned, n_ranks entries) */
-  int *position;        /* rank -> position (owned) */
+  int *position;        /* rank -> position (owned); hier, multi-rail: rank -> index within
+                           its node */
   double bytes;
   int channels;
   double chunk_bytes;
@@ -147,6 +157,11 @@ typedef struct {
   DtsCollPhase phases[DTS_COLL_MAX_PHASES];
   guint64 peer_key;     /* equal for plans of one algorithm whose transfers join the same
                            pairs of participants (bucket plans of one communicator) */
+  int n_tags;           /* mailbox tags the plan uses; 0 means DTS_COLL_N_TAGS */
+  int n_levels;         /* rd, rhd: log2 of the largest power of two <= n_ranks; tree:
+                           rounds (chunks) per tree and channel; hier: GPUs per node */
+  int *aux;             /* per-algorithm table (owned): tree: parent, children, height and
+                           depth of every rank in both trees; hier: pieces, steps apart */
 } DtsCollPlan;
 
 typedef enum {
@@ -154,8 +169,11 @@ typedef enum {
   DTS_XFER_RECV,
 } DtsXferKind;
 
-/* Mailbox tags: a participant receives on one mailbox per tag. */
+/* Mailbox tags: a participant receives on one mailbox per tag; a plan
+ * uses DTS_COLL_N_TAGS tags unless it says more (n_tags, at most
+ * DTS_COLL_MAX_TAGS). */
 #define DTS_COLL_N_TAGS 2
+#define DTS_COLL_MAX_TAGS 64
 
 /* One transfer of a step, as one participant sees it. */
 typedef struct {
@@ -164,7 +182,13 @@ typedef struct {
   double bytes;         /* per channel, the whole step (cut into the step's rounds) */
   int channels;         /* identical parallel transfers, >= 1 */
   gboolean reduce;      /* RECV: reduced into the local copy as it arrives */
-  int tag;              /* 0 .. DTS_COLL_N_TAGS-1 (the receiver's mailbox) */
+  int tag;              /* 0 .. n_tags-1 (the receiver's mailbox) */
+  double offset;        /* where the bytes start in each channel's slice of the buffer
+                           (S / channels bytes), or -1 when the algorithm does not say; the
+                           reference interpreter then tracks contributions per byte range */
+  int channel;          /* the first channel the copies carry (channels channel ..
+                           channel + channels - 1); 0 unless an algorithm gives each channel
+                           its own peers (multi-rail) */
 } DtsCollXfer;
 
 /* One step of one participant (dts_coll_plan_step_ops). */
@@ -199,13 +223,15 @@ struct _DtsCollAlgorithm {
   void (*step_ops) (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
   int (*part_host) (const DtsCollPlan *plan, int part);
   gboolean (*routes) (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
-  /* Time of an unchunked all-reduce of BYTES over N ranks alone on the
-   * network, with SHARE_BPS the bottleneck share of a route (its link's
-   * bandwidth over the plan's routes that cross it) and LATENCY_S the
-   * largest route latency; NULL when the algorithm has none. */
-  double (*closed_form_s) (int n, double bytes, double share_Bps, double latency_s);
+  /* Time of PLAN alone on the network, with SHARE_BPS the bottleneck
+   * share of a route (its link's bandwidth over the plan's routes that
+   * cross it) and LATENCY_S the largest route latency; NULL when the
+   * algorithm has none. Ring and direct ignore the chunking. */
+  double (*closed_form_s) (const DtsCollPlan *plan, double share_Bps, double latency_s);
   /* Options only this algorithm takes (core/option.h), or NULL. */
   const DtsOptionSpec *options;
+  /* The closed form as dtsim allreduce prints it (NULL without one). */
+  const char *closed_form_text;
 };
 
 /* The table of all-reduce algorithms, terminated by a row with id NULL. */
@@ -244,7 +270,9 @@ int dts_coll_plan_ps_n_talkers (const DtsCollPlan *plan);
  * chunk_bytes except the last round, which carries the remainder. */
 double dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round);
 
-/* Bytes one participant sends (and receives) in the whole collective. */
+/* Bytes one participant sends (and receives) in the whole collective:
+ * ring, direct and ps only (from their step counts); for the other
+ * algorithms sum what dts_coll_plan_step_ops sends. */
 double dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan);
 
 /* The generic interface, for every algorithm: */
@@ -271,6 +299,13 @@ double dts_coll_round_bytes (double bytes, int n_rounds, double chunk_bytes, int
  * all-reduce's 2 (S/(N B) + L) (0 for one rank). */
 double dts_coll_ring_closed_form_s (int n, double bytes, double share_Bps, double latency_s);
 double dts_coll_direct_closed_form_s (int n, double bytes, double share_Bps, double latency_s);
+
+/* Mailbox tags PLAN uses (n_tags or DTS_COLL_N_TAGS). */
+int dts_coll_plan_n_tags (const DtsCollPlan *plan);
+
+/* The closed form of PLAN's algorithm (0 when it has none); see
+ * DtsCollAlgorithm.closed_form_s. */
+double dts_coll_plan_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 
 /* Device-memory traffic of the reduction kernel per reduced byte: it reads
  * two operands and writes one. */

@@ -333,12 +333,15 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     dts_schedule_add_comm (s, name, all, n);
   }
   s->plan_comm = g_new0 (int, MAX (s->buckets->len, 1));
+  g_autofree int *gpu_node = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    gpu_node[r] = dts_platform_gpu (platform, r)->node;
   for (guint b = 0; b < s->buckets->len; b++) {
     DtsCollParams cp = { .n_ranks = n, .ring = NULL,
                          .bytes = g_array_index (s->buckets, DtsBucket, b).bytes,
                          .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
                          .n_servers = n_servers, .server_rank = server_rank,
-                         .node_of = node_of };
+                         .node_of = node_of, .gpu_node = gpu_node };
     DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
     if (plan == NULL)
       return NULL;

@@ -542,6 +542,17 @@ backward_mb (const Ctx *c, int i)
   return c->o->pipeline_schedule == DTS_PIPELINE_GPIPE ? c->M - 1 - i : i;
 }
 
+/* Node of each member of communicator COMM (for topology-aware
+ * collectives), owned by the caller. */
+static int *
+member_nodes (const DtsPlatform *platform, const DtsCommunicator *comm)
+{
+  int *nodes = g_new (int, comm->n_ranks);
+  for (int m = 0; m < comm->n_ranks; m++)
+    nodes[m] = dts_platform_gpu (platform, comm->ranks[m])->node;
+  return nodes;
+}
+
 /* The all-reduce of BYTES over tensor-parallel communicator COMM: one plan
  * per communicator and size, made on first use. */
 static int
@@ -552,8 +563,9 @@ tp_plan (Ctx *c, int comm, double bytes, GError **error)
     if (p->comm == comm && p->bytes == bytes)
       return p->plan;
   }
+  g_autofree int *nodes = member_nodes (c->platform, g_ptr_array_index (c->s->comms, comm));
   DtsCollParams cp = { .n_ranks = c->T, .bytes = bytes, .channels = c->o->channels,
-                       .chunk_bytes = c->o->chunk_bytes };
+                       .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes };
   DtsCollPlan *plan = dts_coll_plan_new (c->o->collective ? c->o->collective : "ring", &cp, error);
   if (plan == NULL)
     return -1;
@@ -1093,10 +1105,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                                                          o->bucket_bytes, s->buckets->len,
                                                          bucket_of);
       st.n_buckets = bk->len;
+      g_autofree int *nodes = member_nodes (platform, g_ptr_array_index (s->comms, st.comm));
       for (guint b = 0; b < bk->len; b++) {
         const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
         DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes };
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes };
         DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
         if (plan == NULL)
           return NULL;
@@ -1135,8 +1148,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       bucket_plan[b * T] = b;
       for (int t = 1; t < T; t++) {
         const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
+        int cm = g_array_index (dp_comm, int, i * T + t);
+        g_autofree int *nodes = member_nodes (platform, g_ptr_array_index (s->comms, cm));
         DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes };
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes };
         DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
         if (plan == NULL)
           return NULL;

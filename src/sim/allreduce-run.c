@@ -157,10 +157,14 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   }
 
   const char *algorithm = opts->collective ? opts->collective : "ring";
+  g_autofree int *gpu_node = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    gpu_node[r] = dts_platform_gpu (platform, r)->node;
   GPtrArray *plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
   for (int k = 0; k < opts->n_sizes; k++) {
     DtsCollParams params = { .n_ranks = n, .ring = NULL, .bytes = opts->sizes_bytes[k],
-                             .channels = opts->channels, .chunk_bytes = opts->chunk_bytes };
+                             .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
+                             .gpu_node = gpu_node };
     DtsCollPlan *plan = dts_coll_plan_new (algorithm, &params, error);
     if (plan == NULL) {
       g_ptr_array_unref (plans);
@@ -232,15 +236,12 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   res->cfg = g_strdupv (dts_sim_cfg_applied ());
   res->events = trace->events;
   res->wall_time_s = trace->wall_time_s;
-  const DtsCollAlgorithm *alg = ((const DtsCollPlan *) g_ptr_array_index (plans, 0))->alg;
   for (int k = 0; k < opts->n_sizes; k++) {
     DtsAllreduceSize *sz = &g_array_index (res->sizes, DtsAllreduceSize, k);
     sz->t_start_s = trace->bucket_start_s[k];
     sz->time_s = MAX (trace->bucket_end_max_s[k], sz->t_start_s) - sz->t_start_s;
-    sz->closed_form_s = alg->closed_form_s != NULL
-                            ? alg->closed_form_s (n, sz->bytes, res->bottleneck_Bps,
-                                                  res->hop_latency_s)
-                            : 0;
+    sz->closed_form_s = dts_coll_plan_closed_form_s (g_ptr_array_index (plans, k),
+                                                     res->bottleneck_Bps, res->hop_latency_s);
   }
   for (guint i = 0; res->slices != NULL && i < trace->steps->len; i++) {
     const DtsTraceStep *st = &g_array_index (trace->steps, DtsTraceStep, i);

@@ -38,7 +38,7 @@
  * lock-step (parameter servers) run step by step at both granularities.
  *
  * Messages: a participant receives on one mailbox per communicator and
- * tag; the algorithms choose tags so that no receive can match a message
+ * tag (as many tags as the communicator's plans use); the algorithms choose tags so that no receive can match a message
  * meant for another one (collective.h). Transfers are rounded to whole
  * bytes (SimGrid counts bytes in a long). The event count counts every
  * execution, sleep and transfer once (a transfer at its sender). */
@@ -96,7 +96,8 @@ typedef struct {
   const DtsCommunicator *comm;
   int index;
   int n_parts;               /* participants of its largest plan */
-  sg_mailbox_t *mailbox;     /* [part * DTS_COLL_N_TAGS + tag] */
+  int n_tags;                /* the most tags a plan of the communicator uses */
+  sg_mailbox_t *mailbox;     /* [part * n_tags + tag] */
   sg_sem_t *local;           /* [part]: hand-offs from a participant on the same host, made
                                 on first use */
   sg_bar_t barrier;          /* its members */
@@ -177,7 +178,7 @@ whole_bytes (double bytes)
 static sg_mailbox_t
 comm_mailbox (Comm *c, int part, int tag)
 {
-  return c->mailbox[part * DTS_COLL_N_TAGS + tag];
+  return c->mailbox[part * c->n_tags + tag];
 }
 
 /* The hand-off semaphore of participant PART of C, made on first use. */
@@ -833,16 +834,20 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
     Comm *cm = &sim->comms[c];
     cm->comm = g_ptr_array_index (sc->comms, c);
     cm->n_parts = cm->comm->n_ranks;
+    cm->n_tags = DTS_COLL_N_TAGS;
     for (guint k = 0; k < sc->plans->len; k++)
-      if (sc->plan_comm[k] == (int) c)
-        cm->n_parts = MAX (cm->n_parts, ((const DtsCollPlan *) g_ptr_array_index (sc->plans, k))->n_parts);
+      if (sc->plan_comm[k] == (int) c) {
+        const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+        cm->n_parts = MAX (cm->n_parts, plan->n_parts);
+        cm->n_tags = MAX (cm->n_tags, dts_coll_plan_n_tags (plan));
+      }
     cm->index = c;
-    cm->mailbox = g_new0 (sg_mailbox_t, (gsize) cm->n_parts * DTS_COLL_N_TAGS);
+    cm->mailbox = g_new0 (sg_mailbox_t, (gsize) cm->n_parts * cm->n_tags);
     for (int p = 0; p < cm->n_parts; p++)
-      for (int tag = 0; tag < DTS_COLL_N_TAGS; tag++) {
+      for (int tag = 0; tag < cm->n_tags; tag++) {
         char name[64];
         g_snprintf (name, sizeof name, "c%u.%d.%d", c, p, tag);
-        cm->mailbox[p * DTS_COLL_N_TAGS + tag] = sg_mailbox_by_name (name);
+        cm->mailbox[p * cm->n_tags + tag] = sg_mailbox_by_name (name);
       }
     cm->local = g_new0 (sg_sem_t, cm->n_parts);
   }

@@ -169,46 +169,123 @@ START_TEST (test_ring_errors)
   plan_bad ("ring", 4, NULL, 1e6, 65, 1e6, "channels");
   plan_bad ("ring", 4, NULL, 1e6, 1, 0, "chunk size must be a positive");
   plan_bad ("ring", 4, NULL, 1e18, 1, 1, "rounds per step");
-  plan_bad ("tree", 4, NULL, 1e6, 1, 1e6, "unknown collective algorithm 'tree' (known: ring, ps, direct)");
+  plan_bad ("tree2", 4, NULL, 1e6, 1, 1e6, "unknown collective algorithm 'tree2' (known: ring, ps, direct, rhd, rd");
 }
 END_TEST
 
 /* The generic reference: runs any plan through the interface that src/sim/
- * interprets (dts_coll_plan_step_ops), with no segments, as a message
- * system. Each participant knows a set of contributions (a bit mask over
- * the members; member i starts with {i}, servers with none). Starting a
- * step posts its sends, each carrying the sender's set and its bytes, on a
- * FIFO queue per (sender, receiver, tag); a step completes once a message
- * is waiting for each of its receives, which adds the message's set to the
- * receiver's (a reduction and a copy alike: without segments only what
- * reaches whom is tracked). The plan is right when this never deadlocks,
- * every message is received by a receive of the same bytes and channels,
- * and every member ends knowing every contribution. It checks the matching
- * of sends and receives, their order and the flow of data, for any
- * algorithm; the per-segment check of the ring is test_ring_reference. */
+ * interprets (dts_coll_plan_step_ops) as a message system. Each
+ * participant knows, for every range of bytes of a channel's slice of the
+ * buffer (an atom), a set of contributions (a bit mask over the members;
+ * member i starts with {i} everywhere, servers with none). Starting a step
+ * posts its sends, each carrying the sender's sets over the bytes it sends,
+ * on a FIFO queue per (sender, receiver, tag); a step completes once a
+ * message is waiting for each of its receives. A reduction adds the
+ * message's sets to the receiver's, which must be disjoint (no
+ * contribution counted twice); a copy replaces them. The plan is right when
+ * this never deadlocks, every message is received by a receive of the same
+ * offset, bytes and channels, and every member ends knowing every
+ * contribution over every byte. When a plan does not say where its bytes
+ * are (offset -1: ring, direct and ps), the whole slice is one atom and a
+ * reduction and a copy alike add the message's set: only what reaches whom
+ * is tracked, and the per-segment check of the ring is test_ring_reference. */
 typedef struct {
-  guint64 set;
-  double bytes;
-  int channels;
+  guint64 *set;         /* one per channel of the message and atom of [a0, a1) */
+  int a0, a1;
+  double offset, bytes;
+  int channels, channel;
 } Message;
+
+static void
+message_free (gpointer p)
+{
+  Message *m = p;
+  g_free (m->set);
+  g_free (m);
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The atom boundary at X (within TOL), or -1. */
+static int
+boundary (const GArray *b, double x, double tol)
+{
+  for (guint i = 0; i < b->len; i++)
+    if (fabs (g_array_index (b, double, i) - x) <= tol)
+      return (int) i;
+  return -1;
+}
 
 static char *
 generic_run (const DtsCollPlan *plan)
 {
-  int np = plan->n_parts, n = plan->n_ranks;
-  g_autofree guint64 *know = g_new0 (guint64, np);
+  int np = plan->n_parts, n = plan->n_ranks, nt = dts_coll_plan_n_tags (plan);
+  double slice = plan->bytes / MAX (plan->channels, 1);
+  double tol = 1e-9 * MAX (slice, 1.0);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  /* Atoms: every offset and end a plan names, when it names them all. */
+  g_autoptr (GArray) bounds = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean segmented = TRUE;
+  for (int p = 0; p < np; p++)
+    for (int st = 0; st < dts_coll_plan_n_steps (plan, p); st++) {
+      DtsCollStepOps ops = { .xfers = xfers };
+      dts_coll_plan_step_ops (plan, p, st, &ops);
+      for (guint i = 0; i < xfers->len; i++) {
+        const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+        if (x->offset < 0) {
+          segmented = FALSE;
+          continue;
+        }
+        double end = x->offset + x->bytes;
+        if (end > slice + tol)
+          return g_strdup_printf ("participant %d step %d: bytes %g..%g beyond the slice %g", p,
+                                  st, x->offset, end, slice);
+        g_array_append_val (bounds, x->offset);
+        g_array_append_val (bounds, end);
+      }
+    }
+  g_array_set_size (bounds, 0);
+  double zero = 0;
+  g_array_append_val (bounds, zero);
+  if (segmented) {
+    for (int p = 0; p < np; p++)
+      for (int st = 0; st < dts_coll_plan_n_steps (plan, p); st++) {
+        DtsCollStepOps ops = { .xfers = xfers };
+        dts_coll_plan_step_ops (plan, p, st, &ops);
+        for (guint i = 0; i < xfers->len; i++) {
+          const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+          double end = x->offset + x->bytes;
+          if (boundary (bounds, x->offset, tol) < 0)
+            g_array_append_val (bounds, x->offset);
+          if (boundary (bounds, end, tol) < 0)
+            g_array_append_val (bounds, end);
+        }
+      }
+  }
+  if (boundary (bounds, slice, tol) < 0)
+    g_array_append_val (bounds, slice);
+  g_array_sort (bounds, cmp_double);
+  int na = (int) bounds->len - 1;
+  if (!segmented)
+    na = 1;
+  /* know[(p * nc + channel) * na + atom]; one channel without offsets. */
+  int nc = segmented ? MAX (plan->channels, 1) : 1;
+  g_autofree guint64 *know = g_new0 (guint64, (gsize) np * nc * MAX (na, 1));
   g_autofree int *step = g_new0 (int, np);
   g_autofree gboolean *posted = g_new0 (gboolean, np);
-  /* queue[(from * np + to) * TAGS + tag] */
+  /* queue[(from * np + to) * nt + tag] */
   g_autoptr (GPtrArray) queues = g_ptr_array_new_with_free_func ((GDestroyNotify) g_queue_free);
-  for (int i = 0; i < np * np * DTS_COLL_N_TAGS; i++)
+  for (int i = 0; i < np * np * nt; i++)
     g_ptr_array_add (queues, g_queue_new ());
-  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
-  g_autoptr (GArray) store = g_array_new (FALSE, FALSE, sizeof (Message));
-  g_array_set_size (store, 0);
-  GPtrArray *messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (message_free);
   for (int r = 0; r < n; r++)
-    know[r] = G_GUINT64_CONSTANT (1) << r;
+    for (int a = 0; a < nc * na; a++)
+      know[r * nc * na + a] = G_GUINT64_CONSTANT (1) << r;
   for (gboolean progress = TRUE; progress;) {
     progress = FALSE;
     for (int p = 0; p < np; p++) {
@@ -216,31 +293,47 @@ generic_run (const DtsCollPlan *plan)
         continue;
       DtsCollStepOps ops = { .xfers = xfers };
       dts_coll_plan_step_ops (plan, p, step[p], &ops);
-      if (ops.n_rounds < 1 || (ops.xfers->len == 0 && !(ops.reduce_bytes > 0))) {
-        g_ptr_array_unref (messages);
+      if (ops.n_rounds < 1 || (ops.xfers->len == 0 && !(ops.reduce_bytes > 0)))
         return g_strdup_printf ("participant %d step %d: empty step", p, step[p]);
+      if (ops.phase < 0 || ops.phase >= plan->n_phases)
+        return g_strdup_printf ("participant %d step %d: phase %d", p, step[p], ops.phase);
+      for (guint i = 0; i < xfers->len; i++) {
+        const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+        if (x->peer < 0 || x->peer >= np || x->peer == p || x->tag < 0 || x->tag >= nt
+            || x->channels < 1 || !(x->bytes >= 0) || x->channel < 0
+            || (segmented && x->channel + x->channels > nc))
+          return g_strdup_printf ("participant %d step %d: bad transfer", p, step[p]);
+        if (ops.n_rounds > 1
+            && !(x->bytes > (ops.n_rounds - 1) * ops.chunk_bytes * (1 - 1e-12)))
+          return g_strdup_printf ("participant %d step %d: %g bytes in %d rounds of %g", p,
+                                  step[p], x->bytes, ops.n_rounds, ops.chunk_bytes);
       }
       for (guint i = 0; i < xfers->len && !posted[p]; i++) {
         const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
         if (x->kind != DTS_XFER_SEND)
           continue;
-        if (x->peer < 0 || x->peer >= np || x->peer == p || x->tag < 0 || x->tag >= DTS_COLL_N_TAGS
-            || x->channels < 1 || !(x->bytes >= 0)) {
-          g_ptr_array_unref (messages);
-          return g_strdup_printf ("participant %d step %d: bad send", p, step[p]);
-        }
-        Message *m = g_new (Message, 1);
-        *m = (Message){ know[p], x->bytes, x->channels };
+        Message *m = g_new0 (Message, 1);
+        m->a0 = segmented ? boundary (bounds, x->offset, tol) : 0;
+        m->a1 = segmented ? boundary (bounds, x->offset + x->bytes, tol) : 1;
+        int w = m->a1 - m->a0, mc = segmented ? x->channels : 1;
+        int c0 = segmented ? x->channel : 0;
+        m->set = g_new (guint64, MAX (w * mc, 1));
+        for (int c = 0; c < mc; c++)
+          for (int a = m->a0; a < m->a1; a++)
+            m->set[c * w + a - m->a0] = know[(p * nc + c0 + c) * na + a];
+        m->offset = x->offset;
+        m->bytes = x->bytes;
+        m->channels = x->channels;
+        m->channel = x->channel;
         g_ptr_array_add (messages, m);
-        g_queue_push_tail (g_ptr_array_index (queues, (p * np + x->peer) * DTS_COLL_N_TAGS + x->tag), m);
+        g_queue_push_tail (g_ptr_array_index (queues, (p * np + x->peer) * nt + x->tag), m);
       }
       posted[p] = TRUE;
       gboolean ready = TRUE;
       for (guint i = 0; i < xfers->len && ready; i++) {
         const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
         if (x->kind == DTS_XFER_RECV)
-          ready = x->peer >= 0 && x->peer < np && x->tag >= 0 && x->tag < DTS_COLL_N_TAGS
-                  && !g_queue_is_empty (g_ptr_array_index (queues, (x->peer * np + p) * DTS_COLL_N_TAGS + x->tag));
+          ready = !g_queue_is_empty (g_ptr_array_index (queues, (x->peer * np + p) * nt + x->tag));
       }
       if (!ready)
         continue;
@@ -248,31 +341,43 @@ generic_run (const DtsCollPlan *plan)
         const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
         if (x->kind != DTS_XFER_RECV)
           continue;
-        Message *m = g_queue_pop_head (g_ptr_array_index (queues, (x->peer * np + p) * DTS_COLL_N_TAGS + x->tag));
-        if (m->bytes != x->bytes || m->channels != x->channels) {
-          g_ptr_array_unref (messages);
-          return g_strdup_printf ("participant %d step %d: receives %g x%d from %d, which sent %g x%d",
-                                  p, step[p], x->bytes, x->channels, x->peer, m->bytes, m->channels);
-        }
-        know[p] |= m->set;
+        Message *m = g_queue_pop_head (g_ptr_array_index (queues, (x->peer * np + p) * nt + x->tag));
+        if (m->bytes != x->bytes || m->channels != x->channels || m->channel != x->channel
+            || (segmented && fabs (m->offset - x->offset) > tol))
+          return g_strdup_printf ("participant %d step %d: receives %g at %g x%d from %d, which "
+                                  "sent %g at %g x%d",
+                                  p, step[p], x->bytes, x->offset, x->channels, x->peer, m->bytes,
+                                  m->offset, m->channels);
+        int w = m->a1 - m->a0, mc = segmented ? m->channels : 1;
+        int c0 = segmented ? m->channel : 0;
+        for (int c = 0; c < mc; c++)
+          for (int a = m->a0; a < m->a1; a++) {
+            guint64 *mine = &know[(p * nc + c0 + c) * na + a];
+            guint64 got = m->set[c * w + a - m->a0];
+            if (segmented && x->reduce && (*mine & got))
+              return g_strdup_printf ("participant %d step %d: counts a contribution of %d twice",
+                                      p, step[p], x->peer);
+            *mine = segmented && !x->reduce ? got : *mine | got;
+          }
       }
       step[p]++;
       posted[p] = FALSE;
       progress = TRUE;
     }
   }
-  g_ptr_array_unref (messages);
   for (int p = 0; p < np; p++)
     if (step[p] < dts_coll_plan_n_steps (plan, p))
       return g_strdup_printf ("deadlock: participant %d waits at step %d", p, step[p]);
   for (guint i = 0; i < queues->len; i++)
     if (!g_queue_is_empty (g_ptr_array_index (queues, i)))
-      return g_strdup_printf ("a message from %u to %u is never received",
-                              i / DTS_COLL_N_TAGS / np, i / DTS_COLL_N_TAGS % np);
+      return g_strdup_printf ("a message from %u to %u is never received", i / nt / np,
+                              i / nt % np);
   guint64 all = n == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << n) - 1;
   for (int r = 0; r < n; r++)
-    if (know[r] != all)
-      return g_strdup_printf ("member %d ends without every contribution", r);
+    for (int a = 0; a < nc * na; a++)
+      if (know[r * nc * na + a] != all)
+        return g_strdup_printf ("member %d ends without every contribution%s", r,
+                                segmented ? " to some of its bytes" : "");
   return NULL;
 }
 
@@ -283,14 +388,18 @@ static DtsCollPlan *
 any_plan (const char *algorithm, int n, int node_size)
 {
   int p = MIN (3, n);
-  int server_rank[3], node_of[64];
+  int server_rank[3], node_of[64], gpu_node[64];
   for (int k = 0; k < p; k++)
     server_rank[k] = k * n / p;
-  for (int r = 0; r < n; r++)
+  /* GPUs in nodes of 4, 3, 2 or 1, whichever divides N first. */
+  int g = n % 4 == 0 ? 4 : n % 3 == 0 ? 3 : n % 2 == 0 ? 2 : 1;
+  for (int r = 0; r < n; r++) {
     node_of[r] = node_size > 0 ? r / node_size : 0;
+    gpu_node[r] = r / g;
+  }
   DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = 2, .chunk_bytes = 2.5e5,
                            .n_servers = p, .server_rank = server_rank,
-                           .node_of = node_size > 0 ? node_of : NULL };
+                           .node_of = node_size > 0 ? node_of : NULL, .gpu_node = gpu_node };
   g_autoptr (GError) error = NULL;
   DtsCollPlan *plan = dts_coll_plan_new (algorithm, &params, &error);
   ck_assert_msg (plan != NULL, "%s: %s", algorithm, error ? error->message : "");
@@ -300,7 +409,7 @@ any_plan (const char *algorithm, int n, int node_size)
 START_TEST (test_generic_reference)
 {
   for (const DtsCollAlgorithm *a = dts_coll_algorithms (); a->id; a++)
-    for (int n = 1; n <= 64; n = n < 8 ? n + 1 : (n == 8 ? 13 : n == 13 ? 16 : n * 2))
+    for (int n = 1; n <= 64; n++)
       for (int node_size = 0; node_size <= (strcmp (a->id, "ps") == 0 ? 5 : 0); node_size += 2) {
         g_autoptr (DtsCollPlan) plan = any_plan (a->id, n, node_size > 0 ? node_size - 1 : 0);
         ck_assert (plan->alg == a);
@@ -334,6 +443,136 @@ START_TEST (test_generic_reference_catches_errors)
 }
 END_TEST
 
+/* An rhd whose all-gather sends the partner's window instead of its own
+ * matches offsets on both sides and reaches every member with every
+ * contribution: only the per-byte tracking sees that it is wrong. */
+static void (*rhd_step_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
+
+static void
+swap_gather_windows (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  rhd_step_ops (plan, part, step, out);
+  if (strcmp (plan->phases[out->phase].name, "all-gather") != 0 || out->xfers->len != 2)
+    return;
+  DtsCollXfer *a = &g_array_index (out->xfers, DtsCollXfer, 0);
+  DtsCollXfer *b = &g_array_index (out->xfers, DtsCollXfer, 1);
+  double o = a->offset;
+  a->offset = b->offset;
+  b->offset = o;
+}
+
+START_TEST (test_generic_reference_tracks_bytes)
+{
+  for (int n = 4; n <= 6; n++) {
+    g_autoptr (DtsCollPlan) plan = any_plan ("rhd", n, 0);
+    DtsCollAlgorithm broken = *plan->alg;
+    rhd_step_ops = broken.step_ops;
+    broken.step_ops = swap_gather_windows;
+    plan->alg = &broken;
+    g_autofree char *why = generic_run (plan);
+    ck_assert_msg (why != NULL && strstr (why, "some of its bytes") != NULL, "N=%d: %s", n,
+                   why ? why : "none");
+  }
+}
+END_TEST
+
+/* Step by step sums of what each slot of rd and rhd moves, against their
+ * closed forms (B = share x routes per rank). */
+START_TEST (test_rd_rhd_plans)
+{
+  for (int n = 1; n <= 64; n++) {
+    g_autoptr (DtsCollPlan) rhd = any_plan ("rhd", n, 0);
+    g_autoptr (DtsCollPlan) rd = any_plan ("rd", n, 0);
+    int k = 0;
+    while ((2 << k) <= n)
+      k++;
+    int f = n > (1 << k);
+    ck_assert_int_eq (rhd->n_levels, k);
+    ck_assert_int_eq (rd->n_steps, k + 2 * f);
+    ck_assert_int_eq (rhd->n_steps, 2 * k + 2 * f);
+    const double L = 1e-6, B = 1e9, share = B / (k + f);
+    g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+    /* The busiest member: new rank 0, an odd rank when there is a fold. */
+    int r = f ? 1 : 0;
+    const DtsCollPlan *plans[] = { rhd, rd };
+    for (int q = 0; q < 2; q++) {
+      double t = 0, sent = 0;
+      for (int st = 0; st < dts_coll_plan_n_steps (plans[q], r); st++) {
+        DtsCollStepOps ops = { .xfers = xfers };
+        dts_coll_plan_step_ops (plans[q], r, st, &ops);
+        double b = g_array_index (xfers, DtsCollXfer, 0).bytes * plans[q]->channels;
+        t += ops.n_rounds * L + b / B;
+        for (guint i = 0; i < xfers->len; i++)
+          if (g_array_index (xfers, DtsCollXfer, i).kind == DTS_XFER_SEND)
+            sent += g_array_index (xfers, DtsCollXfer, i).bytes * plans[q]->channels;
+      }
+      ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (plans[q], share, L), n > 1 ? t : 0,
+                               1e-12);
+      int p = 1 << k;
+      double want = q == 0 ? 2.0 * (p - 1) / p * 3e6 + f * 3e6 : (k + f) * 3e6;
+      ck_assert_double_eq_tol (sent, want, 1e-3);
+    }
+  }
+}
+END_TEST
+
+/* Multi-rail rings: uneven nodes and more channels than GPUs per node pass
+ * the reference; channel c leaves node 0 from its GPU c g / C - 1 and
+ * enters node 1 at GPU c g / C; with every channel on channel 0's bytes
+ * the reference sees some bytes never reduced and others reduced twice. */
+static void (*mr_step_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
+
+static void
+all_on_channel_0 (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  mr_step_ops (plan, part, step, out);
+  for (guint i = 0; i < out->xfers->len; i++)
+    g_array_index (out->xfers, DtsCollXfer, i).channel = 0;
+}
+
+START_TEST (test_multirail_plan)
+{
+  int node[20];
+  for (int r = 0; r < 20; r++)
+    node[r] = r < 4 ? 0 : r < 9 ? 1 : 2 + (r - 9) / 4; /* 4, 5, 4, 4, 3 GPUs */
+  for (int c = 1; c <= 9; c += 4)
+    for (int n = 1; n <= 20; n++) {
+      DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = c, .chunk_bytes = 2.5e5,
+                               .gpu_node = node };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("multi-rail", &params, &error);
+      ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+      g_autofree char *why = generic_run (plan);
+      ck_assert_msg (why == NULL, "C=%d N=%d: %s", c, n, why);
+    }
+  int eight[16];
+  for (int r = 0; r < 16; r++)
+    eight[r] = r / 8;
+  DtsCollParams params = { .n_ranks = 16, .bytes = 8e6, .channels = 8, .chunk_bytes = 1e6,
+                           .gpu_node = eight };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("multi-rail", &params, &error);
+  ck_assert_ptr_nonnull (plan);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  for (int c = 0; c < 8; c++) {
+    /* Local GPU c - 1 of node 0 sends channel c to GPU c of node 1. */
+    int from = (c + 7) % 8;
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (plan, from, 0, &ops);
+    const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, c);
+    ck_assert_int_eq (x->kind, DTS_XFER_SEND);
+    ck_assert_int_eq (x->channel, c);
+    ck_assert_int_eq (x->peer, 8 + c);
+  }
+  DtsCollAlgorithm broken = *plan->alg;
+  mr_step_ops = broken.step_ops;
+  broken.step_ops = all_on_channel_0;
+  plan->alg = &broken;
+  g_autofree char *why = generic_run (plan);
+  ck_assert_ptr_nonnull (why);
+}
+END_TEST
+
 /* The direct all-reduce sends 2(N-1)/N x S per rank in 2 steps. */
 START_TEST (test_direct_plan)
 {
@@ -359,9 +598,14 @@ collective_suite (void)
   tcase_add_test (tc, test_ring_errors);
   suite_add_tcase (s, tc);
   TCase *generic = tcase_create ("generic");
+  /* Every row for N = 1..64: seconds, more on a loaded machine. */
+  tcase_set_timeout (generic, 120);
   tcase_add_test (generic, test_generic_reference);
   tcase_add_test (generic, test_generic_reference_catches_errors);
   tcase_add_test (generic, test_direct_plan);
+  tcase_add_test (generic, test_generic_reference_tracks_bytes);
+  tcase_add_test (generic, test_rd_rhd_plans);
+  tcase_add_test (generic, test_multirail_plan);
   suite_add_tcase (s, generic);
   return s;
 }

@@ -262,9 +262,9 @@ START_TEST (test_errors)
   dts_test_assert_error (error, DTS_ERROR_INVALID, "has 16 GPUs; cannot run on 17", NULL);
   g_clear_error (&error);
   o = options (4, 25e6, TRUE);
-  o.collective = "tree";
+  o.collective = "nope";
   ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
-  dts_test_assert_error (error, DTS_ERROR_INVALID, "unknown collective algorithm 'tree'", NULL);
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "unknown collective algorithm 'nope'", NULL);
   g_clear_error (&error);
   o = options (4, 0, TRUE);
   ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
