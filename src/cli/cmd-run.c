@@ -40,6 +40,8 @@ typedef struct {
   gboolean no_overlap;
   char *seed;
   gboolean quiet;
+  gboolean progress;
+  char *per_rank;
   DtsRowOptions *rows;  /* options of the collective and strategy rows */
 } RunArgs;
 
@@ -56,6 +58,7 @@ run_args_clear (RunArgs *a)
   g_free (a->strategy);
   g_free (a->max_activities);
   g_free (a->seed);
+  g_free (a->per_rank);
   dts_cli_row_options_free (a->rows);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
@@ -86,6 +89,13 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &a->progress,
+      "Progress on stderr even when it is not a terminal: a line per iteration (default: off there)",
+      NULL },
+    { "per-rank", 0, 0, S, &a->per_rank,
+      "Write every rank's compute, wait and idle times as CSV to FILE, - for stdout (default: none)",
+      "FILE" },
+
     { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -176,7 +186,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->c.granularity != NULL && !dts_granularity_from_string (a->c.granularity, &o->granularity,
                                                               error))
     return FALSE;
-  if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error))
+  if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error)
+      || !dts_cli_check_output_option ("per-rank", a->per_rank, TRUE, error))
     return FALSE;
   return dts_sim_cfg_check (a->c.cfg, error);
 }
@@ -238,7 +249,10 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .cfg = a.c.cfg,
     .trace_path = a.c.trace,
     .record_slices = a.c.trace != NULL,
-    .progress = !a.quiet && isatty (STDERR_FILENO),
+    .progress = a.quiet                    ? 0
+                : isatty (STDERR_FILENO)   ? DTS_PROGRESS_LIVE
+                : a.progress               ? DTS_PROGRESS_LINES
+                                           : 0,
   };
   const DtsReportWriter *writer = NULL;
   if (!check_args (&a, &o, &writer, error))
@@ -268,7 +282,8 @@ dts_cmd_run (int argc, char **argv, GError **error)
   o.workload_path = workload_path;
 
   /* Fail on an unwritable trace file before a possibly long simulation. */
-  if (o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
+  if ((o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
+      || (a.per_rank != NULL && !dts_cli_check_writable (a.per_rank, "per-rank table", error)))
     return FALSE;
 
   g_autoptr (GString) plan = a.c.dump_plan ? g_string_new (NULL) : NULL;
@@ -286,6 +301,16 @@ dts_cmd_run (int argc, char **argv, GError **error)
     g_autoptr (GString) tr = g_string_new (NULL);
     dts_report_write_chrome_trace (trace, summary, tr);
     if (!dts_report_save (tr, o.trace_path, "trace", error))
+      return FALSE;
+  }
+  if (a.per_rank != NULL) {
+    g_autoptr (GString) pr = g_string_new (NULL);
+    dts_report_write_ranks_csv (summary, pr);
+    if (strcmp (a.per_rank, "-") == 0) {
+      fwrite (pr->str, 1, pr->len, stdout);
+      return TRUE;
+    }
+    if (!dts_report_save (pr, a.per_rank, "per-rank table", error))
       return FALSE;
   }
   g_autoptr (GString) out = g_string_new (NULL);

@@ -11,8 +11,23 @@
  * A rank's iteration is its compute time plus its waiting time, so on a
  * homogeneous platform iteration_time_s = forward_s + backward_s +
  * optimizer_s + comm_exposed_s. Compute phases are measured in simulated
- * time, so they include slow-down by reduction kernels sharing the GPU. */
+ * time, so they include slow-down by reduction kernels sharing the GPU.
+ *
+ * Per rank: the same means for one rank, and idle_s, the rest of the run's
+ * iteration time (a rank that finishes its iteration before the last one
+ * does). The bottleneck, in this order of tests:
+ *   single-gpu     n_gpus == 1;
+ *   straggler      the slowest rank's compute exceeds the median rank's by
+ *                  more than 5% of the iteration time: the others wait for
+ *                  it in their all-reduces, whatever the network;
+ *   no-overlap     overlap off;
+ *   communication  comm_exposed_s > 25% of the iteration time,
+ *   mixed          > 5%, else
+ *   compute. */
 #include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
 
 #include "trace/trace.h"
 
@@ -75,12 +90,46 @@ bucket_stat_clear (gpointer p)
   g_free (b->last_layer);
 }
 
+static void
+rank_stat_clear (gpointer p)
+{
+  DtsRankStat *r = p;
+  g_free (r->host);
+}
+
+const char *
+dts_trace_wait_kind_id (DtsWaitKind kind)
+{
+  static const char *const ids[DTS_WAIT_N_KINDS] = {
+    [DTS_WAIT_ALLREDUCE] = "allreduce",
+  };
+  g_return_val_if_fail (kind >= 0 && kind < DTS_WAIT_N_KINDS, NULL);
+  return ids[kind];
+}
+
+const char *
+dts_bottleneck_id (DtsBottleneck b)
+{
+  static const char *const ids[] = {
+    [DTS_BOTTLENECK_SINGLE_GPU] = "single-gpu",
+    [DTS_BOTTLENECK_STRAGGLER] = "straggler",
+    [DTS_BOTTLENECK_NO_OVERLAP] = "no-overlap",
+    [DTS_BOTTLENECK_COMMUNICATION] = "communication",
+    [DTS_BOTTLENECK_MIXED] = "mixed",
+    [DTS_BOTTLENECK_COMPUTE] = "compute",
+  };
+  g_return_val_if_fail (b >= 0 && b < (int) G_N_ELEMENTS (ids), NULL);
+  return ids[b];
+}
+
 DtsRunSummary *
 dts_run_summary_new (void)
 {
   DtsRunSummary *s = g_new0 (DtsRunSummary, 1);
   s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucketStat));
   g_array_set_clear_func (s->buckets, bucket_stat_clear);
+  s->ranks = g_array_new (FALSE, TRUE, sizeof (DtsRankStat));
+  g_array_set_clear_func (s->ranks, rank_stat_clear);
   return s;
 }
 
@@ -101,6 +150,7 @@ dts_run_summary_free (DtsRunSummary *s)
   g_strfreev (s->cfg);
   g_strfreev (s->overrides);
   g_array_unref (s->buckets);
+  g_array_unref (s->ranks);
   g_free (s);
 }
 
@@ -114,6 +164,72 @@ iteration_end (const DtsTrace *t, int it)
   for (int r = 0; r < t->n_ranks; r++)
     end = MAX (end, t->iter_end_s[dts_trace_ri (t, r, it)]);
   return end;
+}
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* The per-rank rows, the extreme ranks and the bottleneck (see the top). */
+static void
+summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
+{
+  int w = s->warmup_iterations;
+  int m = t->n_iterations - w;
+  g_array_set_size (s->ranks, 0);
+  g_autofree double *compute = g_new (double, t->n_ranks);
+  for (int r = 0; r < t->n_ranks; r++) {
+    DtsRankStat rs = { .rank = r };
+    rs.host = g_strdup ((guint) r < t->rank_hosts->len ? g_ptr_array_index (t->rank_hosts, r)
+                                                       : "");
+    for (int it = w; it < t->n_iterations; it++) {
+      gsize ri = dts_trace_ri (t, r, it);
+      for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+        rs.phase_s[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p] / m;
+      rs.wait_s[DTS_WAIT_ALLREDUCE] += t->wait_s[ri] / m;
+      rs.comm_s += t->comm_s[ri] / m;
+    }
+    for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+      rs.compute_s += rs.phase_s[p];
+    double busy = rs.compute_s;
+    for (int k = 0; k < DTS_WAIT_N_KINDS; k++)
+      busy += rs.wait_s[k];
+    /* Below a picosecond of rounding, a rank that never idles reads 0. */
+    rs.idle_s = s->iteration_time_s - busy;
+    if (fabs (rs.idle_s) < 1e-12)
+      rs.idle_s = 0;
+    compute[r] = rs.compute_s;
+    if (r == 0 || rs.compute_s > g_array_index (s->ranks, DtsRankStat, s->slowest_rank).compute_s)
+      s->slowest_rank = r;
+    if (r == 0 || rs.compute_s < g_array_index (s->ranks, DtsRankStat, s->fastest_rank).compute_s)
+      s->fastest_rank = r;
+    g_array_append_val (s->ranks, rs);
+  }
+  qsort (compute, t->n_ranks, sizeof (double), compare_double);
+  s->median_compute_s = compute[(t->n_ranks - 1) / 2];
+  double slowest = g_array_index (s->ranks, DtsRankStat, s->slowest_rank).compute_s;
+  s->n_slow_ranks = 0;
+  for (int r = 0; r < t->n_ranks; r++)
+    if (g_array_index (s->ranks, DtsRankStat, r).compute_s >= 0.99 * slowest)
+      s->n_slow_ranks++;
+
+  double it_s = s->iteration_time_s;
+  double exposed = it_s > 0 ? s->comm_exposed_s / it_s : 0;
+  if (s->n_gpus == 1)
+    s->bottleneck = DTS_BOTTLENECK_SINGLE_GPU;
+  else if (it_s > 0 && slowest - s->median_compute_s > 0.05 * it_s)
+    s->bottleneck = DTS_BOTTLENECK_STRAGGLER;
+  else if (!s->overlap)
+    s->bottleneck = DTS_BOTTLENECK_NO_OVERLAP;
+  else if (exposed > 0.25)
+    s->bottleneck = DTS_BOTTLENECK_COMMUNICATION;
+  else if (exposed > 0.05)
+    s->bottleneck = DTS_BOTTLENECK_MIXED;
+  else
+    s->bottleneck = DTS_BOTTLENECK_COMPUTE;
 }
 
 void
@@ -145,8 +261,10 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->comm_s = comm / k;
   s->comm_exposed_s = wait / k;
   s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;
-  s->scaling_efficiency =
+  s->compute_efficiency =
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
+
+  summarize_ranks (t, s);
 
   g_return_if_fail ((int) s->buckets->len == t->n_buckets);
   for (int b = 0; b < t->n_buckets; b++) {
