@@ -35,10 +35,12 @@ typedef struct {
   char *iterations;
   char *precision;
   char *cost_model;
+  char *framework;
   char *bucket_size;
   char *strategy;
   char *max_activities;
   gboolean no_overlap;
+  gboolean oversubscribe;
   char *seed;
   gboolean quiet;
   gboolean progress;
@@ -57,6 +59,7 @@ run_args_clear (RunArgs *a)
   g_free (a->iterations);
   g_free (a->precision);
   g_free (a->cost_model);
+  g_free (a->framework);
   g_free (a->bucket_size);
   g_free (a->strategy);
   g_free (a->max_activities);
@@ -76,12 +79,15 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "workload", 'w', 0, S, &a->workload,
       "Workload file, or a shipped name (default: " DTS_DEFAULT_WORKLOAD ")", "FILE" },
     { "batch-size", 'b', 0, S, &a->batch_size,
-      "Samples per GPU per iteration (default: the workload's, else 32)", "N" },
+      "Samples per GPU per iteration; pipeline, hybrid: per pipeline replica, split into "
+      "micro-batches (default: the workload's, else 32)", "N" },
     { "iterations", 'i', 0, S, &a->iterations,
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
       "fp32, tf32, fp16 or bf16 (default: the workload's, else fp32)", "P" },
     { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model (default: roofline)", "ID" },
+    { "framework", 0, 0, S, &a->framework,
+      "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
       "Gradient bucket cap, like DDP's bucket_cap_mb (default: 25MB)", "BYTES" },
     { "strategy", 0, 0, S, &a->strategy,
@@ -91,6 +97,9 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "about an hour or more)", "N" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
+    { "allow-oversubscribe-memory", 0, 0, G_OPTION_ARG_NONE, &a->oversubscribe,
+      "Simulate a pipeline stage that does not fit its GPU's memory (default: refuse it)",
+      NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
     { "progress", 0, 0, G_OPTION_ARG_NONE, &a->progress,
@@ -178,6 +187,24 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (aggregation != NULL
       && !dts_ps_aggregation_from_string (aggregation, &o->ps_aggregation, error))
     return FALSE;
+  if (!dts_cli_parse_int_option ("stages", dts_cli_row_option (a->rows, "stages"), 1, 1 << 20,
+                                 &o->stages, error)
+      || !dts_cli_parse_int_option ("micro-batches", dts_cli_row_option (a->rows, "micro-batches"),
+                                    1, 1 << 20, &o->micro_batches, error)
+      || !dts_cli_parse_int_option ("dp", dts_cli_row_option (a->rows, "dp"), 1, 1 << 20, &o->dp,
+                                    error))
+    return FALSE;
+  o->partition = dts_cli_row_option (a->rows, "partition");
+  o->stage_dp = dts_cli_row_option (a->rows, "stage-dp");
+  const char *pipeline_schedule = dts_cli_row_option (a->rows, "pipeline-schedule");
+  if (pipeline_schedule != NULL
+      && !dts_pipeline_schedule_from_string (pipeline_schedule, &o->pipeline_schedule, error))
+    return FALSE;
+  const char *placement = dts_cli_row_option (a->rows, "placement");
+  if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
+    return FALSE;
+  o->allow_oversubscribe = a->oversubscribe;
+  o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))
@@ -262,6 +289,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .iterations = DTS_RUN_DEFAULT_ITERATIONS,
     .precision = DTS_PREC_COUNT,
     .cost_model = a.cost_model ? a.cost_model : "roofline",
+    .framework = a.framework,
     .collective = "ring",
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,

@@ -123,7 +123,7 @@ dts_cli_row_options_check (const DtsRowOptions *ro, const char *collective, cons
       int v;
       if (!dts_cli_parse_int_option (sp->name, o->value, (int) sp->min, (int) sp->max, &v, error))
         return FALSE;
-    } else {
+    } else if (sp->type == DTS_OPTION_CHOICE) {
       gboolean known = FALSE;
       g_autoptr (GString) ids = g_string_new (NULL);
       for (const char *const *c = sp->choices; *c; c++) {

@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 typedef enum {
   DTS_OPTION_INT,     /* an integer in min..max */
   DTS_OPTION_CHOICE,  /* one of choices */
+  DTS_OPTION_TEXT,    /* free text the row checks itself */
 } DtsOptionType;
 
 typedef struct {

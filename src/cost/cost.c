@@ -15,6 +15,7 @@ static const DtsCostModelClass *const models[] = {
 struct _DtsCost {
   const DtsCostModelClass *klass;
   gpointer state;
+  DtsFramework *framework; /* NULL: generic */
 };
 
 const DtsCostModelClass *
@@ -67,7 +68,21 @@ dts_cost_free (DtsCost *cost)
     return;
   if (cost->klass->free != NULL)
     cost->klass->free (cost->state);
+  dts_framework_free (cost->framework);
   g_free (cost);
+}
+
+void
+dts_cost_set_framework (DtsCost *cost, DtsFramework *fw)
+{
+  dts_framework_free (cost->framework);
+  cost->framework = fw;
+}
+
+const DtsFramework *
+dts_cost_framework (const DtsCost *cost)
+{
+  return cost->framework ? cost->framework : dts_framework_generic ();
 }
 
 const char *
@@ -94,5 +109,15 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
                  gpu->peak_flops[DTS_PREC_FP16] > 0 ? " or fp16" : "");
     return FALSE;
   }
-  return cost->klass->layer_times (cost->state, layer, gpu, precision, batch, out, error);
+  const DtsFramework *fw = dts_cost_framework (cost);
+  if (layer->type == DTS_LAYER_INPUT && fw->iteration_s > 0) {
+    out->fwd_s = fw->iteration_s;
+    out->source = "framework";
+    return TRUE;
+  }
+  if (layer->type >= 0 && layer->type < DTS_LAYER_TYPE_COUNT && fw->fuse[layer->type]) {
+    out->source = "fused";
+    return TRUE;
+  }
+  return cost->klass->layer_times (cost->state, layer, gpu, precision, batch, fw, out, error);
 }

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 #include "core/precision.h"
+#include "cost/framework.h"
 #include "platform/gpu.h"
 #include "workload/workload.h"
 
@@ -33,9 +34,12 @@ typedef struct {
   /* Create the model's state (may be NULL for stateless models). */
   gpointer (*init) (GError **error);
   void (*free) (gpointer state);
+  /* FW: the framework profile (NULL: generic); the model applies its
+   * efficiencies and launch cost, dts_cost_layer_times its fusion and
+   * per-iteration host time. */
   gboolean (*layer_times) (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
-                           DtsPrecision precision, int batch, DtsLayerTimes *out,
-                           GError **error);
+                           DtsPrecision precision, int batch, const DtsFramework *fw,
+                           DtsLayerTimes *out, GError **error);
 } DtsCostModelClass;
 
 /* The table, terminated by NULL. */
@@ -50,7 +54,15 @@ DtsCost *dts_cost_new (const char *id, GError **error);
 void dts_cost_free (DtsCost *cost);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsCost, dts_cost_free)
 const char *dts_cost_id (const DtsCost *cost);
+/* Price layers under framework profile FW from now on (the cost takes FW
+ * over; NULL: generic, the default). */
+void dts_cost_set_framework (DtsCost *cost, DtsFramework *fw);
+/* The profile in use (lent; generic unless set). */
+const DtsFramework *dts_cost_framework (const DtsCost *cost);
 
+/* Times of LAYER.  Under the cost's profile, a layer of a kind it fuses costs
+ * nothing (source "fused"), and the model input layer's forward time is the
+ * profile's host time per iteration (source "framework"). */
 gboolean dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gpu,
                                DtsPrecision precision, int batch, DtsLayerTimes *out,
                                GError **error);

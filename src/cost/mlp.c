@@ -316,13 +316,15 @@ layer_kernels (const DtsLayer *l, int batch, DtsKernel k[3])
   return TRUE;
 }
 
-gboolean
-dts_mlp_set_layer_times (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec *gpu,
-                         DtsPrecision precision, int batch, DtsLayerTimes *out, GError **error)
+/* As dts_mlp_set_layer_times, the roofline-priced parts under profile FW. */
+static gboolean
+mlp_set_layer_times_fw (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec *gpu,
+                        DtsPrecision precision, int batch, const DtsFramework *fw,
+                        DtsLayerTimes *out, GError **error)
 {
   /* The roofline prices what the networks do not cover, and checks the GPU
    * and batch the same way for every layer. */
-  if (!dts_cost_roofline_class.layer_times (NULL, layer, gpu, precision, batch, out, error))
+  if (!dts_cost_roofline_class.layer_times (NULL, layer, gpu, precision, batch, fw, out, error))
     return FALSE;
   DtsKernel k[3];
   if (!layer_kernels (layer, batch, k))
@@ -341,6 +343,13 @@ dts_mlp_set_layer_times (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec
     }
   }
   return TRUE;
+}
+
+gboolean
+dts_mlp_set_layer_times (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec *gpu,
+                         DtsPrecision precision, int batch, DtsLayerTimes *out, GError **error)
+{
+  return mlp_set_layer_times_fw (set, layer, gpu, precision, batch, NULL, out, error);
 }
 
 /* ---- manifest reading ---------------------------------------------------- */
@@ -662,14 +671,15 @@ mlp_free (gpointer state)
 
 static gboolean
 mlp_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
-                 DtsPrecision precision, int batch, DtsLayerTimes *out, GError **error)
+                 DtsPrecision precision, int batch, const DtsFramework *fw, DtsLayerTimes *out,
+                 GError **error)
 {
   MlpState *s = state;
   DtsMlpSet *set = dts_mlp_set_get_shared (s->dir, error);
   if (set == NULL)
     return FALSE;
   g_mutex_lock (&shared_lock);
-  gboolean ok = dts_mlp_set_layer_times (set, layer, gpu, precision, batch, out, error);
+  gboolean ok = mlp_set_layer_times_fw (set, layer, gpu, precision, batch, fw, out, error);
   g_mutex_unlock (&shared_lock);
   return ok;
 }

@@ -64,6 +64,21 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
     if (layer->bwd_data_flops > 0) /* no data gradient for the model input */
       set_work (&out->bwd_data, layer->bwd_data_flops * n, out_b + w_b + in_b, 1);
     set_work (&out->bwd_weight, layer->bwd_weight_flops * n, in_b + out_b + w_b, 1);
+    /* The output matrices the thread blocks tile: forward (N*OH*OW) x K,
+     * backward-data (N*H*W) x C; for fc, batch x outputs and batch x inputs,
+     * and the weight gradient outputs x inputs.  A convolution's weight
+     * gradient (K x C*R*S) is left untiled: cuDNN splits its reduction over
+     * N*OH*OW across blocks.  Grouped convolutions are not GEMM-shaped. */
+    if (layer->type == DTS_LAYER_FC) {
+      out->fwd.gemm_rows = n, out->fwd.gemm_cols = layer->out_shape.c;
+      out->bwd_data.gemm_rows = n, out->bwd_data.gemm_cols = layer->in_elems;
+      out->bwd_weight.gemm_rows = layer->out_shape.c, out->bwd_weight.gemm_cols = layer->in_elems;
+    } else if (layer->groups <= 1) {
+      out->fwd.gemm_rows = n * layer->out_shape.h * layer->out_shape.w;
+      out->fwd.gemm_cols = layer->out_shape.c;
+      out->bwd_data.gemm_rows = n * layer->in_shape.h * layer->in_shape.w;
+      out->bwd_data.gemm_cols = layer->in_shape.c;
+    }
     break;
   case DTS_LAYER_FLATTEN:
     return; /* a view: no kernel, no bytes */
@@ -88,15 +103,41 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
 }
 
 double
-dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,
-                          DtsPrecision precision)
+dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms)
+{
+  if (!(rows > 0) || !(cols > 0) || sms <= 0 || tile <= 0)
+    return 1.0;
+  /* A library picks smaller blocks for a small dimension: the next power of
+   * two, at least 16 (a tensor-core MMA edge), at most TILE.  Every block
+   * costs a whole tile, so the time, waves x tile, never falls as a
+   * dimension grows. */
+  double tm = fmin (tile, fmax (16.0, exp2 (ceil (log2 (rows)))));
+  double tn = fmin (tile, fmax (16.0, exp2 (ceil (log2 (cols)))));
+  double blocks = ceil (rows / tm) * ceil (cols / tn);
+  double waves = ceil (blocks / sms);
+  return (rows * cols) / (waves * sms * tm * tn);
+}
+
+double
+dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                             DtsPrecision precision, const DtsFramework *fw)
 {
   if (work->kernels == 0)
     return 0.0;
   double peak = dts_gpu_spec_flops (gpu, precision, NULL);
-  double tc = work->flops / (peak * DTS_ROOFLINE_COMPUTE_EFF);
-  double tm = work->bytes / (gpu->mem_bw_Bps * DTS_ROOFLINE_MEMORY_EFF);
-  return fmax (tc, tm) + work->kernels * DTS_ROOFLINE_LAUNCH_S;
+  double tc = work->flops / (peak * dts_framework_compute_eff (fw, gpu->arch, precision));
+  if (fw->waves)
+    tc /= dts_roofline_wave_efficiency (work->gemm_rows, work->gemm_cols, fw->tile,
+                                        gpu->sm_count);
+  double tm = work->bytes / (gpu->mem_bw_Bps * fw->memory_eff);
+  return fmax (tc, tm) + work->kernels * fw->launch_s;
+}
+
+double
+dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                          DtsPrecision precision)
+{
+  return dts_roofline_kernel_time_fw (work, gpu, precision, dts_framework_generic ());
 }
 
 double
@@ -113,7 +154,8 @@ dts_roofline_ratio (const DtsKernelWork *work, const DtsGpuSpec *from, const Dts
 
 static gboolean
 roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
-                      DtsPrecision precision, int batch, DtsLayerTimes *out, GError **error)
+                      DtsPrecision precision, int batch, const DtsFramework *fw,
+                      DtsLayerTimes *out, GError **error)
 {
   if (batch <= 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "batch size must be positive, got %d",
@@ -127,10 +169,12 @@ roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *g
   }
   DtsLayerWork w;
   dts_roofline_layer_work (layer, precision, batch, &w);
-  out->fwd_s = dts_roofline_kernel_time (&w.fwd, gpu, precision);
-  out->bwd_data_s = dts_roofline_kernel_time (&w.bwd_data, gpu, precision);
-  out->bwd_weight_s = dts_roofline_kernel_time (&w.bwd_weight, gpu, precision);
-  out->update_s = dts_roofline_kernel_time (&w.update, gpu, precision);
+  if (fw == NULL)
+    fw = dts_framework_generic ();
+  out->fwd_s = dts_roofline_kernel_time_fw (&w.fwd, gpu, precision, fw);
+  out->bwd_data_s = dts_roofline_kernel_time_fw (&w.bwd_data, gpu, precision, fw);
+  out->bwd_weight_s = dts_roofline_kernel_time_fw (&w.bwd_weight, gpu, precision, fw);
+  out->update_s = dts_roofline_kernel_time_fw (&w.update, gpu, precision, fw);
   out->source = "roofline";
   return TRUE;
 }

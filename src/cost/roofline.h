@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include "cost/cost.h"
+#include "cost/framework.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,9 @@ typedef struct {
   double flops;
   double bytes;
   int kernels; /* launches this work takes (0 when there is no work) */
+  /* conv/fc kernels: the output matrix of the implicit GEMM, rows x cols,
+   * that thread blocks tile (0 when not a GEMM-like kernel) */
+  double gemm_rows, gemm_cols;
 } DtsKernelWork;
 
 /* The work of each phase of LAYER at BATCH and PRECISION. */
@@ -33,6 +37,17 @@ void dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int
 /* Time of WORK on GPU at PRECISION: max(compute, memory) + launches. */
 double dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,
                                  DtsPrecision precision);
+
+/* The same under framework profile FW: its efficiencies and launch cost, and
+ * with FW->waves, the wave quantisation of dts_roofline_wave_efficiency. */
+double dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                                    DtsPrecision precision, const DtsFramework *fw);
+
+/* Share of SM time doing useful work when ROWS x COLS output elements are cut
+ * into blocks of at most TILE x TILE (a smaller power of two, >= 16, for a
+ * small dimension), one block per SM at a time, on SMS SMs:
+ * rows x cols / (waves x SMs x block area); 1 when rows, cols or SMS is 0. */
+double dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms);
 
 /* Time of WORK on GPU TO divided by its time on GPU FROM, without launch
  * overhead: the factor that carries a measured time from FROM to TO. */

@@ -41,7 +41,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->cfg = g_strdupv (dts_sim_cfg_applied ());
   s->n_gpus = o->n_gpus;
   s->batch_size_per_gpu = o->batch_size;
-  s->global_batch_size = o->batch_size * o->n_gpus;
+  s->global_batch_size = sched->samples_per_iteration;
   s->iterations = o->iterations;
   s->warmup_iterations = o->iterations > 1 ? 1 : 0;
   s->bucket_bytes = o->bucket_bytes;
@@ -74,6 +74,52 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += bk->bytes;
   }
+}
+
+/* Per-stage rows of a pipeline run, from the trace (means over replicas). */
+static void
+fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
+             const DtsSchedule *sched, const DtsTrace *t)
+{
+  if (sched->stages == NULL)
+    return;
+  s->n_stages = sched->stages->len;
+  s->micro_batches = sched->micro_batches;
+  s->pipeline_schedule = g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
+  if (strcmp (sched->strategy, "hybrid") == 0)
+    s->placement = g_strdup (dts_placement_to_string (o->placement));
+  double idle = 0;
+  for (guint i = 0; i < sched->stages->len; i++) {
+    const DtsStage *st = &g_array_index (sched->stages, DtsStage, i);
+    DtsStageStat ss = {
+      .first_layer = g_strdup (dts_workload_layer (w, st->first_layer)->name),
+      .last_layer = g_strdup (dts_workload_layer (w, st->last_layer)->name),
+      .n_layers = st->last_layer - st->first_layer + 1,
+      .replicas = st->n_replicas,
+      .first_rank = st->ranks[0],
+      .params = st->params,
+      .send_bytes = st->send_bytes * sched->samples_per_iteration / st->n_replicas,
+      .stashed = st->stashed,
+      .memory_bytes = st->memory.total_bytes,
+      .activations_bytes = st->memory.activations_bytes,
+    };
+    for (int d = 0; d < st->n_replicas; d++) {
+      DtsRankTimes rt;
+      dts_trace_rank_times (t, st->ranks[d], s->warmup_iterations, &rt);
+      ss.compute_s += rt.compute_s / st->n_replicas;
+      ss.allreduce_exposed_s += rt.coll_wait_s / st->n_replicas;
+      ss.transfer_exposed_s += rt.p2p_xfer_s / st->n_replicas;
+      ss.bubble_s += (rt.p2p_wait_s - rt.p2p_xfer_s) / st->n_replicas;
+      idle += g_array_index (sched->totals, DtsComputeTotals, sched->rank_program[st->ranks[d]])
+                  .total_s;
+    }
+    ss.busy_fraction = s->iteration_time_s > 0 ? ss.compute_s / s->iteration_time_s : 0;
+    g_array_append_val (s->stages, ss);
+  }
+  /* A pipeline's compute on an idle GPU is the mean over its GPUs. */
+  s->compute_idle_gpu_s = idle / sched->n_ranks;
+  s->compute_efficiency =
+      s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 }
 
 /* "link:*-nic*.bandwidth=0.5 (8 links)" for each applied override. */
@@ -109,11 +155,21 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
 
   DtsRunOptions o = *opts;
   int have = platform->gpus->len;
+  const DtsStrategy *strategy = dts_schedule_strategy_lookup (o.strategy ? o.strategy : "dp");
+  g_return_val_if_fail (strategy != NULL, NULL);
+  int asked = o.n_gpus;
+  if (strategy->resolve != NULL && !strategy->resolve (&o, have, error))
+    return NULL;
   if (o.n_gpus == 0)
     o.n_gpus = have;
   else if (o.n_gpus > have) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--gpus %d: platform '%s' has only %d GPU%s",
-                 o.n_gpus, o.platform_path, have, have == 1 ? "" : "s");
+    if (asked > 0)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--gpus %d: platform '%s' has only %d GPU%s",
+                   o.n_gpus, o.platform_path, have, have == 1 ? "" : "s");
+    else
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--strategy %s needs %d GPUs: platform '%s' has only %d GPU%s", strategy->id,
+                   o.n_gpus, o.platform_path, have, have == 1 ? "" : "s");
     return NULL;
   }
   if (o.batch_size == 0)
@@ -134,8 +190,10 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   g_autoptr (DtsCost) cost = dts_cost_new (o.cost_model ? o.cost_model : "roofline", error);
   if (cost == NULL)
     return NULL;
-  const DtsStrategy *strategy = dts_schedule_strategy_lookup (o.strategy ? o.strategy : "dp");
-  g_return_val_if_fail (strategy != NULL, NULL);
+  DtsFramework *fw = dts_framework_load (o.framework, error);
+  if (fw == NULL)
+    return NULL;
+  dts_cost_set_framework (cost, fw);
   g_autoptr (DtsSchedule) sched = strategy->schedule_new (workload, platform, cost, &o, error);
   if (sched == NULL)
     return NULL;
@@ -202,6 +260,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   g_autoptr (DtsRunSummary) summary = dts_run_summary_new ();
   fill_summary (summary, &o, platform, workload, sched, cost);
   dts_trace_summarize (trace, summary);
+  fill_stages (summary, &o, workload, sched, trace);
+  dts_run_summary_diagnose (summary);
   summary->overrides = describe_overrides (opts->overrides);
   if (trace_out != NULL)
     *trace_out = g_steal_pointer (&trace);

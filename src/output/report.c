@@ -193,18 +193,52 @@ static const Field rank_fields[] = {
   R_FIELD (FIELD_DOUBLE, double, "phase_backward_data_s", phase_s[1]),
   R_FIELD (FIELD_DOUBLE, double, "phase_backward_weight_s", phase_s[2]),
   R_FIELD (FIELD_DOUBLE, double, "phase_optimizer_s", phase_s[3]),
-  R_FIELD (FIELD_DOUBLE, double, "wait_allreduce_s", wait_s[DTS_WAIT_ALLREDUCE]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_allreduce_s", wait_s[DTS_RANK_WAIT_ALLREDUCE]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_transfer_s", wait_s[DTS_RANK_WAIT_TRANSFER]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_bubble_s", wait_s[DTS_RANK_WAIT_BUBBLE]),
   R_FIELD (FIELD_DOUBLE, double, "comm_busy_s", comm_s),
   R_FIELD (FIELD_DOUBLE, double, "idle_s", idle_s),
   END_FIELDS,
 };
-G_STATIC_ASSERT (DTS_WAIT_N_KINDS == 1); /* one wait_*_s row per kind above */
+G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 3); /* one wait_*_s row per kind above */
 
 static const Field json_diagnosis[] = {
   S_INT ("slowest_rank", slowest_rank),
   S_INT ("fastest_rank", fastest_rank),
   S_DOUBLE ("median_compute_s", median_compute_s),
   S_INT ("slow_ranks", n_slow_ranks),
+  END_FIELDS,
+};
+
+static const Field json_pipeline[] = {
+  S_INT ("n_stages", n_stages),
+  S_INT ("micro_batches", micro_batches),
+  S_STRING ("schedule", pipeline_schedule),
+  S_STRING ("placement", placement),
+  S_DOUBLE ("bubble_fraction", bubble_fraction),
+  S_DOUBLE ("bubble_s", bubble_s),
+  S_DOUBLE ("p2p_wait_s", p2p_wait_s),
+  S_DOUBLE ("p2p_exposed_s", p2p_exposed_s),
+  END_FIELDS,
+};
+
+#define ST_FIELD(kind, ctype, key, m) FIELD (DtsStageStat, kind, ctype, key, m)
+static const Field json_stage[] = {
+  ST_FIELD (FIELD_STRING, char *, "first_layer", first_layer),
+  ST_FIELD (FIELD_STRING, char *, "last_layer", last_layer),
+  ST_FIELD (FIELD_INT, int, "layers", n_layers),
+  ST_FIELD (FIELD_INT, int, "replicas", replicas),
+  ST_FIELD (FIELD_INT, int, "first_rank", first_rank),
+  ST_FIELD (FIELD_DOUBLE, double, "params", params),
+  ST_FIELD (FIELD_DOUBLE, double, "compute_s", compute_s),
+  ST_FIELD (FIELD_DOUBLE, double, "allreduce_exposed_s", allreduce_exposed_s),
+  ST_FIELD (FIELD_DOUBLE, double, "transfer_exposed_s", transfer_exposed_s),
+  ST_FIELD (FIELD_DOUBLE, double, "bubble_s", bubble_s),
+  ST_FIELD (FIELD_DOUBLE, double, "busy_fraction", busy_fraction),
+  ST_FIELD (FIELD_DOUBLE, double, "send_bytes_per_iteration", send_bytes),
+  ST_FIELD (FIELD_INT, int, "stashed_micro_batches", stashed),
+  ST_FIELD (FIELD_DOUBLE, double, "memory_bytes", memory_bytes),
+  ST_FIELD (FIELD_DOUBLE, double, "activations_bytes", activations_bytes),
   END_FIELDS,
 };
 
@@ -258,6 +292,22 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     dts_json_end_object (j);
   }
   dts_json_end_array (j);
+
+  /* Pipeline and hybrid runs only. */
+  if (s->n_stages > 0) {
+    dts_json_key (j, "pipeline");
+    dts_json_begin_object (j);
+    json_fields (j, s, json_pipeline);
+    dts_json_key (j, "stages");
+    dts_json_begin_array (j);
+    for (guint i = 0; i < s->stages->len; i++) {
+      dts_json_begin_object (j);
+      json_fields (j, &g_array_index (s->stages, DtsStageStat, i), json_stage);
+      dts_json_end_object (j);
+    }
+    dts_json_end_array (j);
+    dts_json_end_object (j);
+  }
 
   if (s->ranks->len > 0) {
     const DtsRankStat *slow = &g_array_index (s->ranks, DtsRankStat, s->slowest_rank);

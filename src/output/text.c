@@ -79,7 +79,7 @@ verdict (const DtsRunSummary *s, GString *out)
                                  "network would not\n",
                             sync_name (s), 100 * lost);
     double own = 0;
-    for (int k = 0; k < DTS_WAIT_N_KINDS; k++)
+    for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++)
       own += slow->wait_s[k];
     if (s->iteration_time_s > 0 && own / s->iteration_time_s > 0.05)
       g_string_append_printf (out, "  (rank %d itself still waits %.0f%% of each iteration, for "
@@ -112,6 +112,10 @@ verdict (const DtsRunSummary *s, GString *out)
                             "GPUs should scale well\n",
                             100 * hidden);
     break;
+  case DTS_BOTTLENECK_STAGE_IMBALANCE:
+  case DTS_BOTTLENECK_BUBBLE:
+    /* Pipelines: pipeline_body says it, with the stage table. */
+    break;
   }
 }
 
@@ -126,13 +130,14 @@ compare_slowest (gconstpointer a, gconstpointer b)
 }
 
 static void
-rank_row (const DtsRankStat *r, int host_width, GString *out)
+rank_row (const DtsRankStat *r, int host_width, const gboolean *shown, GString *out)
 {
   DtsFormatBuf c, d, e;
   g_string_append_printf (out, "  %4d  %-*s  %12s", r->rank, host_width, r->host,
                           dts_format_fixed (&c, r->compute_s, DTS_FORMAT_UNIT_MS, 3));
-  for (int k = 0; k < DTS_WAIT_N_KINDS; k++)
-    g_string_append_printf (out, "  %13s", dts_format_fixed (&d, r->wait_s[k], DTS_FORMAT_UNIT_MS, 3));
+  for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++)
+    if (shown[k])
+      g_string_append_printf (out, "  %13s", dts_format_fixed (&d, r->wait_s[k], DTS_FORMAT_UNIT_MS, 3));
   g_string_append_printf (out, "  %9s\n", dts_format_fixed (&e, r->idle_s, DTS_FORMAT_UNIT_MS, 3));
 }
 
@@ -155,6 +160,11 @@ rank_table (const DtsRunSummary *s, GString *out)
         fastest = NULL;
   }
   guint shown = rows->len + (fastest ? 1 : 0);
+  /* A column per wait kind some rank has; all-reduce waits always. */
+  gboolean kinds[DTS_RANK_WAIT_N_KINDS] = { [DTS_RANK_WAIT_ALLREDUCE] = TRUE };
+  for (guint r = 0; r < n; r++)
+    for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++)
+      kinds[k] = kinds[k] || rank_get (s, r)->wait_s[k] != 0;
   int host_width = 4;
   for (guint i = 0; i < rows->len; i++)
     host_width = MAX (host_width, (int) strlen (((const DtsRankStat *) rows->pdata[i])->host));
@@ -166,18 +176,95 @@ rank_table (const DtsRunSummary *s, GString *out)
     g_string_append_printf (out, "per rank and iteration (ms), slowest first, %u of %u ranks:\n",
                             shown, n);
   g_string_append_printf (out, "  rank  %-*s  %12s", host_width, "host", "compute");
-  for (int k = 0; k < DTS_WAIT_N_KINDS; k++) {
+  for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++) {
+    if (!kinds[k])
+      continue;
     g_autofree char *h = g_strdup_printf ("%s wait", dts_trace_wait_kind_id (k));
     g_string_append_printf (out, "  %13s", h);
   }
   g_string_append_printf (out, "  %9s\n", "idle");
   for (guint i = 0; i < rows->len; i++)
-    rank_row (rows->pdata[i], host_width, out);
+    rank_row (rows->pdata[i], host_width, kinds, out);
   if (shown < n)
     g_string_append_printf (out, "   ...  %u more; --per-rank FILE writes every rank\n",
                             n - shown);
   if (fastest)
-    rank_row (fastest, host_width, out);
+    rank_row (fastest, host_width, kinds, out);
+}
+
+/* Pipeline and hybrid runs: the shape of the pipeline. */
+static void
+pipeline_head (const DtsRunSummary *s, GString *out)
+{
+  g_string_append_printf (out, "  %s: %d stages", s->strategy, s->n_stages);
+  gboolean uniform = TRUE;
+  for (guint i = 1; i < s->stages->len; i++)
+    uniform = uniform && g_array_index (s->stages, DtsStageStat, i).replicas
+                             == g_array_index (s->stages, DtsStageStat, 0).replicas;
+  if (!uniform) {
+    g_string_append (out, " with ");
+    for (guint i = 0; i < s->stages->len; i++)
+      g_string_append_printf (out, "%s%d", i ? "," : "",
+                              g_array_index (s->stages, DtsStageStat, i).replicas);
+    g_string_append (out, " replicas");
+  } else if (g_array_index (s->stages, DtsStageStat, 0).replicas > 1)
+    g_string_append_printf (out, " x %d replicas",
+                            g_array_index (s->stages, DtsStageStat, 0).replicas);
+  if (s->placement != NULL)
+    g_string_append_printf (out, " (%s)", s->placement);
+  g_string_append_printf (out, ", %d micro-batches (%s), batch %d (global %d), %s, %s cost "
+                               "model\n",
+                          s->micro_batches, s->pipeline_schedule, s->batch_size_per_gpu,
+                          s->global_batch_size, s->precision, s->cost_model);
+}
+
+/* Pipeline and hybrid runs: waits and the per-stage table. One unit per
+ * column: milliseconds for times, GiB for memory. */
+static void
+pipeline_body (const DtsRunSummary *s, GString *out)
+{
+  DtsFormatBuf tb;
+  g_string_append_printf (out, "pipeline wait      %s per GPU and iteration", T (s->p2p_wait_s));
+  g_string_append_printf (out, ": bubble %.1f%% of the iteration", 100 * s->bubble_fraction);
+  g_string_append_printf (out, ", transfers %.1f%%\n",
+                          s->iteration_time_s > 0 ? 100 * s->p2p_exposed_s / s->iteration_time_s
+                                                  : 0);
+  int S = s->n_stages, M = s->micro_batches;
+  g_string_append_printf (out, "  (equal stages, no transfer time: (S-1)/(M+S-1) = %.1f%%)\n",
+                          100.0 * (S - 1) / (M + S - 1));
+  g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
+  g_string_append_printf (out, "  %-5s %-30s %4s %9s %9s %9s %9s %5s %7s\n", "stage", "layers",
+                          "GPUs", "compute", "allreduce", "transfer", "bubble", "busy",
+                          "memory");
+  int slowest = 0;
+  double mean = 0;
+  for (guint i = 0; i < s->stages->len; i++) {
+    const DtsStageStat *st = &g_array_index (s->stages, DtsStageStat, i);
+    g_autofree char *layers = g_strdup_printf ("%s-%s", st->first_layer, st->last_layer);
+    if (strlen (layers) > 30)
+      g_snprintf (layers + 27, 4, "...");
+    g_string_append_printf (out, "  %-5u %-30s %4d %9.3f %9.3f %9.3f %9.3f %4.0f%% %7.2f\n", i,
+                            layers, st->replicas, 1e3 * st->compute_s,
+                            1e3 * st->allreduce_exposed_s, 1e3 * st->transfer_exposed_s,
+                            1e3 * st->bubble_s, 100 * st->busy_fraction,
+                            st->memory_bytes / (1024.0 * 1024.0 * 1024.0));
+    if (st->compute_s > g_array_index (s->stages, DtsStageStat, slowest).compute_s)
+      slowest = i;
+    mean += st->compute_s / s->stages->len;
+  }
+  g_string_append_printf (out, "GPU busy           %.1f%% (mean compute / iteration)\n",
+                          100 * s->compute_efficiency);
+  const DtsStageStat *sl = &g_array_index (s->stages, DtsStageStat, slowest);
+  if (s->stages->len > 1 && sl->compute_s > 1.1 * mean)
+    g_string_append_printf (out,
+                            "  load imbalance: stage %d computes %.0f%% more than the mean "
+                            "stage; rebalance with --partition or --stage-dp\n",
+                            slowest, 100 * (sl->compute_s / mean - 1));
+  else if (s->bubble_fraction > 0.1)
+    g_string_append_printf (out,
+                            "  %.0f%% of each iteration is pipeline bubble: more --micro-batches "
+                            "would shrink it\n",
+                            100 * s->bubble_fraction);
 }
 
 void
@@ -186,10 +273,14 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   DtsFormatBuf tb, bb;
   g_string_append_printf (out, "%s on %s: %d x %s (%d node%s)\n", s->workload, s->platform,
                           s->n_gpus, s->gpu, s->n_nodes, s->n_nodes == 1 ? "" : "s");
-  g_string_append_printf (out, "  data parallel, batch %d per GPU (global %d), %s, %s cost model\n",
-                          s->batch_size_per_gpu, s->global_batch_size, s->precision,
-                          s->cost_model);
-  if (s->n_gpus > 1) {
+  if (s->n_stages > 0)
+    pipeline_head (s, out);
+  else
+    g_string_append_printf (out,
+                            "  data parallel, batch %d per GPU (global %d), %s, %s cost model\n",
+                            s->batch_size_per_gpu, s->global_batch_size, s->precision,
+                            s->cost_model);
+  if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
     double lo = 0, hi = 0;
     for (guint b = 0; b < s->buckets->len; b++) {
       double v = g_array_index (s->buckets, DtsBucketStat, b).bytes;
@@ -240,7 +331,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, "  forward          %s\n", T (s->forward_s));
   g_string_append_printf (out, "  backward         %s\n", T (s->backward_s));
   g_string_append_printf (out, "  optimizer        %s\n", T (s->optimizer_s));
-  if (s->n_gpus > 1) {
+  if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
     g_string_append_printf (out, "  %-16s %s", is_ps (s) ? "push and pull" : "all-reduce",
                             T (s->comm_s));
     g_string_append_printf (out, " (%s of gradients %s)\n", B (s->allreduce_bytes),
@@ -258,9 +349,14 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, " gradients %s,", M (s->memory_gradients_bytes));
   g_string_append_printf (out, " optimizer %s,", M (s->memory_optimizer_bytes));
   g_string_append_printf (out, " activations %s\n", M (s->memory_activations_bytes));
-  g_string_append_printf (out, "compute efficiency %.1f%% (compute on an idle GPU / iteration)\n",
-                          100 * s->compute_efficiency);
-  verdict (s, out);
+  if (s->n_stages > 0) {
+    pipeline_body (s, out);
+  } else {
+    g_string_append_printf (out,
+                            "compute efficiency %.1f%% (compute on an idle GPU / iteration)\n",
+                            100 * s->compute_efficiency);
+    verdict (s, out);
+  }
   g_string_append_printf (out, "simulation         %.2f s wall, %" G_GINT64_FORMAT " events\n",
                           s->wall_time_s, s->events);
 }

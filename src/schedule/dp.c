@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "schedule/schedule.h"
+#include "schedule/schedule-private.h"
 
 static const char *const phase_names[DTS_PHASE_COUNT] = {
   [DTS_PHASE_FORWARD] = "forward",
@@ -37,8 +37,24 @@ dts_phase_same_pass (DtsPhase a, DtsPhase b)
   return a == b || (bwd_a && bwd_b);
 }
 
-/* Gradients are all-reduced in fp32 whatever the compute precision. */
-#define GRAD_BYTES_PER_PARAM 4.0
+#define GRAD_BYTES_PER_PARAM DTS_SCHEDULE_GRAD_BYTES_PER_PARAM
+
+double
+dts_schedule_stored_elems (const DtsWorkload *w, int first, int last)
+{
+  /* ReLU and the residual add run in place (torch.nn.ReLU(inplace=True),
+   * `out += identity`, as torchvision and the frameworks' ResNets do): they
+   * overwrite their input's buffer, which nothing else needs for backward,
+   * so they store nothing of their own. */
+  double act = 0;
+  for (int l = first; l <= last; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    if (layer->type != DTS_LAYER_RELU && layer->type != DTS_LAYER_RELU6
+        && layer->type != DTS_LAYER_ADD)
+      act += layer->act_elems;
+  }
+  return act;
+}
 
 void
 dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
@@ -48,7 +64,8 @@ dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision prec
   out->weights_bytes = w->params * (4.0 + (mixed ? dts_precision_elem_bytes (precision) : 0));
   out->gradients_bytes = w->params * GRAD_BYTES_PER_PARAM;
   out->optimizer_bytes = w->params * dts_workload_optimizer_state_bytes_per_param (w);
-  out->activations_bytes = w->act_elems * batch * dts_precision_elem_bytes (precision);
+  double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1);
+  out->activations_bytes = act * batch * dts_precision_elem_bytes (precision);
   out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
                      + out->activations_bytes;
 }
@@ -74,11 +91,14 @@ dts_schedule_free (DtsSchedule *sched)
   if (sched->streams)
     g_array_unref (sched->streams);
   g_free (sched->rank_program);
+  if (sched->stages)
+    g_array_unref (sched->stages);
+  g_free (sched->rank_stage);
   g_free (sched);
 }
 
-static gboolean
-spec_equal (const DtsGpuSpec *a, const DtsGpuSpec *b)
+gboolean
+dts_schedule_same_gpu (const DtsGpuSpec *a, const DtsGpuSpec *b)
 {
   return g_strcmp0 (a->id, b->id) == 0
          && memcmp (a->peak_flops, b->peak_flops, sizeof a->peak_flops) == 0
@@ -86,13 +106,13 @@ spec_equal (const DtsGpuSpec *a, const DtsGpuSpec *b)
          && a->sm_count == b->sm_count;
 }
 
-/* Buckets in backward order; bucket_of[layer] is its bucket or -1. */
-static GArray *
-make_buckets (const DtsWorkload *w, double cap_bytes, int *bucket_of)
+GArray *
+dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap_bytes, int base,
+                           int *bucket_of)
 {
   GArray *buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
   DtsBucket cur = { 0 };
-  for (int l = (int) w->layers->len - 1; l >= 0; l--) {
+  for (int l = last; l >= first; l--) {
     bucket_of[l] = -1;
     const DtsLayer *layer = dts_workload_layer (w, l);
     if (!(layer->params > 0))
@@ -103,7 +123,7 @@ make_buckets (const DtsWorkload *w, double cap_bytes, int *bucket_of)
     cur.bytes += layer->params * GRAD_BYTES_PER_PARAM;
     cur.n_layers++;
     cur.last_layer = l;
-    bucket_of[l] = buckets->len;
+    bucket_of[l] = base + (int) buckets->len;
     if (cur.bytes >= cap_bytes) {
       g_array_append_val (buckets, cur);
       cur = (DtsBucket){ 0 };
@@ -114,13 +134,14 @@ make_buckets (const DtsWorkload *w, double cap_bytes, int *bucket_of)
   return buckets;
 }
 
-static void
-add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer, double t_s)
+void
+dts_schedule_add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer,
+                          int micro_batch, double t_s)
 {
   if (!(t_s > 0))
     return;
   DtsOp op = { .type = DTS_OP_COMPUTE, .phase = phase, .layer = layer, .bucket = -1,
-               .duration_s = t_s };
+               .micro_batch = micro_batch, .duration_s = t_s };
   g_array_append_val (prog, op);
   tot->phase_s[phase] += t_s;
   tot->total_s += t_s;
@@ -136,18 +157,15 @@ add_ready (GArray *prog, int bucket, int n_streams)
   g_array_append_val (prog, op);
 }
 
-/* The program of one rank on GPU. */
-static GArray *
-make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const DtsRunOptions *opts,
-              const GArray *buckets, const int *bucket_of, int n_streams, DtsComputeTotals *tot,
-              char **cost_source, GError **error)
+DtsLayerTimes *
+dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
+                          DtsPrecision precision, int batch, char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *times = g_new0 (DtsLayerTimes, n_layers);
   for (guint l = 0; l < n_layers; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
-    if (!dts_cost_layer_times (cost, layer, gpu, opts->precision, opts->batch_size, &times[l],
-                               error))
+    if (!dts_cost_layer_times (cost, layer, gpu, precision, batch, &times[l], error))
       return NULL;
     double t[] = { times[l].fwd_s, times[l].bwd_data_s, times[l].bwd_weight_s, times[l].update_s };
     for (guint k = 0; k < G_N_ELEMENTS (t); k++)
@@ -161,14 +179,28 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
     if (*cost_source == NULL && times[l].source != NULL && l > 0)
       *cost_source = g_strdup (times[l].source);
   }
+  return g_steal_pointer (&times);
+}
+
+/* The program of one rank on GPU. */
+static GArray *
+make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const DtsRunOptions *opts,
+              const GArray *buckets, const int *bucket_of, int n_streams, DtsComputeTotals *tot,
+              char **cost_source, GError **error)
+{
+  guint n_layers = w->layers->len;
+  g_autofree DtsLayerTimes *times = dts_schedule_layer_times (
+      w, cost, gpu, opts->precision, opts->batch_size, cost_source, error);
+  if (times == NULL)
+    return NULL;
 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++)
-    add_compute (prog, tot, DTS_PHASE_FORWARD, l, times[l].fwd_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, times[l].fwd_s);
   for (int l = (int) n_layers - 1; l >= 0; l--) {
-    add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, times[l].bwd_data_s);
-    add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, times[l].bwd_weight_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, 0, times[l].bwd_data_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, 0, times[l].bwd_weight_s);
     int b = bucket_of[l];
     if (opts->overlap && b >= 0 && g_array_index (buckets, DtsBucket, b).last_layer == l)
       add_ready (prog, b, n_streams);
@@ -182,7 +214,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
     g_array_append_val (prog, wait);
   }
   for (guint l = 0; l < n_layers; l++)
-    add_compute (prog, tot, DTS_PHASE_UPDATE, l, times[l].update_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, times[l].update_s);
   return g_steal_pointer (&prog);
 }
 
@@ -266,7 +298,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
 
   g_autofree int *bucket_of = g_new0 (int, workload->layers->len);
   if (n > 1) {
-    s->buckets = make_buckets (workload, opts->bucket_bytes, bucket_of);
+    s->buckets = dts_schedule_make_buckets (workload, 0, (int) workload->layers->len - 1,
+                                            opts->bucket_bytes, 0, bucket_of);
   } else {
     /* One GPU has nothing to all-reduce. */
     s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
@@ -318,7 +351,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
     guint k;
     for (k = 0; k < specs->len; k++)
-      if (spec_equal (spec, g_ptr_array_index (specs, k)))
+      if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
         break;
     if (k == specs->len) {
       DtsComputeTotals tot;
@@ -377,5 +410,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       g_array_append_val (s->streams, ss);
     }
   dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, &s->memory);
+  s->samples_per_iteration = opts->batch_size * n;
+  s->micro_batches = 1;
   return g_steal_pointer (&s);
 }

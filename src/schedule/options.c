@@ -55,3 +55,65 @@ dts_ps_aggregation_from_string (const char *s, DtsPsAggregation *out, GError **e
                "unknown --ps-aggregation '%s' (known: none, node)", s ? s : "");
   return FALSE;
 }
+
+/* Index of S in NAMES (N of them), or DTS_ERROR_USAGE "unknown --FLAG". */
+static gboolean
+lookup (const char *const *names, int n, const char *flag, const char *s, int *out,
+        GError **error)
+{
+  g_autoptr (GString) known = g_string_new (NULL);
+  for (int i = 0; i < n; i++) {
+    if (s != NULL && strcmp (s, names[i]) == 0) {
+      *out = i;
+      return TRUE;
+    }
+    g_string_append_printf (known, "%s%s", i ? ", " : "", names[i]);
+  }
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --%s '%s' (known: %s)", flag,
+               s ? s : "", known->str);
+  return FALSE;
+}
+
+static const char *const pipeline_schedules[DTS_PIPELINE_COUNT] = {
+  [DTS_PIPELINE_1F1B] = "1f1b",
+  [DTS_PIPELINE_GPIPE] = "gpipe",
+};
+
+const char *
+dts_pipeline_schedule_to_string (DtsPipelineSchedule p)
+{
+  g_return_val_if_fail (p >= 0 && p < DTS_PIPELINE_COUNT, "?");
+  return pipeline_schedules[p];
+}
+
+gboolean
+dts_pipeline_schedule_from_string (const char *s, DtsPipelineSchedule *out, GError **error)
+{
+  int i;
+  if (!lookup (pipeline_schedules, DTS_PIPELINE_COUNT, "pipeline-schedule", s, &i, error))
+    return FALSE;
+  *out = i;
+  return TRUE;
+}
+
+static const char *const placements[DTS_PLACEMENT_COUNT] = {
+  [DTS_PLACEMENT_REPLICAS_INSIDE] = "replicas-inside",
+  [DTS_PLACEMENT_STAGES_INSIDE] = "stages-inside",
+};
+
+const char *
+dts_placement_to_string (DtsPlacement p)
+{
+  g_return_val_if_fail (p >= 0 && p < DTS_PLACEMENT_COUNT, "?");
+  return placements[p];
+}
+
+gboolean
+dts_placement_from_string (const char *s, DtsPlacement *out, GError **error)
+{
+  int i;
+  if (!lookup (placements, DTS_PLACEMENT_COUNT, "placement", s, &i, error))
+    return FALSE;
+  *out = i;
+  return TRUE;
+}

@@ -35,6 +35,34 @@ const char *dts_ps_aggregation_to_string (DtsPsAggregation a);
 /* Unknown names are DTS_ERROR_USAGE "unknown --ps-aggregation 'X' (known: none, node)". */
 gboolean dts_ps_aggregation_from_string (const char *s, DtsPsAggregation *out, GError **error);
 
+/* The order in which a pipeline stage runs the forward and backward passes
+ * of its micro-batches (schedule.h, pipeline.c): */
+typedef enum {
+  DTS_PIPELINE_1F1B,  /* PipeDream-flush / Megatron: warm-up forwards, then one forward
+                         one backward, then the remaining backwards */
+  DTS_PIPELINE_GPIPE, /* every forward, then every backward (in reverse order) */
+  DTS_PIPELINE_COUNT
+} DtsPipelineSchedule;
+
+/* "1f1b", "gpipe" */
+const char *dts_pipeline_schedule_to_string (DtsPipelineSchedule p);
+/* Unknown names are DTS_ERROR_USAGE "unknown --pipeline-schedule 'X' (known: ...)". */
+gboolean dts_pipeline_schedule_from_string (const char *s, DtsPipelineSchedule *out,
+                                            GError **error);
+
+/* Where the ranks of a hybrid run go: rank = stage x D + replica
+ * (replicas of a stage side by side, Megatron's order) or
+ * rank = replica x S + stage (the stages of a replica side by side). */
+typedef enum {
+  DTS_PLACEMENT_REPLICAS_INSIDE,
+  DTS_PLACEMENT_STAGES_INSIDE,
+  DTS_PLACEMENT_COUNT
+} DtsPlacement;
+
+/* "replicas-inside", "stages-inside" */
+const char *dts_placement_to_string (DtsPlacement p);
+gboolean dts_placement_from_string (const char *s, DtsPlacement *out, GError **error);
+
 #define DTS_RUN_DEFAULT_ITERATIONS 3
 #define DTS_RUN_DEFAULT_BATCH_SIZE 32
 #define DTS_RUN_DEFAULT_BUCKET_BYTES 25e6 /* PyTorch DDP's bucket_cap_mb = 25 */
@@ -56,6 +84,16 @@ typedef struct {
   double chunk_bytes;          /* collective chunk, > 0 */
   int channels;                /* parallel rings, >= 1 */
   int comm_streams;            /* communication streams per GPU; 0 means 1 */
+  /* pipeline and hybrid (0 / NULL: the strategy's default) */
+  int stages;                  /* pipeline stages */
+  const char *partition;       /* "FIRST-LAST,..." layer ranges of the stages */
+  int micro_batches;           /* per iteration */
+  DtsPipelineSchedule pipeline_schedule;
+  int dp;                      /* hybrid: replicas of every stage */
+  const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
+  DtsPlacement placement;
+  gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
+  gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */
   DtsGranularity granularity;
@@ -66,6 +104,7 @@ typedef struct {
   int progress;                /* 0, DTS_PROGRESS_LIVE or DTS_PROGRESS_LINES */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
   double max_activities;       /* refuse runs estimated above this many; 0: the default */
+  const char *framework;       /* framework profile name or path; NULL: generic */
 } DtsRunOptions;
 
 /* Progress on stderr: a line that rewrites itself (terminals), or one line

@@ -38,11 +38,60 @@ static const DtsOptionSpec dp_options[] = {
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
+static const char *const pipeline_schedules[] = { "1f1b", "gpipe", NULL };
+static const char *const placements[] = { "replicas-inside", "stages-inside", NULL };
+static const char *const p2p_streams[] = { "own", "shared", NULL };
+
+#define STAGES_OPTION(default_text)                                                          \
+  { "stages", DTS_OPTION_INT, "S", "pipeline stages, balanced by the cost model's layer times", \
+    default_text, 1, 1 << 20, NULL }
+#define PIPELINE_OPTIONS                                                                      \
+  { "partition", DTS_OPTION_TEXT, "A-B,...",                                                  \
+    "the stages' layer ranges by index or name, in order, e.g. 1-60,61-120,121-175",          \
+    "balanced", 0, 0, NULL },                                                                 \
+  { "micro-batches", DTS_OPTION_INT, "M",                                                     \
+    "micro-batches per iteration (each replica's batch is split into M)",                     \
+    "4 x stages, at most the batch size", 1, 1 << 20, NULL },                                \
+  { "pipeline-schedule", DTS_OPTION_CHOICE, "ID",                                             \
+    "order of forward and backward passes: 1f1b (PipeDream-flush, Megatron) or gpipe",        \
+    "1f1b", 0, 0, pipeline_schedules },                                                       \
+  { "p2p-stream", DTS_OPTION_CHOICE, "ID",                                                    \
+    "where a stage's sends run: own (streams of their own, Megatron, DeepSpeed) or shared "   \
+    "(one communication stream with the gradient all-reduces, in the order they are issued)", \
+    "own", 0, 0, p2p_streams }
+
+static const DtsOptionSpec pipeline_options[] = {
+  STAGES_OPTION ("the GPUs taking part (pipeline); none (hybrid)"),
+  PIPELINE_OPTIONS,
+  { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const DtsOptionSpec hybrid_options[] = {
+  STAGES_OPTION ("the GPUs taking part (pipeline); none (hybrid)"),
+  PIPELINE_OPTIONS,
+  { "dp", DTS_OPTION_INT, "D", "data-parallel replicas of every stage",
+    "the GPUs taking part / stages", 1, 1 << 20, NULL },
+  { "stage-dp", DTS_OPTION_TEXT, "D0,D1,...",
+    "replicas of each stage, which may differ; sets the number of stages", "--dp for every stage",
+    0, 0, NULL },
+  { "placement", DTS_OPTION_CHOICE, "ID",
+    "rank order: replicas-inside (a stage's replicas on neighbouring GPUs, Megatron's order) "
+    "or stages-inside (a replica's stages on neighbouring GPUs)",
+    "replicas-inside", 0, 0, placements },
+  { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
 static const DtsStrategy strategies[] = {
   { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
           "while backprop goes on (PyTorch DDP, Horovod)",
-    dts_schedule_dp_new, dp_options },
-  { NULL, NULL, NULL, NULL },
+    dts_schedule_dp_new, dp_options, NULL },
+  { "pipeline", "pipeline parallelism: the layers cut into stages on one GPU each, "
+                "micro-batches flowing through them (GPipe, PipeDream-flush 1F1B)",
+    dts_schedule_pipeline_new, pipeline_options, dts_schedule_pipeline_resolve },
+  { "hybrid", "data x pipeline parallelism: every stage replicated on D GPUs (or D0, D1, ... "
+              "per stage), each stage's gradients all-reduced among its replicas",
+    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve },
+  { NULL, NULL, NULL, NULL, NULL },
 };
 
 const DtsStrategy *
@@ -157,6 +206,7 @@ append_ranges (GString *out, const GArray *ranks)
 
 static const char *const stream_kinds[] = {
   [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "server",
+  [DTS_STREAM_P2P] = "p2p",
 };
 
 static void
@@ -238,6 +288,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
     break;
   case DTS_OP_WAIT:
     g_string_append_printf (out, " event %d x%d", op->event, op->count);
+    if (op->wait == DTS_WAIT_P2P)
+      g_string_append (out, " (data from a neighbouring stage)");
     break;
   case DTS_OP_COLL: {
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
@@ -283,6 +335,22 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
     g_array_append_vals (ranks, comm->ranks, comm->n_ranks);
     g_string_append_printf (out, "communicator %u %s: %d rank%s ", c, comm->name, comm->n_ranks,
                             comm->n_ranks == 1 ? "" : "s");
+    append_ranges (out, ranks);
+    g_string_append_c (out, '\n');
+  }
+  for (guint i = 0; s->stages != NULL && i < s->stages->len; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));
+    g_array_append_vals (ranks, st->ranks, st->n_replicas);
+    g_string_append_printf (out, "stage %u: layers %d-%d", i, st->first_layer, st->last_layer);
+    if (layer_names != NULL)
+      g_string_append_printf (out, " (%s-%s)",
+                              (const char *) g_ptr_array_index (layer_names, st->first_layer),
+                              (const char *) g_ptr_array_index (layer_names, st->last_layer));
+    g_string_append_printf (out, ", %.10g parameters, sends %.10g bytes per sample, %d "
+                                 "micro-batch%s stashed, %d replica%s ",
+                            st->params, st->send_bytes, st->stashed, st->stashed == 1 ? "" : "es",
+                            st->n_replicas, st->n_replicas == 1 ? "" : "s");
     append_ranges (out, ranks);
     g_string_append_c (out, '\n');
   }

@@ -5,6 +5,9 @@
  * plan of each bucket's all-reduce. src/sim/ interprets programs with
  * SimGrid; tests inspect them without it.
  *
+ * Pipeline and hybrid (data x pipeline) parallelism are in pipeline.c, whose
+ * header states their model.
+ *
  * Data parallelism (dp.c), as PyTorch DDP and Horovod run synchronous SGD:
  * every rank holds the whole model and a batch of its own; per iteration it
  * runs the forward pass of every layer in order, the backward pass in reverse
@@ -92,6 +95,14 @@ typedef enum {
 /* "compute", "record", "wait", "coll", "send", "recv", "barrier" */
 const char *dts_op_type_to_string (DtsOpType type);
 
+/* What a compute stream's WAIT waits for, which decides where its time is
+ * counted: exposed collective time (the default) or, for data from a
+ * neighbouring pipeline stage, exposed transfer time and bubble. */
+typedef enum {
+  DTS_WAIT_COLL,      /* collectives of the rank's communication streams */
+  DTS_WAIT_P2P,       /* a RECV of another stream of the rank (pipeline activations) */
+} DtsWaitKind;
+
 typedef struct {
   DtsOpType type;
   DtsPhase phase;     /* COMPUTE */
@@ -105,6 +116,7 @@ typedef struct {
   int peer;           /* SEND, RECV: rank */
   int tag;            /* SEND, RECV */
   int comm;           /* BARRIER: index into comms */
+  DtsWaitKind wait;   /* WAIT: what the stream waits for (how the time is counted) */
   double bytes;       /* SEND, RECV */
   double duration_s;  /* COMPUTE, > 0 (zero-time kernels are left out) */
 } DtsOp;
@@ -113,12 +125,13 @@ typedef enum {
   DTS_STREAM_COMPUTE, /* the rank's kernels: its iterations start and end here */
   DTS_STREAM_COMM,    /* collectives of the rank (an NCCL stream) */
   DTS_STREAM_SERVER,  /* a parameter server hosted by the rank */
+  DTS_STREAM_P2P,     /* point-to-point sends or receives of the rank (pipeline) */
 } DtsStreamKind;
 
 typedef struct {
   int rank;           /* the GPU whose host runs it */
   DtsStreamKind kind;
-  int index;          /* COMM: stream number on the rank; SERVER: server index */
+  int index;          /* COMM, P2P: stream number on the rank; SERVER: server index */
   int program;        /* index into programs */
 } DtsStream;
 
@@ -155,8 +168,24 @@ typedef struct {
   double total_bytes;
 } DtsMemoryEstimate;
 
+/* A pipeline stage: a contiguous range of layers and the ranks (its
+ * data-parallel replicas) that run it. */
 typedef struct {
-  char *strategy;          /* "dp", "allreduce" */
+  int first_layer;
+  int last_layer;
+  int n_replicas;
+  int *ranks;              /* replica -> rank (owned) */
+  int comm;                /* its replicas' communicator (gradients), or -1 */
+  int first_bucket;        /* its buckets are first_bucket .. first_bucket + n_buckets - 1 */
+  int n_buckets;
+  double params;
+  double send_bytes;       /* activation bytes per sample sent to the next stage */
+  int stashed;             /* micro-batches whose activations are kept at the peak */
+  DtsMemoryEstimate memory;/* of one replica, at the peak */
+} DtsStage;
+
+typedef struct {
+  char *strategy;          /* "dp", "pipeline", "hybrid", "allreduce" */
   int n_ranks;
   int batch_size;
   DtsPrecision precision;
@@ -170,7 +199,11 @@ typedef struct {
   GArray *streams;         /* DtsStream, in the order the simulation starts them */
   int n_events;            /* events per rank */
   int *rank_program;       /* rank -> the program of its compute stream, or -1 */
-  DtsMemoryEstimate memory;
+  DtsMemoryEstimate memory;/* of the rank with the largest total */
+  int samples_per_iteration; /* the global mini-batch */
+  int micro_batches;       /* pipeline: per iteration; else 1 */
+  GArray *stages;          /* DtsStage (pipeline, hybrid), or NULL */
+  int *rank_stage;         /* rank -> stage, or NULL */
 } DtsSchedule;
 
 #define DTS_SCHEDULE_MAX_COMM_STREAMS 64
@@ -183,6 +216,16 @@ void dts_communicator_free (DtsCommunicator *comm);
 DtsSchedule *dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform,
                                   DtsCost *cost, const DtsRunOptions *opts, GError **error);
 void dts_schedule_free (DtsSchedule *sched);
+
+/* Pipeline parallelism over opts->stages GPUs, and hybrid data x pipeline
+ * parallelism (pipeline.c, whose header comment states the model); the
+ * options must have been resolved by the strategy's resolve function. */
+DtsSchedule *dts_schedule_pipeline_new (const DtsWorkload *workload, const DtsPlatform *platform,
+                                        DtsCost *cost, const DtsRunOptions *opts, GError **error);
+DtsSchedule *dts_schedule_hybrid_new (const DtsWorkload *workload, const DtsPlatform *platform,
+                                      DtsCost *cost, const DtsRunOptions *opts, GError **error);
+gboolean dts_schedule_pipeline_resolve (DtsRunOptions *opts, int n_available, GError **error);
+gboolean dts_schedule_hybrid_resolve (DtsRunOptions *opts, int n_available, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSchedule, dts_schedule_free)
 
 /* The program of RANK's compute stream. */
@@ -240,6 +283,10 @@ typedef struct {
                                 DtsCost *cost, const DtsRunOptions *opts, GError **error);
   /* Options only this strategy takes (core/option.h), or NULL. */
   const DtsOptionSpec *options;
+  /* Set the options the strategy derives (n_gpus when 0, from the
+   * N_AVAILABLE GPUs of the platform; its own counts) and check how they
+   * combine, before the inputs are priced; NULL: n_gpus defaults to all. */
+  gboolean (*resolve) (DtsRunOptions *opts, int n_available, GError **error);
 } DtsStrategy;
 
 /* The table, terminated by a row with id NULL. */

@@ -86,6 +86,8 @@ typedef struct {
   double speed_flops;        /* host speed: converts seconds of GPU work to flops */
   double reduce_s_per_byte;  /* reduction kernel time per reduced byte */
   sg_sem_t *events;          /* n_events counting semaphores */
+  double *arrived_s;         /* [event]: when the data of the last receive that signalled it
+                                started to flow (point-to-point streams) */
 } Rank;
 
 /* A communicator as the simulation runs it. */
@@ -108,6 +110,8 @@ typedef struct {
   GArray *prepared;          /* scratch: Prepared, one per transfer of the step */
   sg_comm_t *comms;          /* scratch: posted communications */
   gsize n_comms_max;
+  double flow_start_s;       /* receives since the last RECORD: when the last one's data
+                                started to flow, or -1 */
 } Stream;
 
 /* Latencies of a plan's routes, for flow granularity. Plans with the same
@@ -475,14 +479,27 @@ stream_actor (int argc, char **argv)
         add_slice (t, rk->rank, it, DTS_TRACK_COMPUTE, op->phase, op->layer, t0, now (), 0);
         break;
       case DTS_OP_RECORD:
-        if (op->bucket >= 0 && rk->rank == 0)
+        if (op->bucket >= 0 && rk->rank == t->bucket_rank[op->bucket])
           t->bucket_ready_s[(gsize) it * t->n_buckets + op->bucket] = t0;
+        if (s->flow_start_s >= 0) {
+          rk->arrived_s[op->event] = s->flow_start_s;
+          s->flow_start_s = -1;
+        }
         sg_sem_release (rk->events[op->event]);
         break;
       case DTS_OP_WAIT:
         for (int k = 0; k < op->count; k++)
           sg_sem_acquire (rk->events[op->event]);
-        if (compute)
+        if (!compute)
+          break;
+        if (op->wait == DTS_WAIT_P2P) {
+          /* Waiting while the data flows is exposed transfer time; before
+           * that, the neighbour had not produced it (bubble). */
+          double t1 = now ();
+          t->p2p_wait_s[ri] += t1 - t0;
+          if (t1 > t0)
+            t->p2p_xfer_s[ri] += t1 - MAX (t0, MIN (t1, rk->arrived_s[op->event]));
+        } else
           t->wait_s[ri] += now () - t0;
         break;
       case DTS_OP_COLL: {
@@ -497,7 +514,7 @@ stream_actor (int argc, char **argv)
         add_slice (t, rk->rank, it, DTS_TRACK_COMM, -1, op->bucket, t0, t1, plan->bytes);
         gsize ib = (gsize) it * t->n_buckets + op->bucket;
         t->bucket_end_max_s[ib] = MAX (t->bucket_end_max_s[ib], t1);
-        if (rk->rank == 0) {
+        if (rk->rank == t->bucket_rank[op->bucket]) {
           t->bucket_start_s[ib] = t0;
           t->bucket_end_s[ib] = t1;
           if (first_comm)
@@ -506,14 +523,20 @@ stream_actor (int argc, char **argv)
         break;
       }
       case DTS_OP_SEND: {
+        /* The payload tells the receiver when the sender was ready. */
         sim->trace->events++;
-        sg_comm_wait (sg_mailbox_put_async (p2p_mailbox (sim, op->peer, op->tag), &sim->payload,
+        double *sent_s = g_new (double, 1);
+        *sent_s = t0;
+        sg_comm_wait (sg_mailbox_put_async (p2p_mailbox (sim, op->peer, op->tag), sent_s,
                                             whole_bytes (op->bytes)));
         break;
       }
       case DTS_OP_RECV: {
-        void *slot;
+        void *slot = NULL;
         sg_comm_wait (sg_mailbox_get_async (p2p_mailbox (sim, rk->rank, op->tag), &slot));
+        double *sent_s = slot;
+        s->flow_start_s = MAX (s->flow_start_s, MAX (t0, *sent_s));
+        g_free (sent_s);
         break;
       }
       case DTS_OP_BARRIER:
@@ -757,6 +780,7 @@ start_actors (Sim *sim)
   for (int r = 0; r < sim->n; r++) {
     Rank *rk = &sim->ranks[r];
     rk->events = g_new (sg_sem_t, MAX (sc->n_events, 1));
+    rk->arrived_s = g_new0 (double, MAX (sc->n_events, 1));
     for (int e = 0; e < sc->n_events; e++)
       rk->events[e] = sg_sem_init (0);
   }
@@ -766,12 +790,13 @@ start_actors (Sim *sim)
   }
   static const char *const prefix[] = {
     [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "ps",
+    [DTS_STREAM_P2P] = "p2p",
   };
   for (guint i = 0; i < sc->streams->len; i++) {
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
     Stream *s = &sim->streams[i];
     *s = (Stream){ .sim = sim, .stream = st, .rank = &sim->ranks[st->rank],
-                   .ops = g_ptr_array_index (sim->ops, st->program) };
+                   .ops = g_ptr_array_index (sim->ops, st->program), .flow_start_s = -1 };
     g_autofree char *name = st->kind == DTS_STREAM_SERVER || st->index == 0
                                 ? g_strdup_printf ("%s-%d", prefix[st->kind],
                                                    st->kind == DTS_STREAM_SERVER ? st->index
@@ -795,6 +820,7 @@ tear_down (Sim *sim)
     for (int e = 0; e < sc->n_events && sim->ranks[r].events; e++)
       sg_sem_destroy (sim->ranks[r].events[e]);
     g_free (sim->ranks[r].events);
+    g_free (sim->ranks[r].arrived_s);
   }
   for (guint c = 0; c < sc->comms->len; c++) {
     Comm *cm = &sim->comms[c];
@@ -876,6 +902,10 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
                                               set->record_slices);
   if (set->record_steps)
     trace->steps = g_array_new (FALSE, FALSE, sizeof (DtsTraceStep));
+  /* Bucket times are kept on the first member of the bucket's communicator. */
+  for (guint k = 0; k < sched->plans->len; k++)
+    trace->bucket_rank[k] =
+        ((const DtsCommunicator *) g_ptr_array_index (sched->comms, sched->plan_comm[k]))->ranks[0];
   sim.trace = trace;
   fill_names (trace, platform, workload);
   if (!set_up (&sim, platform, error)) {

@@ -17,7 +17,10 @@
  * iteration time (a rank that finishes its iteration before the last one
  * does). The bottleneck, in this order of tests:
  *   single-gpu     n_gpus == 1;
- *   straggler      the slowest rank's compute exceeds the median rank's by
+ *   stage-imbalance  pipelines: a stage computes > 10% more than the mean
+ *                  stage (the text summary's "load imbalance");
+ *   bubble         pipelines: bubbles > 10% of the iteration;
+ *   straggler      data parallelism: the slowest rank's compute exceeds the median rank's by
  *                  more than 5% of the iteration time: the others wait for
  *                  it in their all-reduces, whatever the network;
  *   no-overlap     overlap off;
@@ -50,6 +53,9 @@ dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_sli
   t->phase_s = g_new0 (double, ri * DTS_TRACE_N_PHASES);
   t->wait_s = g_new0 (double, ri);
   t->comm_s = g_new0 (double, ri);
+  t->p2p_wait_s = g_new0 (double, ri);
+  t->p2p_xfer_s = g_new0 (double, ri);
+  t->bucket_rank = g_new0 (int, MAX (n_buckets, 1));
   t->bucket_ready_s = g_new0 (double, ib);
   t->bucket_start_s = g_new0 (double, ib);
   t->bucket_end_s = g_new0 (double, ib);
@@ -73,6 +79,9 @@ dts_trace_free (DtsTrace *t)
   g_free (t->phase_s);
   g_free (t->wait_s);
   g_free (t->comm_s);
+  g_free (t->p2p_wait_s);
+  g_free (t->p2p_xfer_s);
+  g_free (t->bucket_rank);
   g_free (t->bucket_ready_s);
   g_free (t->bucket_end_max_s);
   if (t->steps)
@@ -91,6 +100,14 @@ bucket_stat_clear (gpointer p)
 }
 
 static void
+stage_stat_clear (gpointer p)
+{
+  DtsStageStat *st = p;
+  g_free (st->first_layer);
+  g_free (st->last_layer);
+}
+
+static void
 rank_stat_clear (gpointer p)
 {
   DtsRankStat *r = p;
@@ -98,12 +115,14 @@ rank_stat_clear (gpointer p)
 }
 
 const char *
-dts_trace_wait_kind_id (DtsWaitKind kind)
+dts_trace_wait_kind_id (DtsRankWait kind)
 {
-  static const char *const ids[DTS_WAIT_N_KINDS] = {
-    [DTS_WAIT_ALLREDUCE] = "allreduce",
+  static const char *const ids[DTS_RANK_WAIT_N_KINDS] = {
+    [DTS_RANK_WAIT_ALLREDUCE] = "allreduce",
+    [DTS_RANK_WAIT_TRANSFER] = "transfer",
+    [DTS_RANK_WAIT_BUBBLE] = "bubble",
   };
-  g_return_val_if_fail (kind >= 0 && kind < DTS_WAIT_N_KINDS, NULL);
+  g_return_val_if_fail (kind >= 0 && kind < DTS_RANK_WAIT_N_KINDS, NULL);
   return ids[kind];
 }
 
@@ -117,6 +136,8 @@ dts_bottleneck_id (DtsBottleneck b)
     [DTS_BOTTLENECK_COMMUNICATION] = "communication",
     [DTS_BOTTLENECK_MIXED] = "mixed",
     [DTS_BOTTLENECK_COMPUTE] = "compute",
+    [DTS_BOTTLENECK_STAGE_IMBALANCE] = "stage-imbalance",
+    [DTS_BOTTLENECK_BUBBLE] = "bubble",
   };
   g_return_val_if_fail (b >= 0 && b < (int) G_N_ELEMENTS (ids), NULL);
   return ids[b];
@@ -130,6 +151,8 @@ dts_run_summary_new (void)
   g_array_set_clear_func (s->buckets, bucket_stat_clear);
   s->ranks = g_array_new (FALSE, TRUE, sizeof (DtsRankStat));
   g_array_set_clear_func (s->ranks, rank_stat_clear);
+  s->stages = g_array_new (FALSE, TRUE, sizeof (DtsStageStat));
+  g_array_set_clear_func (s->stages, stage_stat_clear);
   return s;
 }
 
@@ -151,6 +174,9 @@ dts_run_summary_free (DtsRunSummary *s)
   g_strfreev (s->overrides);
   g_array_unref (s->buckets);
   g_array_unref (s->ranks);
+  g_array_unref (s->stages);
+  g_free (s->pipeline_schedule);
+  g_free (s->placement);
   g_free (s);
 }
 
@@ -189,13 +215,15 @@ summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
       gsize ri = dts_trace_ri (t, r, it);
       for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
         rs.phase_s[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p] / m;
-      rs.wait_s[DTS_WAIT_ALLREDUCE] += t->wait_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_ALLREDUCE] += t->wait_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_TRANSFER] += t->p2p_xfer_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_BUBBLE] += (t->p2p_wait_s[ri] - t->p2p_xfer_s[ri]) / m;
       rs.comm_s += t->comm_s[ri] / m;
     }
     for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
       rs.compute_s += rs.phase_s[p];
     double busy = rs.compute_s;
-    for (int k = 0; k < DTS_WAIT_N_KINDS; k++)
+    for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++)
       busy += rs.wait_s[k];
     /* Below a picosecond of rounding, a rank that never idles reads 0. */
     rs.idle_s = s->iteration_time_s - busy;
@@ -216,11 +244,30 @@ summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
     if (g_array_index (s->ranks, DtsRankStat, r).compute_s >= 0.99 * slowest)
       s->n_slow_ranks++;
 
+  dts_run_summary_diagnose (s);
+}
+
+void
+dts_run_summary_diagnose (DtsRunSummary *s)
+{
   double it_s = s->iteration_time_s;
   double exposed = it_s > 0 ? s->comm_exposed_s / it_s : 0;
+  double slowest = s->ranks->len > 0
+                       ? g_array_index (s->ranks, DtsRankStat, s->slowest_rank).compute_s : 0;
+  double stage_mean = 0, stage_max = 0;
+  for (guint i = 0; i < s->stages->len; i++) {
+    double c = g_array_index (s->stages, DtsStageStat, i).compute_s;
+    stage_mean += c / s->stages->len;
+    stage_max = MAX (stage_max, c);
+  }
   if (s->n_gpus == 1)
     s->bottleneck = DTS_BOTTLENECK_SINGLE_GPU;
-  else if (it_s > 0 && slowest - s->median_compute_s > 0.05 * it_s)
+  else if (s->n_stages > 1 && stage_max > 1.1 * stage_mean)
+    s->bottleneck = DTS_BOTTLENECK_STAGE_IMBALANCE;
+  else if (s->n_stages > 1 && s->bubble_fraction > 0.1)
+    s->bottleneck = DTS_BOTTLENECK_BUBBLE;
+  /* Stages compute different layers: ranks compare within data parallelism only. */
+  else if (s->n_stages == 0 && it_s > 0 && slowest - s->median_compute_s > 0.05 * it_s)
     s->bottleneck = DTS_BOTTLENECK_STRAGGLER;
   else if (!s->overlap)
     s->bottleneck = DTS_BOTTLENECK_NO_OVERLAP;
@@ -243,7 +290,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       s->iteration_time_s > 0 ? s->global_batch_size / s->iteration_time_s : 0;
 
   double phase[DTS_TRACE_N_PHASES] = { 0 };
-  double wait = 0, comm = 0;
+  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0;
   for (int r = 0; r < t->n_ranks; r++)
     for (int it = w; it < t->n_iterations; it++) {
       gsize ri = dts_trace_ri (t, r, it);
@@ -251,6 +298,8 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
         phase[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
       wait += t->wait_s[ri];
       comm += t->comm_s[ri];
+      p2p_wait += t->p2p_wait_s[ri];
+      p2p_xfer += t->p2p_xfer_s[ri];
     }
   double k = (double) t->n_ranks * m;
   s->forward_s = phase[0] / k;
@@ -261,6 +310,10 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->comm_s = comm / k;
   s->comm_exposed_s = wait / k;
   s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;
+  s->p2p_wait_s = p2p_wait / k;
+  s->p2p_exposed_s = p2p_xfer / k;
+  s->bubble_s = s->p2p_wait_s - s->p2p_exposed_s;
+  s->bubble_fraction = s->iteration_time_s > 0 ? s->bubble_s / s->iteration_time_s : 0;
   s->compute_efficiency =
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 
@@ -271,7 +324,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
     DtsBucketStat *bs = &g_array_index (s->buckets, DtsBucketStat, b);
     double ready = 0, start = 0, end = 0;
     for (int it = w; it < t->n_iterations; it++) {
-      double t0 = t->iter_start_s[dts_trace_ri (t, 0, it)];
+      double t0 = t->iter_start_s[dts_trace_ri (t, t->bucket_rank[b], it)];
       gsize ib = (gsize) it * t->n_buckets + b;
       ready += t->bucket_ready_s[ib] - t0;
       start += t->bucket_start_s[ib] - t0;
@@ -285,4 +338,24 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->wall_time_s = t->wall_time_s;
   s->events = t->events;
   s->makespan_s = t->makespan_s;
+}
+
+void
+dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out)
+{
+  *out = (DtsRankTimes){ 0 };
+  int m = t->n_iterations - warmup;
+  g_return_if_fail (rank >= 0 && rank < t->n_ranks && m >= 1);
+  for (int it = warmup; it < t->n_iterations; it++) {
+    gsize ri = dts_trace_ri (t, rank, it);
+    for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+      out->compute_s += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
+    out->coll_wait_s += t->wait_s[ri];
+    out->p2p_wait_s += t->p2p_wait_s[ri];
+    out->p2p_xfer_s += t->p2p_xfer_s[ri];
+  }
+  out->compute_s /= m;
+  out->coll_wait_s /= m;
+  out->p2p_wait_s /= m;
+  out->p2p_xfer_s /= m;
 }

@@ -63,7 +63,10 @@ typedef struct {
   double *phase_s;         /* [(rank * n_iterations + it) * DTS_TRACE_N_PHASES + phase] */
   double *wait_s;          /* compute stream blocked on all-reduces */
   double *comm_s;          /* communication stream busy in all-reduces */
-  /* [iteration * n_buckets + bucket], rank 0 */
+  double *p2p_wait_s;      /* compute stream blocked on data from a neighbouring stage */
+  double *p2p_xfer_s;      /* the part of p2p_wait_s the data was in flight */
+  int *bucket_rank;        /* [bucket]: the rank whose bucket times are kept (0 by default) */
+  /* [iteration * n_buckets + bucket], on bucket_rank */
   double *bucket_ready_s;
   double *bucket_start_s;
   double *bucket_end_s;
@@ -99,16 +102,18 @@ typedef struct {
 } DtsBucketStat;
 
 /* Kinds of time a rank's compute stream spends blocked, the columns of
- * DtsRankStat.wait_s. A strategy that blocks for something else (a
- * pipeline's bubbles) appends a kind before DTS_WAIT_N_KINDS, its name in
- * trace.c and the time it records. */
+ * DtsRankStat.wait_s. A strategy that blocks for something else appends a
+ * kind before DTS_RANK_WAIT_N_KINDS, its id in trace.c and the time it records. */
 typedef enum {
-  DTS_WAIT_ALLREDUCE,   /* compute stream waiting for gradient all-reduces */
-  DTS_WAIT_N_KINDS,
-} DtsWaitKind;
+  DTS_RANK_WAIT_ALLREDUCE,   /* compute stream waiting for gradient all-reduces */
+  DTS_RANK_WAIT_TRANSFER,    /* pipelines: for a neighbouring stage's data in flight */
+  DTS_RANK_WAIT_BUBBLE,      /* pipelines: for a neighbouring stage to produce it */
+  DTS_RANK_WAIT_N_KINDS,
+} DtsRankWait;
 
-/* "allreduce": the kind's id in JSON keys and CSV columns (static). */
-const char *dts_trace_wait_kind_id (DtsWaitKind kind);
+/* "allreduce", "transfer", "bubble": the kind's id in JSON keys and CSV
+ * columns (static). */
+const char *dts_trace_wait_kind_id (DtsRankWait kind);
 
 /* One rank's steady state: means over the measured iterations. compute_s
  * + the waits + idle_s = the run's iteration_time_s. */
@@ -117,7 +122,7 @@ typedef struct {
   char *host;                          /* SimGrid host (owned) */
   double phase_s[DTS_TRACE_N_PHASES];  /* busy time of each compute phase */
   double compute_s;                    /* their sum */
-  double wait_s[DTS_WAIT_N_KINDS];     /* compute stream blocked, by kind */
+  double wait_s[DTS_RANK_WAIT_N_KINDS];     /* compute stream blocked, by kind */
   double comm_s;                       /* communication stream busy */
   double idle_s;                       /* iteration_time_s - compute_s - waits:
                                           done before the last rank */
@@ -131,10 +136,40 @@ typedef enum {
   DTS_BOTTLENECK_COMMUNICATION, /* > 25% of the iteration waits for all-reduce */
   DTS_BOTTLENECK_MIXED,         /* 5% to 25% */
   DTS_BOTTLENECK_COMPUTE,       /* below 5% */
+  DTS_BOTTLENECK_STAGE_IMBALANCE, /* pipelines: a stage computes > 10% more than the mean */
+  DTS_BOTTLENECK_BUBBLE,        /* pipelines: > 10% of the iteration is bubble */
 } DtsBottleneck;
 
 /* "straggler", "communication", ... (static). */
 const char *dts_bottleneck_id (DtsBottleneck b);
+/* Per-stage figures of a pipeline run: means over the stage's replicas and
+ * the measured iterations. */
+typedef struct {
+  char *first_layer;   /* (owned) */
+  char *last_layer;    /* (owned) */
+  int n_layers;
+  int replicas;
+  int first_rank;      /* rank of its first replica */
+  double params;
+  double compute_s;    /* busy in forward, backward and optimizer kernels */
+  double allreduce_exposed_s; /* waiting for its gradient all-reduces */
+  double transfer_exposed_s;  /* waiting while activations or gradients were in flight */
+  double bubble_s;     /* waiting for a neighbouring stage to produce them */
+  double busy_fraction;/* compute_s / iteration time */
+  double send_bytes;   /* activations sent to the next stage per iteration and replica */
+  int stashed;         /* micro-batches whose activations are kept at the peak */
+  double memory_bytes; /* of one replica at the peak */
+  double activations_bytes;
+} DtsStageStat;
+
+/* Means over the measured iterations (warm-up left out) of one rank's
+ * compute stream: busy time, and waits by kind. */
+typedef struct {
+  double compute_s;
+  double coll_wait_s;
+  double p2p_wait_s;
+  double p2p_xfer_s;
+} DtsRankTimes;
 
 /* Everything the writers print. Names are owned copies. */
 typedef struct {
@@ -194,6 +229,16 @@ typedef struct {
   double median_compute_s;      /* median of the ranks' compute_s (lower middle) */
   int n_slow_ranks;             /* ranks within 1% of the slowest's compute_s */
   DtsBottleneck bottleneck;
+  /* pipeline and hybrid (n_stages 0 otherwise) */
+  int n_stages;
+  int micro_batches;
+  char *pipeline_schedule;      /* "1f1b", "gpipe" (owned), or NULL */
+  char *placement;              /* hybrid: "replicas-inside", ... (owned), or NULL */
+  double p2p_wait_s;            /* compute stream waiting for neighbouring stages */
+  double p2p_exposed_s;         /* ... while the data was in flight */
+  double bubble_s;              /* ... before it was produced */
+  double bubble_fraction;       /* bubble_s / iteration_time_s */
+  GArray *stages;               /* DtsStageStat */
   /* simulation */
   double wall_time_s;
   gint64 events;
@@ -210,6 +255,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsRunSummary, dts_run_summary_free)
  * already exist (one per bucket) with bytes and names. Also fills the
  * per-rank rows, the slowest and fastest ranks and the bottleneck. */
 void dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s);
+
+/* The bottleneck of S from its per-rank rows and, for pipelines, its
+ * stages (trace.c says how); dts_trace_summarize calls it, and a caller
+ * that fills the stages afterwards calls it again. */
+void dts_run_summary_diagnose (DtsRunSummary *s);
+
+/* RANK's means over iterations WARMUP.. of T. */
+void dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out);
 
 G_END_DECLS
 

@@ -53,8 +53,12 @@ def check_contract(summary):
             if k not in obj:
                 fail("summary lacks %s%s (doc/DESIGN.md output contract)" %
                      ("" if part is None else part + ".", k))
-    if summary["global_batch_size"] != summary["n_gpus"] * summary["batch_size_per_gpu"]:
-        fail("global_batch_size is not n_gpus x batch_size_per_gpu")
+    # dp: every GPU runs a batch; pipelines: every replica of the widest stage.
+    replicas = summary["n_gpus"]
+    if "pipeline" in summary:
+        replicas = max(st["replicas"] for st in summary["pipeline"]["stages"])
+    if summary["global_batch_size"] != replicas * summary["batch_size_per_gpu"]:
+        fail("global_batch_size is not %d replicas x batch_size_per_gpu" % replicas)
     close(summary["throughput_samples_per_s"],
           summary["global_batch_size"] / summary["iteration_time_s"], "throughput")
     print("ok: summary has the output contract's fields")
@@ -119,10 +123,16 @@ def check(trace_path, summary):
                 comm += e["dur"] / 1e6
                 per_iter[it].append(e)
         if tid == 1:
+            # dp: every bucket; pipelines: the consecutive buckets of the
+            # rank's stage.
+            expected = list(range(len(buckets)))
             for it, sl in per_iter.items():
-                if [s["args"]["bucket"] for s in sl] != list(range(len(buckets))):
-                    fail("rank %d iteration %d: all-reduces %r, expected buckets 0..%d" %
-                         (pid, it, [s["args"]["bucket"] for s in sl], len(buckets) - 1))
+                got = [s["args"]["bucket"] for s in sl]
+                if "pipeline" in summary:
+                    expected = list(range(got[0], got[0] + len(got))) if got else []
+                if got != expected:
+                    fail("rank %d iteration %d: all-reduces %r, expected buckets %r" %
+                         (pid, it, got, expected))
                 for s in sl:
                     close(s["args"]["bytes"], buckets[s["args"]["bucket"]]["bytes"],
                           "bytes of bucket %d" % s["args"]["bucket"])

@@ -2,6 +2,8 @@
  * against times computed by hand. */
 #include "config.h"
 
+#include <string.h>
+
 #include "core/error.h"
 #include "cost/cost.h"
 #include "cost/roofline.h"
@@ -138,6 +140,136 @@ START_TEST (test_cost_errors)
 }
 END_TEST
 
+/* Wave quantisation: blocks / (waves x SMs). */
+START_TEST (test_wave_efficiency)
+{
+  ck_assert_double_eq_tol (dts_roofline_wave_efficiency (128 * 80, 128, 128, 80), 1.0, 1e-15);
+  /* 81 blocks on 80 SMs: two waves, the second nearly empty */
+  ck_assert_double_eq_tol (dts_roofline_wave_efficiency (128 * 81, 128, 128, 80),
+                           81.0 / 160, 1e-15);
+  /* a tiny GEMM: one 16x16 block, 100 of its 256 elements used, on 80 SMs */
+  ck_assert_double_eq_tol (dts_roofline_wave_efficiency (10, 10, 128, 80), 100.0 / (80 * 256),
+                           1e-15);
+  /* 100 x 4096: blocks of 128 x 128 (100 rounds up to 128), 32 of them, one wave */
+  ck_assert_double_eq_tol (dts_roofline_wave_efficiency (100, 4096, 128, 80),
+                           100.0 * 4096 / (80 * 128 * 128), 1e-15);
+  /* no geometry or no SM count: no loss */
+  ck_assert_double_eq_tol (dts_roofline_wave_efficiency (0, 128, 128, 80), 1.0, 1e-15);
+  ck_assert_double_eq_tol (dts_roofline_wave_efficiency (128, 128, 128, 0), 1.0, 1e-15);
+}
+END_TEST
+
+static DtsFramework *
+parse_ok (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  DtsFramework *fw = dts_framework_parse (text, "t", "t.conf", &error);
+  ck_assert_msg (fw != NULL, "%s", error ? error->message : "");
+  return fw;
+}
+
+static void
+parse_fails (const char *text, const char *expect)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsFramework) fw = dts_framework_parse (text, "t", "t.conf", &error);
+  ck_assert_ptr_null (fw);
+  ck_assert_ptr_nonnull (error);
+  ck_assert_msg (strstr (error->message, expect) != NULL, "'%s' lacks '%s'", error->message,
+                 expect);
+}
+
+START_TEST (test_framework_parse)
+{
+  g_autoptr (DtsFramework) fw = parse_ok (
+      "# comment\n\ncompute-efficiency-fp32 = 0.9  # trailing\n"
+      "compute-efficiency-fp16-volta = 0.25\nmemory-efficiency = 0.5\n"
+      "wave-quantisation = yes\ntile = 64\nlaunch-overhead = 2us\n"
+      "iteration-overhead = 3ms\nfuse = relu, add\n");
+  ck_assert_double_eq (fw->compute_eff[DTS_PREC_FP32], 0.9);
+  ck_assert_double_eq (fw->compute_eff[DTS_PREC_TF32], DTS_ROOFLINE_COMPUTE_EFF);
+  ck_assert_double_eq (dts_framework_compute_eff (fw, "Volta", DTS_PREC_FP16), 0.25);
+  ck_assert_double_eq (dts_framework_compute_eff (fw, "Ampere", DTS_PREC_FP16),
+                       DTS_ROOFLINE_COMPUTE_EFF);
+  ck_assert_double_eq (dts_framework_compute_eff (fw, NULL, DTS_PREC_FP16),
+                       DTS_ROOFLINE_COMPUTE_EFF);
+  ck_assert_double_eq (fw->memory_eff, 0.5);
+  ck_assert (fw->waves);
+  ck_assert_int_eq (fw->tile, 64);
+  ck_assert_double_eq_tol (fw->launch_s, 2e-6, 1e-18);
+  ck_assert_double_eq_tol (fw->iteration_s, 3e-3, 1e-15);
+  ck_assert (fw->fuse[DTS_LAYER_RELU] && fw->fuse[DTS_LAYER_ADD] && !fw->fuse[DTS_LAYER_CONV]);
+
+  parse_fails ("memory-efficiency 0.5\n", "line 1: 'memory-efficiency 0.5': expected key = value");
+  parse_fails ("\nbogus = 1\n", "line 2: unknown key 'bogus'");
+  parse_fails ("compute-efficiency-fp32 = 1.5\n", "expected a number in (0, 1]");
+  parse_fails ("compute-efficiency-fp32 = 0\n", "expected a number in (0, 1]");
+  parse_fails ("compute-efficiency-fp32 = 0.5x\n", "expected a number in (0, 1]");
+  parse_fails ("tile = 0\n", "expected an integer in 1..1024");
+  parse_fails ("wave-quantisation = maybe\n", "expected yes or no");
+  parse_fails ("launch-overhead = 5 parsecs\n", "expected a time below 1 s");
+  parse_fails ("iteration-overhead = 2s\n", "expected a time below 1 s");
+  parse_fails ("fuse = conv\n", "'conv' is not a fusable layer kind");
+  parse_fails ("tile = 8\ntile = 16\n", "line 2: key 'tile' given twice");
+  parse_fails ("compute-efficiency-fp16- = 0.5\n", "expected an architecture name");
+}
+END_TEST
+
+/* The generic profile is the plain roofline; a profile's efficiencies,
+ * waves, fusion and host time change what they say and nothing else. */
+START_TEST (test_framework_times)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  gpu.arch = (char *) "Volta";
+  DtsLayer conv = conv_layer (), relu = relu_layer ();
+  DtsLayer input = { 0 };
+  input.name = (char *) "input";
+  input.type = DTS_LAYER_INPUT;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) plain = dts_cost_new ("roofline", &error);
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  ck_assert_str_eq (dts_cost_framework (plain)->id, "generic");
+  dts_cost_set_framework (cost, dts_framework_load ("generic", &error));
+  DtsLayerTimes a, b;
+  ck_assert (dts_cost_layer_times (plain, &conv, &gpu, DTS_PREC_FP32, 32, &a, &error));
+  ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &b, &error));
+  ck_assert (a.fwd_s == b.fwd_s && a.bwd_data_s == b.bwd_data_s
+             && a.bwd_weight_s == b.bwd_weight_s && a.update_s == b.update_s);
+
+  dts_cost_set_framework (cost, parse_ok ("compute-efficiency-fp32 = 0.5\n"
+                                          "compute-efficiency-fp16-volta = 0.25\n"
+                                          "wave-quantisation = yes\nlaunch-overhead = 1us\n"
+                                          "iteration-overhead = 2ms\nfuse = relu\n"));
+  /* forward GEMM rows 32*14*14 = 6272 -> 49 tiles of 128, cols 256 -> 2: 98
+   * blocks on 80 SMs, 2 waves: efficiency 98/160 */
+  double flops = 2.0 * 256 * 256 * 9 * 196 * 32;
+  ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &b, &error));
+  ck_assert_double_eq_tol (b.fwd_s, flops / (10e12 * 0.5 * (98.0 / 160)) + 1e-6, 1e-12);
+  ck_assert_double_eq_tol (b.bwd_data_s, b.fwd_s, 1e-15); /* same geometry */
+  /* the weight gradient is not tiled (split reduction) */
+  ck_assert_double_eq_tol (b.bwd_weight_s, flops / (10e12 * 0.5) + 1e-6, 1e-12);
+  ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP16, 32, &b, &error));
+  ck_assert_double_eq_tol (b.bwd_weight_s, flops / (40e12 * 0.25) + 1e-6, 1e-12);
+  /* fused: no time at all */
+  ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP32, 32, &b, &error));
+  ck_assert (b.fwd_s == 0 && b.bwd_data_s == 0 && b.bwd_weight_s == 0 && b.update_s == 0);
+  ck_assert_str_eq (b.source, "fused");
+  /* the host time per iteration sits on the input layer */
+  ck_assert (dts_cost_layer_times (cost, &input, &gpu, DTS_PREC_FP32, 32, &b, &error));
+  ck_assert_double_eq_tol (b.fwd_s, 2e-3, 1e-15);
+  ck_assert_str_eq (b.source, "framework");
+  ck_assert (dts_cost_layer_times (plain, &input, &gpu, DTS_PREC_FP32, 32, &a, &error));
+  ck_assert (a.fwd_s == 0);
+  /* TF32 on a GPU without it is still refused under a profile */
+  ck_assert (!dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_TF32, 32, &b, &error));
+  ck_assert (strstr (error->message, "has no tf32 tensor cores") != NULL);
+  g_clear_error (&error);
+  /* an unknown shipped name */
+  ck_assert_ptr_null (dts_framework_load ("no-such-profile", &error));
+  ck_assert (strstr (error->message, "framework profile 'no-such-profile': no such file") != NULL);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -147,6 +279,9 @@ main (void)
   tcase_add_test (tc, test_roofline_memory_bound);
   tcase_add_test (tc, test_roofline_ratio);
   tcase_add_test (tc, test_cost_errors);
+  tcase_add_test (tc, test_wave_efficiency);
+  tcase_add_test (tc, test_framework_parse);
+  tcase_add_test (tc, test_framework_times);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }

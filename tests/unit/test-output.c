@@ -329,12 +329,12 @@ START_TEST (test_ranks_straggler)
   const DtsRankStat *fast = &g_array_index (s->ranks, DtsRankStat, 3);
   ck_assert_str_eq (slow->host, "host5");
   ck_assert_double_eq_tol (slow->compute_s, 0.2, 1e-12);
-  ck_assert_double_eq_tol (slow->wait_s[DTS_WAIT_ALLREDUCE], 0.001, 1e-12);
-  ck_assert_double_eq_tol (fast->wait_s[DTS_WAIT_ALLREDUCE], 0.101, 1e-12);
+  ck_assert_double_eq_tol (slow->wait_s[DTS_RANK_WAIT_ALLREDUCE], 0.001, 1e-12);
+  ck_assert_double_eq_tol (fast->wait_s[DTS_RANK_WAIT_ALLREDUCE], 0.101, 1e-12);
   /* compute + waits + idle = the iteration time, on every rank. */
   for (guint r = 0; r < s->ranks->len; r++) {
     const DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
-    ck_assert_double_eq_tol (rs->compute_s + rs->wait_s[DTS_WAIT_ALLREDUCE] + rs->idle_s,
+    ck_assert_double_eq_tol (rs->compute_s + rs->wait_s[DTS_RANK_WAIT_ALLREDUCE] + rs->idle_s,
                              s->iteration_time_s, 1e-12);
   }
   /* The mean over ranks says "communication-bound"; the verdict must not. */
@@ -358,10 +358,10 @@ START_TEST (test_ranks_straggler)
   ck_assert_uint_eq (g_strv_length (lines), 10);
   ck_assert_str_eq (lines[0], "rank,host,compute_s,phase_forward_s,phase_backward_data_s,"
                               "phase_backward_weight_s,phase_optimizer_s,wait_allreduce_s,"
-                              "comm_busy_s,idle_s");
+                              "wait_transfer_s,wait_bubble_s,comm_busy_s,idle_s");
   /* wait_allreduce_s is 0.2 + 0.001 - 0.2 in doubles: not exactly 0.001. */
   ck_assert_msg (g_str_has_prefix (lines[6], "5,host5,0.2,0.2,0,0,0,0.00100")
-                     && g_str_has_suffix (lines[6], ",0.001,0"), "%s", lines[6]);
+                     && g_str_has_suffix (lines[6], ",0,0,0.001,0"), "%s", lines[6]);
 
   g_autoptr (GString) json = g_string_new (NULL);
   dts_report_write_json (s, json);

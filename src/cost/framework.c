@@ -1,0 +1,248 @@
+/* framework.c - framework profiles (framework.h): the built-in `generic`
+ * profile and the reader of frameworks/ID.conf files.
+ *
+ * A profile file is lines of `key = value`; `#` starts a comment, blank lines
+ * are ignored, every key is optional (unset keys keep `generic`'s value) and
+ * may appear once.  Keys:
+ *   description            free text
+ *   compute-efficiency-fp32, -tf32, -fp16, -bf16
+ *                          share of peak FLOP/s of conv and fc kernels, (0, 1]
+ *   memory-efficiency      share of peak bandwidth of other kernels, (0, 1]
+ *   wave-quantisation      yes|no: conv/fc kernels pay for whole waves of
+ *                          tile x tile output blocks over the SMs
+ *   tile                   that tile's edge in output elements (1..1024)
+ *   launch-overhead        time per kernel launch ("5us")
+ *   iteration-overhead     host time per iteration with the GPU idle ("2ms")
+ *   fuse                   comma-separated layer kinds (relu, add, batchnorm,
+ *                          dropout, relu6) that cost nothing of their own:
+ *                          fused into the preceding kernel's epilogue */
+#include "config.h"
+
+#include <string.h>
+
+#include "core/error.h"
+#include "core/datadir.h"
+#include "core/units.h"
+#include "cost/framework.h"
+#include "cost/roofline.h"
+
+static const DtsFramework generic = {
+  .id = (char *) DTS_FRAMEWORK_DEFAULT,
+  .description = (char *) "the plain roofline: 70% of peak FLOP/s, 80% of peak bandwidth, "
+                          "5 us per kernel, nothing fused, no host time",
+  .compute_eff = { DTS_ROOFLINE_COMPUTE_EFF, DTS_ROOFLINE_COMPUTE_EFF, DTS_ROOFLINE_COMPUTE_EFF,
+                   DTS_ROOFLINE_COMPUTE_EFF },
+  .memory_eff = DTS_ROOFLINE_MEMORY_EFF,
+  .waves = FALSE,
+  .tile = 128,
+  .launch_s = DTS_ROOFLINE_LAUNCH_S,
+  .iteration_s = 0.0,
+};
+
+const DtsFramework *
+dts_framework_generic (void)
+{
+  return &generic;
+}
+
+void
+dts_framework_free (DtsFramework *fw)
+{
+  if (fw == NULL || fw == &generic)
+    return;
+  g_free (fw->id);
+  g_free (fw->description);
+  g_free (fw);
+}
+
+static gboolean
+parse_fraction (const char *v, double *out, const char *where, const char *key, GError **error)
+{
+  char *end;
+  double x = dts_units_strtod (v, &end);
+  if (end == v || *end != '\0' || !(x > 0 && x <= 1)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "%s: %s = '%s': expected a number in (0, 1]", where, key, v);
+    return FALSE;
+  }
+  *out = x;
+  return TRUE;
+}
+
+double
+dts_framework_compute_eff (const DtsFramework *fw, const char *arch, DtsPrecision precision)
+{
+  for (int i = 0; arch != NULL && i < fw->n_arch; i++)
+    if (fw->arch_eff[i].precision == precision
+        && g_ascii_strcasecmp (fw->arch_eff[i].arch, arch) == 0)
+      return fw->arch_eff[i].eff;
+  return fw->compute_eff[precision];
+}
+
+static gboolean
+parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, GError **error)
+{
+  for (int p = 0; p < DTS_PREC_COUNT; p++) {
+    g_autofree char *k =
+        g_strdup_printf ("compute-efficiency-%s", dts_precision_to_string ((DtsPrecision) p));
+    if (strcmp (key, k) == 0)
+      return parse_fraction (v, &fw->compute_eff[p], where, key, error);
+    gsize n = strlen (k);
+    if (strncmp (key, k, n) == 0 && key[n] == '-') {
+      const char *arch = key + n + 1;
+      if (arch[0] == '\0' || strlen (arch) >= sizeof fw->arch_eff[0].arch) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                     "%s: %s: expected an architecture name of 1..%zu characters after '%s-'",
+                     where, key, sizeof fw->arch_eff[0].arch - 1, k);
+        return FALSE;
+      }
+      if (fw->n_arch >= DTS_FRAMEWORK_MAX_ARCH_KEYS) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                     "%s: %s: more than %d per-architecture efficiencies", where, key,
+                     DTS_FRAMEWORK_MAX_ARCH_KEYS);
+        return FALSE;
+      }
+      double eff;
+      if (!parse_fraction (v, &eff, where, key, error))
+        return FALSE;
+      g_strlcpy (fw->arch_eff[fw->n_arch].arch, arch, sizeof fw->arch_eff[0].arch);
+      fw->arch_eff[fw->n_arch].precision = (DtsPrecision) p;
+      fw->arch_eff[fw->n_arch].eff = eff;
+      fw->n_arch++;
+      return TRUE;
+    }
+  }
+  if (strcmp (key, "description") == 0) {
+    g_free (fw->description);
+    fw->description = g_strdup (v);
+    return TRUE;
+  }
+  if (strcmp (key, "memory-efficiency") == 0)
+    return parse_fraction (v, &fw->memory_eff, where, key, error);
+  if (strcmp (key, "wave-quantisation") == 0) {
+    if (strcmp (v, "yes") == 0 || strcmp (v, "no") == 0) {
+      fw->waves = strcmp (v, "yes") == 0;
+      return TRUE;
+    }
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s = '%s': expected yes or no", where,
+                 key, v);
+    return FALSE;
+  }
+  if (strcmp (key, "tile") == 0) {
+    int t;
+    if (!dts_units_parse_int (v, &t, NULL) || t < 1 || t > 1024) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected an integer in 1..1024", where, key, v);
+      return FALSE;
+    }
+    fw->tile = t;
+    return TRUE;
+  }
+  if (strcmp (key, "launch-overhead") == 0 || strcmp (key, "iteration-overhead") == 0) {
+    double t;
+    g_autoptr (GError) local = NULL;
+    if (!dts_units_parse (v, DTS_UNIT_TIME, &t, &local) || !(t < 1.0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected a time below 1 s such as 5us or 2ms", where, key, v);
+      return FALSE;
+    }
+    *(key[0] == 'l' ? &fw->launch_s : &fw->iteration_s) = t;
+    return TRUE;
+  }
+  if (strcmp (key, "fuse") == 0) {
+    g_auto (GStrv) kinds = g_strsplit (v, ",", -1);
+    for (guint i = 0; kinds[i]; i++) {
+      g_strstrip (kinds[i]);
+      DtsLayerType t;
+      if (kinds[i][0] == '\0')
+        continue;
+      if (!dts_layer_type_from_string (kinds[i], &t)
+          || !(t == DTS_LAYER_RELU || t == DTS_LAYER_RELU6 || t == DTS_LAYER_ADD
+               || t == DTS_LAYER_BATCHNORM || t == DTS_LAYER_DROPOUT)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                     "%s: fuse: '%s' is not a fusable layer kind (expected relu, relu6, add, "
+                     "batchnorm or dropout)",
+                     where, kinds[i]);
+        return FALSE;
+      }
+      fw->fuse[t] = TRUE;
+    }
+    return TRUE;
+  }
+  g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+               "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
+               "bf16[-ARCH], memory-efficiency, wave-quantisation, tile, launch-overhead, "
+               "iteration-overhead or fuse)",
+               where, key);
+  return FALSE;
+}
+
+DtsFramework *
+dts_framework_parse (const char *text, const char *id, const char *file, GError **error)
+{
+  g_autoptr (DtsFramework) fw = g_new0 (DtsFramework, 1);
+  *fw = generic;
+  fw->id = g_strdup (id);
+  fw->description = g_strdup ("");
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; lines[i]; i++) {
+    char *line = lines[i];
+    char *hash = strchr (line, '#');
+    if (hash)
+      *hash = '\0';
+    g_strstrip (line);
+    if (line[0] == '\0')
+      continue;
+    g_autofree char *where = g_strdup_printf ("framework profile '%s': line %u", file, i + 1);
+    char *eq = strchr (line, '=');
+    if (eq == NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: '%s': expected key = value", where,
+                   line);
+      return NULL;
+    }
+    *eq = '\0';
+    char *key = g_strstrip (line), *value = g_strstrip (eq + 1);
+    if (g_hash_table_contains (seen, key)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: key '%s' given twice", where, key);
+      return NULL;
+    }
+    g_hash_table_add (seen, g_strdup (key));
+    if (!parse_key (fw, key, value, where, error))
+      return NULL;
+  }
+  return g_steal_pointer (&fw);
+}
+
+DtsFramework *
+dts_framework_load (const char *id_or_path, GError **error)
+{
+  if (id_or_path == NULL || strcmp (id_or_path, DTS_FRAMEWORK_DEFAULT) == 0) {
+    DtsFramework *fw = g_new0 (DtsFramework, 1);
+    *fw = generic;
+    fw->id = g_strdup (generic.id);
+    fw->description = g_strdup (generic.description);
+    return fw;
+  }
+  g_autofree char *path =
+      dts_datadir_resolve ("frameworks", id_or_path, ".conf", "framework profile", error);
+  if (path == NULL)
+    return NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "framework profile '%s': %s", path,
+                 local->message);
+    return NULL;
+  }
+  if (strlen (text) != len) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "framework profile '%s': contains a NUL byte (expected text)", path);
+    return NULL;
+  }
+  g_autofree char *base = g_path_get_basename (path);
+  if (g_str_has_suffix (base, ".conf"))
+    base[strlen (base) - 5] = '\0';
+  return dts_framework_parse (text, base, path, error);
+}

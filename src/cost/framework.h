@@ -1,0 +1,62 @@
+/* framework.h - framework profiles: what the software stack adds to kernels.
+ *
+ * A profile (frameworks/ID.conf, doc/COST-MODELS.md) describes how one
+ * framework, in one mode, on its library generation, turns layers into
+ * kernels: the share of peak FLOP/s its convolutions and GEMMs reach per
+ * precision, whether kernels lose the tail of their last wave over the SMs,
+ * the share of peak bandwidth of its element-wise kernels, which layer kinds
+ * it fuses into the preceding kernel, what a kernel launch costs, and a fixed
+ * host cost per iteration.  The built-in profile `generic` (no file) is the
+ * roofline as it was before profiles existed. */
+#ifndef DTS_COST_FRAMEWORK_H
+#define DTS_COST_FRAMEWORK_H
+
+#include <glib.h>
+#include "core/precision.h"
+#include "workload/workload.h"
+
+G_BEGIN_DECLS
+
+#define DTS_FRAMEWORK_DEFAULT "generic"
+#define DTS_FRAMEWORK_MAX_ARCH_KEYS 16
+
+typedef struct {
+  char *id;                           /* file name without .conf, or "generic" */
+  char *description;
+  double compute_eff[DTS_PREC_COUNT]; /* share of peak FLOP/s of conv/fc kernels */
+  double memory_eff;                  /* share of peak bandwidth of other kernels */
+  gboolean waves;                     /* wave quantisation of conv/fc kernels */
+  int tile;                           /* output tile edge (elements) of a conv/fc thread block */
+  double launch_s;                    /* per kernel launch */
+  double iteration_s;                 /* per iteration, on the host, GPU idle */
+  gboolean fuse[DTS_LAYER_TYPE_COUNT]; /* layer kinds fused into the preceding kernel */
+  /* compute-efficiency-PREC-ARCH: overrides of compute_eff for the GPUs of
+   * one architecture (the catalogue's arch, compared without case) */
+  int n_arch;
+  struct {
+    char arch[24];
+    DtsPrecision precision;
+    double eff;
+  } arch_eff[DTS_FRAMEWORK_MAX_ARCH_KEYS];
+} DtsFramework;
+
+/* The share of peak FLOP/s of conv/fc kernels on a GPU of architecture ARCH
+ * (may be NULL) at PRECISION. */
+double dts_framework_compute_eff (const DtsFramework *fw, const char *arch,
+                                  DtsPrecision precision);
+
+/* The built-in `generic` profile (lent, static). */
+const DtsFramework *dts_framework_generic (void);
+
+/* Load ID_OR_PATH: a shipped profile name (frameworks/ID.conf), a path, or
+ * "generic".  Errors name the file and line and what was expected. */
+DtsFramework *dts_framework_load (const char *id_or_path, GError **error);
+/* Parse TEXT as the profile ID read from FILE (for error messages). */
+DtsFramework *dts_framework_parse (const char *text, const char *id, const char *file,
+                                   GError **error);
+void dts_framework_free (DtsFramework *fw);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsFramework, dts_framework_free)
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,929 @@
+/* pipeline.c - pipeline and hybrid (data x pipeline) parallel schedules.
+ *
+ * The layers are cut into S stages, contiguous ranges in layer order
+ * (--partition, or balanced by the cost model's per-layer time: the cut
+ * that minimises the largest stage's forward + backward time, by dynamic
+ * programming). Stage s runs on D_s ranks, its data-parallel replicas
+ * (`pipeline`: D_s = 1; `hybrid`: --dp D or --stage-dp D0,D1,...).
+ *
+ * An iteration trains one global mini-batch of G = batch x max D_s samples,
+ * cut into M micro-batches (sizes differ by at most one sample). Replica d
+ * of stage s runs its share of every micro-batch: samples
+ * [floor(d b / D_s), floor((d+1) b / D_s)) of a micro-batch of b samples, so
+ * a narrower stage's replicas run more samples per micro-batch (load
+ * imbalance, as in training with uneven data-parallel degrees). It sends its
+ * output activations to every replica of stage s+1 whose share overlaps its
+ * own (the overlap's samples), and the activation gradients back the same
+ * way.
+ *
+ * The activations a stage sends are the outputs of its layers (and of
+ * earlier stages' layers it forwards) that a later stage reads: with skip
+ * connections, more than its last layer's output. They and their gradients
+ * travel in the compute precision.
+ *
+ * Streams of a rank: the compute stream runs forward and backward passes
+ * of its micro-batches (a pass's output, or input gradient, is sent once
+ * the whole pass is done) in the order of --pipeline-schedule (gpipe: every
+ * forward, then every backward in reverse order; 1f1b: min(S-s-1, M)
+ * warm-up forwards, then one forward and one backward in turn, then the
+ * remaining backwards), then waits for its gradient all-reduces and runs
+ * the optimizer. Point-to-point transfers run on four streams of their own
+ * (send forward, receive forward, send backward, receive backward), as
+ * Megatron and DeepSpeed run them asynchronously from compute: the compute
+ * stream RECORDs an event when a micro-batch's output is ready and WAITs
+ * for the event the receiving stream RECORDs when an input has arrived.
+ * Every pair of neighbouring streams sees the micro-batches in the same
+ * order, so they cannot deadlock. A stage's gradients are bucketed as in
+ * dp over its own layers and all-reduced among its replicas on one
+ * communication stream, each bucket as soon as the backward pass of the
+ * last micro-batch has produced it (gradient accumulation over the
+ * micro-batches before that).
+ *
+ * Events of a rank: 0 bucket ready, 1 bucket all-reduced, 2 output of a
+ * micro-batch ready, 3 input arrived, 4 input gradient ready, 5 output
+ * gradient arrived.
+ *
+ * Memory of a replica: the weights, gradients and optimizer state of its
+ * layers, and the activations of its layers kept for backward for every
+ * micro-batch in flight at the peak: M with gpipe, min(S - s, M) with
+ * 1f1b (stage s). A stage that does not fit its GPU is an error unless
+ * allow_oversubscribe is set. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "platform/gpu.h"
+#include "schedule/schedule-private.h"
+
+enum {
+  EV_BUCKET_READY,
+  EV_BUCKET_DONE,
+  EV_OUT_READY,
+  EV_IN_ARRIVED,
+  EV_GRAD_IN_READY,
+  EV_GRAD_OUT_ARRIVED,
+  N_EVENTS
+};
+
+/* P2P stream indices. */
+enum { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* "12.34 GiB", or "5.2 MiB" below 0.1 GiB (BUF of 32). */
+static const char *
+gib (char *buf, double bytes)
+{
+  if (bytes >= 0.1 * GIB)
+    g_snprintf (buf, 32, "%.2f GiB", bytes / GIB);
+  else
+    g_snprintf (buf, 32, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  return buf;
+}
+
+static gint64
+split (gint64 n, int k, int i)
+{
+  return n * i / k;
+}
+
+/* Number of ranges in a --partition or --stage-dp list. */
+static int
+count_items (const char *list)
+{
+  int n = 1;
+  for (const char *p = list; *p; p++)
+    n += *p == ',';
+  return n;
+}
+
+static gboolean
+parse_stage_dp (const char *text, int **out, int *n_out, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  int n = g_strv_length (items);
+  g_autofree int *dp = g_new (int, MAX (n, 1));
+  for (int i = 0; i < n; i++) {
+    guint64 v;
+    if (!g_ascii_string_to_unsigned (items[i], 10, 1, 1 << 20, &v, NULL)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--stage-dp '%s': item %d '%s' is not an integer in 1..%d", text, i + 1,
+                   items[i], 1 << 20);
+      return FALSE;
+    }
+    dp[i] = (int) v;
+  }
+  *n_out = n;
+  *out = g_steal_pointer (&dp);
+  return TRUE;
+}
+
+static gboolean
+resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
+{
+  int given = o->n_gpus;
+  int n = given > 0 ? given : have;
+  int stages = o->stages;
+  if (o->partition != NULL) {
+    int k = count_items (o->partition);
+    if (stages > 0 && stages != k) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--stages %d and --partition '%s' (%d stage%s) disagree", stages,
+                   o->partition, k, k == 1 ? "" : "s");
+      return FALSE;
+    }
+    stages = k;
+  }
+  if (!hybrid) {
+    if (stages == 0)
+      stages = n;
+    if (given > 0 && given != stages) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--gpus %d: a pipeline of %d stage%s runs on %d GPU%s (--strategy hybrid "
+                   "adds data-parallel replicas)",
+                   given, stages, stages == 1 ? "" : "s", stages, stages == 1 ? "" : "s");
+      return FALSE;
+    }
+    o->stages = stages;
+    o->n_gpus = stages;
+    o->dp = 1;
+    return TRUE;
+  }
+  if (o->stage_dp != NULL) {
+    g_autofree int *dp = NULL;
+    int k;
+    if (!parse_stage_dp (o->stage_dp, &dp, &k, error))
+      return FALSE;
+    if (stages > 0 && stages != k) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--stage-dp '%s' names %d stage%s, but there are %d", o->stage_dp, k,
+                   k == 1 ? "" : "s", stages);
+      return FALSE;
+    }
+    if (o->dp > 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--dp and --stage-dp: give one (--stage-dp sets every stage's degree)");
+      return FALSE;
+    }
+    gint64 sum = 0;
+    for (int i = 0; i < k; i++)
+      sum += dp[i];
+    if (given > 0 && sum != given) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--gpus %d: --stage-dp '%s' needs %" G_GINT64_FORMAT " GPUs", given,
+                   o->stage_dp, sum);
+      return FALSE;
+    }
+    if (sum > 1 << 20) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--stage-dp '%s': too many GPUs",
+                   o->stage_dp);
+      return FALSE;
+    }
+    o->stages = k;
+    o->n_gpus = (int) sum;
+    return TRUE;
+  }
+  if (stages == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--strategy hybrid: give the pipeline's --stages, --partition or --stage-dp");
+    return FALSE;
+  }
+  int dp = o->dp;
+  if (dp == 0) {
+    if (n % stages != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "%d GPUs do not divide into %d stages: give --dp, or --gpus a multiple of %d",
+                   n, stages, stages);
+      return FALSE;
+    }
+    dp = n / stages;
+  }
+  if ((gint64) dp * stages > 1 << 20 || (given > 0 && dp * stages != given)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--gpus %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", n, dp,
+                 stages, (gint64) dp * stages);
+    return FALSE;
+  }
+  o->stages = stages;
+  o->dp = dp;
+  o->n_gpus = dp * stages;
+  return TRUE;
+}
+
+gboolean
+dts_schedule_pipeline_resolve (DtsRunOptions *o, int have, GError **error)
+{
+  return resolve_common (o, have, FALSE, error);
+}
+
+gboolean
+dts_schedule_hybrid_resolve (DtsRunOptions *o, int have, GError **error)
+{
+  return resolve_common (o, have, TRUE, error);
+}
+
+/* Layer index of END (a number or a layer name), or -1. */
+static int
+layer_index (const DtsWorkload *w, const char *end)
+{
+  guint64 v;
+  if (g_ascii_string_to_unsigned (end, 10, 0, w->layers->len - 1, &v, NULL))
+    return (int) v;
+  for (guint l = 0; l < w->layers->len; l++)
+    if (strcmp (dts_workload_layer (w, l)->name, end) == 0)
+      return (int) l;
+  return -1;
+}
+
+/* Parse "A-B,C-D,..." (indices or names; a single layer is "A") into the
+ * stages' first and last layers. The first range may start at the input
+ * layer or the one after it; ranges must follow each other and end at the
+ * last layer. */
+static gboolean
+parse_partition (const DtsWorkload *w, const char *text, int *first, int *last, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  int n_layers = w->layers->len;
+  int next = 0;
+  for (int s = 0; items[s] != NULL; s++) {
+    const char *item = items[s];
+    int a = layer_index (w, item), b = a;
+    if (a < 0) {
+      /* Try every '-' as the separator: names may contain one. */
+      for (const char *dash = strchr (item, '-'); dash && a < 0; dash = strchr (dash + 1, '-')) {
+        g_autofree char *left = g_strndup (item, dash - item);
+        int x = layer_index (w, left), y = layer_index (w, dash + 1);
+        if (x >= 0 && y >= 0)
+          a = x, b = y;
+      }
+    }
+    if (a < 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--partition '%s': stage %d '%s' is not a layer or a range FIRST-LAST of "
+                   "layers (indices 0..%d or names of '%s')",
+                   text, s, item, n_layers - 1, w->name);
+      return FALSE;
+    }
+    if (s == 0 && a == 1)
+      a = 0;
+    if (a != next || b < a) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--partition '%s': stage %d '%s' covers layers %d-%d; expected a range "
+                   "starting at layer %d",
+                   text, s, item, a, b, next == 0 ? 1 : next);
+      return FALSE;
+    }
+    if (b == 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--partition '%s': stage 0 holds only the input layer", text);
+      return FALSE;
+    }
+    first[s] = a;
+    last[s] = b;
+    next = b + 1;
+  }
+  if (next != n_layers) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--partition '%s': the stages end at layer %d; '%s' has layers up to %d", text,
+                 next - 1, w->name, n_layers - 1);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Contiguous stages that minimise the largest stage time (WEIGHT[k] x the
+ * sum of COST over stage k's layers: a stage with half the replicas runs
+ * twice the samples per GPU); stage 0 starts at layer 0 and every stage
+ * holds at least one layer after the input. Ties go to the earliest cut. */
+static void
+balance (const double *cost, const double *weight, int n_layers, int S, int *first, int *last)
+{
+  int L = n_layers - 1; /* layers 1..n_layers-1 are cut, layer 0 joins stage 0 */
+  g_autofree double *prefix = g_new0 (double, L + 1);
+  for (int i = 0; i < L; i++)
+    prefix[i + 1] = prefix[i] + cost[i + 1];
+  /* best[k][i]: the largest stage time of the first i layers in k stages. */
+  g_autofree double *best = g_new (double, (gsize) (S + 1) * (L + 1));
+  g_autofree int *cut = g_new0 (int, (gsize) (S + 1) * (L + 1));
+#define B(k, i) best[(gsize) (k) * (L + 1) + (i)]
+#define C(k, i) cut[(gsize) (k) * (L + 1) + (i)]
+  for (int i = 0; i <= L; i++)
+    B (1, i) = weight[0] * prefix[i];
+  for (int k = 2; k <= S; k++)
+    for (int i = k; i <= L; i++) {
+      B (k, i) = INFINITY;
+      for (int j = k - 1; j < i; j++) {
+        double v = MAX (B (k - 1, j), weight[k - 1] * (prefix[i] - prefix[j]));
+        if (v < B (k, i)) {
+          B (k, i) = v;
+          C (k, i) = j;
+        }
+      }
+    }
+  int i = L;
+  for (int k = S; k >= 1; k--) {
+    int j = k == 1 ? 0 : C (k, i);
+    first[k - 1] = j + 1;
+    last[k - 1] = i;
+    i = j;
+  }
+  first[0] = 0;
+#undef B
+#undef C
+}
+
+/* Activation elements per sample that cross from stage layers <= LAST to
+ * later layers. */
+static double
+crossing_elems (const DtsWorkload *w, int last)
+{
+  double elems = 0;
+  for (int l = 0; l <= last; l++) {
+    gboolean read_later = FALSE;
+    for (guint c = last + 1; c < w->layers->len && !read_later; c++) {
+      const DtsLayer *consumer = dts_workload_layer (w, c);
+      for (int k = 0; k < consumer->n_inputs; k++)
+        read_later = read_later || consumer->inputs[k] == l;
+    }
+    if (read_later)
+      elems += dts_workload_layer (w, l)->out_elems;
+  }
+  return elems;
+}
+
+typedef struct {
+  const DtsWorkload *w;
+  const DtsPlatform *platform;
+  DtsCost *cost;
+  const DtsRunOptions *o;
+  DtsSchedule *s;
+  int S, M;
+  gint64 G;               /* samples per iteration */
+  gint64 *mb_start;       /* [M + 1]: global sample range of each micro-batch */
+  int *first, *last, *dp; /* [S] */
+  int *stage_rank0;       /* [S]: rank of replica 0 (replicas-inside) */
+  int *bucket_of;         /* layer -> global bucket */
+  GPtrArray *times;       /* cached DtsLayerTimes * */
+  GArray *times_key;      /* (spec index, batch) per cached entry */
+} Ctx;
+
+typedef struct {
+  int spec;
+  int batch;
+} TimesKey;
+
+static int
+rank_of (const Ctx *c, int s, int d)
+{
+  if (c->o->placement == DTS_PLACEMENT_STAGES_INSIDE)
+    return d * c->S + s;
+  return c->stage_rank0[s] + d;
+}
+
+/* Samples of micro-batch M that replica D of stage S runs: [*lo, *hi). */
+static void
+share (const Ctx *c, int s, int d, int m, gint64 *lo, gint64 *hi)
+{
+  gint64 b = c->mb_start[m + 1] - c->mb_start[m];
+  *lo = c->mb_start[m] + split (b, c->dp[s], d);
+  *hi = c->mb_start[m] + split (b, c->dp[s], d + 1);
+}
+
+static const DtsLayerTimes *
+times_at (Ctx *c, int spec, const DtsGpuSpec *gpu, int batch, GError **error)
+{
+  for (guint i = 0; i < c->times_key->len; i++) {
+    TimesKey *k = &g_array_index (c->times_key, TimesKey, i);
+    if (k->spec == spec && k->batch == batch)
+      return g_ptr_array_index (c->times, i);
+  }
+  DtsLayerTimes *t = dts_schedule_layer_times (c->w, c->cost, gpu, c->o->precision, batch,
+                                               &c->s->cost_source, error);
+  if (t == NULL)
+    return NULL;
+  TimesKey k = { spec, batch };
+  g_array_append_val (c->times_key, k);
+  g_ptr_array_add (c->times, t);
+  return t;
+}
+
+static void
+add_op (GArray *prog, DtsOp op)
+{
+  g_array_append_val (prog, op);
+}
+
+static void
+record (GArray *prog, int event, int bucket)
+{
+  add_op (prog, (DtsOp){ .type = DTS_OP_RECORD, .layer = -1, .bucket = bucket, .event = event });
+}
+
+static void
+wait (GArray *prog, int event, int count, DtsWaitKind kind)
+{
+  add_op (prog, (DtsOp){ .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = event,
+                         .count = count, .wait = kind });
+}
+
+/* The order of the backward passes of the M micro-batches. */
+static int
+backward_mb (const Ctx *c, int i)
+{
+  return c->o->pipeline_schedule == DTS_PIPELINE_GPIPE ? c->M - 1 - i : i;
+}
+
+static void
+forward_pass (const Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m,
+              const DtsLayerTimes *t)
+{
+  if (s > 0)
+    wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
+  for (int l = c->first[s]; l <= c->last[s]; l++)
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
+  if (s < c->S - 1)
+    record (prog, EV_OUT_READY, -1);
+}
+
+static void
+backward_pass (const Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gboolean last_mb,
+               const DtsLayerTimes *t)
+{
+  if (s < c->S - 1)
+    wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
+  for (int l = c->last[s]; l >= c->first[s]; l--) {
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s);
+    int b = c->bucket_of[l];
+    if (last_mb && c->o->overlap && b >= 0
+        && g_array_index (c->s->buckets, DtsBucket, b).last_layer == l)
+      record (prog, EV_BUCKET_READY, b);
+  }
+  /* The input gradient goes back once the stage's backward pass is done
+   * (one autograd call per micro-batch, as Megatron and DeepSpeed run it). */
+  if (s > 0)
+    record (prog, EV_GRAD_IN_READY, -1);
+}
+
+/* The compute program of replica D of stage S on GPU (spec index SPEC). */
+static GArray *
+compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsComputeTotals *tot,
+                 GError **error)
+{
+  g_autofree const DtsLayerTimes **t = g_new (const DtsLayerTimes *, c->M);
+  for (int m = 0; m < c->M; m++) {
+    gint64 lo, hi;
+    share (c, s, d, m, &lo, &hi);
+    t[m] = times_at (c, spec, gpu, (int) (hi - lo), error);
+    if (t[m] == NULL)
+      return NULL;
+  }
+  g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  *tot = (DtsComputeTotals){ 0 };
+  int M = c->M;
+  if (c->o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
+    for (int m = 0; m < M; m++)
+      forward_pass (c, prog, tot, s, m, t[m]);
+    for (int i = 0; i < M; i++)
+      backward_pass (c, prog, tot, s, backward_mb (c, i), i == M - 1, t[backward_mb (c, i)]);
+  } else {
+    int warm = MIN (c->S - s - 1, M);
+    for (int m = 0; m < warm; m++)
+      forward_pass (c, prog, tot, s, m, t[m]);
+    for (int i = 0; i < M - warm; i++) {
+      forward_pass (c, prog, tot, s, warm + i, t[warm + i]);
+      backward_pass (c, prog, tot, s, i, i == M - 1, t[i]);
+    }
+    for (int i = M - warm; i < M; i++)
+      backward_pass (c, prog, tot, s, i, i == M - 1, t[i]);
+  }
+  DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
+  if (st->n_buckets > 0) {
+    if (!c->o->overlap)
+      for (int b = 0; b < st->n_buckets; b++)
+        record (prog, EV_BUCKET_READY, st->first_bucket + b);
+    wait (prog, EV_BUCKET_DONE, st->n_buckets, DTS_WAIT_COLL);
+  }
+  for (int l = c->first[s]; l <= c->last[s]; l++)
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, t[0][l].update_s);
+  return g_steal_pointer (&prog);
+}
+
+/* The transfers of micro-batch M between replica D of stage S and the
+ * replicas of the neighbouring stage that KIND names, appended to PROG: a
+ * send to (or receive from) each peer whose samples overlap D's. */
+static void
+append_transfers (const Ctx *c, GArray *prog, int s, int d, int m, int kind)
+{
+  gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
+  gboolean send = kind == SEND_FWD || kind == SEND_BWD;
+  int peer_stage = (kind == SEND_FWD || kind == RECV_BWD) ? s + 1 : s - 1;
+  /* The activations cross the boundary between the lower stage and the next. */
+  int lower = MIN (s, peer_stage);
+  double bytes_per_sample = g_array_index (c->s->stages, DtsStage, lower).send_bytes;
+  int me = rank_of (c, s, d);
+  gint64 lo, hi;
+  share (c, s, d, m, &lo, &hi);
+  for (int p = 0; p < c->dp[peer_stage]; p++) {
+    gint64 plo, phi;
+    share (c, peer_stage, p, m, &plo, &phi);
+    gint64 n = MIN (hi, phi) - MAX (lo, plo);
+    if (n <= 0)
+      continue;
+    int peer = rank_of (c, peer_stage, p);
+    int sender = send ? me : peer;
+    DtsOp op = { .type = send ? DTS_OP_SEND : DTS_OP_RECV, .layer = -1, .bucket = -1,
+                 .peer = peer, .tag = sender * 2 + (forward ? 0 : 1),
+                 .bytes = n * bytes_per_sample };
+    g_array_append_val (prog, op);
+  }
+}
+
+/* Send (or receive) stream of replica D of stage S towards the stage KIND
+ * names: for every micro-batch in the order of that direction, wait for the
+ * compute stream's event and send each overlapping peer its samples, or
+ * receive from each and record the arrival. */
+static GArray *
+p2p_program (const Ctx *c, int s, int d, int kind)
+{
+  gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
+  gboolean send = kind == SEND_FWD || kind == SEND_BWD;
+  GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  for (int i = 0; i < c->M; i++) {
+    int m = forward ? i : backward_mb (c, i);
+    if (send)
+      wait (prog, forward ? EV_OUT_READY : EV_GRAD_IN_READY, 1, DTS_WAIT_COLL);
+    append_transfers (c, prog, s, d, m, kind);
+    if (!send)
+      record (prog, forward ? EV_IN_ARRIVED : EV_GRAD_OUT_ARRIVED, -1);
+  }
+  return prog;
+}
+
+/* One communication stream for replica D of stage S (--p2p-stream shared):
+ * its sends and its stage's gradient all-reduces, in the order the compute
+ * stream COMPUTE hands them over, one at a time (a single communication
+ * thread). */
+static GArray *
+shared_program (const Ctx *c, int s, int d, const GArray *compute)
+{
+  GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  int n_fwd = 0, n_bwd = 0;
+  for (guint k = 0; k < compute->len; k++) {
+    const DtsOp *op = &g_array_index (compute, DtsOp, k);
+    if (op->type != DTS_OP_RECORD)
+      continue;
+    wait (prog, op->event, 1, DTS_WAIT_COLL);
+    if (op->event == EV_OUT_READY)
+      append_transfers (c, prog, s, d, n_fwd++, SEND_FWD);
+    else if (op->event == EV_GRAD_IN_READY)
+      append_transfers (c, prog, s, d, backward_mb (c, n_bwd++), SEND_BWD);
+    else {
+      g_assert (op->event == EV_BUCKET_READY);
+      add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = op->bucket,
+                             .coll = op->bucket, .part = -1 });
+      record (prog, EV_BUCKET_DONE, -1);
+    }
+  }
+  return prog;
+}
+
+static void
+stage_clear (gpointer p)
+{
+  DtsStage *st = p;
+  g_free (st->ranks);
+}
+
+static void
+add_stream (DtsSchedule *s, int rank, DtsStreamKind kind, int index, GArray *prog)
+{
+  g_ptr_array_add (s->programs, prog);
+  DtsComputeTotals none = { 0 };
+  g_array_append_val (s->totals, none);
+  DtsStream st = { rank, kind, index, (int) s->programs->len - 1 };
+  g_array_append_val (s->streams, st);
+}
+
+static DtsSchedule *
+build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const DtsRunOptions *o,
+       const char *strategy, GError **error)
+{
+  int n_layers = w->layers->len;
+  int S = o->stages;
+  if (S < 1 || S > n_layers - 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "%d pipeline stages: '%s' has %d layers after its input (at least one per "
+                 "stage)",
+                 S, w->name, n_layers - 1);
+    return NULL;
+  }
+  if (o->n_gpus < 1 || o->n_gpus > (int) platform->gpus->len) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%d GPUs needed; platform '%s' has %u",
+                 o->n_gpus, platform->path, platform->gpus->len);
+    return NULL;
+  }
+  if (o->batch_size < 1 || !(o->bucket_bytes > 0) || !(o->chunk_bytes > 0) || o->channels < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "batch size, bucket size, chunk size and channels must be positive");
+    return NULL;
+  }
+  const char *algorithm = o->collective ? o->collective : "ring";
+  if (strcmp (algorithm, "ps") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--collective ps: not available with --strategy %s (parameter servers serve "
+                 "the whole model)",
+                 strategy);
+    return NULL;
+  }
+  g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
+  s->strategy = g_strdup (strategy);
+  s->n_ranks = o->n_gpus;
+  s->batch_size = o->batch_size;
+  s->precision = o->precision;
+  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
+  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
+  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
+  s->rank_program = g_new0 (int, s->n_ranks);
+  s->rank_stage = g_new0 (int, s->n_ranks);
+  s->stages = g_array_new (FALSE, TRUE, sizeof (DtsStage));
+  g_array_set_clear_func (s->stages, stage_clear);
+  s->n_events = N_EVENTS;
+
+  Ctx c = { .w = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S };
+  g_autofree int *first = g_new (int, S);
+  g_autofree int *last = g_new (int, S);
+  g_autofree int *dp = NULL;
+  g_autofree int *rank0 = g_new0 (int, S);
+  g_autofree int *bucket_of = g_new (int, n_layers);
+  g_autoptr (GPtrArray) times = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) times_key = g_array_new (FALSE, FALSE, sizeof (TimesKey));
+  c.first = first, c.last = last, c.stage_rank0 = rank0, c.bucket_of = bucket_of;
+  c.times = times, c.times_key = times_key;
+  if (o->stage_dp != NULL) {
+    int k;
+    if (!parse_stage_dp (o->stage_dp, &dp, &k, error))
+      return NULL;
+    g_return_val_if_fail (k == S, NULL);
+  } else {
+    dp = g_new (int, S);
+    for (int i = 0; i < S; i++)
+      dp[i] = MAX (o->dp, 1);
+  }
+  c.dp = dp;
+  int dmax = 1, sum = 0;
+  gboolean uniform = TRUE;
+  for (int i = 0; i < S; i++) {
+    rank0[i] = sum;
+    sum += dp[i];
+    dmax = MAX (dmax, dp[i]);
+    uniform = uniform && dp[i] == dp[0];
+  }
+  g_return_val_if_fail (sum == o->n_gpus, NULL);
+  if (!uniform && o->placement == DTS_PLACEMENT_STAGES_INSIDE) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--placement stages-inside: needs the same data-parallel degree on every "
+                 "stage (--stage-dp '%s')",
+                 o->stage_dp);
+    return NULL;
+  }
+
+  /* Micro-batches. */
+  c.G = (gint64) o->batch_size * dmax;
+  int M = o->micro_batches > 0 ? o->micro_batches : MIN (4 * S, o->batch_size);
+  if (M > o->batch_size) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: more than the batch of %d samples per replica", M,
+                 o->batch_size);
+    return NULL;
+  }
+  c.M = M;
+  s->micro_batches = M;
+  s->samples_per_iteration = (int) c.G;
+  g_autofree gint64 *mb_start = g_new (gint64, M + 1);
+  for (int m = 0; m <= M; m++)
+    mb_start[m] = split (c.G, M, m);
+  c.mb_start = mb_start;
+  for (int i = 0; i < S; i++)
+    if (mb_start[1] - mb_start[0] < dp[i] || (c.G / M) < dp[i]) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "stage %d: a micro-batch of %" G_GINT64_FORMAT " samples cannot be shared by "
+                   "%d replicas (use fewer --micro-batches or a larger --batch-size)",
+                   i, c.G / M, dp[i]);
+      return NULL;
+    }
+
+  /* Stages: given, or balanced on rank 0's GPU at the widest stage's share. */
+  if (o->partition != NULL) {
+    if (!parse_partition (w, o->partition, first, last, error))
+      return NULL;
+  } else {
+    int b = (int) MAX (1, (c.G / M) / dmax);
+    const DtsLayerTimes *t = times_at (&c, -1, &dts_platform_gpu (platform, 0)->spec, b, error);
+    if (t == NULL)
+      return NULL;
+    g_autofree double *layer_cost = g_new (double, n_layers);
+    g_autofree double *weight = g_new (double, S);
+    for (int l = 0; l < n_layers; l++)
+      layer_cost[l] = t[l].fwd_s + t[l].bwd_data_s + t[l].bwd_weight_s;
+    for (int i = 0; i < S; i++)
+      weight[i] = (double) dmax / dp[i];
+    balance (layer_cost, weight, n_layers, S, first, last);
+  }
+
+  /* Buckets, communicators and plans of every stage. */
+  s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+  for (int l = 0; l < n_layers; l++)
+    bucket_of[l] = -1;
+  g_autoptr (GArray) plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
+  double elem = dts_precision_elem_bytes (o->precision);
+  for (int i = 0; i < S; i++) {
+    DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
+                    .comm = -1, .first_bucket = s->buckets->len };
+    st.ranks = g_new (int, dp[i]);
+    for (int d = 0; d < dp[i]; d++) {
+      st.ranks[d] = rank_of (&c, i, d);
+      s->rank_stage[st.ranks[d]] = i;
+    }
+    for (int l = first[i]; l <= last[i]; l++)
+      st.params += dts_workload_layer (w, l)->params;
+    st.send_bytes = i < S - 1 ? crossing_elems (w, last[i]) * elem : 0;
+    if (dp[i] > 1) {
+      g_autofree char *name = g_strdup_printf ("stage%d", i);
+      st.comm = dts_schedule_add_comm (s, name, st.ranks, dp[i]);
+      g_autoptr (GArray) bk = dts_schedule_make_buckets (w, first[i], last[i], o->bucket_bytes,
+                                                         s->buckets->len, bucket_of);
+      st.n_buckets = bk->len;
+      for (guint b = 0; b < bk->len; b++) {
+        const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+                             .chunk_bytes = o->chunk_bytes };
+        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
+        if (plan == NULL)
+          return NULL;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, st.comm);
+        g_array_append_val (s->buckets, *bucket);
+      }
+    }
+    /* Memory of a replica at the peak: the widest share of a micro-batch. */
+    int stashed = o->pipeline_schedule == DTS_PIPELINE_GPIPE ? M : MIN (S - i, M);
+    gint64 widest = 0;
+    for (int m = 0; m < M; m++)
+      for (int d = 0; d < dp[i]; d++) {
+        gint64 lo, hi;
+        share (&c, i, d, m, &lo, &hi);
+        widest = MAX (widest, hi - lo);
+      }
+    double act = dts_schedule_stored_elems (w, first[i], last[i]);
+    gboolean mixed = elem < 4.0;
+    st.stashed = stashed;
+    st.memory.weights_bytes = st.params * (4.0 + (mixed ? elem : 0));
+    st.memory.gradients_bytes = st.params * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM;
+    st.memory.optimizer_bytes = st.params * dts_workload_optimizer_state_bytes_per_param (w);
+    st.memory.activations_bytes = act * widest * elem * stashed;
+    st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes
+                            + st.memory.optimizer_bytes + st.memory.activations_bytes;
+    g_array_append_val (s->stages, st);
+  }
+  s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
+  memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);
+
+  /* Memory: every replica must fit its GPU. */
+  for (int i = 0; i < S; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    if (st->memory.total_bytes > s->memory.total_bytes)
+      s->memory = st->memory;
+    for (int d = 0; d < st->n_replicas && !o->allow_oversubscribe; d++) {
+      const DtsGpu *gpu = dts_platform_gpu (platform, st->ranks[d]);
+      if (st->memory.total_bytes > gpu->spec.mem_bytes) {
+        char total[32], weights[32], grads[32], optim[32], act[32], have[32];
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "stage %d (layers %s-%s) needs %s per GPU (weights %s, gradients %s, "
+                     "optimizer %s, activations of %d micro-batch%s %s), more than the %s of "
+                     "GPU '%s' (rank %d); use more stages, fewer or smaller micro-batches, "
+                     "--pipeline-schedule 1f1b, or --allow-oversubscribe-memory",
+                     i, dts_workload_layer (w, st->first_layer)->name,
+                     dts_workload_layer (w, st->last_layer)->name,
+                     gib (total, st->memory.total_bytes), gib (weights, st->memory.weights_bytes),
+                     gib (grads, st->memory.gradients_bytes),
+                     gib (optim, st->memory.optimizer_bytes), st->stashed,
+                     st->stashed == 1 ? "" : "es", gib (act, st->memory.activations_bytes),
+                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[d]);
+        return NULL;
+      }
+    }
+  }
+
+  /* Compute programs, shared by replicas of a stage with the same GPU and
+   * the same shares. */
+  g_autoptr (GPtrArray) specs = g_ptr_array_new ();
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (int) * 3);
+  for (int i = 0; i < S; i++)
+    for (int d = 0; d < dp[i]; d++) {
+      int r = rank_of (&c, i, d);
+      const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
+      guint k;
+      for (k = 0; k < specs->len; k++)
+        if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
+          break;
+      if (k == specs->len)
+        g_ptr_array_add (specs, (gpointer) spec);
+      /* Replicas with the same shares of every micro-batch: d and d' of a
+       * stage whose micro-batches all split evenly share; find an earlier
+       * one with equal share sizes. */
+      int found = -1;
+      for (int e = 0; e < d && found < 0; e++) {
+        int re = rank_of (&c, i, e);
+        if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec))
+          continue;
+        gboolean same = TRUE;
+        for (int m = 0; m < M && same; m++) {
+          gint64 a0, a1, b0, b1;
+          share (&c, i, d, m, &a0, &a1);
+          share (&c, i, e, m, &b0, &b1);
+          same = a1 - a0 == b1 - b0;
+        }
+        if (same)
+          found = s->rank_program[re];
+      }
+      if (found >= 0) {
+        s->rank_program[r] = found;
+        continue;
+      }
+      DtsComputeTotals tot;
+      GArray *prog = compute_program (&c, i, d, (int) k, spec, &tot, error);
+      if (prog == NULL) {
+        g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
+        return NULL;
+      }
+      g_ptr_array_add (s->programs, prog);
+      g_array_append_val (s->totals, tot);
+      s->rank_program[r] = s->programs->len - 1;
+    }
+
+  /* Streams, rank by rank: compute, gradients, then point-to-point. */
+  g_autofree int *comm_program = g_new0 (int, S);
+  for (int i = 0; i < S; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    comm_program[i] = -1;
+    if (st->n_buckets == 0)
+      continue;
+    GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
+      wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
+      add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b, .coll = b,
+                             .part = -1 });
+      record (prog, EV_BUCKET_DONE, -1);
+    }
+    g_ptr_array_add (s->programs, prog);
+    DtsComputeTotals none = { 0 };
+    g_array_append_val (s->totals, none);
+    comm_program[i] = s->programs->len - 1;
+  }
+  for (int r = 0; r < s->n_ranks; r++) {
+    int i = s->rank_stage[r];
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    int d = 0;
+    while (st->ranks[d] != r)
+      d++;
+    DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
+    g_array_append_val (s->streams, cs);
+    gboolean shared = o->p2p_shared && S > 1;
+    if (shared)
+      add_stream (s, r, DTS_STREAM_COMM, 0,
+                  shared_program (&c, i, d, g_ptr_array_index (s->programs, s->rank_program[r])));
+    else if (comm_program[i] >= 0) {
+      DtsStream ms = { r, DTS_STREAM_COMM, 0, comm_program[i] };
+      g_array_append_val (s->streams, ms);
+    }
+    static const int kinds[] = { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
+    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
+      gboolean towards_next = kinds[k] == SEND_FWD || kinds[k] == RECV_BWD;
+      gboolean sends = kinds[k] == SEND_FWD || kinds[k] == SEND_BWD;
+      if ((towards_next && i == S - 1) || (!towards_next && i == 0) || (shared && sends))
+        continue;
+      add_stream (s, r, DTS_STREAM_P2P, kinds[k], p2p_program (&c, i, d, kinds[k]));
+    }
+  }
+  return g_steal_pointer (&s);
+}
+
+DtsSchedule *
+dts_schedule_pipeline_new (const DtsWorkload *workload, const DtsPlatform *platform,
+                           DtsCost *cost, const DtsRunOptions *opts, GError **error)
+{
+  return build (workload, platform, cost, opts, "pipeline", error);
+}
+
+DtsSchedule *
+dts_schedule_hybrid_new (const DtsWorkload *workload, const DtsPlatform *platform, DtsCost *cost,
+                         const DtsRunOptions *opts, GError **error)
+{
+  return build (workload, platform, cost, opts, "hybrid", error);
+}

@@ -1,0 +1,41 @@
+/* schedule-private.h - what the strategies of src/schedule (dp.c,
+ * pipeline.c) share: buckets, compute operations and per-layer times. */
+#ifndef DTS_SCHEDULE_PRIVATE_H
+#define DTS_SCHEDULE_PRIVATE_H
+
+#include <glib.h>
+#include "schedule/schedule.h"
+
+G_BEGIN_DECLS
+
+/* Gradients are all-reduced in fp32 whatever the compute precision. */
+#define DTS_SCHEDULE_GRAD_BYTES_PER_PARAM 4.0
+
+/* Buckets of the layers FIRST..LAST in backward order (DDP's Reducer: a
+ * bucket is closed once it holds at least CAP_BYTES); bucket_of[layer] is
+ * the layer's bucket, counted from BASE, or -1 (only FIRST..LAST are set). */
+GArray *dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap_bytes,
+                                   int base, int *bucket_of);
+
+/* Append a compute operation of T_S seconds (nothing when T_S is 0) and
+ * count it in TOT. */
+void dts_schedule_add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer,
+                               int micro_batch, double t_s);
+
+/* The cost model's times of every layer of W on GPU at BATCH, checked to be
+ * finite and >= 0; sets *COST_SOURCE (if NULL) from the first layer after
+ * the input that has one. */
+DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
+                                         const DtsGpuSpec *gpu, DtsPrecision precision, int batch,
+                                         char **cost_source, GError **error);
+
+/* Activation elements per sample that layers FIRST..LAST keep for the
+ * backward pass (layers that run in place keep none). */
+double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last);
+
+/* Whether two GPU specs price kernels the same. */
+gboolean dts_schedule_same_gpu (const DtsGpuSpec *a, const DtsGpuSpec *b);
+
+G_END_DECLS
+
+#endif

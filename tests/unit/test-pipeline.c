@@ -1,0 +1,358 @@
+/* test-pipeline.c - pipeline and hybrid schedules: bubbles against the
+ * closed form, memory of the schedules, consistency with dp, the
+ * placement of ranks and the errors.
+ *
+ * Simulations run in child processes (SimGrid runs once per process).
+ * tests/data/fc-equal.xml has eight equal fc layers, so that a cut into
+ * 4 stages of two fc layers each gives equal stages; tests/data/fast-16.xml
+ * makes transfers cost next to nothing. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "collective/collective.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "driver/driver.h"
+#include "schedule/schedule.h"
+#include "testlib.h"
+
+#define MAX_STAGES 8
+
+typedef struct {
+  const char *platform;   /* tests/data name or shipped name */
+  const char *workload;
+  const char *strategy;
+  int n_gpus;             /* 0: the strategy's */
+  int batch;              /* 0: the workload's */
+  int stages, micro_batches, dp;
+  const char *partition, *stage_dp;
+  DtsPipelineSchedule schedule;
+  DtsPlacement placement;
+  gboolean oversubscribe;
+  gboolean p2p_shared;
+  const char *collective;
+} Setup;
+
+typedef struct {
+  int ok, code;
+  char message[768];
+  int n_gpus, global_batch, n_stages, micro_batches;
+  double iteration_s, bubble_fraction, p2p_exposed_s, comm_exposed_s, throughput;
+  double memory_peak;
+  double compute_s[MAX_STAGES], bubble_s[MAX_STAGES], activations[MAX_STAGES];
+  int replicas[MAX_STAGES], first_rank[MAX_STAGES];
+} Outcome;
+
+static char *
+input_path (const char *name, const char *subdir)
+{
+  g_autofree char *rel = g_strconcat ("tests/data/", name, ".xml", NULL);
+  char *path = dts_test_srcpath (rel);
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return path;
+  g_free (path);
+  return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
+}
+
+static void
+run_here (const void *setup, void *result)
+{
+  const Setup *st = setup;
+  Outcome *out = result;
+  g_autofree char *platform = input_path (st->platform, "platforms");
+  g_autofree char *workload = input_path (st->workload, "workloads");
+  DtsRunOptions o = {
+    .platform_path = platform,
+    .workload_path = workload,
+    .n_gpus = st->n_gpus,
+    .batch_size = st->batch,
+    .iterations = 3,
+    .precision = DTS_PREC_COUNT,
+    .strategy = st->strategy,
+    .cost_model = "roofline",
+    .collective = st->collective ? st->collective : "ring",
+    .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
+    .channels = DTS_COLL_DEFAULT_CHANNELS,
+    .overlap = TRUE,
+    .granularity = DTS_GRANULARITY_FLOW,
+    .stages = st->stages,
+    .micro_batches = st->micro_batches,
+    .dp = st->dp,
+    .partition = st->partition,
+    .stage_dp = st->stage_dp,
+    .pipeline_schedule = st->schedule,
+    .placement = st->placement,
+    .allow_oversubscribe = st->oversubscribe,
+    .p2p_shared = st->p2p_shared,
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsRunSummary) s = NULL;
+  if (platform && workload)
+    s = dts_driver_run_training (&o, NULL, &error);
+  if (s == NULL) {
+    out->code = error ? error->code : -1;
+    g_strlcpy (out->message, error ? error->message : "input not found", sizeof out->message);
+    return;
+  }
+  out->ok = 1;
+  out->n_gpus = s->n_gpus;
+  out->global_batch = s->global_batch_size;
+  out->iteration_s = s->iteration_time_s;
+  out->throughput = s->throughput_samples_per_s;
+  out->bubble_fraction = s->bubble_fraction;
+  out->p2p_exposed_s = s->p2p_exposed_s;
+  out->comm_exposed_s = s->comm_exposed_s;
+  out->memory_peak = s->memory_peak_bytes_per_gpu;
+  out->n_stages = s->n_stages;
+  out->micro_batches = s->micro_batches;
+  for (int i = 0; i < s->n_stages && i < MAX_STAGES; i++) {
+    const DtsStageStat *ss = &g_array_index (s->stages, DtsStageStat, i);
+    out->compute_s[i] = ss->compute_s;
+    out->bubble_s[i] = ss->bubble_s;
+    out->activations[i] = ss->activations_bytes;
+    out->replicas[i] = ss->replicas;
+    out->first_rank[i] = ss->first_rank;
+  }
+}
+
+static Outcome
+run (const Setup *st)
+{
+  Outcome out = { 0 };
+  dts_test_run_in_child (run_here, st, &out, sizeof out, "pipeline simulation");
+  return out;
+}
+
+static Outcome
+run_ok (const Setup *st)
+{
+  Outcome out = run (st);
+  ck_assert_msg (out.ok, "%s: %s", st->strategy ? st->strategy : "dp", out.message);
+  return out;
+}
+
+#define assert_rel(a, b, tol)                                                                  \
+  ck_assert_msg (fabs ((a) - (b)) <= (tol) * fabs (b), "%s = %.12g, %s = %.12g: relative "    \
+                 "difference %.3g > %g", #a, (double) (a), #b, (double) (b),                   \
+                 fabs ((a) - (b)) / fabs (b), (double) (tol))
+
+/* S equal stages, M micro-batches, no communication to speak of: the bubble
+ * is (S-1)/(M+S-1) of the iteration, for both schedules (the optimizer's
+ * update, 1% of the iteration here, is the difference). */
+START_TEST (test_bubble_closed_form)
+{
+  static const int Ms[] = { 4, 8, 16 };
+  for (int sch = 0; sch < DTS_PIPELINE_COUNT; sch++)
+    for (guint k = 0; k < G_N_ELEMENTS (Ms); k++) {
+      Setup st = { .platform = "fast-16", .workload = "fc-equal", .strategy = "pipeline",
+                   .batch = 2048, .partition = "relu0-fc2,fc3-fc4,fc5-fc6,fc7-fc8",
+                   .micro_batches = Ms[k], .schedule = sch };
+      Outcome o = run_ok (&st);
+      int S = 4, M = Ms[k];
+      double theory = (double) (S - 1) / (M + S - 1);
+      ck_assert_int_eq (o.n_stages, S);
+      ck_assert_int_eq (o.micro_batches, M);
+      ck_assert_int_eq (o.n_gpus, S);
+      assert_rel (o.bubble_fraction, theory, 0.02);
+      /* Every stage waits about the same. */
+      for (int i = 1; i < S; i++)
+        assert_rel (o.bubble_s[i], o.bubble_s[0], 0.05);
+      ck_assert (o.p2p_exposed_s < 1e-3 * o.iteration_s);
+    }
+}
+END_TEST
+
+/* 1F1B keeps at most S - s micro-batches of activations on stage s, GPipe
+ * all M: stage 0's activation memory shrinks by M / S. */
+START_TEST (test_activation_memory)
+{
+  Setup st = { .platform = "fast-16", .workload = "fc-equal", .strategy = "pipeline",
+               .batch = 2048, .stages = 4, .micro_batches = 16,
+               .schedule = DTS_PIPELINE_GPIPE };
+  Outcome gpipe = run_ok (&st);
+  st.schedule = DTS_PIPELINE_1F1B;
+  Outcome f1b = run_ok (&st);
+  for (int i = 0; i < 4; i++) {
+    assert_rel (gpipe.activations[i] / f1b.activations[i], 16.0 / (4 - i), 1e-12);
+    ck_assert (f1b.activations[i] < gpipe.activations[i]);
+  }
+  /* Same timing: the schedules differ in order, not in work. */
+  assert_rel (f1b.iteration_s, gpipe.iteration_s, 0.02);
+}
+END_TEST
+
+/* Hybrid with one stage and one micro-batch is dp, to the bit; hybrid with
+ * one replica is the pipeline; one GPU of everything is a one-GPU run. */
+START_TEST (test_consistency)
+{
+  Setup dp = { .platform = "flat-16", .workload = "mlp8", .n_gpus = 8 };
+  Outcome a = run_ok (&dp);
+  Setup hy = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid", .stages = 1,
+               .micro_batches = 1, .n_gpus = 8 };
+  Outcome b = run_ok (&hy);
+  ck_assert_double_eq (a.iteration_s, b.iteration_s);
+  ck_assert_double_eq (a.comm_exposed_s, b.comm_exposed_s);
+  ck_assert_int_eq (a.global_batch, b.global_batch);
+  ck_assert (a.comm_exposed_s > 0);
+
+  Setup pp = { .platform = "flat-16", .workload = "mlp8", .strategy = "pipeline", .stages = 4,
+               .micro_batches = 8 };
+  Outcome c = run_ok (&pp);
+  Setup hy1 = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid", .stages = 4,
+                .micro_batches = 8, .dp = 1 };
+  Outcome d = run_ok (&hy1);
+  ck_assert_double_eq (c.iteration_s, d.iteration_s);
+  ck_assert_double_eq (c.bubble_fraction, d.bubble_fraction);
+  ck_assert (c.p2p_exposed_s > 0);
+
+  Setup one = { .platform = "flat-16", .workload = "mlp8", .n_gpus = 1 };
+  Outcome e = run_ok (&one);
+  Setup hy0 = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid", .stages = 1,
+                .micro_batches = 1, .dp = 1 };
+  Outcome f = run_ok (&hy0);
+  ck_assert_double_eq (e.iteration_s, f.iteration_s);
+}
+END_TEST
+
+/* Uneven data-parallel degrees: a stage with half the replicas runs twice
+ * the samples per GPU; the global batch is the widest stage's. */
+START_TEST (test_stage_dp)
+{
+  Setup st = { .platform = "fast-16", .workload = "fc-equal", .strategy = "hybrid",
+               .batch = 512, .stage_dp = "4,2", .partition = "relu0-fc4,fc5-fc8",
+               .micro_batches = 4 };
+  Outcome o = run_ok (&st);
+  ck_assert_int_eq (o.n_gpus, 6);
+  ck_assert_int_eq (o.global_batch, 2048);
+  ck_assert_int_eq (o.replicas[0], 4);
+  ck_assert_int_eq (o.replicas[1], 2);
+  ck_assert_int_eq (o.first_rank[1], 4);
+  /* Twice the samples per GPU: not quite twice the time, as the roofline's
+   * kernels at 128 samples are less efficient than at 256. */
+  double ratio = o.compute_s[1] / o.compute_s[0];
+  ck_assert_msg (ratio > 1.8 && ratio <= 2.0, "ratio %g", ratio);
+  /* The wide stage waits for the narrow one. */
+  ck_assert (o.bubble_s[0] > o.bubble_s[1]);
+  assert_rel (o.throughput, 2048 / o.iteration_s, 1e-12);
+}
+END_TEST
+
+START_TEST (test_placement)
+{
+  Setup st = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid", .stages = 2,
+               .dp = 4, .micro_batches = 4 };
+  Outcome a = run_ok (&st);
+  ck_assert_int_eq (a.first_rank[1], 4);
+  st.placement = DTS_PLACEMENT_STAGES_INSIDE;
+  Outcome b = run_ok (&st);
+  ck_assert_int_eq (b.first_rank[1], 1);
+  /* On a contention-free crossbar the rank order changes nothing. */
+  assert_rel (a.iteration_s, b.iteration_s, 1e-9);
+}
+END_TEST
+
+/* Sends on the gradient stream wait behind the all-reduces issued before
+ * them; without all-reduces (one replica per stage) nothing changes. */
+START_TEST (test_p2p_shared)
+{
+  Setup st = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid", .stages = 2,
+               .dp = 4, .micro_batches = 4 };
+  Outcome own = run_ok (&st);
+  st.p2p_shared = TRUE;
+  Outcome shared = run_ok (&st);
+  ck_assert (own.comm_exposed_s > 0);
+  ck_assert_msg (shared.iteration_s > own.iteration_s, "%g vs %g", shared.iteration_s,
+                 own.iteration_s);
+  Setup pp = { .platform = "flat-16", .workload = "mlp8", .strategy = "pipeline", .stages = 4,
+               .micro_batches = 8 };
+  Outcome a = run_ok (&pp);
+  pp.p2p_shared = TRUE;
+  Outcome b = run_ok (&pp);
+  assert_rel (b.iteration_s, a.iteration_s, 0.01);
+}
+END_TEST
+
+static void
+assert_fails (const Setup *st, int code, const char *fragment)
+{
+  Outcome o = run (st);
+  ck_assert_msg (!o.ok, "expected an error containing '%s'", fragment);
+  ck_assert_int_eq (o.code, code);
+  ck_assert_msg (strstr (o.message, fragment) != NULL, "'%s' not in '%s'", fragment, o.message);
+}
+
+START_TEST (test_errors)
+{
+  Setup base = { .platform = "flat-16", .workload = "mlp8", .strategy = "pipeline" };
+  Setup st = base;
+  st.partition = "fc1-fc4,fc6-loss";
+  assert_fails (&st, DTS_ERROR_USAGE, "expected a range starting at layer 8");
+  st.partition = "fc1-fc4,nosuch";
+  assert_fails (&st, DTS_ERROR_USAGE, "'nosuch' is not a layer");
+  st.partition = "fc1-fc4,relu4-fc8";
+  assert_fails (&st, DTS_ERROR_USAGE, "the stages end at layer 15");
+  st = base;
+  st.stages = 40;
+  assert_fails (&st, DTS_ERROR_USAGE, "has only 16 GPUs");
+  st.stages = 10;
+  st.workload = "fc-equal";
+  assert_fails (&st, DTS_ERROR_USAGE, "has 9 layers after its input (at least one per stage)");
+  st = base;
+  st.stages = 2;
+  st.n_gpus = 4;
+  assert_fails (&st, DTS_ERROR_USAGE, "a pipeline of 2 stages runs on 2 GPUs");
+  st = base;
+  st.stages = 2;
+  st.micro_batches = 300;
+  assert_fails (&st, DTS_ERROR_USAGE, "more than the batch of 256");
+  st = base;
+  st.stages = 2;
+  st.collective = "ps";
+  assert_fails (&st, DTS_ERROR_USAGE, "--collective ps: not available");
+  Setup hy = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid" };
+  assert_fails (&hy, DTS_ERROR_USAGE, "give the pipeline's --stages");
+  hy.stages = 3;
+  assert_fails (&hy, DTS_ERROR_USAGE, "16 GPUs do not divide into 3 stages");
+  hy.stages = 0;
+  hy.stage_dp = "4,x";
+  assert_fails (&hy, DTS_ERROR_USAGE, "item 2 'x' is not an integer");
+  hy.stage_dp = "4,2";
+  hy.placement = DTS_PLACEMENT_STAGES_INSIDE;
+  assert_fails (&hy, DTS_ERROR_USAGE, "needs the same data-parallel degree");
+  /* A stage that does not fit: vgg16's first stage at a large batch under
+   * GPipe; allowed on request. */
+  Setup big = { .platform = "flat-16", .workload = "vgg16", .strategy = "pipeline", .stages = 2,
+                .batch = 512, .micro_batches = 8, .schedule = DTS_PIPELINE_GPIPE };
+  assert_fails (&big, DTS_ERROR_INVALID, "stage 0 (layers input-");
+  assert_fails (&big, DTS_ERROR_INVALID, "--allow-oversubscribe-memory");
+  big.oversubscribe = TRUE;
+  Outcome o = run_ok (&big);
+  ck_assert (o.memory_peak > 16e9);
+}
+END_TEST
+
+static Suite *
+pipeline_suite (void)
+{
+  Suite *s = suite_create ("pipeline");
+  TCase *tc = tcase_create ("pipeline");
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_bubble_closed_form);
+  tcase_add_test (tc, test_activation_memory);
+  tcase_add_test (tc, test_consistency);
+  tcase_add_test (tc, test_stage_dp);
+  tcase_add_test (tc, test_placement);
+  tcase_add_test (tc, test_p2p_shared);
+  tcase_add_test (tc, test_errors);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  return dts_test_run (pipeline_suite ());
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Training throughput predicted by `dtsim run` against measured throughput.
+
+usage: tools/validate-compute.py BUILD_DIR [--rows] [--set fit|report|all]
+          [--quick] [--framework SET=ID ...] [-- EXTRA dtsim run OPTIONS...]
+
+--framework SET=ID runs the rows of SET (lambda, tf2017, convnet) under the
+framework profile ID (a shipped name or a file); by default lambda rows run
+under `pytorch` and the others under `generic`.  --quick keeps the 1- and
+8-GPU Lambda rows and the 1-GPU TF rows.
+
+Reads $DTSIM_SHARED/data/validation (else ../shared/data/validation beside the
+source tree); exits 77 when it is absent.  Rows:
+
+  lambda-v0   lambda_pytorch_throughput_2022.csv, ResNet-50 (PyTorch
+              DeepLearningExamples, NGC 20.x containers, table of 2022-07):
+              V100 SXM2 16/32 GB, A100 SXM4 40/80 GB, 1..8 GPUs.   FIT set.
+  lambda-v1   lambda_pytorch_throughput.csv table v1, ResNet-50 (NGC 22.09+):
+              V100 SXM2 16 GB, A100 SXM4 80 GB, 1..8 GPUs.          REPORT set.
+  tf2017      tf_benchmarks_2017_images_per_sec.csv, synthetic rows, DGX-1
+              (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs.     REPORT set.
+  convnet     convnet_benchmarks_titanx.csv, cuDNN R4 fp32 (Torch) whole
+              networks AlexNet (OWT) and GoogLeNet V1, Titan X
+              (taken as Maxwell), forward+backward ms.             REPORT set.
+
+The FIT set is what any constant of the cost models or framework profiles
+may be fitted on; the REPORT set is never looked at while fitting.  fp32 on
+Ampere is run as tf32 (PyTorch >= 1.7 runs convolutions in TF32 by default).
+Lambda's throughput is the whole system's (summed over its GPUs), as is
+`dtsim run`'s.  Error = predicted / measured - 1 (positive: dtsim too fast).
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+
+LAMBDA_GPUS = {  # name in the source, without the count prefix -> catalogue id
+    "V100 16GB": "V100-SXM2-16GB", "V100 32GB": "V100-SXM2-32GB",
+    "A100 40GB SXM4": "A100-SXM4-40GB", "A100 80GB SXM4": "A100-SXM4-80GB",
+}
+TF_MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "resnet152",
+             "AlexNet": "alexnet", "VGG16": "vgg16"}
+CONVNET_MODELS = {"AlexNet (One Weird Trick paper)": "alexnet", "GoogleNet V1": "googlenet"}
+
+
+def shared_dir():
+    d = os.environ.get("DTSIM_SHARED") or os.path.join(SRC, "..", "shared")
+    v = os.path.join(d, "data", "validation")
+    if not os.path.isdir(v):
+        print("validate-compute.py: no data/validation under '%s' (set DTSIM_SHARED); skipped" % d,
+              file=sys.stderr)
+        sys.exit(77)
+    return v
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+class Dtsim:
+    def __init__(self, build, extra):
+        self.exe = os.path.join(build, "dtsim")
+        self.extra = extra
+        self.env = dict(os.environ, DTSIM_DATADIR=os.environ.get("DTSIM_DATADIR", SRC))
+        self.tmp = tempfile.mkdtemp(prefix="dtsim-validate-")
+        self.platforms = {}
+
+    def call(self, *args):
+        p = subprocess.run([self.exe, *args], env=self.env, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit("dtsim %s failed: %s" % (" ".join(args), p.stderr.strip()))
+        return p.stdout
+
+    def platform(self, gpu):
+        """One node of 8 GPUs: NVSwitch for A100 (DGX A100 / HGX), the DGX-1 hybrid
+        cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines)."""
+        if gpu not in self.platforms:
+            path = os.path.join(self.tmp, gpu + ".xml")
+            if gpu.startswith("A100"):
+                fabric = ["--intra", "nvswitch", "--intra-bandwidth", "300GB/s"]
+            elif gpu.startswith("V100"):
+                fabric = ["--intra", "nvlink-mesh", "--nvlink-pairs", "dgx1-v100",
+                          "--intra-bandwidth", "25GB/s", "--pcie-switches", "2"]
+            else:
+                fabric = []
+            self.call("platform", "-o", path, "--nodes", "1", "--gpus-per-node", "8", "--gpu",
+                      gpu, *fabric)
+            self.platforms[gpu] = path
+        return self.platforms[gpu]
+
+    def run(self, platform, workload, batch, n, precision, framework=None, iterations=3):
+        fw = ["--framework", framework] if framework else []
+        out = self.call("run", "-p", platform, "-w", workload, "-b", str(batch), "-n", str(n),
+                        "--precision", precision, "-i", str(iterations), "--format", "json",
+                        "--quiet", *fw, *self.extra)
+        return json.loads(out)
+
+
+def lambda_rows(vdir, quick):
+    rows = []
+    for fname, table, split in (("lambda_pytorch_throughput_2022.csv", "v0", "fit"),
+                                ("lambda_pytorch_throughput.csv", "v1", "report")):
+        seen = set()
+        for r in read_csv(os.path.join(vdir, fname)):
+            if r["task"] != "resnet50" or r["table"] != table:
+                continue
+            name = r["gpu_name_as_in_source"].replace("LambdaCloud", "").replace(
+                "Lambda Cloud \u2014", "").strip()
+            n = int(float(r["gpu_count"]))
+            if name.startswith("%dx" % n):
+                name = name[len("%dx" % n):].strip()
+            gpu = LAMBDA_GPUS.get(name)
+            if gpu is None or float(r["throughput"]) <= 0:
+                continue
+            if quick and n not in (1, 8):
+                continue
+            key = (gpu, n, r["precision"])
+            if key in seen:
+                continue
+            seen.add(key)
+            prec = r["precision"]
+            if prec == "fp32" and gpu.startswith("A100"):
+                prec = "tf32"
+            rows.append(dict(set="lambda-" + table, split=split, gpu=gpu, n=n,
+                             workload="resnet50", batch=int(r["batch_size_per_gpu"]),
+                             precision=prec, measured=float(r["throughput"]), unit="img/s"))
+    return rows
+
+
+def tf_rows(vdir, quick):
+    rows = []
+    plat = {"NVIDIA DGX-1": ("dgx1-p100", "P100-SXM2-16GB"),
+            "AWS p2.8xlarge": ("aws-p2-8xlarge", "K80")}
+    for r in read_csv(os.path.join(vdir, "tf_benchmarks_2017_images_per_sec.csv")):
+        if r["data"] != "synthetic" or r["platform"] not in plat or r["images_per_sec"] in (
+                "", "N/A"):
+            continue
+        n = int(r["n_gpus"])
+        if quick and n != 1:
+            continue
+        p, gpu = plat[r["platform"]]
+        rows.append(dict(set="tf2017", split="report", gpu=gpu, platform=p, n=n,
+                         workload=TF_MODELS[r["model"]], batch=int(r["batch_per_gpu"]),
+                         precision="fp32", measured=float(r["images_per_sec"]), unit="img/s"))
+    return rows
+
+
+def convnet_rows(vdir):
+    rows = []
+    for r in read_csv(os.path.join(vdir, "convnet_benchmarks_titanx.csv")):
+        if r["table"] != "imagenet_winners" or r["library"] != "CuDNN[R4]-fp32 (Torch)":
+            continue
+        w = CONVNET_MODELS.get(r["model_or_layer"])
+        if w is None or not r["total_ms"]:
+            continue
+        rows.append(dict(set="convnet", split="report", gpu="TitanX-Maxwell", n=1, workload=w,
+                         batch=int(r["batch_size"]), precision="fp32",
+                         measured=float(r["total_ms"]), unit="ms fwd+bwd"))
+    return rows
+
+
+DEFAULT_FRAMEWORKS = {"lambda": "pytorch", "tf2017": "generic", "convnet": "generic"}
+
+
+def predict(d, row, frameworks=None):
+    plat = row.get("platform") or d.platform(row["gpu"])
+    fw = (frameworks or DEFAULT_FRAMEWORKS).get(row["set"].split("-")[0])
+    j = d.run(plat, row["workload"], row["batch"], row["n"], row["precision"], fw)
+    if row["unit"] == "img/s":
+        return j["throughput_samples_per_s"], j
+    b = j["breakdown"]
+    return 1e3 * (b["forward_s"] + b["backward_s"]), j
+
+
+def slices(row):
+    s = [row["set"]]
+    if row["set"].startswith("lambda"):
+        g = row["gpu"].split("-")[0]
+        s += ["%s %s" % (row["set"], g), "%s %s %s" % (row["set"], g, row["precision"]),
+              "%s %d-GPU" % (row["set"], row["n"])]
+    elif row["set"] == "tf2017":
+        s += ["tf2017 " + row["gpu"]]
+    return s
+
+
+def main():
+    args = sys.argv[1:]
+    extra = []
+    if "--" in args:
+        i = args.index("--")
+        args, extra = args[:i], args[i + 1:]
+    if not args:
+        sys.exit(__doc__)
+    build = args[0]
+    show_rows = "--rows" in args
+    quick = "--quick" in args
+    which = "all"
+    if "--set" in args:
+        which = args[args.index("--set") + 1]
+    frameworks = dict(DEFAULT_FRAMEWORKS)
+    for i, a in enumerate(args):
+        if a == "--framework":
+            k, _, v = args[i + 1].partition("=")
+            if k not in frameworks or not v:
+                sys.exit("--framework %s: expected SET=ID with SET one of %s" % (
+                    args[i + 1], ", ".join(sorted(frameworks))))
+            frameworks[k] = v
+    vdir = shared_dir()
+    d = Dtsim(build, extra)
+    rows = lambda_rows(vdir, quick) + tf_rows(vdir, quick) + convnet_rows(vdir)
+    if which != "all":
+        rows = [r for r in rows if r["split"] == which]
+    acc = {}
+    base = {}
+    for r in rows:
+        p, j = predict(d, r, frameworks)
+        r["predicted"] = p
+        r["fits"] = j["memory"]["fits"]
+        e = p / r["measured"] - 1 if r["unit"] == "img/s" else r["measured"] / p - 1
+        r["error"] = e
+        for s in slices(r):
+            acc.setdefault((r["split"], s), []).append(e)
+        if r["n"] == 1:
+            base[(r["set"], r["gpu"], r["precision"], r["workload"], r["batch"])] = r
+    # weak-scaling factor (throughput at n / throughput at 1) against the measured one
+    for r in rows:
+        b = base.get((r["set"], r["gpu"], r["precision"], r["workload"], r["batch"]))
+        if r["n"] > 1 and b is not None:
+            ms = r["measured"] / b["measured"]
+            ps = r["predicted"] / b["predicted"]
+            acc.setdefault((r["split"], r["set"] + " scaling 1->n"), []).append(ps / ms - 1)
+    if show_rows:
+        print("| split | set | GPU | GPUs | workload | batch | precision | measured | predicted "
+              "| error | fits |")
+        print("|---|---|---|---:|---|---:|---|---:|---:|---:|---|")
+        for r in rows:
+            print("| %s | %s | %s | %d | %s | %d | %s | %g %s | %.1f | %+.1f%% | %s |" % (
+                r["split"], r["set"], r["gpu"], r["n"], r["workload"], r["batch"],
+                r["precision"], r["measured"], r["unit"], r["predicted"], 100 * r["error"],
+                "yes" if r["fits"] else "NO"))
+        print()
+    print("Framework profiles: %s\n" % ", ".join("%s %s" % kv for kv in sorted(frameworks.items())))
+    print("| split | slice | rows | MAPE | signed bias |")
+    print("|---|---|---:|---:|---:|")
+    for (split, s), errs in sorted(acc.items()):
+        m = 100 * sum(abs(e) for e in errs) / len(errs)
+        b = 100 * sum(errs) / len(errs)
+        print("| %s | %s | %d | %.1f%% | %+.1f%% |" % (split, s, len(errs), m, b))
+
+
+if __name__ == "__main__":
+    main()
