@@ -21,6 +21,7 @@ enum { PASS_FORWARD, PASS_BACKWARD, PASS_OPTIMIZER, N_PASSES };
 typedef struct {
   int lane;
   int kind;          /* compute: a PASS_; communication: the bucket */
+  int layer;         /* compute: the last layer merged into the bar */
   double t0_s, t1_s;
 } Bar;
 
@@ -126,7 +127,7 @@ chart_build (const DtsTrace *t, const DtsRunSummary *s, Chart *c)
     Row *row = &g_array_index (c->rows, Row, row_of[sl->rank]);
     Bar b = { .lane = sl->track == DTS_TRACK_COMPUTE ? LANE_COMPUTE : LANE_COMM,
               .kind = sl->track == DTS_TRACK_COMPUTE ? pass_of_phase (sl->phase) : sl->index,
-              .t0_s = sl->t_start_s, .t1_s = sl->t_end_s };
+              .layer = sl->index, .t0_s = sl->t_start_s, .t1_s = sl->t_end_s };
     c->t1_s = MAX (c->t1_s, b.t1_s);
     /* The last bar of the compute lane, to merge a touching slice of the
      * same pass into it. */
@@ -138,10 +139,17 @@ chart_build (const DtsTrace *t, const DtsRunSummary *s, Chart *c)
         break;
       }
     }
-    if (b.lane == LANE_COMPUTE && last != NULL && last->kind == b.kind
-        && b.t0_s - last->t1_s <= 1e-12)
+    /* The same pass goes on while layers follow its order: forward up,
+     * backward down (its two phases share a layer); a pipeline stage's next
+     * micro-batch starts over, and a bar of its own. */
+    gboolean goes_on = last != NULL && last->kind == b.kind && b.t0_s - last->t1_s <= 1e-12
+                       && (b.kind == PASS_OPTIMIZER
+                           || (b.kind == PASS_FORWARD ? b.layer > last->layer
+                                                      : b.layer <= last->layer));
+    if (b.lane == LANE_COMPUTE && goes_on) {
       last->t1_s = MAX (last->t1_s, b.t1_s);
-    else
+      last->layer = b.layer;
+    } else
       g_array_append_val (row->bars, b);
   }
   if (!(c->t1_s > c->t0_s))
@@ -187,11 +195,19 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
   g_autofree char *t1 = g_strdup_printf ("%s on %s: %d x %s, one iteration per GPU",
                                          s->workload, s->platform, s->n_gpus, s->gpu);
   dts_svg_text (out, MARGIN, 34, 20, "start", "bold", "#111111", t1);
-  g_autofree char *t2 = g_strdup_printf (
-      "iteration %d of %d; batch %d per GPU; %s%s, overlap %s; iteration time %s ms", c.iteration + 1,
-      t->n_iterations, s->batch_size_per_gpu, s->collective,
-      s->ps_servers > 0 ? " (parameter servers)" : " all-reduce", s->overlap ? "on" : "off",
-      dts_format_fixed (&a, s->iteration_time_s, DTS_FORMAT_UNIT_MS, 3));
+  g_autofree char *t2 =
+      s->n_stages > 0
+          ? g_strdup_printf ("iteration %d of %d; %s: %d stages, %d micro-batches (%s); "
+                             "iteration time %s ms",
+                             c.iteration + 1, t->n_iterations, s->strategy, s->n_stages,
+                             s->micro_batches, s->pipeline_schedule,
+                             dts_format_fixed (&a, s->iteration_time_s, DTS_FORMAT_UNIT_MS, 3))
+          : g_strdup_printf (
+                "iteration %d of %d; batch %d per GPU; %s%s, overlap %s; iteration time %s ms",
+                c.iteration + 1, t->n_iterations, s->batch_size_per_gpu, s->collective,
+                s->ps_servers > 0 ? " (parameter servers)" : " all-reduce",
+                s->overlap ? "on" : "off",
+                dts_format_fixed (&a, s->iteration_time_s, DTS_FORMAT_UNIT_MS, 3));
   dts_svg_text (out, MARGIN, 58, 14, "start", NULL, "#333333", t2);
   g_autofree char *t3 =
       (int) c.rows->len < t->n_ranks
@@ -229,8 +245,9 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
       double w = MAX (0.5, x1 - x0);
       double by = y + bar->lane * LANE_H + 1;
       if (bar->lane == LANE_COMPUTE) {
+        /* White edges part a pipeline stage's micro-batches. */
         dts_svg_rect (out, passes[bar->kind].name, x0, by, w, LANE_H - 2, 0, passes[bar->kind].fill,
-                      NULL);
+                      "#ffffff");
         continue;
       }
       dts_svg_rect (out, "allreduce", x0, by, w, LANE_H - 2, 2, COMM_FILL, "#ffffff");
@@ -258,18 +275,34 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
                 "simulated time since the iteration started (ms)");
 
   /* What to read in it, with the run's own figures. */
-  g_autofree char *n1 = g_strdup_printf (
+  g_autofree char *n1_dp = g_strdup_printf (
       "Per GPU and iteration: %s ms of communication, %s ms of it hidden behind backward "
       "(overlapped), %s ms exposed (grey gaps).",
       dts_format_fixed (&a, s->comm_s, DTS_FORMAT_UNIT_MS, 3),
       dts_format_fixed (&b, s->comm_overlapped_s, DTS_FORMAT_UNIT_MS, 3),
       dts_format_fixed (&d, s->comm_exposed_s, DTS_FORMAT_UNIT_MS, 3));
+  const char *n1 = n1_dp;
   const char *n2 = s->overlap
                        ? "A bucket's all-reduce starts once backward has produced its gradients "
                          "and runs while backward goes on;"
                        : "Overlap is off: every all-reduce waits for the whole backward pass;";
   const char *n3 = "the optimizer starts only when the last bucket is reduced on that rank.";
   g_autofree char *straggler = NULL;
+  g_autofree char *p1 = NULL, *p2 = NULL;
+  if (s->n_stages > 0) {
+    int S = s->n_stages, M = s->micro_batches;
+    p1 = g_strdup_printf ("Pipeline: each stage's bars are its micro-batches; grey is waiting for "
+                          "a neighbouring stage: bubble %.1f%% of the iteration, transfers %.1f%%.",
+                          100 * s->bubble_fraction,
+                          s->iteration_time_s > 0 ? 100 * s->p2p_exposed_s / s->iteration_time_s
+                                                  : 0);
+    p2 = g_strdup_printf ("With S = %d equal stages, M = %d micro-batches and no transfer time "
+                          "the bubble would be (S-1)/(M+S-1) = %.1f%%;",
+                          S, M, 100.0 * (S - 1) / (M + S - 1));
+    n1 = p1;
+    n2 = p2;
+    n3 = "more micro-batches shrink it, unequal stages make the others wait for the slowest.";
+  }
   if (s->bottleneck == DTS_BOTTLENECK_STRAGGLER && s->ranks->len > 0) {
     const DtsRankStat *slow = &g_array_index (s->ranks, DtsRankStat, s->slowest_rank);
     straggler = g_strdup_printf (
@@ -332,15 +365,39 @@ dts_timeline_write_ascii (const DtsTrace *t, const DtsRunSummary *s, int width, 
         g_string_append_printf (out, "  rank %-4d compute |", row->rank);
       else
         g_string_append_printf (out, "  %-9s comm    |", "");
+      g_autofree char *line = g_new0 (char, width + 1);
       for (int k = 0; k < width; k++) {
         double c0 = c.t0_s + k * col_s, c1 = c0 + col_s;
-        char ch = column_char (row, lane, c0, c1);
-        /* Inside the rank's iteration, an empty compute column is waiting. */
-        if (ch == 0)
-          ch = lane == LANE_COMPUTE && c1 > row->start_s && c0 < row->end_s ? '.' : ' ';
-        g_string_append_c (out, ch);
+        line[k] = column_char (row, lane, c0, c1);
       }
-      g_string_append (out, "|\n");
+      /* A bar shorter than a column that no column shows (an optimizer
+       * step, a small bucket) takes the column of its middle when that is
+       * free or its owner also shows in a neighbouring column. */
+      for (guint j = 0; j < row->bars->len; j++) {
+        const Bar *bar = &g_array_index (row->bars, Bar, j);
+        if (bar->lane != lane)
+          continue;
+        char want = lane == LANE_COMPUTE ? passes[bar->kind].ascii : (char) ('0' + bar->kind % 10);
+        int k0 = CLAMP ((int) floor ((bar->t0_s - c.t0_s) / col_s), 0, width - 1);
+        int k1 = CLAMP ((int) floor ((bar->t1_s - c.t0_s) / col_s), 0, width - 1);
+        gboolean seen = FALSE;
+        for (int k = k0; k <= k1; k++)
+          seen = seen || line[k] == want;
+        int mid = CLAMP ((int) floor (((bar->t0_s + bar->t1_s) / 2 - c.t0_s) / col_s), 0,
+                         width - 1);
+        char had = line[mid];
+        if (!seen
+            && (had == 0 || (mid > 0 && line[mid - 1] == had)
+                || (mid + 1 < width && line[mid + 1] == had)))
+          line[mid] = want;
+      }
+      for (int k = 0; k < width; k++) {
+        double c0 = c.t0_s + k * col_s, c1 = c0 + col_s;
+        /* Inside the rank's iteration, an empty compute column is waiting. */
+        if (line[k] == 0)
+          line[k] = lane == LANE_COMPUTE && c1 > row->start_s && c0 < row->end_s ? '.' : ' ';
+      }
+      g_string_append_printf (out, "%s|\n", line);
     }
   }
   g_autofree char *end = g_strdup_printf ("%s ms",
