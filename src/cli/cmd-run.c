@@ -192,7 +192,10 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       || !dts_cli_parse_int_option ("micro-batches", dts_cli_row_option (a->rows, "micro-batches"),
                                     1, 1 << 20, &o->micro_batches, error)
       || !dts_cli_parse_int_option ("dp", dts_cli_row_option (a->rows, "dp"), 1, 1 << 20, &o->dp,
-                                    error))
+                                    error)
+      || !dts_cli_parse_int_option ("tensor-parallel",
+                                    dts_cli_row_option (a->rows, "tensor-parallel"), 1, 1024,
+                                    &o->tensor_parallel, error))
     return FALSE;
   o->partition = dts_cli_row_option (a->rows, "partition");
   o->stage_dp = dts_cli_row_option (a->rows, "stage-dp");

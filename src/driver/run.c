@@ -84,6 +84,7 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
   if (sched->stages == NULL)
     return;
   s->n_stages = sched->stages->len;
+  s->tensor_parallel = g_array_index (sched->stages, DtsStage, 0).tensor_parallel;
   s->micro_batches = sched->micro_batches;
   s->pipeline_schedule = g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
   if (strcmp (sched->strategy, "hybrid") == 0)
@@ -96,21 +97,23 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
       .last_layer = g_strdup (dts_workload_layer (w, st->last_layer)->name),
       .n_layers = st->last_layer - st->first_layer + 1,
       .replicas = st->n_replicas,
+      .tensor_parallel = st->tensor_parallel,
       .first_rank = st->ranks[0],
       .params = st->params,
-      .send_bytes = st->send_bytes * sched->samples_per_iteration / st->n_replicas,
+      .send_bytes = st->send_bytes * sched->samples_per_iteration / st->n_ranks,
       .stashed = st->stashed,
       .memory_bytes = st->memory.total_bytes,
       .activations_bytes = st->memory.activations_bytes,
     };
-    for (int d = 0; d < st->n_replicas; d++) {
+    for (int k = 0; k < st->n_ranks; k++) {
       DtsRankTimes rt;
-      dts_trace_rank_times (t, st->ranks[d], s->warmup_iterations, &rt);
-      ss.compute_s += rt.compute_s / st->n_replicas;
-      ss.allreduce_exposed_s += rt.coll_wait_s / st->n_replicas;
-      ss.transfer_exposed_s += rt.p2p_xfer_s / st->n_replicas;
-      ss.bubble_s += (rt.p2p_wait_s - rt.p2p_xfer_s) / st->n_replicas;
-      idle += g_array_index (sched->totals, DtsComputeTotals, sched->rank_program[st->ranks[d]])
+      dts_trace_rank_times (t, st->ranks[k], s->warmup_iterations, &rt);
+      ss.compute_s += rt.compute_s / st->n_ranks;
+      ss.allreduce_exposed_s += rt.coll_wait_s / st->n_ranks;
+      ss.tensor_s += rt.tp_s / st->n_ranks;
+      ss.transfer_exposed_s += rt.p2p_xfer_s / st->n_ranks;
+      ss.bubble_s += (rt.p2p_wait_s - rt.p2p_xfer_s) / st->n_ranks;
+      idle += g_array_index (sched->totals, DtsComputeTotals, sched->rank_program[st->ranks[k]])
                   .total_s;
     }
     ss.busy_fraction = s->iteration_time_s > 0 ? ss.compute_s / s->iteration_time_s : 0;

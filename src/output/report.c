@@ -194,13 +194,14 @@ static const Field rank_fields[] = {
   R_FIELD (FIELD_DOUBLE, double, "phase_backward_weight_s", phase_s[2]),
   R_FIELD (FIELD_DOUBLE, double, "phase_optimizer_s", phase_s[3]),
   R_FIELD (FIELD_DOUBLE, double, "wait_allreduce_s", wait_s[DTS_RANK_WAIT_ALLREDUCE]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_tensor_s", wait_s[DTS_RANK_WAIT_TENSOR]),
   R_FIELD (FIELD_DOUBLE, double, "wait_transfer_s", wait_s[DTS_RANK_WAIT_TRANSFER]),
   R_FIELD (FIELD_DOUBLE, double, "wait_bubble_s", wait_s[DTS_RANK_WAIT_BUBBLE]),
   R_FIELD (FIELD_DOUBLE, double, "comm_busy_s", comm_s),
   R_FIELD (FIELD_DOUBLE, double, "idle_s", idle_s),
   END_FIELDS,
 };
-G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 3); /* one wait_*_s row per kind above */
+G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 4); /* one wait_*_s row per kind above */
 
 static const Field json_diagnosis[] = {
   S_INT ("slowest_rank", slowest_rank),
@@ -215,6 +216,8 @@ static const Field json_pipeline[] = {
   S_INT ("micro_batches", micro_batches),
   S_STRING ("schedule", pipeline_schedule),
   S_STRING ("placement", placement),
+  S_INT ("tensor_parallel", tensor_parallel),
+  S_DOUBLE ("tensor_s", tensor_s),
   S_DOUBLE ("bubble_fraction", bubble_fraction),
   S_DOUBLE ("bubble_s", bubble_s),
   S_DOUBLE ("p2p_wait_s", p2p_wait_s),
@@ -228,10 +231,12 @@ static const Field json_stage[] = {
   ST_FIELD (FIELD_STRING, char *, "last_layer", last_layer),
   ST_FIELD (FIELD_INT, int, "layers", n_layers),
   ST_FIELD (FIELD_INT, int, "replicas", replicas),
+  ST_FIELD (FIELD_INT, int, "tensor_parallel", tensor_parallel),
   ST_FIELD (FIELD_INT, int, "first_rank", first_rank),
   ST_FIELD (FIELD_DOUBLE, double, "params", params),
   ST_FIELD (FIELD_DOUBLE, double, "compute_s", compute_s),
   ST_FIELD (FIELD_DOUBLE, double, "allreduce_exposed_s", allreduce_exposed_s),
+  ST_FIELD (FIELD_DOUBLE, double, "tensor_s", tensor_s),
   ST_FIELD (FIELD_DOUBLE, double, "transfer_exposed_s", transfer_exposed_s),
   ST_FIELD (FIELD_DOUBLE, double, "bubble_s", bubble_s),
   ST_FIELD (FIELD_DOUBLE, double, "busy_fraction", busy_fraction),

@@ -210,6 +210,8 @@ pipeline_head (const DtsRunSummary *s, GString *out)
   } else if (g_array_index (s->stages, DtsStageStat, 0).replicas > 1)
     g_string_append_printf (out, " x %d replicas",
                             g_array_index (s->stages, DtsStageStat, 0).replicas);
+  if (s->tensor_parallel > 1)
+    g_string_append_printf (out, " of %d GPUs (tensor parallel)", s->tensor_parallel);
   if (s->placement != NULL)
     g_string_append_printf (out, " (%s)", s->placement);
   g_string_append_printf (out, ", %d micro-batches (%s), batch %d (global %d), %s, %s cost "
@@ -230,12 +232,16 @@ pipeline_body (const DtsRunSummary *s, GString *out)
                           s->iteration_time_s > 0 ? 100 * s->p2p_exposed_s / s->iteration_time_s
                                                   : 0);
   int S = s->n_stages, M = s->micro_batches;
-  g_string_append_printf (out, "  (equal stages, no transfer time: (S-1)/(M+S-1) = %.1f%%)\n",
-                          100.0 * (S - 1) / (M + S - 1));
+  if (S > 1)
+    g_string_append_printf (out, "  (equal stages, no transfer time: (S-1)/(M+S-1) = %.1f%%)\n",
+                            100.0 * (S - 1) / (M + S - 1));
+  if (s->tensor_parallel > 1)
+    g_string_append_printf (out, "tensor all-reduce  %s per GPU and iteration (blocking compute)\n",
+                            T (s->tensor_s));
   g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
-  g_string_append_printf (out, "  %-5s %-30s %4s %9s %9s %9s %9s %5s %7s\n", "stage", "layers",
-                          "GPUs", "compute", "allreduce", "transfer", "bubble", "busy",
-                          "memory");
+  g_string_append_printf (out, "  %-5s %-30s %4s %9s %9s %9s %9s %9s %5s %7s\n", "stage",
+                          "layers", "GPUs", "compute", "allreduce", "tensor", "transfer", "bubble",
+                          "busy", "memory");
   int slowest = 0;
   double mean = 0;
   for (guint i = 0; i < s->stages->len; i++) {
@@ -243,10 +249,11 @@ pipeline_body (const DtsRunSummary *s, GString *out)
     g_autofree char *layers = g_strdup_printf ("%s-%s", st->first_layer, st->last_layer);
     if (strlen (layers) > 30)
       g_snprintf (layers + 27, 4, "...");
-    g_string_append_printf (out, "  %-5u %-30s %4d %9.3f %9.3f %9.3f %9.3f %4.0f%% %7.2f\n", i,
-                            layers, st->replicas, 1e3 * st->compute_s,
-                            1e3 * st->allreduce_exposed_s, 1e3 * st->transfer_exposed_s,
-                            1e3 * st->bubble_s, 100 * st->busy_fraction,
+    g_string_append_printf (out, "  %-5u %-30s %4d %9.3f %9.3f %9.3f %9.3f %9.3f %4.0f%% %7.2f\n",
+                            i, layers, st->replicas * st->tensor_parallel, 1e3 * st->compute_s,
+                            1e3 * st->allreduce_exposed_s, 1e3 * st->tensor_s,
+                            1e3 * st->transfer_exposed_s, 1e3 * st->bubble_s,
+                            100 * st->busy_fraction,
                             st->memory_bytes / (1024.0 * 1024.0 * 1024.0));
     if (st->compute_s > g_array_index (s->stages, DtsStageStat, slowest).compute_s)
       slowest = i;

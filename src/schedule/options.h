@@ -94,6 +94,7 @@ typedef struct {
   DtsPlacement placement;
   gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
+  int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */
   DtsGranularity granularity;

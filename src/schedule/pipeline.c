@@ -73,6 +73,9 @@ enum { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* Operations a pipeline plan may hold (about 80 bytes each). */
+#define DTS_PIPELINE_MAX_OPS 2e7
+
 /* "12.34 GiB", or "5.2 MiB" below 0.1 GiB (BUF of 32). */
 static const char *
 gib (char *buf, double bytes)
@@ -105,7 +108,12 @@ parse_stage_dp (const char *text, int **out, int *n_out, GError **error)
 {
   g_auto (GStrv) items = g_strsplit (text, ",", -1);
   int n = g_strv_length (items);
-  g_autofree int *dp = g_new (int, MAX (n, 1));
+  if (n == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--stage-dp '': expected the replicas of each stage, D0,D1,...");
+    return FALSE;
+  }
+  g_autofree int *dp = g_new (int, n);
   for (int i = 0; i < n; i++) {
     guint64 v;
     if (!g_ascii_string_to_unsigned (items[i], 10, 1, 1 << 20, &v, NULL)) {
@@ -121,8 +129,55 @@ parse_stage_dp (const char *text, int **out, int *n_out, GError **error)
   return TRUE;
 }
 
+static gboolean resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T,
+                                GError **error);
+
 static gboolean
 resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
+{
+  /* Counted in tensor-parallel groups of T GPUs, then multiplied back. */
+  int T = MAX (o->tensor_parallel, 1);
+  if (o->n_gpus > 0 && o->n_gpus % T != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--gpus %d: not a multiple of --tensor-parallel %d", o->n_gpus, T);
+    return FALSE;
+  }
+  int avail = o->n_gpus > 0 ? o->n_gpus : have;
+  if (T > avail) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--tensor-parallel %d: more than the %d GPUs taking part", T, avail);
+    return FALSE;
+  }
+  if (T > 1 && o->stages > 0 && (gint64) o->stages * T > avail) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "%d stages of --tensor-parallel %d need %" G_GINT64_FORMAT " GPUs; %d take part",
+                 o->stages, T, (gint64) o->stages * T, avail);
+    return FALSE;
+  }
+  DtsRunOptions groups = *o;
+  groups.n_gpus = o->n_gpus / T;
+  if (!resolve_groups (&groups, have / T, hybrid, T, error))
+    return FALSE;
+  if ((gint64) groups.n_gpus * T > 1 << 20) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%d x %d GPUs: too many", groups.n_gpus, T);
+    return FALSE;
+  }
+  if (groups.n_gpus < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--tensor-parallel %d: the platform's %d GPUs hold no %s of %d stage%s", T, have,
+                 hybrid ? "replica" : "pipeline", MAX (groups.stages, 1),
+                 groups.stages == 1 ? "" : "s");
+    return FALSE;
+  }
+  *o = groups;
+  o->n_gpus = groups.n_gpus * T;
+  return TRUE;
+}
+
+/* Resolve O counting GPUs in tensor-parallel groups of T (messages speak of
+ * GPUs). */
+static gboolean
+resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, GError **error)
 {
   int given = o->n_gpus;
   int n = given > 0 ? given : have;
@@ -193,18 +248,35 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
   }
   int dp = o->dp;
   if (dp == 0) {
-    if (n % stages != 0) {
+    if (n < stages) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "%d GPUs do not divide into %d stages: give --dp, or --gpus a multiple of %d",
-                   n, stages, stages);
+                   "%d stages need at least %d GPUs (groups of --tensor-parallel); %d available",
+                   stages, stages, n);
+      return FALSE;
+    }
+    if (n % stages != 0) {
+      if (T > 1)
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "%d groups of --tensor-parallel %d GPUs do not divide into %d stages: give "
+                     "--dp, or --gpus a multiple of %d",
+                     n, T, stages, stages * T);
+      else
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "%d GPUs do not divide into %d stages: give --dp, or --gpus a multiple of %d",
+                     n, stages, stages);
       return FALSE;
     }
     dp = n / stages;
   }
   if ((gint64) dp * stages > 1 << 20 || (given > 0 && dp * stages != given)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--gpus %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", n, dp,
-                 stages, (gint64) dp * stages);
+    if (given > 0)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--gpus %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", given,
+                   dp, stages, (gint64) dp * stages);
+    else
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--dp %d: %d replicas of %d stages need %" G_GINT64_FORMAT " GPUs", dp, dp,
+                   stages, (gint64) dp * stages);
     return FALSE;
   }
   o->stages = stages;
@@ -248,6 +320,11 @@ parse_partition (const DtsWorkload *w, const char *text, int *first, int *last, 
   g_auto (GStrv) items = g_strsplit (text, ",", -1);
   int n_layers = w->layers->len;
   int next = 0;
+  if (items[0] == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--partition '': expected the stages' layer ranges, FIRST-LAST,...");
+    return FALSE;
+  }
   for (int s = 0; items[s] != NULL; s++) {
     const char *item = items[s];
     int a = layer_index (w, item), b = a;
@@ -354,8 +431,23 @@ crossing_elems (const DtsWorkload *w, int last)
   return elems;
 }
 
+/* How tensor parallelism treats a layer (pipeline.c header, "Tensor"). */
+typedef enum {
+  TP_FULL,  /* replicated: every GPU of the group runs all of it */
+  TP_COL,   /* output channels split: output split */
+  TP_ROW,   /* input channels split: partial output, all-reduced */
+  TP_CHAN,  /* channel-wise on a split activation */
+} TpMode;
+
 typedef struct {
   const DtsWorkload *w;
+  const DtsWorkload *wt;  /* the layers as one GPU of a tensor-parallel group runs them */
+  const TpMode *mode;     /* [layer] */
+  int T;                  /* tensor-parallel degree */
+  int *tp_comm;           /* [slot]: the group's communicator, or -1 */
+  GArray *tp_plans;       /* TpPlan: all-reduces of the groups, by communicator and bytes */
+  GArray *plan_comm;      /* plan -> communicator, as plans are made */
+  int *bucket_plan;       /* [bucket * T + t]: the plan of bucket among tensor rank t's */
   const DtsPlatform *platform;
   DtsCost *cost;
   const DtsRunOptions *o;
@@ -375,12 +467,26 @@ typedef struct {
   int batch;
 } TimesKey;
 
+typedef struct {
+  int comm;
+  double bytes;
+  int plan;
+} TpPlan;
+
+/* The slot of replica D of stage S: its tensor-parallel group is ranks
+ * slot x T .. slot x T + T - 1. */
 static int
-rank_of (const Ctx *c, int s, int d)
+slot_of (const Ctx *c, int s, int d)
 {
   if (c->o->placement == DTS_PLACEMENT_STAGES_INSIDE)
     return d * c->S + s;
   return c->stage_rank0[s] + d;
+}
+
+static int
+rank_of (const Ctx *c, int s, int d, int t)
+{
+  return slot_of (c, s, d) * c->T + t;
 }
 
 /* Samples of micro-batch M that replica D of stage S runs: [*lo, *hi). */
@@ -400,7 +506,7 @@ times_at (Ctx *c, int spec, const DtsGpuSpec *gpu, int batch, GError **error)
     if (k->spec == spec && k->batch == batch)
       return g_ptr_array_index (c->times, i);
   }
-  DtsLayerTimes *t = dts_schedule_layer_times (c->w, c->cost, gpu, c->o->precision, batch,
+  DtsLayerTimes *t = dts_schedule_layer_times (c->wt, c->cost, gpu, c->o->precision, batch,
                                                &c->s->cost_source, error);
   if (t == NULL)
     return NULL;
@@ -436,26 +542,78 @@ backward_mb (const Ctx *c, int i)
   return c->o->pipeline_schedule == DTS_PIPELINE_GPIPE ? c->M - 1 - i : i;
 }
 
-static void
-forward_pass (const Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m,
-              const DtsLayerTimes *t)
+/* The all-reduce of BYTES over tensor-parallel communicator COMM: one plan
+ * per communicator and size, made on first use. */
+static int
+tp_plan (Ctx *c, int comm, double bytes, GError **error)
+{
+  for (guint i = 0; i < c->tp_plans->len; i++) {
+    const TpPlan *p = &g_array_index (c->tp_plans, TpPlan, i);
+    if (p->comm == comm && p->bytes == bytes)
+      return p->plan;
+  }
+  DtsCollParams cp = { .n_ranks = c->T, .bytes = bytes, .channels = c->o->channels,
+                       .chunk_bytes = c->o->chunk_bytes };
+  DtsCollPlan *plan = dts_coll_plan_new (c->o->collective ? c->o->collective : "ring", &cp, error);
+  if (plan == NULL)
+    return -1;
+  g_ptr_array_add (c->s->plans, plan);
+  g_array_append_val (c->plan_comm, comm);
+  TpPlan p = { comm, bytes, (int) c->s->plans->len - 1 };
+  g_array_append_val (c->tp_plans, p);
+  return p.plan;
+}
+
+/* A blocking all-reduce of the group on the compute stream (Megatron's
+ * tensor-parallel all-reduces), of ELEMS elements per sample for N samples. */
+static gboolean
+add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError **error)
+{
+  double bytes = elems * n * dts_precision_elem_bytes (c->o->precision);
+  if (comm < 0 || !(bytes > 0))
+    return TRUE;
+  int k = tp_plan (c, comm, bytes, error);
+  if (k < 0)
+    return FALSE;
+  add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = -1, .coll = k, .part = -1 });
+  return TRUE;
+}
+
+static double
+in_elems (const DtsLayer *l)
+{
+  return (double) l->in_shape.c * l->in_shape.h * l->in_shape.w;
+}
+
+static gboolean
+forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 n, int comm,
+              const DtsLayerTimes *t, GError **error)
 {
   if (s > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
-  for (int l = c->first[s]; l <= c->last[s]; l++)
+  for (int l = c->first[s]; l <= c->last[s]; l++) {
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
+    if (c->mode[l] == TP_ROW
+        && !add_tp_allreduce (c, prog, comm, dts_workload_layer (c->w, l)->out_elems, n, error))
+      return FALSE;
+  }
   if (s < c->S - 1)
     record (prog, EV_OUT_READY, -1);
+  return TRUE;
 }
 
-static void
-backward_pass (const Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gboolean last_mb,
-               const DtsLayerTimes *t)
+static gboolean
+backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 n, int comm,
+               gboolean last_mb, const DtsLayerTimes *t, GError **error)
 {
   if (s < c->S - 1)
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->last[s]; l >= c->first[s]; l--) {
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
+    /* A column-split layer's input gradient is a partial sum. */
+    if (c->mode[l] == TP_COL && t[l].bwd_data_s > 0
+        && !add_tp_allreduce (c, prog, comm, in_elems (dts_workload_layer (c->w, l)), n, error))
+      return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s);
     int b = c->bucket_of[l];
     if (last_mb && c->o->overlap && b >= 0
@@ -466,6 +624,7 @@ backward_pass (const Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, 
    * (one autograd call per micro-batch, as Megatron and DeepSpeed run it). */
   if (s > 0)
     record (prog, EV_GRAD_IN_READY, -1);
+  return TRUE;
 }
 
 /* The compute program of replica D of stage S on GPU (spec index SPEC). */
@@ -474,32 +633,40 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
                  GError **error)
 {
   g_autofree const DtsLayerTimes **t = g_new (const DtsLayerTimes *, c->M);
+  g_autofree gint64 *n = g_new (gint64, c->M);
   for (int m = 0; m < c->M; m++) {
     gint64 lo, hi;
     share (c, s, d, m, &lo, &hi);
+    n[m] = hi - lo;
     t[m] = times_at (c, spec, gpu, (int) (hi - lo), error);
     if (t[m] == NULL)
       return NULL;
   }
+  int comm = c->tp_comm[slot_of (c, s, d)];
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   int M = c->M;
+#define F(m) forward_pass (c, prog, tot, s, (m), n[m], comm, t[m], error)
+#define B(m, last) backward_pass (c, prog, tot, s, (m), n[m], comm, (last), t[m], error)
+  gboolean ok = TRUE;
   if (c->o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
-    for (int m = 0; m < M; m++)
-      forward_pass (c, prog, tot, s, m, t[m]);
-    for (int i = 0; i < M; i++)
-      backward_pass (c, prog, tot, s, backward_mb (c, i), i == M - 1, t[backward_mb (c, i)]);
+    for (int m = 0; m < M && ok; m++)
+      ok = F (m);
+    for (int i = 0; i < M && ok; i++)
+      ok = B (backward_mb (c, i), i == M - 1);
   } else {
     int warm = MIN (c->S - s - 1, M);
-    for (int m = 0; m < warm; m++)
-      forward_pass (c, prog, tot, s, m, t[m]);
-    for (int i = 0; i < M - warm; i++) {
-      forward_pass (c, prog, tot, s, warm + i, t[warm + i]);
-      backward_pass (c, prog, tot, s, i, i == M - 1, t[i]);
-    }
-    for (int i = M - warm; i < M; i++)
-      backward_pass (c, prog, tot, s, i, i == M - 1, t[i]);
+    for (int m = 0; m < warm && ok; m++)
+      ok = F (m);
+    for (int i = 0; i < M - warm && ok; i++)
+      ok = F (warm + i) && B (i, i == M - 1);
+    for (int i = M - warm; i < M && ok; i++)
+      ok = B (i, i == M - 1);
   }
+#undef F
+#undef B
+  if (!ok)
+    return NULL;
   DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
   if (st->n_buckets > 0) {
     if (!c->o->overlap)
@@ -516,15 +683,15 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
  * replicas of the neighbouring stage that KIND names, appended to PROG: a
  * send to (or receive from) each peer whose samples overlap D's. */
 static void
-append_transfers (const Ctx *c, GArray *prog, int s, int d, int m, int kind)
+append_transfers (const Ctx *c, GArray *prog, int s, int d, int t, int m, int kind)
 {
   gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
   gboolean send = kind == SEND_FWD || kind == SEND_BWD;
   int peer_stage = (kind == SEND_FWD || kind == RECV_BWD) ? s + 1 : s - 1;
   /* The activations cross the boundary between the lower stage and the next. */
   int lower = MIN (s, peer_stage);
-  double bytes_per_sample = g_array_index (c->s->stages, DtsStage, lower).send_bytes;
-  int me = rank_of (c, s, d);
+  double bytes_per_sample = g_array_index (c->s->stages, DtsStage, lower).send_bytes / c->T;
+  int me = rank_of (c, s, d, t);
   gint64 lo, hi;
   share (c, s, d, m, &lo, &hi);
   for (int p = 0; p < c->dp[peer_stage]; p++) {
@@ -533,7 +700,7 @@ append_transfers (const Ctx *c, GArray *prog, int s, int d, int m, int kind)
     gint64 n = MIN (hi, phi) - MAX (lo, plo);
     if (n <= 0)
       continue;
-    int peer = rank_of (c, peer_stage, p);
+    int peer = rank_of (c, peer_stage, p, t);
     int sender = send ? me : peer;
     DtsOp op = { .type = send ? DTS_OP_SEND : DTS_OP_RECV, .layer = -1, .bucket = -1,
                  .peer = peer, .tag = sender * 2 + (forward ? 0 : 1),
@@ -547,7 +714,7 @@ append_transfers (const Ctx *c, GArray *prog, int s, int d, int m, int kind)
  * compute stream's event and send each overlapping peer its samples, or
  * receive from each and record the arrival. */
 static GArray *
-p2p_program (const Ctx *c, int s, int d, int kind)
+p2p_program (const Ctx *c, int s, int d, int t, int kind)
 {
   gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
   gboolean send = kind == SEND_FWD || kind == SEND_BWD;
@@ -556,7 +723,7 @@ p2p_program (const Ctx *c, int s, int d, int kind)
     int m = forward ? i : backward_mb (c, i);
     if (send)
       wait (prog, forward ? EV_OUT_READY : EV_GRAD_IN_READY, 1, DTS_WAIT_COLL);
-    append_transfers (c, prog, s, d, m, kind);
+    append_transfers (c, prog, s, d, t, m, kind);
     if (!send)
       record (prog, forward ? EV_IN_ARRIVED : EV_GRAD_OUT_ARRIVED, -1);
   }
@@ -568,7 +735,7 @@ p2p_program (const Ctx *c, int s, int d, int kind)
  * stream COMPUTE hands them over, one at a time (a single communication
  * thread). */
 static GArray *
-shared_program (const Ctx *c, int s, int d, const GArray *compute)
+shared_program (const Ctx *c, int s, int d, int t, const GArray *compute)
 {
   GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   int n_fwd = 0, n_bwd = 0;
@@ -578,13 +745,13 @@ shared_program (const Ctx *c, int s, int d, const GArray *compute)
       continue;
     wait (prog, op->event, 1, DTS_WAIT_COLL);
     if (op->event == EV_OUT_READY)
-      append_transfers (c, prog, s, d, n_fwd++, SEND_FWD);
+      append_transfers (c, prog, s, d, t, n_fwd++, SEND_FWD);
     else if (op->event == EV_GRAD_IN_READY)
-      append_transfers (c, prog, s, d, backward_mb (c, n_bwd++), SEND_BWD);
+      append_transfers (c, prog, s, d, t, backward_mb (c, n_bwd++), SEND_BWD);
     else {
       g_assert (op->event == EV_BUCKET_READY);
       add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = op->bucket,
-                             .coll = op->bucket, .part = -1 });
+                             .coll = c->bucket_plan[op->bucket * c->T + t], .part = -1 });
       record (prog, EV_BUCKET_DONE, -1);
     }
   }
@@ -606,6 +773,119 @@ add_stream (DtsSchedule *s, int rank, DtsStreamKind kind, int index, GArray *pro
   g_array_append_val (s->totals, none);
   DtsStream st = { rank, kind, index, (int) s->programs->len - 1 };
   g_array_append_val (s->streams, st);
+}
+
+/* Tensor parallelism over T GPUs (Megatron's column and row splits):
+ * within a stage, a conv or fc layer whose output reaches the next conv or
+ * fc layer through channel-wise layers only (ReLU, batch norm, pooling,
+ * dropout, flatten), each read by the next alone, forms a pair with it: the
+ * first splits its output channels (column), the layers between work on
+ * split channels, the second splits its input channels (row) and its
+ * partial output is all-reduced in the forward pass; in the backward pass
+ * the first's input gradient is all-reduced. Layers in no pair are
+ * replicated: every GPU of the group runs them whole. */
+static gboolean
+splittable (const DtsLayer *l)
+{
+  return l->type == DTS_LAYER_FC || (l->type == DTS_LAYER_CONV && l->groups <= 1);
+}
+
+static gboolean
+channel_wise (const DtsLayer *l)
+{
+  switch (l->type) {
+  case DTS_LAYER_RELU:
+  case DTS_LAYER_RELU6:
+  case DTS_LAYER_BATCHNORM:
+  case DTS_LAYER_DROPOUT:
+  case DTS_LAYER_MAXPOOL:
+  case DTS_LAYER_AVGPOOL:
+  case DTS_LAYER_GLOBAL_AVGPOOL:
+  case DTS_LAYER_ADAPTIVE_AVGPOOL:
+  case DTS_LAYER_FLATTEN:
+    return TRUE;
+  default:
+    return FALSE;
+  }
+}
+
+static void
+tp_modes (const DtsWorkload *w, int first, int last, TpMode *mode)
+{
+  int n = w->layers->len;
+  g_autofree int *readers = g_new0 (int, n);
+  for (int l = 0; l < n; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    for (int k = 0; k < layer->n_inputs; k++)
+      readers[layer->inputs[k]]++;
+  }
+  for (int l = first; l <= last; l++) {
+    if (!splittable (dts_workload_layer (w, l)))
+      continue;
+    int r = l + 1;
+    gboolean chain = TRUE;
+    for (; r <= last && chain; r++) {
+      const DtsLayer *next = dts_workload_layer (w, r);
+      chain = next->n_inputs == 1 && next->inputs[0] == r - 1 && readers[r - 1] == 1;
+      if (chain && splittable (next))
+        break;
+      chain = chain && channel_wise (next);
+    }
+    if (!chain || r > last)
+      continue;
+    mode[l] = TP_COL;
+    for (int k = l + 1; k < r; k++)
+      mode[k] = TP_CHAN;
+    mode[r] = TP_ROW;
+    l = r;
+  }
+}
+
+static int
+div_up (int a, int b)
+{
+  return MAX (1, (a + b - 1) / b);
+}
+
+/* A copy of W whose layers are what one GPU of a group of T runs (names
+ * and inputs are borrowed from W, which must outlive it). */
+static void
+tp_workload_free (DtsWorkload *w)
+{
+  g_array_unref (w->layers);
+  g_free (w);
+}
+
+typedef DtsWorkload TpWorkload;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TpWorkload, tp_workload_free)
+
+static DtsWorkload *
+tp_workload (const DtsWorkload *w, const TpMode *mode, int T)
+{
+  DtsWorkload *c = g_new (DtsWorkload, 1);
+  *c = *w;
+  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
+  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  for (guint l = 0; l < c->layers->len; l++) {
+    DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
+    if (mode[l] == TP_FULL)
+      continue;
+    x->params /= T;
+    x->macs /= T;
+    x->fwd_flops /= T;
+    x->bwd_data_flops /= T;
+    x->bwd_weight_flops /= T;
+    if (mode[l] != TP_ROW) {
+      x->out_shape.c = div_up (x->out_shape.c, T);
+      x->out_elems /= T;
+      x->act_elems /= T;
+    }
+    if (mode[l] != TP_COL) {
+      x->in_shape.c = div_up (x->in_shape.c, T);
+      x->in_elems /= T;
+    }
+  }
+  return c;
 }
 
 static DtsSchedule *
@@ -655,16 +935,22 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   g_array_set_clear_func (s->stages, stage_clear);
   s->n_events = N_EVENTS;
 
-  Ctx c = { .w = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S };
+  int T = MAX (o->tensor_parallel, 1);
+  Ctx c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S,
+            .T = T };
   g_autofree int *first = g_new (int, S);
   g_autofree int *last = g_new (int, S);
   g_autofree int *dp = NULL;
   g_autofree int *rank0 = g_new0 (int, S);
   g_autofree int *bucket_of = g_new (int, n_layers);
+  g_autofree TpMode *mode = g_new0 (TpMode, n_layers);
   g_autoptr (GPtrArray) times = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GArray) times_key = g_array_new (FALSE, FALSE, sizeof (TimesKey));
+  g_autoptr (GArray) tp_plans = g_array_new (FALSE, FALSE, sizeof (TpPlan));
+  g_autoptr (GArray) plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
   c.first = first, c.last = last, c.stage_rank0 = rank0, c.bucket_of = bucket_of;
-  c.times = times, c.times_key = times_key;
+  c.times = times, c.times_key = times_key, c.mode = mode, c.tp_plans = tp_plans;
+  c.plan_comm = plan_comm;
   if (o->stage_dp != NULL) {
     int k;
     if (!parse_stage_dp (o->stage_dp, &dp, &k, error))
@@ -684,7 +970,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     dmax = MAX (dmax, dp[i]);
     uniform = uniform && dp[i] == dp[0];
   }
-  g_return_val_if_fail (sum == o->n_gpus, NULL);
+  g_return_val_if_fail (sum * T == o->n_gpus, NULL);
   if (!uniform && o->placement == DTS_PLACEMENT_STAGES_INSIDE) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--placement stages-inside: needs the same data-parallel degree on every "
@@ -692,6 +978,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  o->stage_dp);
     return NULL;
   }
+  g_autofree int *tp_comm = g_new (int, sum);
+  for (int k = 0; k < sum; k++)
+    tp_comm[k] = -1;
+  c.tp_comm = tp_comm;
 
   /* Micro-batches. */
   c.G = (gint64) o->batch_size * dmax;
@@ -718,7 +1008,20 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       return NULL;
     }
 
-  /* Stages: given, or balanced on rank 0's GPU at the widest stage's share. */
+  /* The plan's size: compute programs (one per stage, or per replica with
+   * tensor parallelism) of about 4 operations per layer and micro-batch,
+   * and point-to-point programs of a few per micro-batch and rank. */
+  double n_ops = (double) M * n_layers * 4 * (T > 1 ? sum : S) + (double) M * 8 * o->n_gpus;
+  if (n_ops > DTS_PIPELINE_MAX_OPS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: the plan would hold about %.3g operations (at most %.0e); "
+                 "use fewer micro-batches",
+                 M, n_ops, DTS_PIPELINE_MAX_OPS);
+    return NULL;
+  }
+
+  /* Stages: given, or balanced on rank 0's GPU at the widest stage's share
+   * (before tensor parallelism, which divides the layers it splits alike). */
   if (o->partition != NULL) {
     if (!parse_partition (w, o->partition, first, last, error))
       return NULL;
@@ -734,30 +1037,61 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     for (int i = 0; i < S; i++)
       weight[i] = (double) dmax / dp[i];
     balance (layer_cost, weight, n_layers, S, first, last);
+    /* Those times were of whole layers: price the split ones afresh. */
+    g_ptr_array_set_size (times, 0);
+    g_array_set_size (times_key, 0);
+  }
+  g_autoptr (TpWorkload) wt = NULL;
+  if (T > 1) {
+    for (int i = 0; i < S; i++)
+      tp_modes (w, first[i], last[i], mode);
+    wt = tp_workload (w, mode, T);
+    c.wt = wt;
   }
 
-  /* Buckets, communicators and plans of every stage. */
+  /* Stages, their communicators (a group per replica, a data-parallel one
+   * per tensor rank), buckets and plans. Bucket b's plan among tensor rank
+   * 0's is plan b (the trace keeps bucket times by plan index); the other
+   * ranks' come after every bucket's, then the groups' all-reduces. */
   s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
   for (int l = 0; l < n_layers; l++)
     bucket_of[l] = -1;
-  g_autoptr (GArray) plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
   double elem = dts_precision_elem_bytes (o->precision);
+  g_autoptr (GArray) dp_comm = g_array_new (FALSE, FALSE, sizeof (int)); /* [stage * T + t] */
   for (int i = 0; i < S; i++) {
     DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
-                    .comm = -1, .first_bucket = s->buckets->len };
-    st.ranks = g_new (int, dp[i]);
-    for (int d = 0; d < dp[i]; d++) {
-      st.ranks[d] = rank_of (&c, i, d);
-      s->rank_stage[st.ranks[d]] = i;
+                    .tensor_parallel = T, .comm = -1, .first_bucket = s->buckets->len };
+    st.n_ranks = dp[i] * T;
+    st.ranks = g_new (int, st.n_ranks);
+    for (int d = 0; d < dp[i]; d++)
+      for (int t = 0; t < T; t++) {
+        st.ranks[d * T + t] = rank_of (&c, i, d, t);
+        s->rank_stage[st.ranks[d * T + t]] = i;
+      }
+    for (int d = 0; d < dp[i] && T > 1; d++) {
+      g_autofree char *name = g_strdup_printf ("stage%d-tp%d", i, d);
+      tp_comm[slot_of (&c, i, d)] = dts_schedule_add_comm (s, name, st.ranks + d * T, T);
     }
     for (int l = first[i]; l <= last[i]; l++)
-      st.params += dts_workload_layer (w, l)->params;
+      st.params += dts_workload_layer (c.wt, l)->params;
     st.send_bytes = i < S - 1 ? crossing_elems (w, last[i]) * elem : 0;
+    for (int t = 0; t < T; t++) {
+      int cm = -1;
+      if (dp[i] > 1) {
+        g_autofree int *members = g_new (int, dp[i]);
+        for (int d = 0; d < dp[i]; d++)
+          members[d] = st.ranks[d * T + t];
+        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d", i)
+                                       : g_strdup_printf ("stage%d-dp%d", i, t);
+        cm = dts_schedule_add_comm (s, name, members, dp[i]);
+      }
+      g_array_append_val (dp_comm, cm);
+    }
+    st.comm = g_array_index (dp_comm, int, i * T);
     if (dp[i] > 1) {
-      g_autofree char *name = g_strdup_printf ("stage%d", i);
-      st.comm = dts_schedule_add_comm (s, name, st.ranks, dp[i]);
-      g_autoptr (GArray) bk = dts_schedule_make_buckets (w, first[i], last[i], o->bucket_bytes,
-                                                         s->buckets->len, bucket_of);
+      g_autoptr (GArray) bk = dts_schedule_make_buckets (c.wt, first[i], last[i],
+                                                         o->bucket_bytes, s->buckets->len,
+                                                         bucket_of);
       st.n_buckets = bk->len;
       for (guint b = 0; b < bk->len; b++) {
         const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
@@ -780,7 +1114,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         share (&c, i, d, m, &lo, &hi);
         widest = MAX (widest, hi - lo);
       }
-    double act = dts_schedule_stored_elems (w, first[i], last[i]);
+    double act = dts_schedule_stored_elems (c.wt, first[i], last[i]);
     gboolean mixed = elem < 4.0;
     st.stashed = stashed;
     st.memory.weights_bytes = st.params * (4.0 + (mixed ? elem : 0));
@@ -791,16 +1125,35 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                             + st.memory.optimizer_bytes + st.memory.activations_bytes;
     g_array_append_val (s->stages, st);
   }
-  s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
-  memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);
+  /* The other tensor ranks' bucket plans. */
+  int n_buckets = s->buckets->len;
+  g_autofree int *bucket_plan = g_new (int, MAX (n_buckets * T, 1));
+  c.bucket_plan = bucket_plan;
+  for (int i = 0; i < S; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
+      bucket_plan[b * T] = b;
+      for (int t = 1; t < T; t++) {
+        const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+                             .chunk_bytes = o->chunk_bytes };
+        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
+        if (plan == NULL)
+          return NULL;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, g_array_index (dp_comm, int, i * T + t));
+        bucket_plan[b * T + t] = s->plans->len - 1;
+      }
+    }
+  }
 
   /* Memory: every replica must fit its GPU. */
   for (int i = 0; i < S; i++) {
     const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
     if (st->memory.total_bytes > s->memory.total_bytes)
       s->memory = st->memory;
-    for (int d = 0; d < st->n_replicas && !o->allow_oversubscribe; d++) {
-      const DtsGpu *gpu = dts_platform_gpu (platform, st->ranks[d]);
+    for (int k = 0; k < st->n_ranks && !o->allow_oversubscribe; k++) {
+      const DtsGpu *gpu = dts_platform_gpu (platform, st->ranks[k]);
       if (st->memory.total_bytes > gpu->spec.mem_bytes) {
         char total[32], weights[32], grads[32], optim[32], act[32], have[32];
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
@@ -814,19 +1167,19 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                      gib (grads, st->memory.gradients_bytes),
                      gib (optim, st->memory.optimizer_bytes), st->stashed,
                      st->stashed == 1 ? "" : "es", gib (act, st->memory.activations_bytes),
-                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[d]);
+                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[k]);
         return NULL;
       }
     }
   }
 
-  /* Compute programs, shared by replicas of a stage with the same GPU and
-   * the same shares. */
+  /* Compute programs: one per replica, shared by its tensor-parallel group;
+   * without tensor parallelism also by replicas of a stage with the same
+   * GPU and the same shares. */
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
-  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (int) * 3);
   for (int i = 0; i < S; i++)
     for (int d = 0; d < dp[i]; d++) {
-      int r = rank_of (&c, i, d);
+      int r = rank_of (&c, i, d, 0);
       const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
       guint k;
       for (k = 0; k < specs->len; k++)
@@ -834,12 +1187,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
           break;
       if (k == specs->len)
         g_ptr_array_add (specs, (gpointer) spec);
-      /* Replicas with the same shares of every micro-batch: d and d' of a
-       * stage whose micro-batches all split evenly share; find an earlier
-       * one with equal share sizes. */
       int found = -1;
-      for (int e = 0; e < d && found < 0; e++) {
-        int re = rank_of (&c, i, e);
+      for (int e = 0; e < d && found < 0 && T == 1; e++) {
+        int re = rank_of (&c, i, e, 0);
         if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec))
           continue;
         gboolean same = TRUE;
@@ -852,63 +1202,71 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         if (same)
           found = s->rank_program[re];
       }
-      if (found >= 0) {
-        s->rank_program[r] = found;
-        continue;
+      if (found < 0) {
+        DtsComputeTotals tot;
+        GArray *prog = compute_program (&c, i, d, (int) k, spec, &tot, error);
+        if (prog == NULL) {
+          g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host,
+                          r);
+          return NULL;
+        }
+        g_ptr_array_add (s->programs, prog);
+        g_array_append_val (s->totals, tot);
+        found = s->programs->len - 1;
       }
-      DtsComputeTotals tot;
-      GArray *prog = compute_program (&c, i, d, (int) k, spec, &tot, error);
-      if (prog == NULL) {
-        g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
-        return NULL;
+      for (int t = 0; t < T; t++)
+        s->rank_program[rank_of (&c, i, d, t)] = found;
+    }
+  s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
+  memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);
+
+  /* Streams, rank by rank: compute, gradients, then point-to-point. A
+   * stage's gradient stream program is shared by the replicas of one tensor
+   * rank. */
+  g_autofree int *comm_program = g_new0 (int, S * T);
+  for (int i = 0; i < S; i++)
+    for (int t = 0; t < T; t++) {
+      const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+      comm_program[i * T + t] = -1;
+      if (st->n_buckets == 0)
+        continue;
+      GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+      for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
+        wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
+        add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
+                               .coll = bucket_plan[b * T + t], .part = -1 });
+        record (prog, EV_BUCKET_DONE, -1);
       }
       g_ptr_array_add (s->programs, prog);
-      g_array_append_val (s->totals, tot);
-      s->rank_program[r] = s->programs->len - 1;
+      DtsComputeTotals none = { 0 };
+      g_array_append_val (s->totals, none);
+      comm_program[i * T + t] = s->programs->len - 1;
     }
-
-  /* Streams, rank by rank: compute, gradients, then point-to-point. */
-  g_autofree int *comm_program = g_new0 (int, S);
-  for (int i = 0; i < S; i++) {
-    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-    comm_program[i] = -1;
-    if (st->n_buckets == 0)
-      continue;
-    GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
-    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
-      wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
-      add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b, .coll = b,
-                             .part = -1 });
-      record (prog, EV_BUCKET_DONE, -1);
-    }
-    g_ptr_array_add (s->programs, prog);
-    DtsComputeTotals none = { 0 };
-    g_array_append_val (s->totals, none);
-    comm_program[i] = s->programs->len - 1;
-  }
   for (int r = 0; r < s->n_ranks; r++) {
     int i = s->rank_stage[r];
     const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-    int d = 0;
-    while (st->ranks[d] != r)
-      d++;
+    int k = 0;
+    while (st->ranks[k] != r)
+      k++;
+    int d = k / T, t = k % T;
     DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
     g_array_append_val (s->streams, cs);
     gboolean shared = o->p2p_shared && S > 1;
     if (shared)
       add_stream (s, r, DTS_STREAM_COMM, 0,
-                  shared_program (&c, i, d, g_ptr_array_index (s->programs, s->rank_program[r])));
-    else if (comm_program[i] >= 0) {
-      DtsStream ms = { r, DTS_STREAM_COMM, 0, comm_program[i] };
+                  shared_program (&c, i, d, t,
+                                  g_ptr_array_index (s->programs, s->rank_program[r])));
+    else if (comm_program[i * T + t] >= 0) {
+      DtsStream ms = { r, DTS_STREAM_COMM, 0, comm_program[i * T + t] };
       g_array_append_val (s->streams, ms);
     }
     static const int kinds[] = { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
-    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
-      gboolean towards_next = kinds[k] == SEND_FWD || kinds[k] == RECV_BWD;
-      gboolean sends = kinds[k] == SEND_FWD || kinds[k] == SEND_BWD;
+    for (guint q = 0; q < G_N_ELEMENTS (kinds); q++) {
+      gboolean towards_next = kinds[q] == SEND_FWD || kinds[q] == RECV_BWD;
+      gboolean sends = kinds[q] == SEND_FWD || kinds[q] == SEND_BWD;
       if ((towards_next && i == S - 1) || (!towards_next && i == 0) || (shared && sends))
         continue;
-      add_stream (s, r, DTS_STREAM_P2P, kinds[k], p2p_program (&c, i, d, kinds[k]));
+      add_stream (s, r, DTS_STREAM_P2P, kinds[q], p2p_program (&c, i, d, t, kinds[q]));
     }
   }
   return g_steal_pointer (&s);

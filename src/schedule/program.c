@@ -58,7 +58,11 @@ static const char *const p2p_streams[] = { "own", "shared", NULL };
   { "p2p-stream", DTS_OPTION_CHOICE, "ID",                                                    \
     "where a stage's sends run: own (streams of their own, Megatron, DeepSpeed) or shared "   \
     "(one communication stream with the gradient all-reduces, in the order they are issued)", \
-    "own", 0, 0, p2p_streams }
+    "own", 0, 0, p2p_streams },                                                               \
+  { "tensor-parallel", DTS_OPTION_INT, "T",                                                   \
+    "GPUs per replica of a stage, splitting its conv and fc layers in column-row pairs "      \
+    "(Megatron)",                                                                             \
+    "1", 1, 1024, NULL }
 
 static const DtsOptionSpec pipeline_options[] = {
   STAGES_OPTION ("the GPUs taking part (pipeline); none (hybrid)"),
@@ -341,16 +345,19 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
   for (guint i = 0; s->stages != NULL && i < s->stages->len; i++) {
     const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
     g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));
-    g_array_append_vals (ranks, st->ranks, st->n_replicas);
+    g_array_append_vals (ranks, st->ranks, st->n_ranks);
     g_string_append_printf (out, "stage %u: layers %d-%d", i, st->first_layer, st->last_layer);
     if (layer_names != NULL)
       g_string_append_printf (out, " (%s-%s)",
                               (const char *) g_ptr_array_index (layer_names, st->first_layer),
                               (const char *) g_ptr_array_index (layer_names, st->last_layer));
     g_string_append_printf (out, ", %.10g parameters, sends %.10g bytes per sample, %d "
-                                 "micro-batch%s stashed, %d replica%s ",
+                                 "micro-batch%s stashed, %d replica%s",
                             st->params, st->send_bytes, st->stashed, st->stashed == 1 ? "" : "es",
                             st->n_replicas, st->n_replicas == 1 ? "" : "s");
+    if (st->tensor_parallel > 1)
+      g_string_append_printf (out, " of %d GPUs", st->tensor_parallel);
+    g_string_append_c (out, ' ');
     append_ranges (out, ranks);
     g_string_append_c (out, '\n');
   }

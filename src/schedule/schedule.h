@@ -174,7 +174,9 @@ typedef struct {
   int first_layer;
   int last_layer;
   int n_replicas;
-  int *ranks;              /* replica -> rank (owned) */
+  int tensor_parallel;     /* GPUs per replica (a tensor-parallel group) */
+  int n_ranks;             /* n_replicas x tensor_parallel */
+  int *ranks;              /* replica x tensor_parallel + tensor rank -> rank (owned) */
   int comm;                /* its replicas' communicator (gradients), or -1 */
   int first_bucket;        /* its buckets are first_bucket .. first_bucket + n_buckets - 1 */
   int n_buckets;

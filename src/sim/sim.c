@@ -508,6 +508,8 @@ stream_actor (int argc, char **argv)
         int part = op->part >= 0 ? op->part : c->comm->member_of[rk->rank];
         run_coll (sim, s, op->coll, part, op->bucket);
         double t1 = now ();
+        if (compute)
+          t->tp_s[ri] += t1 - t0;
         if (op->bucket < 0)
           break;
         t->comm_s[ri] += t1 - t0;

@@ -55,6 +55,7 @@ dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_sli
   t->comm_s = g_new0 (double, ri);
   t->p2p_wait_s = g_new0 (double, ri);
   t->p2p_xfer_s = g_new0 (double, ri);
+  t->tp_s = g_new0 (double, ri);
   t->bucket_rank = g_new0 (int, MAX (n_buckets, 1));
   t->bucket_ready_s = g_new0 (double, ib);
   t->bucket_start_s = g_new0 (double, ib);
@@ -81,6 +82,7 @@ dts_trace_free (DtsTrace *t)
   g_free (t->comm_s);
   g_free (t->p2p_wait_s);
   g_free (t->p2p_xfer_s);
+  g_free (t->tp_s);
   g_free (t->bucket_rank);
   g_free (t->bucket_ready_s);
   g_free (t->bucket_end_max_s);
@@ -119,6 +121,7 @@ dts_trace_wait_kind_id (DtsRankWait kind)
 {
   static const char *const ids[DTS_RANK_WAIT_N_KINDS] = {
     [DTS_RANK_WAIT_ALLREDUCE] = "allreduce",
+    [DTS_RANK_WAIT_TENSOR] = "tensor",
     [DTS_RANK_WAIT_TRANSFER] = "transfer",
     [DTS_RANK_WAIT_BUBBLE] = "bubble",
   };
@@ -216,6 +219,7 @@ summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
       for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
         rs.phase_s[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p] / m;
       rs.wait_s[DTS_RANK_WAIT_ALLREDUCE] += t->wait_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_TENSOR] += t->tp_s[ri] / m;
       rs.wait_s[DTS_RANK_WAIT_TRANSFER] += t->p2p_xfer_s[ri] / m;
       rs.wait_s[DTS_RANK_WAIT_BUBBLE] += (t->p2p_wait_s[ri] - t->p2p_xfer_s[ri]) / m;
       rs.comm_s += t->comm_s[ri] / m;
@@ -290,7 +294,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       s->iteration_time_s > 0 ? s->global_batch_size / s->iteration_time_s : 0;
 
   double phase[DTS_TRACE_N_PHASES] = { 0 };
-  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0;
+  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0, tp = 0;
   for (int r = 0; r < t->n_ranks; r++)
     for (int it = w; it < t->n_iterations; it++) {
       gsize ri = dts_trace_ri (t, r, it);
@@ -300,6 +304,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       comm += t->comm_s[ri];
       p2p_wait += t->p2p_wait_s[ri];
       p2p_xfer += t->p2p_xfer_s[ri];
+      tp += t->tp_s[ri];
     }
   double k = (double) t->n_ranks * m;
   s->forward_s = phase[0] / k;
@@ -312,6 +317,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;
   s->p2p_wait_s = p2p_wait / k;
   s->p2p_exposed_s = p2p_xfer / k;
+  s->tensor_s = tp / k;
   s->bubble_s = s->p2p_wait_s - s->p2p_exposed_s;
   s->bubble_fraction = s->iteration_time_s > 0 ? s->bubble_s / s->iteration_time_s : 0;
   s->compute_efficiency =
@@ -319,8 +325,10 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
 
   summarize_ranks (t, s);
 
-  g_return_if_fail ((int) s->buckets->len == t->n_buckets);
-  for (int b = 0; b < t->n_buckets; b++) {
+  /* The trace has a row per collective of the iteration; the first ones are
+   * the gradient buckets (tensor-parallel all-reduces come after). */
+  g_return_if_fail ((int) s->buckets->len <= t->n_buckets);
+  for (int b = 0; b < (int) s->buckets->len; b++) {
     DtsBucketStat *bs = &g_array_index (s->buckets, DtsBucketStat, b);
     double ready = 0, start = 0, end = 0;
     for (int it = w; it < t->n_iterations; it++) {
@@ -353,9 +361,11 @@ dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out
     out->coll_wait_s += t->wait_s[ri];
     out->p2p_wait_s += t->p2p_wait_s[ri];
     out->p2p_xfer_s += t->p2p_xfer_s[ri];
+    out->tp_s += t->tp_s[ri];
   }
   out->compute_s /= m;
   out->coll_wait_s /= m;
   out->p2p_wait_s /= m;
   out->p2p_xfer_s /= m;
+  out->tp_s /= m;
 }

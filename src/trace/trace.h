@@ -65,6 +65,7 @@ typedef struct {
   double *comm_s;          /* communication stream busy in all-reduces */
   double *p2p_wait_s;      /* compute stream blocked on data from a neighbouring stage */
   double *p2p_xfer_s;      /* the part of p2p_wait_s the data was in flight */
+  double *tp_s;            /* compute stream in collectives of its own (tensor parallelism) */
   int *bucket_rank;        /* [bucket]: the rank whose bucket times are kept (0 by default) */
   /* [iteration * n_buckets + bucket], on bucket_rank */
   double *bucket_ready_s;
@@ -106,12 +107,13 @@ typedef struct {
  * kind before DTS_RANK_WAIT_N_KINDS, its id in trace.c and the time it records. */
 typedef enum {
   DTS_RANK_WAIT_ALLREDUCE,   /* compute stream waiting for gradient all-reduces */
+  DTS_RANK_WAIT_TENSOR,      /* tensor parallelism: in its own all-reduces */
   DTS_RANK_WAIT_TRANSFER,    /* pipelines: for a neighbouring stage's data in flight */
   DTS_RANK_WAIT_BUBBLE,      /* pipelines: for a neighbouring stage to produce it */
   DTS_RANK_WAIT_N_KINDS,
 } DtsRankWait;
 
-/* "allreduce", "transfer", "bubble": the kind's id in JSON keys and CSV
+/* "allreduce", "tensor", "transfer", "bubble": the kind's id in JSON keys and CSV
  * columns (static). */
 const char *dts_trace_wait_kind_id (DtsRankWait kind);
 
@@ -149,10 +151,12 @@ typedef struct {
   char *last_layer;    /* (owned) */
   int n_layers;
   int replicas;
+  int tensor_parallel; /* GPUs per replica */
   int first_rank;      /* rank of its first replica */
   double params;
   double compute_s;    /* busy in forward, backward and optimizer kernels */
   double allreduce_exposed_s; /* waiting for its gradient all-reduces */
+  double tensor_s;     /* in tensor-parallel all-reduces (they block compute) */
   double transfer_exposed_s;  /* waiting while activations or gradients were in flight */
   double bubble_s;     /* waiting for a neighbouring stage to produce them */
   double busy_fraction;/* compute_s / iteration time */
@@ -167,6 +171,7 @@ typedef struct {
 typedef struct {
   double compute_s;
   double coll_wait_s;
+  double tp_s;
   double p2p_wait_s;
   double p2p_xfer_s;
 } DtsRankTimes;
@@ -238,6 +243,8 @@ typedef struct {
   double p2p_exposed_s;         /* ... while the data was in flight */
   double bubble_s;              /* ... before it was produced */
   double bubble_fraction;       /* bubble_s / iteration_time_s */
+  double tensor_s;              /* compute stream in tensor-parallel all-reduces */
+  int tensor_parallel;          /* GPUs per replica */
   GArray *stages;               /* DtsStageStat */
   /* simulation */
   double wall_time_s;

@@ -14,9 +14,13 @@
 #include "collective/collective.h"
 #include "core/datadir.h"
 #include "core/error.h"
+#include "cost/cost.h"
 #include "driver/driver.h"
+#include "platform/gpu.h"
+#include "platform/platform.h"
 #include "schedule/schedule.h"
 #include "testlib.h"
+#include "workload/workload.h"
 
 #define MAX_STAGES 8
 
@@ -275,6 +279,62 @@ START_TEST (test_p2p_shared)
 }
 END_TEST
 
+/* Tensor parallelism, no simulation: eight fc layers split over T = 2 form
+ * four column-row pairs; per pair and micro-batch one all-reduce of the
+ * row layer's output in forward and one of the column layer's input
+ * gradient in backward, each of 4096 x samples x 4 bytes, over the group;
+ * each GPU holds half the parameters. */
+START_TEST (test_tensor_parallel_volume)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wpath = dts_test_srcpath ("tests/data/fc-equal.xml");
+  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
+  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
+  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  ck_assert (cost != NULL);
+  DtsRunOptions o = {
+    .batch_size = 64, .iterations = 1, .precision = DTS_PREC_FP32, .cost_model = "roofline",
+    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
+    .strategy = "hybrid", .stages = 1, .dp = 2, .micro_batches = 4, .tensor_parallel = 2,
+  };
+  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
+  ck_assert (st->resolve (&o, p->gpus->len, &error));
+  ck_assert_int_eq (o.n_gpus, 4);
+  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+  const DtsStage *stage = &g_array_index (s->stages, DtsStage, 0);
+  ck_assert_double_eq (stage->params, w->params / 2);
+  ck_assert_int_eq (stage->n_ranks, 4);
+  /* Ranks 0-1 are replica 0's group, 2-3 replica 1's. */
+  ck_assert_int_eq (s->rank_program[0], s->rank_program[1]);
+  ck_assert_int_ne (s->rank_program[0], s->rank_program[2]);
+  for (int r = 0; r < 4; r += 2) {
+    const GArray *prog = dts_schedule_program (s, r);
+    int n_coll = 0;
+    for (guint k = 0; k < prog->len; k++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, k);
+      if (op->type != DTS_OP_COLL)
+        continue;
+      n_coll++;
+      const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
+      const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
+      ck_assert_double_eq (plan->bytes, 4096.0 * 16 * 4);
+      ck_assert_int_eq (c->n_ranks, 2);
+      ck_assert_int_eq (c->ranks[0], r);
+      ck_assert_int_eq (c->ranks[1], r + 1);
+    }
+    ck_assert_int_eq (n_coll, 4 * 2 * 4);
+  }
+  dts_gpu_catalog_free (cat);
+}
+END_TEST
+
 static void
 assert_fails (const Setup *st, int code, const char *fragment)
 {
@@ -346,6 +406,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_stage_dp);
   tcase_add_test (tc, test_placement);
   tcase_add_test (tc, test_p2p_shared);
+  tcase_add_test (tc, test_tensor_parallel_volume);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
