@@ -19,6 +19,9 @@
 #include "config.h"
 
 #include <string.h>
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>
+#endif
 
 #include <simgrid/engine.h>
 #include <xbt/log.h>
@@ -29,6 +32,7 @@
 #include "core/units.h"
 #include "platform/ranges.h"
 #include "sim/sg-shim.h"
+#include "sim/sim-private.h"
 #include "sim/sim.h"
 
 /* contexts/guard-size:0 — SimGrid protects each actor stack with a guard
@@ -206,6 +210,16 @@ dts_sim_configure (char **cfg, GError **error)
   if (!dts_sim_cfg_check (cfg, error))
     return FALSE;
   configured = TRUE;
+#if defined(HAVE_MALLOPT) && defined(M_MMAP_MAX)
+  /* SimGrid allocates every actor stack with calloc of contexts/stack-size
+   * (8 MiB), which glibc serves with mmap, so only the pages an actor
+   * touches are resident. glibc maps at most 65,536 chunks (M_MMAP_MAX);
+   * past that, the stacks of a run of more than 32,768 GPUs came from the
+   * heap, zeroed in full: 8 MiB resident per actor, 18 GB and more at
+   * 65,536 GPUs. The kernel's own limit is checked before the actors start
+   * (dts_sim_check_map_count). */
+  mallopt (M_MMAP_MAX, 1 << 30);
+#endif
   /* Before simgrid_init, so that not even its start-up messages show. */
   xbt_log_control_set ("root.thresh:critical");
   char arg0[] = "dtsim";
@@ -222,4 +236,31 @@ dts_sim_configure (char **cfg, GError **error)
     if (!set_item (*c, error))
       return FALSE;
   return TRUE;
+}
+
+gboolean
+dts_sim_check_map_count (guint n_actors, const char *limit_path, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (limit_path, &text, NULL, NULL))
+    return TRUE; /* not Linux, or not readable: nothing to check */
+  guint64 limit = g_ascii_strtoull (text, NULL, 10);
+  if (limit == 0)
+    return TRUE;
+  /* The mappings the process has already (libraries, heap), and some room. */
+  g_autofree char *maps = NULL;
+  guint64 used = 0;
+  if (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL))
+    for (const char *p = maps; *p; p++)
+      used += *p == '\n';
+  guint64 need = used + n_actors + 1024;
+  if (need <= limit)
+    return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+               "%u simulated streams need one memory mapping each for their stacks, %" G_GUINT64_FORMAT
+               " in all, more than this machine's vm.max_map_count of %" G_GUINT64_FORMAT
+               " (%s); raise it (as root: sysctl -w vm.max_map_count=%" G_GUINT64_FORMAT
+               ") or simulate fewer GPUs",
+               n_actors, need, limit, limit_path, MAX (2 * need, (guint64) 262144));
+  return FALSE;
 }

@@ -24,6 +24,12 @@ gboolean dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *s
                             sg_host_t *host, double *speed_flops, double *reduce_s_per_byte,
                             GError **error);
 
+/* Whether N_ACTORS actor stacks, one memory mapping each, fit under the
+ * kernel's mapping limit read from LIMIT_PATH (/proc/sys/vm/max_map_count)
+ * with the mappings the process has already; DTS_ERROR_INVALID saying how
+ * to raise it otherwise. An unreadable LIMIT_PATH passes. */
+gboolean dts_sim_check_map_count (guint n_actors, const char *limit_path, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -46,6 +46,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <simgrid/actor.h>
@@ -854,6 +855,17 @@ fill_names (DtsTrace *t, const DtsPlatform *platform, const DtsWorkload *workloa
     g_ptr_array_add (t->rank_hosts, g_strdup (dts_platform_gpu (platform, r)->host));
 }
 
+/* contexts/stack-size in KiB as set (SimGrid's default: 8 MiB). */
+static long
+stack_size_kib (void)
+{
+  long kib = 8192;
+  for (char **c = dts_sim_cfg_applied (); c && *c; c++)
+    if (g_str_has_prefix (*c, "contexts/stack-size:"))
+      kib = strtol (*c + strlen ("contexts/stack-size:"), NULL, 10);
+  return kib;
+}
+
 static gboolean configured_here;
 
 DtsTrace *
@@ -929,6 +941,13 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   if (set->sealed != NULL)
     set->sealed (set->sealed_data);
   relax_fatpipes (&sim);
+  /* Every stream is an actor with a stack of its own, mapped on its own
+   * while the stacks are at least glibc's mmap threshold (128 KiB). */
+  if (stack_size_kib () >= 128
+      && !dts_sim_check_map_count (sched->streams->len, "/proc/sys/vm/max_map_count", error)) {
+    tear_down (&sim);
+    return NULL;
+  }
 
   sim.wall_start_us = g_get_monotonic_time ();
   start_actors (&sim);

@@ -17,6 +17,7 @@
 #include "platform/platform.h"
 #include "driver/driver.h"
 #include "schedule/schedule.h"
+#include "sim/sim-private.h"
 #include "sim/sim.h"
 #include "testlib.h"
 #include "workload/workload.h"
@@ -431,6 +432,25 @@ START_TEST (test_pipeline_programs)
 }
 END_TEST
 
+/* Actor stacks against the kernel's mapping limit: a limit too small for
+ * the actors is an error that says how to raise it; a large one, or none
+ * readable, passes. */
+START_TEST (test_map_count)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *small = dts_test_write_tmp ("65530\n", ".txt");
+  g_autofree char *large = dts_test_write_tmp ("4194304\n", ".txt");
+  ck_assert (!dts_sim_check_map_count (131072, small, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "131072 simulated streams",
+                         "vm.max_map_count of 65530", "sysctl -w vm.max_map_count=", NULL);
+  g_clear_error (&error);
+  ck_assert (dts_sim_check_map_count (32768, small, &error));
+  ck_assert (dts_sim_check_map_count (131072, large, &error));
+  ck_assert (dts_sim_check_map_count (131072, "/nonexistent/max_map_count", &error));
+  ck_assert (error == NULL);
+}
+END_TEST
+
 static Suite *
 sim_suite (void)
 {
@@ -447,6 +467,7 @@ sim_suite (void)
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_cfg_check);
   tcase_add_test (tc, test_pipeline_programs);
+  tcase_add_test (tc, test_map_count);
   suite_add_tcase (s, tc);
   return s;
 }
