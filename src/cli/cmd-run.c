@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "cost/cost.h"
 #include "output/report.h"
+#include "output/timeline.h"
 #include "platform/override.h"
 #include "schedule/options.h"
 #include "schedule/schedule.h"
@@ -42,6 +43,10 @@ typedef struct {
   gboolean oversubscribe;
   char *seed;
   gboolean quiet;
+  gboolean progress;
+  char *per_rank;
+  char *timeline;
+  gboolean timeline_ascii;
   DtsRowOptions *rows;  /* options of the collective and strategy rows */
 } RunArgs;
 
@@ -59,6 +64,8 @@ run_args_clear (RunArgs *a)
   g_free (a->strategy);
   g_free (a->max_activities);
   g_free (a->seed);
+  g_free (a->per_rank);
+  g_free (a->timeline);
   dts_cli_row_options_free (a->rows);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
@@ -95,6 +102,17 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &a->progress,
+      "Progress on stderr even when it is not a terminal: a line per iteration (default: off there)",
+      NULL },
+    { "per-rank", 0, 0, S, &a->per_rank,
+      "Write every rank's compute, wait and idle times as CSV to FILE, - for stdout (default: none)",
+      "FILE" },
+    { "timeline", 0, 0, S, &a->timeline,
+      "Draw one iteration per GPU (compute phases, communication) as SVG to FILE (default: none)",
+      "FILE" },
+    { "timeline-ascii", 0, 0, G_OPTION_ARG_NONE, &a->timeline_ascii,
+      "Print the same timeline as text after the summary (text format only)", NULL },
     { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -206,8 +224,24 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->c.granularity != NULL && !dts_granularity_from_string (a->c.granularity, &o->granularity,
                                                               error))
     return FALSE;
-  if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error))
+  if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error)
+      || !dts_cli_check_output_option ("per-rank", a->per_rank, TRUE, error)
+      || !dts_cli_check_output_option ("timeline", a->timeline, TRUE, error))
     return FALSE;
+  /* stdout carries one result: the summary, or one file given as -. */
+  int to_stdout = (g_strcmp0 (a->per_rank, "-") == 0) + (g_strcmp0 (a->timeline, "-") == 0);
+  if (to_stdout > 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--per-rank - and --timeline - cannot both write to stdout");
+    return FALSE;
+  }
+  if (a->timeline_ascii && (*writer)->write != dts_report_write_text) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--timeline-ascii prints after the text summary; --format %s keeps stdout for "
+                 "its own output (use --timeline FILE.svg)",
+                 a->c.format);
+    return FALSE;
+  }
   return dts_sim_cfg_check (a->c.cfg, error);
 }
 
@@ -268,8 +302,11 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .granularity = DTS_GRANULARITY_FLOW,
     .cfg = a.c.cfg,
     .trace_path = a.c.trace,
-    .record_slices = a.c.trace != NULL,
-    .progress = !a.quiet && isatty (STDERR_FILENO),
+    .record_slices = a.c.trace != NULL || a.timeline != NULL || a.timeline_ascii,
+    .progress = a.quiet                    ? 0
+                : isatty (STDERR_FILENO)   ? DTS_PROGRESS_LIVE
+                : a.progress               ? DTS_PROGRESS_LINES
+                                           : 0,
   };
   const DtsReportWriter *writer = NULL;
   if (!check_args (&a, &o, &writer, error))
@@ -299,7 +336,9 @@ dts_cmd_run (int argc, char **argv, GError **error)
   o.workload_path = workload_path;
 
   /* Fail on an unwritable trace file before a possibly long simulation. */
-  if (o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
+  if ((o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
+      || (a.per_rank != NULL && !dts_cli_check_writable (a.per_rank, "per-rank table", error))
+      || (a.timeline != NULL && !dts_cli_check_writable (a.timeline, "timeline", error)))
     return FALSE;
 
   g_autoptr (GString) plan = a.c.dump_plan ? g_string_new (NULL) : NULL;
@@ -319,8 +358,32 @@ dts_cmd_run (int argc, char **argv, GError **error)
     if (!dts_report_save (tr, o.trace_path, "trace", error))
       return FALSE;
   }
+  if (a.per_rank != NULL) {
+    g_autoptr (GString) pr = g_string_new (NULL);
+    dts_report_write_ranks_csv (summary, pr);
+    if (strcmp (a.per_rank, "-") == 0) {
+      fwrite (pr->str, 1, pr->len, stdout);
+      return TRUE;
+    }
+    if (!dts_report_save (pr, a.per_rank, "per-rank table", error))
+      return FALSE;
+  }
+  if (a.timeline != NULL) {
+    g_autoptr (GString) svg = g_string_new (NULL);
+    dts_timeline_write_svg (trace, summary, svg);
+    if (strcmp (a.timeline, "-") == 0) {
+      fwrite (svg->str, 1, svg->len, stdout);
+      return TRUE;
+    }
+    if (!dts_report_save (svg, a.timeline, "timeline", error))
+      return FALSE;
+  }
   g_autoptr (GString) out = g_string_new (NULL);
   writer->write (summary, out);
+  if (a.timeline_ascii) {
+    g_string_append_c (out, '\n');
+    dts_timeline_write_ascii (trace, summary, DTS_TIMELINE_ASCII_WIDTH, out);
+  }
   fwrite (out->str, 1, out->len, stdout);
   return TRUE;
 }

@@ -45,7 +45,7 @@ static const struct {
   { "speedup", "speed-up over the first point of the series (x)" },
   { "ideal_speedup", "ideal (speed-up = GPU ratio)" },
   { "efficiency", "scaling efficiency (speed-up / GPU ratio)" },
-  { "scaling_efficiency", "scaling efficiency (compute / iteration)" },
+  { "compute_efficiency", "compute efficiency (compute on an idle GPU / iteration)" },
 };
 
 static const struct {

@@ -121,7 +121,7 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
   }
   /* A pipeline's compute on an idle GPU is the mean over its GPUs. */
   s->compute_idle_gpu_s = idle / sched->n_ranks;
-  s->scaling_efficiency =
+  s->compute_efficiency =
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 }
 
@@ -264,6 +264,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   fill_summary (summary, &o, platform, workload, sched, cost);
   dts_trace_summarize (trace, summary);
   fill_stages (summary, &o, workload, sched, trace);
+  dts_run_summary_diagnose (summary);
   summary->overrides = describe_overrides (opts->overrides);
   if (trace_out != NULL)
     *trace_out = g_steal_pointer (&trace);

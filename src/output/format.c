@@ -28,6 +28,8 @@ static const Unit units[DTS_FORMAT_UNIT_COUNT_] = {
   [DTS_FORMAT_UNIT_MB] = { "MB", 1, 1e6 },
   [DTS_FORMAT_UNIT_GB] = { "GB", 1, 1e9 },
   [DTS_FORMAT_UNIT_GIB] = { "GiB", 1, 1073741824.0 },
+  [DTS_FORMAT_UNIT_MIB] = { "MiB", 1, 1048576.0 },
+  [DTS_FORMAT_UNIT_KIB] = { "KiB", 1, 1024.0 },
   [DTS_FORMAT_UNIT_GBPS] = { "GB/s", 1, 1e9 },
   [DTS_FORMAT_UNIT_GBITPS] = { "Gb/s", 8, 1e9 },
   [DTS_FORMAT_UNIT_TFLOPS] = { "TFLOP/s", 1, 1e12 },
@@ -54,6 +56,13 @@ static const Step byte_steps[] = {
   { DTS_FORMAT_UNIT_GB, 1e9, 2 },
   { DTS_FORMAT_UNIT_MB, 1e6, 2 },
   { DTS_FORMAT_UNIT_KB, 1e3, 2 },
+  { DTS_FORMAT_UNIT_B, 0, 0 },
+};
+
+static const Step mem_steps[] = {
+  { DTS_FORMAT_UNIT_GIB, 1073741824.0, 2 },
+  { DTS_FORMAT_UNIT_MIB, 1048576.0, 2 },
+  { DTS_FORMAT_UNIT_KIB, 1024.0, 2 },
   { DTS_FORMAT_UNIT_B, 0, 0 },
 };
 
@@ -129,6 +138,15 @@ dts_format_bytes (DtsFormatBuf *buf, double bytes)
   while (i + 1 < G_N_ELEMENTS (byte_steps) && !(bytes >= byte_steps[i].threshold))
     i++;
   return with_symbol (buf, bytes, &byte_steps[i]);
+}
+
+const char *
+dts_format_mem (DtsFormatBuf *buf, double bytes)
+{
+  guint i = 0;
+  while (i + 1 < G_N_ELEMENTS (mem_steps) && !(bytes >= mem_steps[i].threshold))
+    i++;
+  return with_symbol (buf, bytes, &mem_steps[i]);
 }
 
 const char *

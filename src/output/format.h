@@ -36,6 +36,8 @@ typedef enum {
   DTS_FORMAT_UNIT_MB,     /* "MB"      1e6 bytes */
   DTS_FORMAT_UNIT_GB,     /* "GB"      1e9 bytes */
   DTS_FORMAT_UNIT_GIB,    /* "GiB"     2^30 bytes */
+  DTS_FORMAT_UNIT_MIB,    /* "MiB"     2^20 bytes */
+  DTS_FORMAT_UNIT_KIB,    /* "KiB"     2^10 bytes */
   DTS_FORMAT_UNIT_GBPS,   /* "GB/s"    1e9 bytes per second */
   DTS_FORMAT_UNIT_GBITPS, /* "Gb/s"    1e9 bits per second, from bytes per second */
   DTS_FORMAT_UNIT_TFLOPS, /* "TFLOP/s" 1e12 FLOP per second */
@@ -67,6 +69,11 @@ const char *dts_format_time (DtsFormatBuf *buf, double s);
 /* A size in decimal units with 2 decimals in the largest of GB, MB, kB
  * that keeps it >= 1, else whole bytes: "9.96 GB", "25.00 MB", "512 B". */
 const char *dts_format_bytes (DtsFormatBuf *buf, double bytes);
+
+/* A size in binary units with 2 decimals in the largest of GiB, MiB, KiB
+ * that keeps it >= 1, else whole bytes: "9.28 GiB", "97.49 MiB". For memory,
+ * which devices and `dtsim info` count in GiB. */
+const char *dts_format_mem (DtsFormatBuf *buf, double bytes);
 
 /* V rounded to an integer with a comma every three digits: "25,557,032",
  * "-1,000". */

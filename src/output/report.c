@@ -139,7 +139,7 @@ static const Field json_memory[] = {
 /* What else a user needs to interpret or reproduce the run. */
 static const Field json_context[] = {
   S_DOUBLE ("compute_idle_gpu_s", compute_idle_gpu_s),
-  S_DOUBLE ("scaling_efficiency", scaling_efficiency),
+  S_DOUBLE ("compute_efficiency", compute_efficiency),
   S_DOUBLE ("allreduce_bytes_per_iteration", allreduce_bytes),
   S_STRING ("platform", platform),
   S_STRING ("workload", workload),
@@ -178,6 +178,36 @@ static const Field json_bucket[] = {
   B_FIELD (FIELD_DOUBLE, double, "start_s", start_s),
   B_FIELD (FIELD_DOUBLE, double, "end_s", end_s),
   B_FIELD (FIELD_DOUBLE, double, "duration_s", duration_s),
+  END_FIELDS,
+};
+
+/* The per-rank table: JSON "ranks" and --per-rank CSV alike. A new wait
+ * kind (trace.h) is one more row here. Keys differ from the run-wide
+ * ones ("comm_s", "forward_s"), so a grep for those finds one line. */
+#define R_FIELD(kind, ctype, key, m) FIELD (DtsRankStat, kind, ctype, key, m)
+static const Field rank_fields[] = {
+  R_FIELD (FIELD_INT, int, "rank", rank),
+  R_FIELD (FIELD_STRING, char *, "host", host),
+  R_FIELD (FIELD_DOUBLE, double, "compute_s", compute_s),
+  R_FIELD (FIELD_DOUBLE, double, "phase_forward_s", phase_s[0]),
+  R_FIELD (FIELD_DOUBLE, double, "phase_backward_data_s", phase_s[1]),
+  R_FIELD (FIELD_DOUBLE, double, "phase_backward_weight_s", phase_s[2]),
+  R_FIELD (FIELD_DOUBLE, double, "phase_optimizer_s", phase_s[3]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_allreduce_s", wait_s[DTS_RANK_WAIT_ALLREDUCE]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_tensor_s", wait_s[DTS_RANK_WAIT_TENSOR]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_transfer_s", wait_s[DTS_RANK_WAIT_TRANSFER]),
+  R_FIELD (FIELD_DOUBLE, double, "wait_bubble_s", wait_s[DTS_RANK_WAIT_BUBBLE]),
+  R_FIELD (FIELD_DOUBLE, double, "comm_busy_s", comm_s),
+  R_FIELD (FIELD_DOUBLE, double, "idle_s", idle_s),
+  END_FIELDS,
+};
+G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 4); /* one wait_*_s row per kind above */
+
+static const Field json_diagnosis[] = {
+  S_INT ("slowest_rank", slowest_rank),
+  S_INT ("fastest_rank", fastest_rank),
+  S_DOUBLE ("median_compute_s", median_compute_s),
+  S_INT ("slow_ranks", n_slow_ranks),
   END_FIELDS,
 };
 
@@ -284,6 +314,28 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     dts_json_end_object (j);
   }
 
+  if (s->ranks->len > 0) {
+    const DtsRankStat *slow = &g_array_index (s->ranks, DtsRankStat, s->slowest_rank);
+    const DtsRankStat *fast = &g_array_index (s->ranks, DtsRankStat, s->fastest_rank);
+    dts_json_key (j, "diagnosis");
+    dts_json_begin_object (j);
+    dts_json_kv_string (j, "bottleneck", dts_bottleneck_id (s->bottleneck));
+    json_fields (j, s, json_diagnosis);
+    dts_json_kv_string (j, "slowest_host", slow->host);
+    dts_json_kv_string (j, "fastest_host", fast->host);
+    dts_json_kv_double (j, "slowest_over_median",
+                        s->median_compute_s > 0 ? slow->compute_s / s->median_compute_s : 0);
+    dts_json_end_object (j);
+    dts_json_key (j, "ranks");
+    dts_json_begin_array (j);
+    for (guint r = 0; r < s->ranks->len; r++) {
+      dts_json_begin_object (j);
+      json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_fields);
+      dts_json_end_object (j);
+    }
+    dts_json_end_array (j);
+  }
+
   dts_json_key (j, "simulation");
   dts_json_begin_object (j);
   json_fields (j, s, json_simulation);
@@ -318,7 +370,7 @@ static const Field csv_fields[] = {
   S_DOUBLE ("optimizer_s", optimizer_s),
   S_DOUBLE ("comm_s", comm_s),
   S_DOUBLE ("comm_exposed_s", comm_exposed_s),
-  S_DOUBLE ("scaling_efficiency", scaling_efficiency),
+  S_DOUBLE ("compute_efficiency", compute_efficiency),
   S_DOUBLE ("memory_peak_bytes_per_gpu", memory_peak_bytes_per_gpu),
   S_DOUBLE ("wall_time_s", wall_time_s),
   S_INT64 ("events", events),
@@ -366,7 +418,7 @@ csv_double (GString *out, double v)
 }
 
 static void
-csv_value (GString *out, const DtsRunSummary *s, const Field *f)
+csv_value (GString *out, const void *s, const Field *f)
 {
   switch (f->kind) {
   case FIELD_INT:
@@ -390,18 +442,34 @@ csv_value (GString *out, const DtsRunSummary *s, const Field *f)
   }
 }
 
+static void
+csv_table_row (GString *out, const void *record, const Field *fields)
+{
+  for (guint i = 0; fields[i].key; i++) {
+    if (i > 0)
+      g_string_append_c (out, ',');
+    csv_value (out, record, &fields[i]);
+  }
+  g_string_append_c (out, '\n');
+}
+
 void
 dts_report_write_csv (const DtsRunSummary *s, GString *out)
 {
   for (guint i = 0; csv_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", csv_fields[i].key);
   g_string_append_c (out, '\n');
-  for (guint i = 0; csv_fields[i].key; i++) {
-    if (i > 0)
-      g_string_append_c (out, ',');
-    csv_value (out, s, &csv_fields[i]);
-  }
+  csv_table_row (out, s, csv_fields);
+}
+
+void
+dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out)
+{
+  for (guint i = 0; rank_fields[i].key; i++)
+    g_string_append_printf (out, "%s%s", i ? "," : "", rank_fields[i].key);
   g_string_append_c (out, '\n');
+  for (guint r = 0; r < s->ranks->len; r++)
+    csv_table_row (out, &g_array_index (s->ranks, DtsRankStat, r), rank_fields);
 }
 
 gboolean

@@ -30,6 +30,12 @@ void dts_report_write_json (const DtsRunSummary *s, GString *out);
 /* One header line and one row: columns are dts_report_csv_columns(). */
 void dts_report_write_csv (const DtsRunSummary *s, GString *out);
 const char *const *dts_report_csv_columns (void);
+/* The per-rank table (`run --per-rank FILE`): a header line, then one row
+ * per rank in rank order: rank, host, compute_s, phase_forward_s,
+ * phase_backward_data_s, phase_backward_weight_s, phase_optimizer_s, one
+ * wait_KIND_s per wait kind, comm_busy_s, idle_s. JSON carries the same rows as
+ * "ranks". */
+void dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out);
 
 /* Chrome / Perfetto trace-event JSON of T (recorded with slices): one
  * process per GPU with a compute thread (one slice per layer and phase) and

@@ -259,13 +259,7 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
   g_autofree char *size = format_bytes (ring->bytes);
   g_autofree char *t1 = g_strdup_printf ("Ring all-reduce of %s over N = %d GPUs", size, n);
   g_autoptr (GString) hdr = g_string_new (NULL);
-  g_string_append_printf (hdr,
-                          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-                          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-                          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-                          width, height, width, height);
-  svg_rect (hdr, NULL, 0, 0, width, height, 0, "#ffffff", NULL);
+  dts_svg_begin (hdr, width, height);
   svg_text (hdr, MARGIN, 34, 20, "start", "bold", "#111111", t1);
   g_autofree char *t2 = g_strdup_printf (
       "%s%s%s%s, %d channel%s; ring bottleneck B = %.3f GB/s, hop latency L = %.3f us",
@@ -377,4 +371,49 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
 #undef TX
   g_string_append (o, "</svg>\n");
   g_string_append_len (out, o->str, o->len);
+}
+
+void
+dts_svg_text (GString *o, double x, double y, double font_px, const char *anchor,
+              const char *weight, const char *fill, const char *text)
+{
+  svg_text (o, x, y, font_px, anchor, weight, fill, text);
+}
+
+void
+dts_svg_line (GString *o, double x1, double y1, double x2, double y2, const char *stroke,
+              double width, gboolean dashed)
+{
+  svg_line (o, x1, y1, x2, y2, stroke, width, dashed);
+}
+
+void
+dts_svg_rect (GString *o, const char *klass, double x, double y, double w, double h, double rx,
+              const char *fill, const char *stroke)
+{
+  svg_rect (o, klass, x, y, w, h, rx, fill, stroke);
+}
+
+double
+dts_svg_text_width (const char *text, double font_px)
+{
+  return text_w (text, font_px);
+}
+
+double
+dts_svg_tick_step (double span, int *decimals)
+{
+  return tick_step_us (span, decimals);
+}
+
+void
+dts_svg_begin (GString *o, double width, double height)
+{
+  g_string_append_printf (o,
+                          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+                          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+                          width, height, width, height);
+  svg_rect (o, NULL, 0, 0, width, height, 0, "#ffffff", NULL);
 }

@@ -55,6 +55,24 @@ typedef struct {
  * range (programming errors otherwise). */
 void dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out);
 
+/* The drawing primitives of the pictures (svg.c, timeline.c), in the same
+ * number formats: coordinates with one decimal. TEXT is escaped; WEIGHT,
+ * KLASS and STROKE may be NULL. */
+void dts_svg_text (GString *o, double x, double y, double font_px, const char *anchor,
+                   const char *weight, const char *fill, const char *text);
+void dts_svg_line (GString *o, double x1, double y1, double x2, double y2, const char *stroke,
+                   double width, gboolean dashed);
+void dts_svg_rect (GString *o, const char *klass, double x, double y, double w, double h,
+                   double rx, const char *fill, const char *stroke);
+/* Estimated width of TEXT at FONT_PX in a sans-serif face. */
+double dts_svg_text_width (const char *text, double font_px);
+/* Axis ticks at 1, 2 or 5 x 10^k over SPAN (any unit), about eight; the
+ * decimals a tick label needs. */
+double dts_svg_tick_step (double span, int *decimals);
+/* The document's opening (XML declaration, svg element with a white
+ * background) for a WIDTH x HEIGHT picture. */
+void dts_svg_begin (GString *o, double width, double height);
+
 G_END_DECLS
 
 #endif

@@ -103,11 +103,16 @@ typedef struct {
   GArray *overrides;           /* DtsOverride (platform/override.h) or NULL */
   const char *trace_path;      /* Chrome trace to write, or NULL */
   gboolean record_slices;      /* keep every compute and comm slice (for a trace) */
-  gboolean progress;           /* live progress line on stderr */
+  int progress;                /* 0, DTS_PROGRESS_LIVE or DTS_PROGRESS_LINES */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
   double max_activities;       /* refuse runs estimated above this many; 0: the default */
   const char *framework;       /* framework profile name or path; NULL: generic */
 } DtsRunOptions;
+
+/* Progress on stderr: a line that rewrites itself (terminals), or one line
+ * per iteration (logs, `run --progress`). */
+#define DTS_PROGRESS_LIVE 1
+#define DTS_PROGRESS_LINES 2
 
 G_END_DECLS
 

@@ -506,6 +506,15 @@ progress (Sim *sim, int it, int bucket, gboolean force)
   if (!sim->set->progress)
     return;
   gint64 t = g_get_monotonic_time ();
+  if (sim->set->progress == DTS_PROGRESS_LINES) {
+    /* One line at the end of each of rank 0's iterations. */
+    if (bucket < 0)
+      fprintf (stderr, "dtsim: iteration %d/%d simulated (%d GPUs, at %.6f s simulated, %.1f s "
+                       "wall)\n",
+               it + 1, sim->trace->n_iterations, sim->n, now (),
+               (t - sim->wall_start_us) / 1e6);
+    return;
+  }
   if (!force && t - sim->last_progress_us < 100000)
     return;
   sim->last_progress_us = t;
@@ -1036,7 +1045,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   simgrid_run ();
   trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;
   trace->makespan_s = now ();
-  if (set->progress)
+  if (set->progress == DTS_PROGRESS_LIVE)
     fprintf (stderr, "\r%*s\r", 72, "");
   tear_down (&sim);
   if (sim.finished != (int) sched->streams->len) {

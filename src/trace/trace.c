@@ -11,8 +11,26 @@
  * A rank's iteration is its compute time plus its waiting time, so on a
  * homogeneous platform iteration_time_s = forward_s + backward_s +
  * optimizer_s + comm_exposed_s. Compute phases are measured in simulated
- * time, so they include slow-down by reduction kernels sharing the GPU. */
+ * time, so they include slow-down by reduction kernels sharing the GPU.
+ *
+ * Per rank: the same means for one rank, and idle_s, the rest of the run's
+ * iteration time (a rank that finishes its iteration before the last one
+ * does). The bottleneck, in this order of tests:
+ *   single-gpu     n_gpus == 1;
+ *   stage-imbalance  pipelines: a stage computes > 10% more than the mean
+ *                  stage (the text summary's "load imbalance");
+ *   bubble         pipelines: bubbles > 10% of the iteration;
+ *   straggler      data parallelism: the slowest rank's compute exceeds the median rank's by
+ *                  more than 5% of the iteration time: the others wait for
+ *                  it in their all-reduces, whatever the network;
+ *   no-overlap     overlap off;
+ *   communication  comm_exposed_s > 25% of the iteration time,
+ *   mixed          > 5%, else
+ *   compute. */
 #include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
 
 #include "trace/trace.h"
 
@@ -91,12 +109,51 @@ stage_stat_clear (gpointer p)
   g_free (st->last_layer);
 }
 
+static void
+rank_stat_clear (gpointer p)
+{
+  DtsRankStat *r = p;
+  g_free (r->host);
+}
+
+const char *
+dts_trace_wait_kind_id (DtsRankWait kind)
+{
+  static const char *const ids[DTS_RANK_WAIT_N_KINDS] = {
+    [DTS_RANK_WAIT_ALLREDUCE] = "allreduce",
+    [DTS_RANK_WAIT_TENSOR] = "tensor",
+    [DTS_RANK_WAIT_TRANSFER] = "transfer",
+    [DTS_RANK_WAIT_BUBBLE] = "bubble",
+  };
+  g_return_val_if_fail (kind >= 0 && kind < DTS_RANK_WAIT_N_KINDS, NULL);
+  return ids[kind];
+}
+
+const char *
+dts_bottleneck_id (DtsBottleneck b)
+{
+  static const char *const ids[] = {
+    [DTS_BOTTLENECK_SINGLE_GPU] = "single-gpu",
+    [DTS_BOTTLENECK_STRAGGLER] = "straggler",
+    [DTS_BOTTLENECK_NO_OVERLAP] = "no-overlap",
+    [DTS_BOTTLENECK_COMMUNICATION] = "communication",
+    [DTS_BOTTLENECK_MIXED] = "mixed",
+    [DTS_BOTTLENECK_COMPUTE] = "compute",
+    [DTS_BOTTLENECK_STAGE_IMBALANCE] = "stage-imbalance",
+    [DTS_BOTTLENECK_BUBBLE] = "bubble",
+  };
+  g_return_val_if_fail (b >= 0 && b < (int) G_N_ELEMENTS (ids), NULL);
+  return ids[b];
+}
+
 DtsRunSummary *
 dts_run_summary_new (void)
 {
   DtsRunSummary *s = g_new0 (DtsRunSummary, 1);
   s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucketStat));
   g_array_set_clear_func (s->buckets, bucket_stat_clear);
+  s->ranks = g_array_new (FALSE, TRUE, sizeof (DtsRankStat));
+  g_array_set_clear_func (s->ranks, rank_stat_clear);
   s->stages = g_array_new (FALSE, TRUE, sizeof (DtsStageStat));
   g_array_set_clear_func (s->stages, stage_stat_clear);
   return s;
@@ -119,6 +176,7 @@ dts_run_summary_free (DtsRunSummary *s)
   g_strfreev (s->cfg);
   g_strfreev (s->overrides);
   g_array_unref (s->buckets);
+  g_array_unref (s->ranks);
   g_array_unref (s->stages);
   g_free (s->pipeline_schedule);
   g_free (s->placement);
@@ -135,6 +193,94 @@ iteration_end (const DtsTrace *t, int it)
   for (int r = 0; r < t->n_ranks; r++)
     end = MAX (end, t->iter_end_s[dts_trace_ri (t, r, it)]);
   return end;
+}
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* The per-rank rows, the extreme ranks and the bottleneck (see the top). */
+static void
+summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
+{
+  int w = s->warmup_iterations;
+  int m = t->n_iterations - w;
+  g_array_set_size (s->ranks, 0);
+  g_autofree double *compute = g_new (double, t->n_ranks);
+  for (int r = 0; r < t->n_ranks; r++) {
+    DtsRankStat rs = { .rank = r };
+    rs.host = g_strdup ((guint) r < t->rank_hosts->len ? g_ptr_array_index (t->rank_hosts, r)
+                                                       : "");
+    for (int it = w; it < t->n_iterations; it++) {
+      gsize ri = dts_trace_ri (t, r, it);
+      for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+        rs.phase_s[p] += t->phase_s[ri * DTS_TRACE_N_PHASES + p] / m;
+      rs.wait_s[DTS_RANK_WAIT_ALLREDUCE] += t->wait_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_TENSOR] += t->tp_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_TRANSFER] += t->p2p_xfer_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_BUBBLE] += (t->p2p_wait_s[ri] - t->p2p_xfer_s[ri]) / m;
+      rs.comm_s += t->comm_s[ri] / m;
+    }
+    for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+      rs.compute_s += rs.phase_s[p];
+    double busy = rs.compute_s;
+    for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++)
+      busy += rs.wait_s[k];
+    /* Below a picosecond of rounding, a rank that never idles reads 0. */
+    rs.idle_s = s->iteration_time_s - busy;
+    if (fabs (rs.idle_s) < 1e-12)
+      rs.idle_s = 0;
+    compute[r] = rs.compute_s;
+    if (r == 0 || rs.compute_s > g_array_index (s->ranks, DtsRankStat, s->slowest_rank).compute_s)
+      s->slowest_rank = r;
+    if (r == 0 || rs.compute_s < g_array_index (s->ranks, DtsRankStat, s->fastest_rank).compute_s)
+      s->fastest_rank = r;
+    g_array_append_val (s->ranks, rs);
+  }
+  qsort (compute, t->n_ranks, sizeof (double), compare_double);
+  s->median_compute_s = compute[(t->n_ranks - 1) / 2];
+  double slowest = g_array_index (s->ranks, DtsRankStat, s->slowest_rank).compute_s;
+  s->n_slow_ranks = 0;
+  for (int r = 0; r < t->n_ranks; r++)
+    if (g_array_index (s->ranks, DtsRankStat, r).compute_s >= 0.99 * slowest)
+      s->n_slow_ranks++;
+
+  dts_run_summary_diagnose (s);
+}
+
+void
+dts_run_summary_diagnose (DtsRunSummary *s)
+{
+  double it_s = s->iteration_time_s;
+  double exposed = it_s > 0 ? s->comm_exposed_s / it_s : 0;
+  double slowest = s->ranks->len > 0
+                       ? g_array_index (s->ranks, DtsRankStat, s->slowest_rank).compute_s : 0;
+  double stage_mean = 0, stage_max = 0;
+  for (guint i = 0; i < s->stages->len; i++) {
+    double c = g_array_index (s->stages, DtsStageStat, i).compute_s;
+    stage_mean += c / s->stages->len;
+    stage_max = MAX (stage_max, c);
+  }
+  if (s->n_gpus == 1)
+    s->bottleneck = DTS_BOTTLENECK_SINGLE_GPU;
+  else if (s->n_stages > 1 && stage_max > 1.1 * stage_mean)
+    s->bottleneck = DTS_BOTTLENECK_STAGE_IMBALANCE;
+  else if (s->n_stages > 1 && s->bubble_fraction > 0.1)
+    s->bottleneck = DTS_BOTTLENECK_BUBBLE;
+  /* Stages compute different layers: ranks compare within data parallelism only. */
+  else if (s->n_stages == 0 && it_s > 0 && slowest - s->median_compute_s > 0.05 * it_s)
+    s->bottleneck = DTS_BOTTLENECK_STRAGGLER;
+  else if (!s->overlap)
+    s->bottleneck = DTS_BOTTLENECK_NO_OVERLAP;
+  else if (exposed > 0.25)
+    s->bottleneck = DTS_BOTTLENECK_COMMUNICATION;
+  else if (exposed > 0.05)
+    s->bottleneck = DTS_BOTTLENECK_MIXED;
+  else
+    s->bottleneck = DTS_BOTTLENECK_COMPUTE;
 }
 
 void
@@ -174,8 +320,10 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->tensor_s = tp / k;
   s->bubble_s = s->p2p_wait_s - s->p2p_exposed_s;
   s->bubble_fraction = s->iteration_time_s > 0 ? s->bubble_s / s->iteration_time_s : 0;
-  s->scaling_efficiency =
+  s->compute_efficiency =
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
+
+  summarize_ranks (t, s);
 
   /* The trace has a row per collective of the iteration; the first ones are
    * the gradient buckets (tensor-parallel all-reduces come after). */

@@ -102,6 +102,48 @@ typedef struct {
   double duration_s;
 } DtsBucketStat;
 
+/* Kinds of time a rank's compute stream spends blocked, the columns of
+ * DtsRankStat.wait_s. A strategy that blocks for something else appends a
+ * kind before DTS_RANK_WAIT_N_KINDS, its id in trace.c and the time it records. */
+typedef enum {
+  DTS_RANK_WAIT_ALLREDUCE,   /* compute stream waiting for gradient all-reduces */
+  DTS_RANK_WAIT_TENSOR,      /* tensor parallelism: in its own all-reduces */
+  DTS_RANK_WAIT_TRANSFER,    /* pipelines: for a neighbouring stage's data in flight */
+  DTS_RANK_WAIT_BUBBLE,      /* pipelines: for a neighbouring stage to produce it */
+  DTS_RANK_WAIT_N_KINDS,
+} DtsRankWait;
+
+/* "allreduce", "tensor", "transfer", "bubble": the kind's id in JSON keys and CSV
+ * columns (static). */
+const char *dts_trace_wait_kind_id (DtsRankWait kind);
+
+/* One rank's steady state: means over the measured iterations. compute_s
+ * + the waits + idle_s = the run's iteration_time_s. */
+typedef struct {
+  int rank;
+  char *host;                          /* SimGrid host (owned) */
+  double phase_s[DTS_TRACE_N_PHASES];  /* busy time of each compute phase */
+  double compute_s;                    /* their sum */
+  double wait_s[DTS_RANK_WAIT_N_KINDS];     /* compute stream blocked, by kind */
+  double comm_s;                       /* communication stream busy */
+  double idle_s;                       /* iteration_time_s - compute_s - waits:
+                                          done before the last rank */
+} DtsRankStat;
+
+/* What limits a run, from the per-rank figures (trace.c says how). */
+typedef enum {
+  DTS_BOTTLENECK_SINGLE_GPU,    /* one GPU: nothing to wait for */
+  DTS_BOTTLENECK_STRAGGLER,     /* some rank computes much longer than the others */
+  DTS_BOTTLENECK_NO_OVERLAP,    /* overlap off: all communication exposed */
+  DTS_BOTTLENECK_COMMUNICATION, /* > 25% of the iteration waits for all-reduce */
+  DTS_BOTTLENECK_MIXED,         /* 5% to 25% */
+  DTS_BOTTLENECK_COMPUTE,       /* below 5% */
+  DTS_BOTTLENECK_STAGE_IMBALANCE, /* pipelines: a stage computes > 10% more than the mean */
+  DTS_BOTTLENECK_BUBBLE,        /* pipelines: > 10% of the iteration is bubble */
+} DtsBottleneck;
+
+/* "straggler", "communication", ... (static). */
+const char *dts_bottleneck_id (DtsBottleneck b);
 /* Per-stage figures of a pipeline run: means over the stage's replicas and
  * the measured iterations. */
 typedef struct {
@@ -175,7 +217,7 @@ typedef struct {
   double comm_exposed_s;
   double comm_overlapped_s;     /* comm_s - comm_exposed_s */
   double compute_idle_gpu_s;    /* compute of rank 0 on an idle GPU (cost model) */
-  double scaling_efficiency;    /* compute_idle_gpu_s / iteration_time_s */
+  double compute_efficiency;    /* compute_idle_gpu_s / iteration_time_s */
   double allreduce_bytes;       /* gradient bytes all-reduced per iteration */
   /* memory of one rank */
   double memory_weights_bytes;
@@ -185,6 +227,13 @@ typedef struct {
   double memory_peak_bytes_per_gpu;
   double gpu_memory_bytes;      /* device memory of rank 0's GPU */
   GArray *buckets;              /* DtsBucketStat */
+  /* per rank and diagnosis */
+  GArray *ranks;                /* DtsRankStat, by rank */
+  int slowest_rank;             /* largest compute_s; ties: the lowest rank */
+  int fastest_rank;             /* smallest compute_s; ties: the lowest rank */
+  double median_compute_s;      /* median of the ranks' compute_s (lower middle) */
+  int n_slow_ranks;             /* ranks within 1% of the slowest's compute_s */
+  DtsBottleneck bottleneck;
   /* pipeline and hybrid (n_stages 0 otherwise) */
   int n_stages;
   int micro_batches;
@@ -208,10 +257,16 @@ void dts_run_summary_free (DtsRunSummary *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsRunSummary, dts_run_summary_free)
 
 /* Fill the timing fields of S (iterations, warmup_iterations, global batch
- * size and n_gpus must be set) from T: the first warmup_iterations
+ * size, n_gpus and overlap must be set) from T: the first warmup_iterations
  * iterations are left out; bucket timings are rank 0's. Bucket rows must
- * already exist (one per bucket) with bytes and names. */
+ * already exist (one per bucket) with bytes and names. Also fills the
+ * per-rank rows, the slowest and fastest ranks and the bottleneck. */
 void dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s);
+
+/* The bottleneck of S from its per-rank rows and, for pipelines, its
+ * stages (trace.c says how); dts_trace_summarize calls it, and a caller
+ * that fills the stages afterwards calls it again. */
+void dts_run_summary_diagnose (DtsRunSummary *s);
 
 /* RANK's means over iterations WARMUP.. of T. */
 void dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out);

@@ -1,5 +1,6 @@
-/* test-output.c - readable numbers of the text outputs (output/format.h) and
- * the JSON and CSV run writers (output/report.h). */
+/* test-output.c - readable numbers of the text outputs (output/format.h),
+ * the JSON and CSV run writers (output/report.h), and the per-rank summary
+ * and its verdict (trace/trace.h). */
 #include "config.h"
 
 #include <float.h>
@@ -43,6 +44,7 @@ START_TEST (test_format_symbols)
     { DTS_FORMAT_UNIT_US, "us" },      { DTS_FORMAT_UNIT_B, "B" },
     { DTS_FORMAT_UNIT_KB, "kB" },      { DTS_FORMAT_UNIT_MB, "MB" },
     { DTS_FORMAT_UNIT_GB, "GB" },      { DTS_FORMAT_UNIT_GIB, "GiB" },
+    { DTS_FORMAT_UNIT_MIB, "MiB" },   { DTS_FORMAT_UNIT_KIB, "KiB" },
     { DTS_FORMAT_UNIT_GBPS, "GB/s" },  { DTS_FORMAT_UNIT_GBITPS, "Gb/s" },
     { DTS_FORMAT_UNIT_TFLOPS, "TFLOP/s" }, { DTS_FORMAT_UNIT_MEGA, "M" },
     { DTS_FORMAT_UNIT_GIGA, "G" },
@@ -123,6 +125,23 @@ START_TEST (test_format_bytes)
 }
 END_TEST
 
+START_TEST (test_format_mem)
+{
+  static const Case cases[] = {
+    { 16.0 * 1073741824.0, "16.00 GiB" },
+    { 17.18e9, "16.00 GiB" },
+    { 9.96e9, "9.28 GiB" },
+    { 102.23e6, "97.49 MiB" },
+    { 1048576, "1.00 MiB" },
+    { 1048575, "1024.00 KiB" },
+    { 69536, "67.91 KiB" },
+    { 1023, "1023 B" },
+    { 0, "0 B" },
+  };
+  check_cases (dts_format_mem, cases, G_N_ELEMENTS (cases));
+}
+END_TEST
+
 START_TEST (test_format_grouped)
 {
   static const Case cases[] = {
@@ -200,7 +219,7 @@ summary_new (void)
   s->optimizer_s = 0.005;
   s->comm_s = 0.0625;
   s->comm_exposed_s = NAN;
-  s->scaling_efficiency = 0.5;
+  s->compute_efficiency = 0.5;
   s->memory_peak_bytes_per_gpu = 9.5e9;
   s->wall_time_s = 1.5;
   s->events = 123456789012;
@@ -259,6 +278,121 @@ START_TEST (test_report_json)
 }
 END_TEST
 
+/* A trace of N ranks, 2 iterations (the first a warm-up), no buckets:
+ * every rank computes 100 ms forward and waits WAIT_S, except rank SLOW,
+ * which computes FACTOR x as long and does not wait; all end together. */
+static DtsTrace *
+straggler_trace (int n, int slow, double factor, double wait_s)
+{
+  DtsTrace *t = dts_trace_new (n, 2, 0, FALSE);
+  double it_s = 0.1 * factor;
+  for (int r = 0; r < n; r++) {
+    g_ptr_array_add (t->rank_hosts, g_strdup_printf ("host%d", r));
+    for (int it = 0; it < 2; it++) {
+      gsize ri = dts_trace_ri (t, r, it);
+      double compute = r == slow ? 0.1 * factor : 0.1;
+      t->iter_start_s[ri] = it * (it_s + wait_s);
+      t->iter_end_s[ri] = (it + 1) * (it_s + wait_s);
+      t->phase_s[ri * DTS_TRACE_N_PHASES + 0] = compute;
+      t->wait_s[ri] = it_s + wait_s - compute;
+      t->comm_s[ri] = wait_s;
+    }
+  }
+  return t;
+}
+
+static DtsRunSummary *
+summarize (const DtsTrace *t, gboolean overlap)
+{
+  DtsRunSummary *s = dts_run_summary_new ();
+  s->n_gpus = t->n_ranks;
+  s->iterations = 2;
+  s->warmup_iterations = 1;
+  s->global_batch_size = 32 * t->n_ranks;
+  s->overlap = overlap;
+  dts_trace_summarize (t, s);
+  return s;
+}
+
+START_TEST (test_ranks_straggler)
+{
+  g_autoptr (DtsTrace) t = straggler_trace (8, 5, 2.0, 0.001);
+  g_autoptr (DtsRunSummary) s = summarize (t, TRUE);
+  ck_assert_uint_eq (s->ranks->len, 8);
+  ck_assert_int_eq (s->slowest_rank, 5);
+  ck_assert_int_eq (s->fastest_rank, 0); /* ties: the lowest rank */
+  ck_assert_int_eq (s->n_slow_ranks, 1);
+  ck_assert_double_eq_tol (s->median_compute_s, 0.1, 1e-12);
+  ck_assert_int_eq (s->bottleneck, DTS_BOTTLENECK_STRAGGLER);
+  ck_assert_str_eq (dts_bottleneck_id (s->bottleneck), "straggler");
+  const DtsRankStat *slow = &g_array_index (s->ranks, DtsRankStat, 5);
+  const DtsRankStat *fast = &g_array_index (s->ranks, DtsRankStat, 3);
+  ck_assert_str_eq (slow->host, "host5");
+  ck_assert_double_eq_tol (slow->compute_s, 0.2, 1e-12);
+  ck_assert_double_eq_tol (slow->wait_s[DTS_RANK_WAIT_ALLREDUCE], 0.001, 1e-12);
+  ck_assert_double_eq_tol (fast->wait_s[DTS_RANK_WAIT_ALLREDUCE], 0.101, 1e-12);
+  /* compute + waits + idle = the iteration time, on every rank. */
+  for (guint r = 0; r < s->ranks->len; r++) {
+    const DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
+    ck_assert_double_eq_tol (rs->compute_s + rs->wait_s[DTS_RANK_WAIT_ALLREDUCE] + rs->idle_s,
+                             s->iteration_time_s, 1e-12);
+  }
+  /* The mean over ranks says "communication-bound"; the verdict must not. */
+  ck_assert (s->comm_exposed_s / s->iteration_time_s > 0.25);
+  s->workload = g_strdup ("w");
+  s->platform = g_strdup ("p");
+  s->gpu = g_strdup ("g");
+  s->collective = g_strdup ("ring");
+  g_autoptr (GString) text = g_string_new (NULL);
+  dts_report_write_text (s, text);
+  ck_assert_msg (strstr (text->str, "limited by a straggler: rank 5 (host5) computes 200.000 ms "
+                                    "per iteration,\n  2.00x the median rank's 100.000 ms")
+                     != NULL, "%s", text->str);
+  ck_assert_msg (strstr (text->str, "communication-bound") == NULL, "%s", text->str);
+  ck_assert_msg (strstr (text->str, "     5  host5       200.000          1.000      0.000\n")
+                     != NULL, "%s", text->str);
+
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_report_write_ranks_csv (s, csv);
+  g_auto (GStrv) lines = g_strsplit (csv->str, "\n", -1);
+  ck_assert_uint_eq (g_strv_length (lines), 10);
+  ck_assert_str_eq (lines[0], "rank,host,compute_s,phase_forward_s,phase_backward_data_s,"
+                              "phase_backward_weight_s,phase_optimizer_s,wait_allreduce_s,"
+                              "wait_tensor_s,wait_transfer_s,wait_bubble_s,comm_busy_s,idle_s");
+  /* wait_allreduce_s is 0.2 + 0.001 - 0.2 in doubles: not exactly 0.001. */
+  ck_assert_msg (g_str_has_prefix (lines[6], "5,host5,0.2,0.2,0,0,0,0.00100")
+                     && g_str_has_suffix (lines[6], ",0,0,0,0.001,0"), "%s", lines[6]);
+
+  g_autoptr (GString) json = g_string_new (NULL);
+  dts_report_write_json (s, json);
+  ck_assert (strstr (json->str, "\"bottleneck\": \"straggler\"") != NULL);
+  ck_assert (strstr (json->str, "\"slowest_host\": \"host5\"") != NULL);
+  ck_assert (strstr (json->str, "\"slowest_over_median\": 2") != NULL);
+}
+END_TEST
+
+START_TEST (test_ranks_balanced)
+{
+  /* 4% slower is below the 5%-of-the-iteration threshold. */
+  g_autoptr (DtsTrace) t = straggler_trace (4, 2, 1.04, 0.0);
+  g_autoptr (DtsRunSummary) s = summarize (t, TRUE);
+  ck_assert_int_eq (s->slowest_rank, 2);
+  ck_assert_int_eq (s->bottleneck, DTS_BOTTLENECK_COMPUTE);
+  g_autoptr (DtsTrace) t2 = straggler_trace (4, 2, 1.06, 0.0);
+  g_autoptr (DtsRunSummary) s2 = summarize (t2, FALSE);
+  ck_assert_int_eq (s2->bottleneck, DTS_BOTTLENECK_STRAGGLER);
+  /* Without a straggler, overlap off is what the verdict names. */
+  g_autoptr (DtsTrace) t3 = straggler_trace (4, 2, 1.0, 0.05);
+  g_autoptr (DtsRunSummary) s3 = summarize (t3, FALSE);
+  ck_assert_int_eq (s3->bottleneck, DTS_BOTTLENECK_NO_OVERLAP);
+  g_autoptr (DtsRunSummary) s4 = summarize (t3, TRUE);
+  ck_assert_int_eq (s4->bottleneck, DTS_BOTTLENECK_COMMUNICATION);
+  g_autoptr (DtsTrace) t5 = straggler_trace (1, 0, 1.0, 0.0);
+  g_autoptr (DtsRunSummary) s5 = summarize (t5, TRUE);
+  ck_assert_int_eq (s5->bottleneck, DTS_BOTTLENECK_SINGLE_GPU);
+}
+END_TEST
+
 static Suite *
 output_suite (void)
 {
@@ -269,6 +403,7 @@ output_suite (void)
   tcase_add_test (tc, test_format_fixed_and_sig);
   tcase_add_test (tc, test_format_time);
   tcase_add_test (tc, test_format_bytes);
+  tcase_add_test (tc, test_format_mem);
   tcase_add_test (tc, test_format_grouped);
   tcase_add_test (tc, test_format_extremes_fit);
   tcase_add_test (tc, test_format_locale_independent);
@@ -276,6 +411,8 @@ output_suite (void)
   TCase *tr = tcase_create ("report");
   tcase_add_test (tr, test_report_csv);
   tcase_add_test (tr, test_report_json);
+  tcase_add_test (tr, test_ranks_straggler);
+  tcase_add_test (tr, test_ranks_balanced);
   suite_add_tcase (s, tr);
   return s;
 }
