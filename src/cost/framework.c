@@ -15,7 +15,10 @@
  *   iteration-overhead     host time per iteration with the GPU idle ("2ms")
  *   fuse                   comma-separated layer kinds (relu, add, batchnorm,
  *                          dropout, relu6) that cost nothing of their own:
- *                          fused into the preceding kernel's epilogue */
+ *                          fused into the preceding kernel's epilogue
+ *   gradient-precision     fp32|fp16|bf16: the element gradient buckets
+ *                          all-reduce (4 or 2 bytes per parameter; fp32 by
+ *                          default, as DDP does with fp32 parameters) */
 #include "config.h"
 
 #include <string.h>
@@ -37,6 +40,7 @@ static const DtsFramework generic = {
   .tile = 128,
   .launch_s = DTS_ROOFLINE_LAUNCH_S,
   .iteration_s = 0.0,
+  .grad_precision = DTS_PREC_FP32,
 };
 
 const DtsFramework *
@@ -149,6 +153,17 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     *(key[0] == 'l' ? &fw->launch_s : &fw->iteration_s) = t;
     return TRUE;
   }
+  if (strcmp (key, "gradient-precision") == 0) {
+    DtsPrecision p;
+    if (!dts_precision_from_string (v, &p, NULL) || p == DTS_PREC_TF32) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected fp32, fp16 or bf16 (tf32 is stored as fp32)", where,
+                   key, v);
+      return FALSE;
+    }
+    fw->grad_precision = p;
+    return TRUE;
+  }
   if (strcmp (key, "fuse") == 0) {
     g_auto (GStrv) kinds = g_strsplit (v, ",", -1);
     for (guint i = 0; kinds[i]; i++) {
@@ -172,7 +187,7 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
                "bf16[-ARCH], memory-efficiency, wave-quantisation, tile, launch-overhead, "
-               "iteration-overhead or fuse)",
+               "iteration-overhead, fuse or gradient-precision)",
                where, key);
   return FALSE;
 }

@@ -30,6 +30,7 @@ typedef struct {
   double launch_s;                    /* per kernel launch */
   double iteration_s;                 /* per iteration, on the host, GPU idle */
   gboolean fuse[DTS_LAYER_TYPE_COUNT]; /* layer kinds fused into the preceding kernel */
+  DtsPrecision grad_precision;        /* what gradient buckets all-reduce: fp32, fp16, bf16 */
   /* compute-efficiency-PREC-ARCH: overrides of compute_eff for the GPUs of
    * one architecture (the catalogue's arch, compared without case) */
   int n_arch;

@@ -757,6 +757,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       g_autofree char *name = g_strdup_printf ("stage%d", i);
       st.comm = dts_schedule_add_comm (s, name, st.ranks, dp[i]);
       g_autoptr (GArray) bk = dts_schedule_make_buckets (w, first[i], last[i], o->bucket_bytes,
+                                                         dts_schedule_grad_bytes (o),
                                                          s->buckets->len, bucket_of);
       st.n_buckets = bk->len;
       for (guint b = 0; b < bk->len; b++) {

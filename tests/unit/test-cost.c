@@ -199,6 +199,10 @@ START_TEST (test_framework_parse)
   ck_assert_double_eq_tol (fw->launch_s, 2e-6, 1e-18);
   ck_assert_double_eq_tol (fw->iteration_s, 3e-3, 1e-15);
   ck_assert (fw->fuse[DTS_LAYER_RELU] && fw->fuse[DTS_LAYER_ADD] && !fw->fuse[DTS_LAYER_CONV]);
+  ck_assert_int_eq (fw->grad_precision, DTS_PREC_FP32);
+  g_autoptr (DtsFramework) half = parse_ok ("gradient-precision = fp16\n");
+  ck_assert_int_eq (half->grad_precision, DTS_PREC_FP16);
+  ck_assert_int_eq (dts_framework_generic ()->grad_precision, DTS_PREC_FP32);
 
   parse_fails ("memory-efficiency 0.5\n", "line 1: 'memory-efficiency 0.5': expected key = value");
   parse_fails ("\nbogus = 1\n", "line 2: unknown key 'bogus'");
@@ -212,6 +216,8 @@ START_TEST (test_framework_parse)
   parse_fails ("fuse = conv\n", "'conv' is not a fusable layer kind");
   parse_fails ("tile = 8\ntile = 16\n", "line 2: key 'tile' given twice");
   parse_fails ("compute-efficiency-fp16- = 0.5\n", "expected an architecture name");
+  parse_fails ("gradient-precision = tf32\n", "expected fp32, fp16 or bf16");
+  parse_fails ("gradient-precision = int8\n", "expected fp32, fp16 or bf16");
 }
 END_TEST
 
