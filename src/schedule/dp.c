@@ -201,6 +201,14 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
       w, cost, gpu, opts->precision, opts->batch_size, cost_source, error);
   if (times == NULL)
     return NULL;
+  /* Synchronous data parallelism runs at the pace of the slowest GPU. */
+  double slow = dts_framework_sync_slowdown (dts_cost_framework (cost), opts->n_gpus);
+  for (guint l = 0; slow != 1.0 && l < n_layers; l++) {
+    times[l].fwd_s *= slow;
+    times[l].bwd_data_s *= slow;
+    times[l].bwd_weight_s *= slow;
+    times[l].update_s *= slow;
+  }
 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
