@@ -18,8 +18,10 @@ over [0, 0.2], minimising the MAPE of the speed-up from 1 to n GPUs
 against the measured ratio) over the multi-GPU FIT rows; 1-GPU rows are the
 bases only.
 """
+import atexit
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 
@@ -51,7 +53,9 @@ def fit_scaling(build, base, key):
     keys, order = read_profile(base)
     if key not in keys:
         order.append(key)
-    tmp = os.path.join(tempfile.mkdtemp(prefix="dtsim-fit-"), "fit.conf")
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
     d = vc.Dtsim(build, [])
     fws = {"lambda": tmp}
     bases = {}
@@ -96,7 +100,9 @@ def main():
         if n not in keys:
             keys[n] = "0.70"
             order.append(n)
-    tmp = os.path.join(tempfile.mkdtemp(prefix="dtsim-fit-"), "fit.conf")
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
     d = vc.Dtsim(build, [])
     fws = {"lambda": tmp}
 

@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out="$tmp/validate.md"
 "$dtsim" validate --quick --fit --data "$data" > "$out"
-python3 "${top_srcdir:?}/tools/validate-compute.py" "$top_builddir" --quick > "$out.py"
+TMPDIR="$tmp" python3 "${top_srcdir:?}/tools/validate-compute.py" "$top_builddir" --quick > "$out.py"
 python3 - "$out" "$out.py" <<'PY'
 import re, sys
 c = open(sys.argv[1]).read()
