@@ -2,6 +2,7 @@
 """Fit the efficiencies of a framework profile on the FIT rows only.
 
 usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [KEY ...]
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE --scaling [KEY]
 
 Minimises the mean absolute percentage error of `dtsim run` images/s on the
 1-GPU rows of the FIT set of tools/validate-compute.py (Lambda's 2022 table,
@@ -10,9 +11,17 @@ compute-efficiency-fp32, -tf32, -fp16 and memory-efficiency), starting from
 BASE_PROFILE (a file), by coordinate search on a grid of 0.01.  The REPORT
 rows are never read.  Prints the fitted keys and the FIT MAPE; exits 77
 without the shared data.
+
+--scaling fits KEY (default gpu-speed-spread) alone, on a grid of 0.0025
+over [0, 0.2], minimising the MAPE of the speed-up from 1 to n GPUs
+(throughput at n over throughput at 1 of the same GPU, precision and batch,
+against the measured ratio) over the multi-GPU FIT rows; 1-GPU rows are the
+bases only.
 """
+import atexit
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 
@@ -39,10 +48,49 @@ def write_profile(path, keys, order):
             f.write("%s = %s\n" % (k, keys[k]))
 
 
+def fit_scaling(build, base, key):
+    rows = [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"]
+    keys, order = read_profile(base)
+    if key not in keys:
+        order.append(key)
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
+    d = vc.Dtsim(build, [])
+    fws = {"lambda": tmp}
+    bases = {}
+    for r in rows:
+        if r["n"] == 1:
+            bases[(r["gpu"], r["precision"], r["batch"])] = r
+    pairs = [(r, bases[(r["gpu"], r["precision"], r["batch"])]) for r in rows
+             if r["n"] > 1 and (r["gpu"], r["precision"], r["batch"]) in bases]
+
+    def loss(x):
+        keys[key] = "%.4f" % x
+        write_profile(tmp, keys, order)
+        errs = []
+        for r, b in pairs:
+            pr, _ = vc.predict(d, r, fws)
+            pb, _ = vc.predict(d, b, fws)
+            errs.append((pr / pb) / (r["measured"] / b["measured"]) - 1)
+        return 100 * sum(abs(e) for e in errs) / len(errs), 100 * sum(errs) / len(errs)
+
+    grid = [i * 0.0025 for i in range(81)]
+    results = [(loss(x), x) for x in grid]
+    (best, bias), x = min(results)
+    (m0, b0), _ = results[0]
+    print("%s = %.4f" % (key, x))
+    print("# FIT scaling MAPE (lambda-v0, %d multi-GPU rows): %.2f%% (bias %+.2f%%), "
+          "%.2f%% (bias %+.2f%%) at 0" % (len(pairs), best, bias, m0, b0))
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     build, base = sys.argv[1], sys.argv[2]
+    if "--scaling" in sys.argv[3:]:
+        rest = [a for a in sys.argv[3:] if a != "--scaling"]
+        return fit_scaling(build, base, rest[0] if rest else "gpu-speed-spread")
     names = sys.argv[3:] or ["compute-efficiency-fp32", "compute-efficiency-tf32",
                              "compute-efficiency-fp16-volta", "compute-efficiency-fp16-ampere"]
     rows = [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
@@ -52,7 +100,9 @@ def main():
         if n not in keys:
             keys[n] = "0.70"
             order.append(n)
-    tmp = os.path.join(tempfile.mkdtemp(prefix="dtsim-fit-"), "fit.conf")
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
     d = vc.Dtsim(build, [])
     fws = {"lambda": tmp}
 

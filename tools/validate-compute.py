@@ -29,9 +29,11 @@ Ampere is run as tf32 (PyTorch >= 1.7 runs convolutions in TF32 by default).
 Lambda's throughput is the whole system's (summed over its GPUs), as is
 `dtsim run`'s.  Error = predicted / measured - 1 (positive: dtsim too fast).
 """
+import atexit
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,6 +71,7 @@ class Dtsim:
         self.extra = extra
         self.env = dict(os.environ, DTSIM_DATADIR=os.environ.get("DTSIM_DATADIR", SRC))
         self.tmp = tempfile.mkdtemp(prefix="dtsim-validate-")
+        atexit.register(shutil.rmtree, self.tmp, True)
         self.platforms = {}
 
     def call(self, *args):

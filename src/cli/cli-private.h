@@ -237,6 +237,9 @@ void dts_sweep_result_free (DtsSweepResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepResult, dts_sweep_result_free)
 /* The simulation's wall time (simulation.wall_time_s) as written, or NULL. */
 const char *dts_sweep_result_wall_time (const DtsSweepResult *result);
+/* The number or boolean at the dotted PATH ("breakdown.forward_s",
+ * "memory.fits") as written, or NULL when there is none. */
+const char *dts_sweep_result_field (const DtsSweepResult *result, const char *path);
 
 typedef struct {
   char **values;        /* the point's value of every axis (NULL-terminated) */
@@ -293,6 +296,7 @@ gboolean dts_cmd_run (int argc, char **argv, GError **error);
 gboolean dts_cmd_allreduce (int argc, char **argv, GError **error);
 gboolean dts_cmd_sweep (int argc, char **argv, GError **error);
 gboolean dts_cmd_plot (int argc, char **argv, GError **error);
+gboolean dts_cmd_validate (int argc, char **argv, GError **error);
 /* Whether CTX parses ARGS (argv[0] first) with nothing left over, silently:
  * the --config pre-pass's check of a key (DtsConfigGroup.accepts). */
 gboolean dts_cli_trial_parse (GOptionContext *ctx, char **args);

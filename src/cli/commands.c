@@ -38,6 +38,8 @@ static const DtsCommand commands[] = {
     dts_cmd_allreduce, NULL, FALSE },
   { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)",
     dts_cmd_cost, NULL, TRUE },
+  { "validate", "predict measured data sets and print the error per slice (MAPE, bias)",
+    dts_cmd_validate, NULL, FALSE },
   { "help", "list subcommands, or show the options of one", dts_cmd_help, NULL, FALSE },
   { NULL, NULL, NULL, NULL, FALSE },
 };

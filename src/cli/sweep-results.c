@@ -260,6 +260,16 @@ dts_sweep_result_wall_time (const DtsSweepResult *result)
   return v && v->kind == J_NUMBER ? v->text : NULL;
 }
 
+const char *
+dts_sweep_result_field (const DtsSweepResult *result, const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+  const JValue *v = result->root;
+  for (guint i = 0; parts[i] && v; i++)
+    v = member (v, parts[i]);
+  return v && (v->kind == J_NUMBER || v->kind == J_BOOL) ? v->text : NULL;
+}
+
 void
 dts_sweep_row_free (DtsSweepRow *row)
 {

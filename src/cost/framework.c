@@ -15,9 +15,17 @@
  *   iteration-overhead     host time per iteration with the GPU idle ("2ms")
  *   fuse                   comma-separated layer kinds (relu, add, batchnorm,
  *                          dropout, relu6) that cost nothing of their own:
- *                          fused into the preceding kernel's epilogue */
+ *                          fused into the preceding kernel's epilogue
+ *   gpu-speed-spread       coefficient of variation of the sustained speed of
+ *                          GPUs of one model, [0, 0.5): synchronous data
+ *                          parallelism runs at the pace of the slowest
+ *                          (dts_framework_sync_slowdown)
+ *   gradient-precision     fp32|fp16|bf16: the element gradient buckets
+ *                          all-reduce (4 or 2 bytes per parameter; fp32 by
+ *                          default, as DDP does with fp32 parameters) */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -37,6 +45,7 @@ static const DtsFramework generic = {
   .tile = 128,
   .launch_s = DTS_ROOFLINE_LAUNCH_S,
   .iteration_s = 0.0,
+  .grad_precision = DTS_PREC_FP32,
 };
 
 const DtsFramework *
@@ -67,6 +76,33 @@ parse_fraction (const char *v, double *out, const char *where, const char *key, 
   }
   *out = x;
   return TRUE;
+}
+
+/* E[max of N standard normals] = integral of x N phi(x) Phi(x)^(N-1) dx,
+ * by the midpoint rule over [-10, 10] (error far below 1e-6). */
+static double
+expected_max_normal (int n)
+{
+  if (n <= 1)
+    return 0.0;
+  const double lo = -10.0, hi = 10.0;
+  const int steps = 20000;
+  double h = (hi - lo) / steps, sum = 0.0;
+  for (int i = 0; i < steps; i++) {
+    double x = lo + (i + 0.5) * h;
+    double phi = exp (-0.5 * x * x) / sqrt (2 * G_PI);
+    double cdf = 0.5 * erfc (-x / G_SQRT2);
+    sum += x * n * phi * pow (cdf, n - 1);
+  }
+  return sum * h;
+}
+
+double
+dts_framework_sync_slowdown (const DtsFramework *fw, int n)
+{
+  if (fw == NULL || !(fw->speed_spread > 0) || n <= 1)
+    return 1.0;
+  return 1.0 + fw->speed_spread * expected_max_normal (n);
 }
 
 double
@@ -149,6 +185,28 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     *(key[0] == 'l' ? &fw->launch_s : &fw->iteration_s) = t;
     return TRUE;
   }
+  if (strcmp (key, "gpu-speed-spread") == 0) {
+    char *end;
+    double x = dts_units_strtod (v, &end);
+    if (end == v || *end != '\0' || !(x >= 0 && x < 0.5)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected a number in [0, 0.5)", where, key, v);
+      return FALSE;
+    }
+    fw->speed_spread = x;
+    return TRUE;
+  }
+  if (strcmp (key, "gradient-precision") == 0) {
+    DtsPrecision p;
+    if (!dts_precision_from_string (v, &p, NULL) || p == DTS_PREC_TF32) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected fp32, fp16 or bf16 (tf32 is stored as fp32)", where,
+                   key, v);
+      return FALSE;
+    }
+    fw->grad_precision = p;
+    return TRUE;
+  }
   if (strcmp (key, "fuse") == 0) {
     g_auto (GStrv) kinds = g_strsplit (v, ",", -1);
     for (guint i = 0; kinds[i]; i++) {
@@ -172,7 +230,7 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
                "bf16[-ARCH], memory-efficiency, wave-quantisation, tile, launch-overhead, "
-               "iteration-overhead or fuse)",
+               "iteration-overhead, fuse, gpu-speed-spread or gradient-precision)",
                where, key);
   return FALSE;
 }

@@ -30,6 +30,8 @@ typedef struct {
   double launch_s;                    /* per kernel launch */
   double iteration_s;                 /* per iteration, on the host, GPU idle */
   gboolean fuse[DTS_LAYER_TYPE_COUNT]; /* layer kinds fused into the preceding kernel */
+  DtsPrecision grad_precision;        /* what gradient buckets all-reduce: fp32, fp16, bf16 */
+  double speed_spread;                /* coefficient of variation of sustained per-GPU speed */
   /* compute-efficiency-PREC-ARCH: overrides of compute_eff for the GPUs of
    * one architecture (the catalogue's arch, compared without case) */
   int n_arch;
@@ -44,6 +46,12 @@ typedef struct {
  * (may be NULL) at PRECISION. */
 double dts_framework_compute_eff (const DtsFramework *fw, const char *arch,
                                   DtsPrecision precision);
+
+/* What synchronous data parallelism over N GPUs multiplies compute times
+ * by: every GPU waits for the slowest of N whose sustained speeds spread
+ * with coefficient of variation FW->speed_spread, i.e. 1 + spread x E[max
+ * of N standard normals] (1 for N = 1 or spread 0). */
+double dts_framework_sync_slowdown (const DtsFramework *fw, int n);
 
 /* The built-in `generic` profile (lent, static). */
 const DtsFramework *dts_framework_generic (void);

@@ -44,6 +44,11 @@ double dts_mlp_gpu_distance (double flops_a, double bw_a, double flops_b, double
 #define DTS_MLP_N_GPU_FEATURES 3
 extern const char *const dts_mlp_gpu_feature_names[DTS_MLP_N_GPU_FEATURES];
 
+/* How far (in the features' own units, logarithms of sizes: a factor of 4)
+ * beyond the training [min, max] a feature may lie before a layer's kernel
+ * leaves the network for the roofline. */
+#define DTS_MLP_FAR_MARGIN 1.3862943611198906 /* ln 4 */
+
 /* One trained network and what it needs around it. */
 typedef struct {
   DtsKernelClass klass;
@@ -119,6 +124,14 @@ gboolean dts_mlp_net_load_fann (DtsMlpNet *net, const char *path, const char *sh
  * network's GPU inputs), with the out-of-range rule of mlp.c applied. */
 double dts_mlp_net_predict (const DtsMlpNet *net, const DtsMlpGpu *gpu, const DtsKernel *kernel,
                             DtsPrecision precision);
+/* The index of the first kernel feature of KERNEL that lies more than
+ * DTS_MLP_FAR_MARGIN above NET's training max even at its smallest trained
+ * batch, or below its min even at its largest (the batch-like sizes moved
+ * into NET's range first: the geometry decides, whatever the batch), its
+ * value in *VALUE (may be NULL); -1 when the kernel is near the training
+ * data. */
+int dts_mlp_far_outside (const DtsMlpNet *net, const DtsKernel *kernel, DtsPrecision precision,
+                         double *value);
 
 /* A model set: GPU records and networks, in manifest order. A set made with
  * OWNS FALSE only points at records and networks owned elsewhere. */

@@ -29,7 +29,12 @@
  * takes twice as long, while one far below the range costs about what the
  * smallest trained one costs (launch-dominated). The rule is on the
  * batch-like dimensions only (conv n; GEMM m, n, k); other sizes are left to
- * the network.
+ * the network, unless they are far outside what it was trained on: a layer
+ * kernel one of whose features (logarithms of sizes, after the batch rule)
+ * lies more than ln 4 beyond the [min, max] of the training points (a size
+ * over 4x the largest or under 1/4 of the smallest trained) at every
+ * trained batch is priced by the roofline instead, with one warning on
+ * stderr per process (dts_mlp_far_outside; doc/COST-MODELS.md).
  *
  * Networks are loaded once per process per directory, on first use, and
  * kept until exit; predictions take a lock (FANN networks hold their
@@ -249,6 +254,37 @@ dts_mlp_net_predict (const DtsMlpNet *net, const DtsMlpGpu *gpu, const DtsKernel
   return t;
 }
 
+int
+dts_mlp_far_outside (const DtsMlpNet *net, const DtsKernel *kernel, DtsPrecision precision,
+                     double *value)
+{
+  /* The geometry decides, not the batch: too large even at the smallest
+   * trained batch, or too small even at the largest, so that a layer keeps
+   * one model at every batch (times stay monotone in the batch). GEMMs have
+   * only batch-like sizes, all moved into the range by the batch rule. */
+  DtsKernel hi = clamp_kernel (net, kernel), lo = hi;
+  if (dts_kernel_class_is_conv (kernel->klass)) {
+    hi.conv.n = net->dim_min[0];
+    lo.conv.n = net->dim_max[0];
+  }
+  double xh[DTS_KERNEL_MAX_FEATURES + DTS_MLP_N_GPU_FEATURES];
+  double xl[DTS_KERNEL_MAX_FEATURES + DTS_MLP_N_GPU_FEATURES];
+  dts_mlp_inputs (&hi, precision, NULL, xh);
+  dts_mlp_inputs (&lo, precision, NULL, xl);
+  guint n = MIN (dts_kernel_n_features (kernel->klass), net->n_inputs);
+  for (guint i = 0; i < n; i++) {
+    double v = xh[i] > net->max[i] + DTS_MLP_FAR_MARGIN   ? xh[i]
+               : xl[i] < net->min[i] - DTS_MLP_FAR_MARGIN ? xl[i]
+                                                          : NAN;
+    if (!isnan (v)) {
+      if (value)
+        *value = v;
+      return (int) i;
+    }
+  }
+  return -1;
+}
+
 static const char *
 source_name (const char *gpu_id, gboolean scaled)
 {
@@ -333,6 +369,23 @@ mlp_set_layer_times_fw (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec 
   for (int i = 0; i < 3; i++) {
     if (k[i].klass == DTS_KERNEL_CLASS_COUNT) {
       *slot[i] = 0;
+      continue;
+    }
+    const DtsMlpGpu *g = serving_gpu (set, gpu, precision, k[i].klass);
+    const DtsMlpNet *net = g ? dts_mlp_set_find_net (set, g->id, g->precision, k[i].klass) : NULL;
+    double v = 0;
+    int f = net ? dts_mlp_far_outside (net, &k[i], precision, &v) : -1;
+    if (f >= 0) {
+      /* keep the roofline's time for this kernel */
+      static gsize warned = 0;
+      if (g_once_init_enter (&warned)) {
+        g_printerr ("dtsim: warning: layer '%s' (%s): %s = %.2f is far outside the %s mlp "
+                    "network's training range [%.2f, %.2f]; priced by the roofline (further "
+                    "such kernels are not reported)\n",
+                    layer->name ? layer->name : "?", dts_kernel_class_to_string (k[i].klass),
+                    net->input_names[f], v, g->id, net->min[f], net->max[f]);
+        g_once_init_leave (&warned, 1);
+      }
       continue;
     }
     g_autoptr (GError) local = NULL;

@@ -197,6 +197,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   if (fw == NULL)
     return NULL;
   dts_cost_set_framework (cost, fw);
+  if (o.grad_bytes <= 0)
+    o.grad_bytes = dts_precision_elem_bytes (fw->grad_precision);
   g_autoptr (DtsSchedule) sched = strategy->schedule_new (workload, platform, cost, &o, error);
   if (sched == NULL)
     return NULL;

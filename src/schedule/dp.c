@@ -106,9 +106,17 @@ dts_schedule_same_gpu (const DtsGpuSpec *a, const DtsGpuSpec *b)
          && a->sm_count == b->sm_count;
 }
 
+double
+dts_schedule_grad_bytes (const DtsRunOptions *opts)
+{
+  return opts->grad_bytes > 0 ? opts->grad_bytes : GRAD_BYTES_PER_PARAM;
+}
+
+/* The cap counts the bytes that are all-reduced (DDP with fp16 gradients,
+ * Horovod's fusion buffer after fp16 compression). */
 GArray *
-dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap_bytes, int base,
-                           int *bucket_of)
+dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap_bytes,
+                           double grad_bytes, int base, int *bucket_of)
 {
   GArray *buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
   DtsBucket cur = { 0 };
@@ -120,7 +128,7 @@ dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap
     if (cur.n_layers == 0)
       cur.first_layer = l;
     cur.params += layer->params;
-    cur.bytes += layer->params * GRAD_BYTES_PER_PARAM;
+    cur.bytes += layer->params * grad_bytes;
     cur.n_layers++;
     cur.last_layer = l;
     bucket_of[l] = base + (int) buckets->len;
@@ -193,6 +201,14 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
       w, cost, gpu, opts->precision, opts->batch_size, cost_source, error);
   if (times == NULL)
     return NULL;
+  /* Synchronous data parallelism runs at the pace of the slowest GPU. */
+  double slow = dts_framework_sync_slowdown (dts_cost_framework (cost), opts->n_gpus);
+  for (guint l = 0; slow != 1.0 && l < n_layers; l++) {
+    times[l].fwd_s *= slow;
+    times[l].bwd_data_s *= slow;
+    times[l].bwd_weight_s *= slow;
+    times[l].update_s *= slow;
+  }
 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
@@ -299,7 +315,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   g_autofree int *bucket_of = g_new0 (int, workload->layers->len);
   if (n > 1) {
     s->buckets = dts_schedule_make_buckets (workload, 0, (int) workload->layers->len - 1,
-                                            opts->bucket_bytes, 0, bucket_of);
+                                            opts->bucket_bytes, dts_schedule_grad_bytes (opts),
+                                            0, bucket_of);
   } else {
     /* One GPU has nothing to all-reduce. */
     s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));

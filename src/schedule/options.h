@@ -107,6 +107,8 @@ typedef struct {
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
   double max_activities;       /* refuse runs estimated above this many; 0: the default */
   const char *framework;       /* framework profile name or path; NULL: generic */
+  double grad_bytes;           /* bytes per parameter that gradient buckets all-reduce;
+                                * 0: 4 (fp32). run.c sets it from the framework profile */
 } DtsRunOptions;
 
 /* Progress on stderr: a line that rewrites itself (terminals), or one line

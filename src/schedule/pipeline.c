@@ -1102,8 +1102,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     st.comm = g_array_index (dp_comm, int, i * T);
     if (dp[i] > 1) {
       g_autoptr (GArray) bk = dts_schedule_make_buckets (c.wt, first[i], last[i],
-                                                         o->bucket_bytes, s->buckets->len,
-                                                         bucket_of);
+                                                         o->bucket_bytes,
+                                                         dts_schedule_grad_bytes (o),
+                                                         s->buckets->len, bucket_of);
       st.n_buckets = bk->len;
       g_autofree int *nodes = member_nodes (platform, g_ptr_array_index (s->comms, st.comm));
       for (guint b = 0; b < bk->len; b++) {

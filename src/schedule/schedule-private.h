@@ -8,14 +8,21 @@
 
 G_BEGIN_DECLS
 
-/* Gradients are all-reduced in fp32 whatever the compute precision. */
+/* Gradients are kept in fp32 in memory whatever the compute precision (the
+ * master gradients the optimizer reads); what a bucket all-reduces per
+ * parameter is dts_schedule_grad_bytes(), from the framework profile. */
 #define DTS_SCHEDULE_GRAD_BYTES_PER_PARAM 4.0
 
+/* Bytes per parameter in gradient buckets: OPTS->grad_bytes, or 4 (fp32)
+ * when it is 0. */
+double dts_schedule_grad_bytes (const DtsRunOptions *opts);
+
 /* Buckets of the layers FIRST..LAST in backward order (DDP's Reducer: a
- * bucket is closed once it holds at least CAP_BYTES); bucket_of[layer] is
+ * bucket is closed once it holds at least CAP_BYTES, GRAD_BYTES per
+ * parameter); bucket_of[layer] is
  * the layer's bucket, counted from BASE, or -1 (only FIRST..LAST are set). */
 GArray *dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap_bytes,
-                                   int base, int *bucket_of);
+                                   double grad_bytes, int base, int *bucket_of);
 
 /* Append a compute operation of T_S seconds (nothing when T_S is 0) and
  * count it in TOT. */

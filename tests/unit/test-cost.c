@@ -2,6 +2,7 @@
  * against times computed by hand. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -199,6 +200,10 @@ START_TEST (test_framework_parse)
   ck_assert_double_eq_tol (fw->launch_s, 2e-6, 1e-18);
   ck_assert_double_eq_tol (fw->iteration_s, 3e-3, 1e-15);
   ck_assert (fw->fuse[DTS_LAYER_RELU] && fw->fuse[DTS_LAYER_ADD] && !fw->fuse[DTS_LAYER_CONV]);
+  ck_assert_int_eq (fw->grad_precision, DTS_PREC_FP32);
+  g_autoptr (DtsFramework) half = parse_ok ("gradient-precision = fp16\n");
+  ck_assert_int_eq (half->grad_precision, DTS_PREC_FP16);
+  ck_assert_int_eq (dts_framework_generic ()->grad_precision, DTS_PREC_FP32);
 
   parse_fails ("memory-efficiency 0.5\n", "line 1: 'memory-efficiency 0.5': expected key = value");
   parse_fails ("\nbogus = 1\n", "line 2: unknown key 'bogus'");
@@ -212,6 +217,31 @@ START_TEST (test_framework_parse)
   parse_fails ("fuse = conv\n", "'conv' is not a fusable layer kind");
   parse_fails ("tile = 8\ntile = 16\n", "line 2: key 'tile' given twice");
   parse_fails ("compute-efficiency-fp16- = 0.5\n", "expected an architecture name");
+  parse_fails ("gradient-precision = tf32\n", "expected fp32, fp16 or bf16");
+  parse_fails ("gpu-speed-spread = 0.5\n", "expected a number in [0, 0.5)");
+  parse_fails ("gpu-speed-spread = -0.01\n", "expected a number in [0, 0.5)");
+  parse_fails ("gradient-precision = int8\n", "expected fp32, fp16 or bf16");
+}
+END_TEST
+
+/* The slowest of N GPUs whose speeds spread by 2%: 1 + 0.02 E[max of N
+ * standard normals]; E[max of 2] = 1/sqrt(pi), E[max of 8] = 1.4236
+ * (tables of normal order statistics); one GPU or no spread: 1. */
+START_TEST (test_framework_sync_slowdown)
+{
+  g_autoptr (DtsFramework) fw = parse_ok ("gpu-speed-spread = 0.02\n");
+  ck_assert_double_eq (dts_framework_sync_slowdown (fw, 1), 1.0);
+  ck_assert_double_eq (dts_framework_sync_slowdown (dts_framework_generic (), 8), 1.0);
+  ck_assert_double_eq_tol (dts_framework_sync_slowdown (fw, 2), 1 + 0.02 / sqrt (G_PI), 1e-7);
+  ck_assert_double_eq_tol (dts_framework_sync_slowdown (fw, 8), 1 + 0.02 * 1.42360, 1e-6);
+  double prev = 1.0;
+  for (int n = 2; n <= 4096; n *= 2) {
+    double s = dts_framework_sync_slowdown (fw, n);
+    ck_assert_msg (s > prev, "slowdown not increasing at n=%d", n);
+    prev = s;
+  }
+  /* E[max of 4096] is about 3.6 standard deviations */
+  ck_assert (prev > 1 + 0.02 * 3.4 && prev < 1 + 0.02 * 3.8);
 }
 END_TEST
 
@@ -282,6 +312,7 @@ main (void)
   tcase_add_test (tc, test_wave_efficiency);
   tcase_add_test (tc, test_framework_parse);
   tcase_add_test (tc, test_framework_times);
+  tcase_add_test (tc, test_framework_sync_slowdown);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }

@@ -1,0 +1,908 @@
+/* cmd-validate.c - `dtsim validate`: predicted against measured, per slice.
+ *
+ * Reads the measured data sets of DIR (--data, else $DTSIM_SHARED/
+ * data/validation, else ../shared/data/validation beside the data
+ * directory) that map to a platform dtsim ships or makes, predicts each row
+ * with a `dtsim run` (or `dtsim allreduce`) child process of this very
+ * executable (SimGrid runs once per process), and prints the mean absolute
+ * percentage error and the signed bias per data set and per slice.
+ *
+ * Sets (doc/VALIDATION.md, part 5):
+ *   lambda-v0  lambda_pytorch_throughput_2022.csv, ResNet-50, V100 SXM2 16/32 GB,
+ *              A100 SXM4 40/80 GB, 1..8 GPUs, under the `pytorch` profile. FIT.
+ *   lambda-v1  lambda_pytorch_throughput.csv table v1, the same benchmark on
+ *              newer containers (NGC 22.09+).                         REPORT.
+ *   tf2017     tf_benchmarks_2017_images_per_sec.csv synthetic rows, dgx1-p100
+ *              and aws-p2-8xlarge, 1..8 GPUs, `generic`.              REPORT.
+ *   convnet    convnet_benchmarks_titanx.csv, cuDNN R4 fp32 (Torch) whole
+ *              networks AlexNet and GoogLeNet V1 on a Maxwell Titan X.   REPORT.
+ *   deepbench  deepbench_allreduce.csv, every GPU row against `dtsim allreduce`
+ *              on deepbench-p100-x4 (step granularity); the 16.8M-float rows at
+ *              16 and 32 ranks are outliers (data README), shown, not counted.
+ *                                                                      REPORT.
+ * FIT rows are the only rows any constant of a framework profile was fitted
+ * on (tools/fit-framework.py); the summary reports the REPORT rows, and the
+ * FIT rows only with --fit, apart and labelled.  The port of
+ * tools/validate-compute.py (same rows, same slices, same numbers) plus the
+ * all-reduce set of bench/validate-data.py.
+ *
+ * Error, positive when dtsim is too fast: predicted / measured throughput
+ * - 1 (lambda, tf2017), measured / predicted time - 1 (convnet, the speed
+ * ratio as for throughput), 1 - predicted / measured time (deepbench: the
+ * time error of doc/VALIDATION.md part 1 with its sign flipped).  "scaling 1->n": (predicted throughput at n / at 1) over (measured
+ * at n / at 1), minus 1, for rows with a 1-GPU row of the same set, GPU,
+ * precision, workload and batch. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "cli/cli-private.h"
+#include "core/datadir.h"
+#include "core/error.h"
+#include "cost/framework.h"
+
+typedef enum { UNIT_IMG_S, UNIT_MS } Unit;
+
+typedef struct {
+  const char *set;   /* "lambda-v0", "tf2017", ... (static) */
+  gboolean fit;      /* a FIT row (else REPORT) */
+  char *gpu;         /* catalogue id, or the DeepBench device name */
+  char *platform;    /* shipped platform, or NULL: made by `dtsim platform` */
+  int n;             /* GPUs */
+  int nodes;         /* deepbench: nodes */
+  char *workload;    /* NULL for deepbench */
+  int batch;
+  char *precision;
+  double floats;     /* deepbench: buffer in floats */
+  gboolean outlier;  /* shown, not counted */
+  double measured;
+  Unit unit;
+  double predicted;
+  gboolean fits;
+  double error;
+} Row;
+
+static void
+row_free (gpointer p)
+{
+  Row *r = p;
+  g_free (r->gpu);
+  g_free (r->platform);
+  g_free (r->workload);
+  g_free (r->precision);
+  g_free (r);
+}
+
+typedef struct {
+  char *exe;
+  char *tmp;            /* platforms made for this run */
+  char *const *extra;   /* options appended to every `dtsim run` */
+  GHashTable *platforms; /* gpu -> path */
+  const char *fw_lambda, *fw_tf2017, *fw_convnet;
+} Validate;
+
+static void
+validate_clear (Validate *v)
+{
+  if (v->platforms) {
+    GHashTableIter it;
+    gpointer path;
+    g_hash_table_iter_init (&it, v->platforms);
+    while (g_hash_table_iter_next (&it, NULL, &path))
+      g_unlink (path);
+    g_hash_table_unref (v->platforms);
+  }
+  if (v->tmp)
+    g_rmdir (v->tmp);
+  g_free (v->tmp);
+  g_free (v->exe);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Validate, validate_clear)
+
+/* ---- data files ---------------------------------------------------------------- */
+
+typedef struct {
+  char *path;
+  GPtrArray *rows;   /* GStrv; row 0 the header */
+  guint comments;    /* comment lines (at the top): row I is on line I + 1 + comments */
+} Table;
+
+static void
+table_clear (Table *t)
+{
+  g_free (t->path);
+  if (t->rows)
+    g_ptr_array_unref (t->rows);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Table, table_clear)
+
+static gboolean
+table_load (Table *t, const char *dir, const char *name, GError **error)
+{
+  t->path = g_build_filename (dir, name, NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (t->path, &text, NULL, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s", local->message);
+    return FALSE;
+  }
+  /* `# source:` comment lines are not rows. */
+  g_autoptr (GString) body = g_string_new (NULL);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (**l == '#')
+      t->comments++;
+    else if (**l != '\0')
+      g_string_append_printf (body, "%s\n", *l);
+  t->rows = dts_csv_parse (body->str, &local);
+  if (t->rows == NULL || t->rows->len == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s': %s", t->path,
+                 local ? local->message : "no header row");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Column indices of NAMES (NULL-terminated) into COLS. */
+static gboolean
+table_columns (const Table *t, const char *const *names, int *cols, GError **error)
+{
+  char **header = g_ptr_array_index (t->rows, 0);
+  for (int i = 0; names[i]; i++) {
+    cols[i] = -1;
+    for (int c = 0; header[c]; c++)
+      if (strcmp (header[c], names[i]) == 0)
+        cols[i] = c;
+    if (cols[i] < 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s': no column '%s'", t->path,
+                   names[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static const char *
+cell (char **row, int col)
+{
+  for (int c = 0; c < col; c++)
+    if (row[c] == NULL)
+      return "";
+  return row[col] ? row[col] : "";
+}
+
+static gboolean
+number (const Table *t, guint row, const char *text, double *out, GError **error)
+{
+  char *end;
+  *out = g_ascii_strtod (text, &end);
+  if (end == text || *end != '\0') {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s': line %u: '%s': expected a number",
+                 t->path, row + t->comments, text);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- rows of each set ----------------------------------------------------------- */
+
+static const struct {
+  const char *name, *gpu;
+} lambda_gpus[] = {
+  { "V100 16GB", "V100-SXM2-16GB" },       { "V100 32GB", "V100-SXM2-32GB" },
+  { "A100 40GB SXM4", "A100-SXM4-40GB" }, { "A100 80GB SXM4", "A100-SXM4-80GB" },
+};
+
+static char *
+remove_all (const char *s, const char *what)
+{
+  g_auto (GStrv) parts = g_strsplit (s, what, -1);
+  return g_strjoinv ("", parts);
+}
+
+static gboolean
+lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
+{
+  static const struct {
+    const char *file, *table, *set;
+    gboolean fit;
+  } files[] = {
+    { "lambda_pytorch_throughput_2022.csv", "v0", "lambda-v0", TRUE },
+    { "lambda_pytorch_throughput.csv", "v1", "lambda-v1", FALSE },
+  };
+  static const char *const names[] = { "task",       "table",     "gpu_name_as_in_source",
+                                       "gpu_count",  "throughput", "precision",
+                                       "batch_size_per_gpu", NULL };
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
+    g_auto (Table) t = { 0 };
+    int col[7];
+    if (!table_load (&t, dir, files[f].file, error) || !table_columns (&t, names, col, error))
+      return FALSE;
+    g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 1; i < t.rows->len; i++) {
+      char **r = g_ptr_array_index (t.rows, i);
+      if (strcmp (cell (r, col[0]), "resnet50") != 0 || strcmp (cell (r, col[1]),
+                                                                files[f].table) != 0)
+        continue;
+      double count, tput, batch;
+      if (!number (&t, i + 1, cell (r, col[3]), &count, error)
+          || !number (&t, i + 1, cell (r, col[4]), &tput, error)
+          || !number (&t, i + 1, cell (r, col[6]), &batch, error))
+        return FALSE;
+      int n = (int) count;
+      g_autofree char *a = remove_all (cell (r, col[2]), "LambdaCloud");
+      g_autofree char *name = remove_all (a, "Lambda Cloud \u2014");
+      g_strstrip (name);
+      g_autofree char *prefix = g_strdup_printf ("%dx", n);
+      const char *bare = name;
+      if (g_str_has_prefix (bare, prefix))
+        bare += strlen (prefix);
+      while (*bare == ' ')
+        bare++;
+      const char *gpu = NULL;
+      for (guint g = 0; g < G_N_ELEMENTS (lambda_gpus); g++)
+        if (strcmp (bare, lambda_gpus[g].name) == 0)
+          gpu = lambda_gpus[g].gpu;
+      if (gpu == NULL || !(tput > 0) || (quick && n != 1 && n != 8))
+        continue;
+      const char *prec = cell (r, col[5]);
+      char *key = g_strdup_printf ("%s/%d/%s", gpu, n, prec);
+      if (!g_hash_table_add (seen, key))
+        continue;
+      Row *row = g_new0 (Row, 1);
+      row->set = files[f].set;
+      row->fit = files[f].fit;
+      row->gpu = g_strdup (gpu);
+      row->n = n;
+      row->workload = g_strdup ("resnet50");
+      row->batch = (int) batch;
+      /* PyTorch >= 1.7 runs fp32 convolutions in TF32 on Ampere by default. */
+      row->precision = g_strdup (strcmp (prec, "fp32") == 0 && g_str_has_prefix (gpu, "A100")
+                                     ? "tf32" : prec);
+      row->measured = tput;
+      row->unit = UNIT_IMG_S;
+      g_ptr_array_add (rows, row);
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+tf_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
+{
+  static const struct {
+    const char *source, *platform, *gpu;
+  } plats[] = {
+    { "NVIDIA DGX-1", "dgx1-p100", "P100-SXM2-16GB" },
+    { "AWS p2.8xlarge", "aws-p2-8xlarge", "K80" },
+  };
+  static const struct {
+    const char *source, *workload;
+  } models[] = {
+    { "InceptionV3", "inception3" }, { "ResNet-50", "resnet50" }, { "ResNet-152", "resnet152" },
+    { "AlexNet", "alexnet" },        { "VGG16", "vgg16" },
+  };
+  static const char *const names[] = { "data",          "platform", "n_gpus", "model",
+                                       "batch_per_gpu", "images_per_sec", NULL };
+  g_auto (Table) t = { 0 };
+  int col[6];
+  if (!table_load (&t, dir, "tf_benchmarks_2017_images_per_sec.csv", error)
+      || !table_columns (&t, names, col, error))
+    return FALSE;
+  for (guint i = 1; i < t.rows->len; i++) {
+    char **r = g_ptr_array_index (t.rows, i);
+    const char *ips = cell (r, col[5]);
+    if (strcmp (cell (r, col[0]), "synthetic") != 0 || ips[0] == '\0'
+        || strcmp (ips, "N/A") == 0)
+      continue;
+    int p = -1, m = -1;
+    for (guint k = 0; k < G_N_ELEMENTS (plats); k++)
+      if (strcmp (cell (r, col[1]), plats[k].source) == 0)
+        p = (int) k;
+    for (guint k = 0; k < G_N_ELEMENTS (models); k++)
+      if (strcmp (cell (r, col[3]), models[k].source) == 0)
+        m = (int) k;
+    if (p < 0)
+      continue;
+    if (m < 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s': line %u: unknown model '%s'",
+                   t.path, i + 1 + t.comments, cell (r, col[3]));
+      return FALSE;
+    }
+    double n, batch, measured;
+    if (!number (&t, i + 1, cell (r, col[2]), &n, error)
+        || !number (&t, i + 1, cell (r, col[4]), &batch, error)
+        || !number (&t, i + 1, ips, &measured, error))
+      return FALSE;
+    if (quick && n != 1)
+      continue;
+    Row *row = g_new0 (Row, 1);
+    row->set = "tf2017";
+    row->gpu = g_strdup (plats[p].gpu);
+    row->platform = g_strdup (plats[p].platform);
+    row->n = (int) n;
+    row->workload = g_strdup (models[m].workload);
+    row->batch = (int) batch;
+    row->precision = g_strdup ("fp32");
+    row->measured = measured;
+    row->unit = UNIT_IMG_S;
+    g_ptr_array_add (rows, row);
+  }
+  return TRUE;
+}
+
+static gboolean
+convnet_rows (const char *dir, GPtrArray *rows, GError **error)
+{
+  static const struct {
+    const char *source, *workload;
+  } models[] = {
+    { "AlexNet (One Weird Trick paper)", "alexnet" },
+    { "GoogleNet V1", "googlenet" },
+  };
+  static const char *const names[] = { "table", "library", "model_or_layer", "total_ms",
+                                       "batch_size", NULL };
+  g_auto (Table) t = { 0 };
+  int col[5];
+  if (!table_load (&t, dir, "convnet_benchmarks_titanx.csv", error)
+      || !table_columns (&t, names, col, error))
+    return FALSE;
+  for (guint i = 1; i < t.rows->len; i++) {
+    char **r = g_ptr_array_index (t.rows, i);
+    if (strcmp (cell (r, col[0]), "imagenet_winners") != 0
+        || strcmp (cell (r, col[1]), "CuDNN[R4]-fp32 (Torch)") != 0 || cell (r, col[3])[0] == '\0')
+      continue;
+    const char *w = NULL;
+    for (guint k = 0; k < G_N_ELEMENTS (models); k++)
+      if (strcmp (cell (r, col[2]), models[k].source) == 0)
+        w = models[k].workload;
+    if (w == NULL)
+      continue;
+    double ms, batch;
+    if (!number (&t, i + 1, cell (r, col[3]), &ms, error)
+        || !number (&t, i + 1, cell (r, col[4]), &batch, error))
+      return FALSE;
+    Row *row = g_new0 (Row, 1);
+    row->set = "convnet";
+    row->gpu = g_strdup ("TitanX-Maxwell");
+    row->n = 1;
+    row->workload = g_strdup (w);
+    row->batch = (int) batch;
+    row->precision = g_strdup ("fp32");
+    row->measured = ms;
+    row->unit = UNIT_MS;
+    g_ptr_array_add (rows, row);
+  }
+  return TRUE;
+}
+
+static gboolean
+deepbench_rows (const char *dir, GPtrArray *rows, GError **error)
+{
+  static const char *const names[] = { "device", "mean_ms", "size_floats", "n_ranks",
+                                       "n_nodes", NULL };
+  g_auto (Table) t = { 0 };
+  int col[5];
+  if (!table_load (&t, dir, "deepbench_allreduce.csv", error)
+      || !table_columns (&t, names, col, error))
+    return FALSE;
+  for (guint i = 1; i < t.rows->len; i++) {
+    char **r = g_ptr_array_index (t.rows, i);
+    /* Xeon Phi over Omni-Path: no platform of that kind is shipped. */
+    if (strstr (cell (r, col[0]), "Xeon Phi") != NULL || cell (r, col[1])[0] == '\0')
+      continue;
+    double ms, floats, n, nodes;
+    if (!number (&t, i + 1, cell (r, col[1]), &ms, error)
+        || !number (&t, i + 1, cell (r, col[2]), &floats, error)
+        || !number (&t, i + 1, cell (r, col[3]), &n, error)
+        || !number (&t, i + 1, cell (r, col[4]), &nodes, error))
+      return FALSE;
+    Row *row = g_new0 (Row, 1);
+    row->set = "deepbench";
+    row->gpu = g_strdup (cell (r, col[0]));
+    row->platform = g_strdup ("deepbench-p100-x4");
+    row->n = (int) n;
+    row->nodes = (int) nodes;
+    row->floats = floats;
+    row->outlier = floats == 16777216 && (row->n == 16 || row->n == 32);
+    row->measured = ms;
+    row->unit = UNIT_MS;
+    g_ptr_array_add (rows, row);
+  }
+  return TRUE;
+}
+
+/* ---- running dtsim -------------------------------------------------------------- */
+
+/* Run this executable with ARGS (NULL-terminated after the command); its
+ * stdout in *OUT. Failures quote the command and the child's last line. */
+static gboolean
+call (Validate *v, GPtrArray *args, char **out, GError **error)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, v->exe);
+  for (guint i = 0; i < args->len; i++)
+    g_ptr_array_add (argv, g_ptr_array_index (args, i));
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *err = NULL;
+  int status = 0;
+  g_autoptr (GError) local = NULL;
+  /* Platforms made for this run are named by their file name alone. */
+  g_autoptr (GString) cmd = g_string_new (NULL);
+  for (guint i = 0; i < args->len; i++) {
+    const char *a = g_ptr_array_index (args, i);
+    g_autofree char *base = v->tmp && g_str_has_prefix (a, v->tmp) ? g_path_get_basename (a) : NULL;
+    g_string_append_printf (cmd, "%s%s", i ? " " : "", base ? base : a);
+  }
+  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, &err,
+                     &status, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot run '%s': %s", v->exe, local->message);
+    return FALSE;
+  }
+  if (!g_spawn_check_wait_status (status, &local)) {
+    g_strchomp (err);
+    const char *last = strrchr (err, '\n');
+    last = last ? last + 1 : err;
+    if (g_str_has_prefix (last, "dtsim: error: "))
+      last += strlen ("dtsim: error: ");
+    gboolean usage = g_error_matches (local, G_SPAWN_EXIT_ERROR, 2);
+    g_set_error (error, DTS_ERROR, usage ? DTS_ERROR_USAGE : DTS_ERROR_INVALID,
+                 "'dtsim %s': %s", cmd->str, *last ? last : local->message);
+    g_clear_pointer (out, g_free);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* One node of 8 GPUs: NVSwitch for A100 (DGX A100 / HGX), the DGX-1 hybrid
+ * cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines). */
+static const char *
+platform_for (Validate *v, const Row *r, GError **error)
+{
+  if (r->platform)
+    return r->platform;
+  const char *path = g_hash_table_lookup (v->platforms, r->gpu);
+  if (path)
+    return path;
+  if (v->tmp == NULL) {
+    g_autoptr (GError) local = NULL;
+    v->tmp = g_dir_make_tmp ("dtsim-validate-XXXXXX", &local);
+    if (v->tmp == NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot make a temporary directory: %s",
+                   local->message);
+      return NULL;
+    }
+  }
+  g_autofree char *name = g_strconcat (r->gpu, ".xml", NULL);
+  char *file = g_build_filename (v->tmp, name, NULL);
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  const char *base[] = { "platform", "-o", file, "--nodes", "1", "--gpus-per-node", "8",
+                         "--gpu", r->gpu, NULL };
+  for (int i = 0; base[i]; i++)
+    g_ptr_array_add (args, (char *) base[i]);
+  static const char *const a100[] = { "--intra", "nvswitch", "--intra-bandwidth", "300GB/s",
+                                      NULL };
+  static const char *const v100[] = { "--intra", "nvlink-mesh", "--nvlink-pairs", "dgx1-v100",
+                                      "--intra-bandwidth", "25GB/s", "--pcie-switches", "2",
+                                      NULL };
+  const char *const *fabric = g_str_has_prefix (r->gpu, "A100")   ? a100
+                              : g_str_has_prefix (r->gpu, "V100") ? v100
+                                                                  : NULL;
+  for (int i = 0; fabric && fabric[i]; i++)
+    g_ptr_array_add (args, (char *) fabric[i]);
+  g_autofree char *out = NULL;
+  if (!call (v, args, &out, error)) {
+    g_free (file);
+    return NULL;
+  }
+  g_hash_table_insert (v->platforms, g_strdup (r->gpu), file);
+  return file;
+}
+
+static const char *
+framework_of (const Validate *v, const Row *r)
+{
+  if (g_str_has_prefix (r->set, "lambda"))
+    return v->fw_lambda;
+  return strcmp (r->set, "tf2017") == 0 ? v->fw_tf2017 : v->fw_convnet;
+}
+
+static gboolean
+result_number (const DtsSweepResult *res, const char *path, double *out, GError **error)
+{
+  const char *t = dts_sweep_result_field (res, path);
+  if (t == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "dtsim run wrote no '%s'", path);
+    return FALSE;
+  }
+  *out = g_ascii_strtod (t, NULL);
+  return TRUE;
+}
+
+static gboolean
+predict_run (Validate *v, Row *r, GError **error)
+{
+  const char *plat = platform_for (v, r, error);
+  if (plat == NULL)
+    return FALSE;
+  char b[16], n[16];
+  g_snprintf (b, sizeof b, "%d", r->batch);
+  g_snprintf (n, sizeof n, "%d", r->n);
+  const char *base[] = { "run", "-p", plat, "-w", r->workload, "-b", b, "-n", n, "--precision",
+                         r->precision, "-i", "3", "--format", "json", "--quiet", "--framework",
+                         framework_of (v, r), NULL };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  for (int i = 0; base[i]; i++)
+    g_ptr_array_add (args, (char *) base[i]);
+  for (int i = 0; v->extra && v->extra[i]; i++)
+    g_ptr_array_add (args, v->extra[i]);
+  g_autofree char *out = NULL;
+  if (!call (v, args, &out, error))
+    return FALSE;
+  g_autoptr (DtsSweepResult) res = dts_sweep_result_parse (out, error);
+  if (res == NULL)
+    return FALSE;
+  const char *fits = dts_sweep_result_field (res, "memory.fits");
+  r->fits = fits && strcmp (fits, "true") == 0;
+  if (r->unit == UNIT_IMG_S) {
+    if (!result_number (res, "throughput_samples_per_s", &r->predicted, error))
+      return FALSE;
+    r->error = r->predicted / r->measured - 1;
+  } else {
+    double f, bw;
+    if (!result_number (res, "breakdown.forward_s", &f, error)
+        || !result_number (res, "breakdown.backward_s", &bw, error))
+      return FALSE;
+    r->predicted = 1e3 * (f + bw);
+    r->error = r->measured / r->predicted - 1;
+  }
+  return TRUE;
+}
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* One `dtsim allreduce` per GPU count over every buffer size of the set. */
+static gboolean
+predict_deepbench (Validate *v, GPtrArray *rows, GError **error)
+{
+  g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < rows->len; i++) {
+    Row *r = g_ptr_array_index (rows, i);
+    if (strcmp (r->set, "deepbench") != 0)
+      continue;
+    gboolean known = FALSE;
+    for (guint s = 0; s < sizes->len; s++)
+      known |= g_array_index (sizes, double, s) == r->floats;
+    if (!known)
+      g_array_append_val (sizes, r->floats);
+    g_hash_table_add (counts, GINT_TO_POINTER (r->n));
+  }
+  if (sizes->len == 0)
+    return TRUE;
+  g_array_sort (sizes, compare_double);
+  g_autoptr (GString) list = g_string_new (NULL);
+  for (guint s = 0; s < sizes->len; s++)
+    g_string_append_printf (list, "%s%.0fB", s ? "," : "", 4 * g_array_index (sizes, double, s));
+  g_autoptr (GList) ns = g_hash_table_get_keys (counts);
+  for (GList *l = ns; l; l = l->next) {
+    int n = GPOINTER_TO_INT (l->data);
+    char gpus[16];
+    g_snprintf (gpus, sizeof gpus, "%d", n);
+    const char *base[] = { "allreduce", "-p", "deepbench-p100-x4", "--gpus", gpus,
+                           "--comm-granularity", "step", "--format", "csv", "--sizes", list->str,
+                           NULL };
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    for (int i = 0; base[i]; i++)
+      g_ptr_array_add (args, (char *) base[i]);
+    g_autofree char *out = NULL;
+    g_autoptr (GError) local = NULL;
+    if (!call (v, args, &out, error))
+      return FALSE;
+    g_autoptr (GPtrArray) csv = dts_csv_parse (out, &local);
+    if (csv == NULL || csv->len < 2) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "dtsim allreduce --gpus %d: no rows", n);
+      return FALSE;
+    }
+    char **header = g_ptr_array_index (csv, 0);
+    int cb = -1, ct = -1;
+    for (int c = 0; header[c]; c++) {
+      if (strcmp (header[c], "bytes") == 0)
+        cb = c;
+      if (strcmp (header[c], "time_s") == 0)
+        ct = c;
+    }
+    if (cb < 0 || ct < 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "dtsim allreduce --gpus %d: no bytes and time_s columns", n);
+      return FALSE;
+    }
+    for (guint k = 1; k < csv->len; k++) {
+      char **f = g_ptr_array_index (csv, k);
+      double bytes = g_ascii_strtod (cell (f, cb), NULL), t = g_ascii_strtod (cell (f, ct), NULL);
+      for (guint i = 0; i < rows->len; i++) {
+        Row *r = g_ptr_array_index (rows, i);
+        if (strcmp (r->set, "deepbench") == 0 && r->n == n && 4 * r->floats == bytes) {
+          r->predicted = 1e3 * t;
+          r->fits = TRUE;
+          /* the time error of doc/VALIDATION.md part 1, sign flipped */
+          r->error = 1 - r->predicted / r->measured;
+        }
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* ---- slices ---------------------------------------------------------------------- */
+
+static void
+add_error (GHashTable *acc, const Row *r, const char *slice, double e)
+{
+  g_autofree char *key = g_strdup_printf ("%s\t%s", r->fit ? "fit" : "report", slice);
+  GArray *a = g_hash_table_lookup (acc, key);
+  if (a == NULL) {
+    a = g_array_new (FALSE, FALSE, sizeof (double));
+    g_hash_table_insert (acc, g_steal_pointer (&key), a);
+  }
+  g_array_append_val (a, e);
+}
+
+static void
+row_slices (GHashTable *acc, const Row *r)
+{
+  if (r->outlier)
+    return;
+  add_error (acc, r, r->set, r->error);
+  g_autofree char *family = g_strndup (r->gpu, strcspn (r->gpu, "-"));
+  if (g_str_has_prefix (r->set, "lambda")) {
+    g_autofree char *a = g_strdup_printf ("%s %s", r->set, family);
+    g_autofree char *b = g_strdup_printf ("%s %s %s", r->set, family, r->precision);
+    g_autofree char *c = g_strdup_printf ("%s %d-GPU", r->set, r->n);
+    add_error (acc, r, a, r->error);
+    add_error (acc, r, b, r->error);
+    add_error (acc, r, c, r->error);
+  } else if (strcmp (r->set, "tf2017") == 0) {
+    g_autofree char *a = g_strdup_printf ("tf2017 %s", r->gpu);
+    add_error (acc, r, a, r->error);
+  } else if (strcmp (r->set, "deepbench") == 0) {
+    g_autofree char *a = g_strdup_printf ("deepbench %s", r->gpu);
+    add_error (acc, r, a, r->error);
+    add_error (acc, r, r->nodes > 1 ? "deepbench several nodes" : "deepbench one node",
+               r->error);
+  }
+}
+
+static void
+scaling_slices (GHashTable *acc, GPtrArray *rows)
+{
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = g_ptr_array_index (rows, i);
+    if (r->n <= 1 || r->workload == NULL)
+      continue;
+    for (guint j = 0; j < rows->len; j++) {
+      const Row *b = g_ptr_array_index (rows, j);
+      if (b->n == 1 && strcmp (b->set, r->set) == 0 && strcmp (b->gpu, r->gpu) == 0
+          && strcmp (b->precision, r->precision) == 0 && strcmp (b->workload, r->workload) == 0
+          && b->batch == r->batch) {
+        g_autofree char *s = g_strdup_printf ("%s scaling 1->n", r->set);
+        add_error (acc, r, s, (r->predicted / b->predicted) / (r->measured / b->measured) - 1);
+        break;
+      }
+    }
+  }
+}
+
+static int
+compare_keys (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static void
+print_slices (GHashTable *acc, const char *split, const char *title)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, acc);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (g_str_has_prefix (key, split) && ((char *) key)[strlen (split)] == '\t')
+      g_ptr_array_add (keys, key);
+  if (keys->len == 0)
+    return;
+  g_ptr_array_sort (keys, compare_keys);
+  printf ("\n| slice (%s) | rows | MAPE | signed bias |\n|---|---:|---:|---:|\n", title);
+  for (guint i = 0; i < keys->len; i++) {
+    const char *k = g_ptr_array_index (keys, i);
+    GArray *e = g_hash_table_lookup (acc, k);
+    double abs_sum = 0, sum = 0;
+    for (guint j = 0; j < e->len; j++) {
+      abs_sum += fabs (g_array_index (e, double, j));
+      sum += g_array_index (e, double, j);
+    }
+    printf ("| %s | %u | %.1f%% | %+.1f%% |\n", strchr (k, '\t') + 1, e->len,
+            100 * abs_sum / e->len, 100 * sum / e->len);
+  }
+}
+
+static void
+print_rows (GPtrArray *rows, gboolean fit)
+{
+  printf ("\n| split | set | GPU | GPUs | workload | batch | precision | measured | predicted "
+          "| error | fits |\n|---|---|---|---:|---|---:|---|---:|---:|---:|---|\n");
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = g_ptr_array_index (rows, i);
+    if (r->fit && !fit)
+      continue;
+    if (r->workload)
+      printf ("| %s | %s | %s | %d | %s | %d | %s | %g %s | %.1f | %+.1f%% | %s |\n",
+              r->fit ? "fit" : "report", r->set, r->gpu, r->n, r->workload, r->batch,
+              r->precision, r->measured, r->unit == UNIT_IMG_S ? "img/s" : "ms fwd+bwd",
+              r->predicted, 100 * r->error, r->fits ? "yes" : "NO");
+    else
+      printf ("| report | deepbench | %s | %d | all-reduce %.0f floats | - | fp32 | %g ms | "
+              "%.3f | %+.1f%%%s | - |\n",
+              r->gpu, r->n, r->floats, r->measured, r->predicted, 100 * r->error,
+              r->outlier ? " (outlier)" : "");
+  }
+}
+
+/* ---- the command ------------------------------------------------------------------ */
+
+static char *
+default_data_dir (void)
+{
+  const char *env = g_getenv ("DTSIM_SHARED");
+  if (env != NULL && *env != '\0')
+    return g_build_filename (env, "data", "validation", NULL);
+  return g_build_filename (dts_datadir_get (), "..", "shared", "data", "validation", NULL);
+}
+
+gboolean
+dts_cmd_validate (int argc, char **argv, GError **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *sets = NULL;
+  g_auto (GStrv) frameworks = NULL;
+  gboolean quick = FALSE, show_rows = FALSE, show_fit = FALSE;
+  GOptionEntry entries[] = {
+    { "data", 'd', 0, G_OPTION_ARG_STRING, &data,
+      "Directory of the measured data sets (default: $DTSIM_SHARED/data/validation, else "
+      "../shared/data/validation beside the data directory)", "DIR" },
+    { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick,
+      "Only the 1- and 8-GPU Lambda rows and the 1-GPU TensorFlow rows (seconds)", NULL },
+    { "sets", 0, 0, G_OPTION_ARG_STRING, &sets,
+      "Comma-separated sets to run: lambda, tf2017, convnet, deepbench (default: all)",
+      "LIST" },
+    { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
+      "Run the rows of SET (lambda, tf2017, convnet) under framework profile ID "
+      "(default: lambda=pytorch, others generic; repeatable)", "SET=ID" },
+    { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
+    { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
+      "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("[-- RUN OPTION...]");
+  g_option_context_set_summary (
+      ctx, "Predict every row of the measured data sets that map to a platform dtsim\n"
+           "ships or makes (Lambda's PyTorch ResNet-50 tables on V100 and A100, the\n"
+           "TensorFlow 2017 benchmarks on DGX-1 and p2.8xlarge, convnet-benchmarks on a\n"
+           "Titan X, DeepBench all-reduce) and print the mean absolute percentage error\n"
+           "and the signed bias per set and per slice (error positive when dtsim is\n"
+           "too fast). Only the REPORT rows, never used to fit anything, are\n"
+           "summarised; --fit adds the FIT rows apart. RUN OPTIONs after -- are added\n"
+           "to every 'dtsim run'. See doc/VALIDATION.md.");
+  dts_cli_add_entries (ctx, entries);
+  gboolean help = FALSE;
+  if (!dts_cli_parse (ctx, "validate", &argc, &argv, &help, error))
+    return FALSE;
+  if (help)
+    return TRUE;
+  char **extra = argv + 1;
+  if (*extra != NULL && strcmp (*extra, "--") == 0)
+    extra++;
+  else if (*extra != NULL)
+    return dts_cli_no_arguments (argc, argv, "validate", error);
+
+  g_auto (Validate) v = { 0 };
+  v.fw_lambda = "pytorch";
+  v.fw_tf2017 = v.fw_convnet = "generic";
+  for (int i = 0; frameworks && frameworks[i]; i++) {
+    const char *eq = strchr (frameworks[i], '=');
+    g_autofree char *set = eq ? g_strndup (frameworks[i], eq - frameworks[i]) : NULL;
+    const char **slot = set == NULL                      ? NULL
+                        : strcmp (set, "lambda") == 0  ? &v.fw_lambda
+                        : strcmp (set, "tf2017") == 0  ? &v.fw_tf2017
+                        : strcmp (set, "convnet") == 0 ? &v.fw_convnet
+                                                       : NULL;
+    if (slot == NULL || eq[1] == '\0')
+      return dts_cli_bad_option ("framework", frameworks[i],
+                                 "SET=ID with SET one of lambda, tf2017, convnet", error);
+    *slot = eq + 1;
+  }
+  /* A bad profile fails here, once, not in the first row's child. */
+  const char *fws[] = { v.fw_lambda, v.fw_tf2017, v.fw_convnet };
+  for (guint i = 0; i < G_N_ELEMENTS (fws); i++) {
+    g_autoptr (DtsFramework) fw = dts_framework_load (fws[i], error);
+    if (fw == NULL)
+      return FALSE;
+  }
+  gboolean want[4] = { TRUE, TRUE, TRUE, TRUE };
+  static const char *const set_names[] = { "lambda", "tf2017", "convnet", "deepbench" };
+  if (sets != NULL) {
+    memset (want, 0, sizeof want);
+    g_auto (GStrv) list = g_strsplit (sets, ",", -1);
+    for (int i = 0; list[i]; i++) {
+      int k = 0;
+      while (k < 4 && strcmp (list[i], set_names[k]) != 0)
+        k++;
+      if (k == 4)
+        return dts_cli_bad_option ("sets", sets,
+                                   "a comma-separated list of lambda, tf2017, convnet, deepbench",
+                                   error);
+      want[k] = TRUE;
+    }
+  }
+
+  g_autofree char *dir = data ? g_strdup (data) : default_data_dir ();
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
+                 "no validation data directory '%s' (give --data DIR or set DTSIM_SHARED)", dir);
+    return FALSE;
+  }
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (row_free);
+  if ((want[0] && !lambda_rows (dir, quick, rows, error))
+      || (want[1] && !tf_rows (dir, quick, rows, error))
+      || (want[2] && !convnet_rows (dir, rows, error))
+      || (want[3] && !deepbench_rows (dir, rows, error)))
+    return FALSE;
+
+  char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  v.exe = exe ? exe : g_strdup ("dtsim");
+  v.extra = extra;
+  v.platforms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < rows->len; i++) {
+    Row *r = g_ptr_array_index (rows, i);
+    if (r->workload && !predict_run (&v, r, error))
+      return FALSE;
+  }
+  if (!predict_deepbench (&v, rows, error))
+    return FALSE;
+
+  g_autoptr (GHashTable) acc
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
+  guint n_fit = 0, n_report = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = g_ptr_array_index (rows, i);
+    row_slices (acc, r);
+    n_fit += r->fit;
+    n_report += !r->fit;
+  }
+  scaling_slices (acc, rows);
+
+  printf ("dtsim validate: %u rows from %s%s\n", rows->len, dir, quick ? " (--quick)" : "");
+  printf ("Framework profiles: convnet %s, lambda %s, tf2017 %s\n", v.fw_convnet, v.fw_lambda,
+          v.fw_tf2017);
+  printf ("FIT rows (%u, lambda-v0: the frameworks/pytorch.conf constants were fitted on "
+          "them): %s\n", n_fit, show_fit ? "shown apart below" : "not reported");
+  printf ("REPORT rows (%u): never used to fit anything\n", n_report);
+  printf ("Error (positive: dtsim too fast): predicted/measured throughput - 1; convnet "
+          "measured/predicted time - 1; deepbench 1 - predicted/measured time\n");
+  if (show_rows)
+    print_rows (rows, show_fit);
+  print_slices (acc, "report", "REPORT rows");
+  if (show_fit)
+    print_slices (acc, "fit", "FIT rows, not a measure of accuracy");
+  return dts_cli_flush_stdout (error);
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# dtsim validate --quick on the shared data sets (skipped, exit 77, without
+# them): it runs, its REPORT summary holds REPORT slices only and the FIT
+# rows only under --fit, apart; and every compute slice it prints is, to the
+# digit, the one tools/validate-compute.py prints for the same rows (the
+# command is a port of that script, with the DeepBench all-reduce set added;
+# two implementations that agree).
+set -eu
+data="${DTSIM_SHARED:-${top_srcdir:?}/../shared}/data/validation"
+if [ ! -d "$data" ]; then
+  echo "validate-quick: no $data, skipped"
+  exit 77
+fi
+dtsim="${top_builddir:?}/dtsim"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out="$tmp/validate.md"
+"$dtsim" validate --quick --fit --data "$data" > "$out"
+TMPDIR="$tmp" python3 "${top_srcdir:?}/tools/validate-compute.py" "$top_builddir" --quick > "$out.py"
+python3 - "$out" "$out.py" <<'PY'
+import re, sys
+c = open(sys.argv[1]).read()
+report, _, fit = c.partition("| slice (FIT rows, not a measure of accuracy)")
+rows = lambda text: dict((m[0], m[1:]) for m in re.findall(
+    r"^\| ([^|]+?) \| (\d+) \| ([-+0-9.]+%) \| ([-+0-9.]+%) \|$", text, re.M))
+r, f = rows(report), rows(fit)
+fail = []
+if not any(k.startswith("lambda-v1") for k in r) or not any(k.startswith("deepbench") for k in r):
+    fail.append("no lambda-v1 or deepbench slice in the REPORT table")
+if any(k.startswith("lambda-v0") for k in r):
+    fail.append("a FIT slice (lambda-v0) in the REPORT table")
+if not f or any(not k.startswith("lambda-v0") for k in f):
+    fail.append("the FIT table is empty or holds a REPORT slice")
+# the python tool: | split | slice | rows | MAPE | signed bias |
+py = dict(((m[0], m[1]), m[2:]) for m in re.findall(
+    r"^\| (fit|report) \| ([^|]+?) \| (\d+) \| ([-+0-9.]+%) \| ([-+0-9.]+%) \|$",
+    open(sys.argv[2]).read(), re.M))
+mine = dict([(("report", k), v) for k, v in r.items()] + [(("fit", k), v) for k, v in f.items()])
+mine = dict((k, v) for k, v in mine.items() if not k[1].startswith("deepbench"))
+if not py or py != mine:
+    fail.append("slices differ from tools/validate-compute.py: %s" % sorted(
+        set(py.items()) ^ set(mine.items())))
+for m in fail:
+    print("validate-quick: " + m)
+print("validate-quick: %d REPORT and %d FIT slices, %d compared with the script" % (
+    len(r), len(f), len(py)))
+sys.exit(1 if fail else 0)
+PY
