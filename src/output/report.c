@@ -155,6 +155,7 @@ static const Field json_options[] = {
   S_STRING ("precision", precision),
   S_STRING ("cost_model", cost_model),
   S_STRING ("cost_source", cost_source),
+  S_STRING ("framework", framework),
   S_STRING ("collective", collective),
   S_STRING ("comm_granularity", granularity),
   S_DOUBLE ("bucket_bytes", bucket_bytes),

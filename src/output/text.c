@@ -215,9 +215,9 @@ pipeline_head (const DtsRunSummary *s, GString *out)
   if (s->placement != NULL)
     g_string_append_printf (out, " (%s)", s->placement);
   g_string_append_printf (out, ", %d micro-batches (%s), batch %d (global %d), %s, %s cost "
-                               "model\n",
+                               "model, %s framework\n",
                           s->micro_batches, s->pipeline_schedule, s->batch_size_per_gpu,
-                          s->global_batch_size, s->precision, s->cost_model);
+                          s->global_batch_size, s->precision, s->cost_model, s->framework);
 }
 
 /* Pipeline and hybrid runs: waits and the per-stage table. One unit per
@@ -284,9 +284,10 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
     pipeline_head (s, out);
   else
     g_string_append_printf (out,
-                            "  data parallel, batch %d per GPU (global %d), %s, %s cost model\n",
+                            "  data parallel, batch %d per GPU (global %d), %s, %s cost model, "
+                            "%s framework\n",
                             s->batch_size_per_gpu, s->global_batch_size, s->precision,
-                            s->cost_model);
+                            s->cost_model, s->framework);
   if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
     double lo = 0, hi = 0;
     for (guint b = 0; b < s->buckets->len; b++) {

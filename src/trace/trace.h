@@ -185,6 +185,7 @@ typedef struct {
   int n_nodes;             /* nodes spanned by the ranks */
   char *cost_model;
   char *cost_source;
+  char *framework;         /* framework profile id ("generic", "pytorch", a file's name) */
   char *precision;
   char *strategy;          /* "dp" */
   char *collective;
