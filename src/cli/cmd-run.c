@@ -41,6 +41,7 @@ typedef struct {
   char *max_activities;
   gboolean no_overlap;
   gboolean oversubscribe;
+  gboolean link_stats;
   char *seed;
   gboolean quiet;
   gboolean progress;
@@ -97,6 +98,10 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "about an hour or more)", "N" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
+    { "link-stats", 0, 0, G_OPTION_ARG_NONE, &a->link_stats,
+      "Count the bytes every link carries: the busiest links, and the verdict names the "
+      "busiest (default: off; not at --comm-granularity analytic, which sends nothing)",
+      NULL },
     { "allow-oversubscribe-memory", 0, 0, G_OPTION_ARG_NONE, &a->oversubscribe,
       "Simulate a pipeline stage that does not fit its GPU's memory (default: refuse it)",
       NULL },
@@ -207,6 +212,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
     return FALSE;
   o->allow_oversubscribe = a->oversubscribe;
+  o->link_stats = a->link_stats;
   o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
   if (a->seed != NULL) {
     guint64 seed;

@@ -183,6 +183,12 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     o.precision = workload->training.has_precision ? workload->training.precision : DTS_PREC_FP32;
   if (o.collective == NULL)
     o.collective = "ring";
+  if (o.link_stats && o.granularity == DTS_GRANULARITY_ANALYTIC) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--link-stats: nothing crosses a link at --comm-granularity analytic (use "
+                 "flow or step)");
+    return NULL;
+  }
   if (strcmp (o.collective, "ps") == 0 && o.ps_count > o.n_gpus) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--ps-count %d: only %d GPU%s take part (servers run on GPU hosts, at most "

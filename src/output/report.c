@@ -299,6 +299,22 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   }
   dts_json_end_array (j);
 
+  /* --link-stats only. */
+  if (s->links != NULL) {
+    dts_json_key (j, "links");
+    dts_json_begin_array (j);
+    for (guint i = 0; i < s->links->len; i++) {
+      const DtsTraceLink *l = &g_array_index (s->links, DtsTraceLink, i);
+      dts_json_begin_object (j);
+      dts_json_kv_string (j, "name", l->name);
+      dts_json_kv_double (j, "bandwidth_Bps", l->bandwidth_Bps);
+      dts_json_kv_double (j, "bytes", l->bytes);
+      dts_json_kv_double (j, "busy_fraction", l->busy_fraction);
+      dts_json_end_object (j);
+    }
+    dts_json_end_array (j);
+  }
+
   /* Pipeline and hybrid runs only. */
   if (s->n_stages > 0) {
     dts_json_key (j, "pipeline");

@@ -119,6 +119,40 @@ verdict (const DtsRunSummary *s, GString *out)
   }
 }
 
+/* --link-stats: the busiest links, and where the run waits for
+ * communication, which link to make faster. */
+static void
+links (const DtsRunSummary *s, GString *out)
+{
+  if (s->links == NULL || s->links->len == 0)
+    return;
+  DtsFormatBuf b, w;
+  g_string_append (out, "busiest links (busy = bytes / bandwidth / simulated time):\n");
+  for (guint i = 0; i < MIN (s->links->len, 5); i++) {
+    const DtsTraceLink *l = &g_array_index (s->links, DtsTraceLink, i);
+    g_string_append_printf (out, "  %-28s %5.1f%% busy, %s per iteration at %s/s\n", l->name,
+                            100 * l->busy_fraction,
+                            dts_format_bytes (&b, l->bytes / MAX (s->iterations, 1)),
+                            dts_format_bytes (&w, l->bandwidth_Bps));
+  }
+  const DtsTraceLink *top = &g_array_index (s->links, DtsTraceLink, 0);
+  double exposed = s->iteration_time_s > 0 ? s->comm_exposed_s / s->iteration_time_s : 0;
+  guint ties = 0;
+  for (guint i = 1; i < s->links->len; i++)
+    ties += g_array_index (s->links, DtsTraceLink, i).busy_fraction
+            >= 0.99 * top->busy_fraction;
+  if (exposed > 0.05 && top->busy_fraction > 0.5) {
+    g_string_append_printf (out, "  the busiest link, %s", top->name);
+    if (ties > 0)
+      g_string_append_printf (out, " (and %u more as busy)", ties);
+    g_string_append_printf (out,
+                            ", carries data %.0f%% of the time\n  while %.0f%% of each "
+                            "iteration waits for communication: faster links there\n  are what "
+                            "a faster network buys\n",
+                            100 * top->busy_fraction, 100 * exposed);
+  }
+}
+
 /* Slowest first; ties: the lower rank. */
 static int
 compare_slowest (gconstpointer a, gconstpointer b)
@@ -365,6 +399,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                             100 * s->compute_efficiency);
     verdict (s, out);
   }
+  links (s, out);
   g_string_append_printf (out, "simulation         %.2f s wall, %" G_GINT64_FORMAT " events\n",
                           s->wall_time_s, s->events);
 }

@@ -136,6 +136,11 @@ struct _Sim {
   DtsTrace *trace;
   PlanLatency *latency;      /* one per plan, filled on first use */
   double *analytic_s;        /* one per plan at analytic granularity, -1 until known */
+  /* --link-stats: bytes per link, routes looked up once per pair of ranks */
+  GHashTable *route_links;   /* from x 2^32 + to -> GArray of link indices */
+  GHashTable *link_index;    /* sg_link_t -> index + 1 */
+  GPtrArray *links;          /* index -> sg_link_t */
+  GArray *link_bytes;        /* index -> bytes sent through it */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
   GHashTable *p2p;           /* "rank:tag" -> mailbox of point-to-point receives */
   int finished;              /* streams that ran every iteration */
@@ -175,6 +180,68 @@ whole_bytes (double bytes)
 /* The mailbox of participant PART of communicator C for TAG. (Mailboxes
  * are made before the simulation starts: made from an actor, each costs a
  * simcall.) */
+/* --link-stats: count BYTES sent from rank FROM to rank TO on every link of
+ * their route. */
+static void
+count_link_bytes (Sim *sim, const Rank *from, const Rank *to, double bytes)
+{
+  if (sim->route_links == NULL || from->host == to->host || !(bytes > 0))
+    return;
+  guint64 key = ((guint64) (guint32) from->rank << 32) | (guint32) to->rank;
+  GArray *route = g_hash_table_lookup (sim->route_links, &key);
+  if (route == NULL) {
+    route = g_array_new (FALSE, FALSE, sizeof (int));
+    xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
+    sg_host_get_route (from->host, to->host, links);
+    unsigned int cursor;
+    sg_link_t link;
+    xbt_dynar_foreach (links, cursor, link)
+    {
+      int idx = GPOINTER_TO_INT (g_hash_table_lookup (sim->link_index, link)) - 1;
+      if (idx < 0) {
+        idx = sim->links->len;
+        g_ptr_array_add (sim->links, link);
+        double zero = 0;
+        g_array_append_val (sim->link_bytes, zero);
+        g_hash_table_insert (sim->link_index, link, GINT_TO_POINTER (idx + 1));
+      }
+      g_array_append_val (route, idx);
+    }
+    xbt_dynar_free (&links);
+    guint64 *stored = g_new (guint64, 1);
+    *stored = key;
+    g_hash_table_insert (sim->route_links, stored, route);
+  }
+  for (guint i = 0; i < route->len; i++)
+    g_array_index (sim->link_bytes, double, g_array_index (route, int, i)) += bytes;
+}
+
+static int
+compare_busy (gconstpointer a, gconstpointer b)
+{
+  const DtsTraceLink *x = a, *y = b;
+  if (x->busy_fraction != y->busy_fraction)
+    return x->busy_fraction > y->busy_fraction ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+/* The links that carried anything, busiest first. */
+static GArray *
+link_stats (Sim *sim, double makespan_s)
+{
+  GArray *out = dts_trace_links_new ();
+  for (guint i = 0; i < sim->links->len; i++) {
+    sg_link_t link = g_ptr_array_index (sim->links, i);
+    DtsTraceLink l = { g_strdup (sg_link_get_name (link)), sg_link_get_bandwidth (link),
+                       g_array_index (sim->link_bytes, double, i), 0 };
+    l.busy_fraction = makespan_s > 0 && l.bandwidth_Bps > 0
+                          ? l.bytes / l.bandwidth_Bps / makespan_s : 0;
+    g_array_append_val (out, l);
+  }
+  g_array_sort (out, compare_busy);
+  return out;
+}
+
 static sg_mailbox_t
 comm_mailbox (Comm *c, int part, int tag)
 {
@@ -210,6 +277,7 @@ comm_slots (Stream *s, gsize n)
 typedef struct {
   const DtsCollXfer *x;
   gboolean local;            /* peer on the same host: a hand-off */
+  const Rank *peer;          /* the peer's rank */
   sg_mailbox_t mailbox;      /* remote: the receiver's mailbox for the tag */
 } Prepared;
 
@@ -226,7 +294,8 @@ prepare (Sim *sim, Stream *s, Comm *c, const DtsCollPlan *plan, int part,
     const DtsCollXfer *x = &g_array_index (ops->xfers, DtsCollXfer, i);
     Prepared *p = &g_array_index (s->prepared, Prepared, i);
     p->x = x;
-    p->local = part_rank (sim, c, plan, x->peer) == me;
+    p->peer = part_rank (sim, c, plan, x->peer);
+    p->local = p->peer == me;
     int owner = x->kind == DTS_XFER_SEND ? x->peer : part;
     p->mailbox = p->local ? NULL : comm_mailbox (c, owner, x->tag);
     if (!p->local)
@@ -269,6 +338,7 @@ post_and_wait (Sim *sim, Stream *s, Comm *c, Rank *me, int part,
     double b = scale > 0 ? scale * x->bytes
                          : dts_coll_round_bytes (x->bytes, ops->n_rounds, ops->chunk_bytes, round);
     long bytes = whole_bytes (b);
+    count_link_bytes (sim, me, p->peer, (double) bytes * x->channels);
     for (int ch = 0; ch < x->channels; ch++)
       comms[k++] = sg_mailbox_put_async (p->mailbox, &sim->payload, bytes);
     sends += x->channels;
@@ -613,6 +683,7 @@ stream_actor (int argc, char **argv)
         sim->trace->events++;
         double *sent_s = g_new (double, 1);
         *sent_s = t0;
+        count_link_bytes (sim, rk, &sim->ranks[op->peer], (double) whole_bytes (op->bytes));
         sg_comm_wait (sg_mailbox_put_async (p2p_mailbox (sim, op->peer, op->tag), sent_s,
                                             whole_bytes (op->bytes)));
         break;
@@ -997,6 +1068,21 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   sim.streams = streams;
   sim.latency = latency;
   sim.analytic_s = analytic_s;
+  g_autoptr (GHashTable) route_links = NULL;
+  g_autoptr (GHashTable) link_index = NULL;
+  g_autoptr (GPtrArray) links = NULL;
+  g_autoptr (GArray) link_bytes = NULL;
+  if (set->link_stats) {
+    route_links = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                         (GDestroyNotify) g_array_unref);
+    link_index = g_hash_table_new (g_direct_hash, g_direct_equal);
+    links = g_ptr_array_new ();
+    link_bytes = g_array_new (FALSE, FALSE, sizeof (double));
+    sim.route_links = route_links;
+    sim.link_index = link_index;
+    sim.links = links;
+    sim.link_bytes = link_bytes;
+  }
   sim.p2p = p2p;
   g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint p = 0; p < sched->programs->len; p++)
@@ -1045,6 +1131,8 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   simgrid_run ();
   trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;
   trace->makespan_s = now ();
+  if (sim.route_links != NULL)
+    trace->links = link_stats (&sim, trace->makespan_s);
   if (set->progress == DTS_PROGRESS_LIVE)
     fprintf (stderr, "\r%*s\r", 72, "");
   tear_down (&sim);
@@ -1068,6 +1156,7 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
     .granularity = opts->granularity,
     .iterations = opts->iterations,
     .record_slices = opts->record_slices,
+    .link_stats = opts->link_stats,
     .progress = opts->progress,
     .speed_use = "converts kernel times to work with it",
   };

@@ -64,6 +64,7 @@ typedef struct {
   int iterations;              /* >= 1 */
   gboolean record_slices;      /* compute and collective slices (Chrome trace) */
   gboolean record_steps;       /* every step (phase, at flow) of every collective */
+  gboolean link_stats;         /* bytes carried by every link (trace->links) */
   int progress;                /* 0, DTS_PROGRESS_LIVE or DTS_PROGRESS_LINES */
   const char *speed_use;       /* what the host speed is for, in its error */
   void (*sealed) (gpointer data); /* called once the platform is sealed, before actors start */

@@ -34,6 +34,20 @@
 
 #include "trace/trace.h"
 
+static void
+link_clear (gpointer p)
+{
+  g_free (((DtsTraceLink *) p)->name);
+}
+
+GArray *
+dts_trace_links_new (void)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (DtsTraceLink));
+  g_array_set_clear_func (a, link_clear);
+  return a;
+}
+
 DtsTrace *
 dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_slices)
 {
@@ -88,6 +102,8 @@ dts_trace_free (DtsTrace *t)
   g_free (t->bucket_end_max_s);
   if (t->steps)
     g_array_unref (t->steps);
+  if (t->links)
+    g_array_unref (t->links);
   g_free (t->bucket_start_s);
   g_free (t->bucket_end_s);
   g_free (t);
@@ -179,6 +195,8 @@ dts_run_summary_free (DtsRunSummary *s)
   g_array_unref (s->buckets);
   g_array_unref (s->ranks);
   g_array_unref (s->stages);
+  if (s->links)
+    g_array_unref (s->links);
   g_free (s->pipeline_schedule);
   g_free (s->placement);
   g_free (s);
@@ -343,6 +361,14 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
     bs->start_s = start / m;
     bs->end_s = end / m;
     bs->duration_s = bs->end_s - bs->start_s;
+  }
+  if (t->links != NULL) {
+    s->links = dts_trace_links_new ();
+    for (guint i = 0; i < t->links->len; i++) {
+      DtsTraceLink l = g_array_index (t->links, DtsTraceLink, i);
+      l.name = g_strdup (l.name);
+      g_array_append_val (s->links, l);
+    }
   }
   s->wall_time_s = t->wall_time_s;
   s->events = t->events;

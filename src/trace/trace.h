@@ -74,10 +74,22 @@ typedef struct {
   double *bucket_end_max_s; /* [iteration * n_buckets + bucket], the last rank's end */
   GArray *steps;           /* DtsTraceStep in the order recorded, or NULL */
 
+  GArray *links;           /* DtsTraceLink, busiest first, with link_stats; else NULL */
   gint64 events;           /* simulated activities: executions, transfers, sleeps */
   double wall_time_s;      /* host time spent simulating */
   double makespan_s;       /* simulated time at the end */
 } DtsTrace;
+
+/* A link and what the run sent through it (SimGrid's link bandwidth). */
+typedef struct {
+  char *name;              /* (owned) */
+  double bandwidth_Bps;
+  double bytes;            /* over the whole run */
+  double busy_fraction;    /* bytes / bandwidth / simulated time */
+} DtsTraceLink;
+
+/* An empty array of DtsTraceLink that frees their names. */
+GArray *dts_trace_links_new (void);
 
 DtsTrace *dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_slices);
 void dts_trace_free (DtsTrace *trace);
@@ -247,6 +259,7 @@ typedef struct {
   double tensor_s;              /* compute stream in tensor-parallel all-reduces */
   int tensor_parallel;          /* GPUs per replica */
   GArray *stages;               /* DtsStageStat */
+  GArray *links;                /* DtsTraceLink, busiest first (--link-stats), or NULL */
   /* simulation */
   double wall_time_s;
   gint64 events;
