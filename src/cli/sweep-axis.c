@@ -138,7 +138,9 @@ run_accepts (const char *arg)
 }
 
 /* Options that the sweep sets itself or that make no sense per point. */
-static const char *const reserved[] = { "format", "quiet", "config", "trace", "help", NULL };
+static const char *const reserved[] = { "format",   "quiet",    "config",         "trace",
+                                        "help",     "per-rank", "timeline",       "timeline-ascii",
+                                        "progress", "dump-plan", NULL };
 
 static gboolean
 classify_option (DtsSweepAxis *axis, GError **error)
