@@ -130,12 +130,14 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                           s->n_gpus, s->gpu, s->n_nodes, s->n_nodes == 1 ? "" : "s");
   if (s->n_stages > 0)
     pipeline_head (s, out);
+  else if (s->ps_shards > 0)
+    dts_report_text_ps_head (s, out);
   else
     g_string_append_printf (out,
                             "  data parallel, batch %d per GPU (global %d), %s, %s cost model\n",
                             s->batch_size_per_gpu, s->global_batch_size, s->precision,
                             s->cost_model);
-  if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
+  if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
     g_string_append_printf (out, "  %s all-reduce: %u bucket%s of >= %s, ", s->collective,
                             s->buckets->len, s->buckets->len == 1 ? "" : "s", B (s->bucket_bytes));
     if (s->ps_servers > 0)
@@ -165,7 +167,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, "  forward          %s\n", T (s->forward_s));
   g_string_append_printf (out, "  backward         %s\n", T (s->backward_s));
   g_string_append_printf (out, "  optimizer        %s\n", T (s->optimizer_s));
-  if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
+  if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
     g_string_append_printf (out, "  all-reduce       %s", T (s->comm_s));
     g_string_append_printf (out, " (%s of %s all-reduced)\n", B (s->allreduce_bytes),
                             "gradients");
@@ -182,12 +184,13 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, " activations %s\n", B (s->memory_activations_bytes));
   if (s->n_stages > 0) {
     pipeline_body (s, out);
-  } else {
+  } else if (s->ps_shards == 0) {
     g_string_append_printf (out,
                             "scaling efficiency %.1f%% (compute on an idle GPU / iteration)\n",
                             100 * s->scaling_efficiency);
     hint (s, out);
   }
+  dts_report_text_ps (s, out);
   g_string_append_printf (out, "simulation         %.2f s wall, %" G_GINT64_FORMAT " events\n",
                           s->wall_time_s, s->events);
 }

@@ -105,6 +105,15 @@ typedef struct {
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
   double max_activities;       /* refuse runs estimated above this many; 0: the default */
   const char *framework;       /* framework profile name or path; NULL: generic */
+  /* parameter-server strategies (async-ps, sync-ps) */
+  int ps_shards;               /* server shards; 0 = one per node taking part */
+  int ps_update;               /* DtsApplyPolicy (schedule.h): each or merge */
+  int staleness_bound;         /* worker iterations; -1 (or 0 left unset by callers: see
+                                  staleness_bound_set) none */
+  gboolean staleness_bound_set;
+  gboolean ps_own_hosts;       /* servers on the GPUs after the workers' */
+  double dataset_samples;      /* > 0: overrides the workload's data-set size */
+  double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */
 } DtsRunOptions;
 
 G_END_DECLS
