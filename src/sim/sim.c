@@ -127,6 +127,10 @@ typedef struct {
   gint64 taken;              /* gradients taken by APPLY */
   gint64 total;              /* senders x iterations */
   int rank;
+  GQueue outbox;             /* SimMsg * replies, their receiver in `clock` until sent */
+  sg_sem_t to_send;          /* released once per reply queued */
+  double reply_bytes;
+  int reply_tag;
 } Server;
 
 typedef struct {
@@ -508,15 +512,17 @@ admissible (const Server *sv, const SimMsg *m)
   return sv->apply->bound < 0 || sv->min_delivered >= m->clock - sv->apply->bound + 1;
 }
 
-/* The receiver of a server: takes every gradient for its tag as it
- * arrives (the mailbox is eager: transfers start when they are sent). */
+/* The receiver of a server: takes the gradients for its tag one at a
+ * time, in the order they were sent, each at the full bandwidth of its
+ * route (a server's network interface serves one message at a time in
+ * each direction: the bytes per second of fair sharing, with messages
+ * completing in turn rather than together, and few concurrent flows for
+ * SimGrid's solver, whose cost grows with the flows sharing a link). */
 static void
 server_receiver (int argc, char **argv)
 {
   Stream *s = sg_actor_self_get_data ();
   Server *sv = s->server;
-  g_autofree char *key = g_strdup_printf ("dtsim-p2p-%d-%d", sv->rank, sv->apply->tag);
-  sg_mailbox_set_receiver (key);
   sg_mailbox_t mb = p2p_mailbox (s->sim, sv->rank, sv->apply->tag);
   for (gint64 i = 0; i < sv->total; i++) {
     SimMsg *m = sg_mailbox_get (mb);
@@ -596,18 +602,38 @@ apply (Sim *sim, Stream *s, const DtsOp *op)
   sv->taken += got->len;
 }
 
-/* SEND to DTS_PEER_REPLY: the new weights to every sender of the last APPLY. */
+/* SEND to DTS_PEER_REPLY: the new weights to every sender of the last
+ * APPLY, queued for the server's sender actor. */
 static void
 send_replies (Sim *sim, Stream *s, const DtsOp *op)
 {
-  g_return_if_fail (s->server != NULL);
+  Server *sv = s->server;
+  g_return_if_fail (sv != NULL && op->detach);
+  sv->reply_bytes = op->bytes;
+  sv->reply_tag = op->tag;
   for (guint i = 0; i < s->reply_to->len; i++) {
-    int to = g_array_index (s->reply_to, int, i);
     SimMsg *msg = g_new0 (SimMsg, 1);
-    *msg = (SimMsg){ .sender = s->rank->rank, .clock = -1, .version = s->server->version,
-                     .sent_s = now () };
-    post (p2p_mailbox (sim, to, op->tag), msg, op->bytes, op->detach);
+    *msg = (SimMsg){ .sender = s->rank->rank, .clock = g_array_index (s->reply_to, int, i),
+                     .version = sv->version, .sent_s = now () };
+    g_queue_push_tail (&sv->outbox, msg);
+    sg_sem_release (sv->to_send);
     sim->trace->events++;
+  }
+}
+
+/* The sender of a server: its replies one at a time, in order (see
+ * server_receiver). Every gradient is answered once. */
+static void
+server_sender (int argc, char **argv)
+{
+  Stream *s = sg_actor_self_get_data ();
+  Server *sv = s->server;
+  for (gint64 i = 0; i < sv->total; i++) {
+    sg_sem_acquire (sv->to_send);
+    SimMsg *msg = g_queue_pop_head (&sv->outbox);
+    int to = msg->clock;
+    msg->clock = -1;
+    sg_mailbox_put (p2p_mailbox (s->sim, to, sv->reply_tag), msg, whole_bytes (sv->reply_bytes));
   }
 }
 
@@ -982,6 +1008,8 @@ start_actors (Sim *sim)
       sv->apply = op;
       g_queue_init (&sv->inbox);
       sv->arrived = sg_sem_init (0);
+      sv->to_send = sg_sem_init (0);
+      g_queue_init (&sv->outbox);
       sv->delivered = g_new0 (int, op->senders);
       sv->n_at_min = op->senders;
       sv->total = (gint64) op->senders * sim->set->iterations;
@@ -997,6 +1025,10 @@ start_actors (Sim *sim)
       sg_actor_t r = sg_actor_init (rname, s->rank->host);
       sg_actor_set_data (r, s);
       sg_actor_start (r, server_receiver, 0, NULL);
+      g_autofree char *sname = g_strdup_printf ("ps-send-%d", st->index);
+      sg_actor_t snd = sg_actor_init (sname, s->rank->host);
+      sg_actor_set_data (snd, s);
+      sg_actor_start (snd, server_sender, 0, NULL);
     }
   }
 }
@@ -1036,7 +1068,9 @@ tear_down (Sim *sim)
     Server *sv = sim->streams[i].server;
     if (sv != NULL) {
       g_queue_clear_full (&sv->inbox, g_free);
+      g_queue_clear_full (&sv->outbox, g_free);
       sg_sem_destroy (sv->arrived);
+      sg_sem_destroy (sv->to_send);
       g_free (sv->delivered);
       g_free (sv);
     }
