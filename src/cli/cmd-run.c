@@ -199,6 +199,14 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                  1 << 20, &o->ps_shards, error))
     return FALSE;
   o->ps_own_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "own") == 0;
+  const char *overhead = dts_cli_row_option (a->rows, "ps-message-overhead");
+  if (overhead != NULL) {
+    double v;
+    if (!dts_units_parse (overhead, DTS_UNIT_TIME, &v, NULL) || !(v >= 0) || !(v <= 1e3))
+      return dts_cli_bad_option ("ps-message-overhead", overhead, "a time in 0..1000s, e.g. 50us",
+                                 error);
+    o->ps_message_overhead_s = v;
+  }
   const char *ps_update = dts_cli_row_option (a->rows, "ps-update");
   o->ps_update = g_strcmp0 (ps_update, "merge") == 0 ? DTS_APPLY_MERGE : DTS_APPLY_EACH;
   const char *bound = dts_cli_row_option (a->rows, "staleness-bound");

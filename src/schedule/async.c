@@ -39,7 +39,9 @@
  * gradient. Kernel launch and RPC overheads are not modelled.
  *
  * Messages: a gradient push carries S bytes of fp32 gradients, a reply S
- * bytes of fp32 weights. Gradients use tag GRAD_TAG + shard, replies
+ * bytes of fp32 weights; --ps-message-overhead T adds T of the server's
+ * time to every message it receives or sends (RPC handling: gRPC's or a
+ * socket's fixed cost per message), one message at a time. Gradients use tag GRAD_TAG + shard, replies
  * REPLY_TAG. */
 #include "config.h"
 
@@ -237,7 +239,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                            .bucket = -1, .tag = GRAD_TAG + k, .bytes = s->shard_bytes,
                            .policy = s->ps_update, .count = sync ? n : 1,
                            .bound = s->staleness_bound, .senders = n, .shard = k,
-                           .duration_s = update_s, .extra_s = extra_s });
+                           .duration_s = update_s, .extra_s = extra_s,
+                           .overhead_s = o->ps_message_overhead_s });
     add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
                            .peer = DTS_PEER_REPLY, .tag = REPLY_TAG, .bytes = s->shard_bytes,
                            .detach = TRUE });

@@ -91,7 +91,10 @@ static const char *const ps_placements[] = { "workers", "own", NULL };
   { "ps-placement", DTS_OPTION_CHOICE, "ID",                                                  \
     "where the shards run: workers (on the workers' GPUs, sharing them) or own (on the GPUs " \
     "after the workers', which run no worker; --gpus counts the workers)",                    \
-    "workers", 0, 0, ps_placements }
+    "workers", 0, 0, ps_placements },                                                        \
+  { "ps-message-overhead", DTS_OPTION_TEXT, "T",                                              \
+    "a server's fixed time per message it receives or sends (RPC handling), e.g. 50us",       \
+    "0", 0, 0, NULL }
 
 static const DtsOptionSpec async_ps_options[] = {
   PS_SHARDS_OPTION,
@@ -362,6 +365,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, ", staleness bound %d", op->bound);
     g_string_append_printf (out, ", %.10g s + %.10g s per further gradient", op->duration_s,
                             op->extra_s);
+    if (op->overhead_s > 0)
+      g_string_append_printf (out, ", %.10g s per message", op->overhead_s);
     break;
   case DTS_OP_BARRIER:
     g_string_append_printf (out, " %s",

@@ -136,7 +136,9 @@ typedef enum {
  * once its gradient is applied (TensorFlow's asynchronous apply inside the
  * push); with merge, a worker's pull waits for the first version newer
  * than its own (SPRINT), whether or not it holds the worker's gradient. A stream with APPLY operations runs its program until
- * it has taken senders x iterations gradients, not once per iteration. */
+ * it has taken senders x iterations gradients, not once per iteration.
+ * The server handles each gradient it receives and each reply it sends
+ * for overhead_s before the next (an RPC's fixed cost, whatever its size). */
 #define DTS_PEER_ANY (-1)
 #define DTS_PEER_REPLY (-2)
 
@@ -174,6 +176,7 @@ typedef struct {
   int senders;        /* APPLY: workers pushing to it (ranks 0..senders-1) */
   int shard;          /* APPLY: server index (traces) */
   double extra_s;     /* APPLY: update time per gradient after the first */
+  double overhead_s;  /* APPLY: the server's fixed cost per message received or sent */
 } DtsOp;
 
 typedef enum {

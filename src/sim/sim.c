@@ -526,6 +526,10 @@ server_receiver (int argc, char **argv)
   sg_mailbox_t mb = p2p_mailbox (s->sim, sv->rank, sv->apply->tag);
   for (gint64 i = 0; i < sv->total; i++) {
     SimMsg *m = sg_mailbox_get (mb);
+    if (sv->apply->overhead_s > 0) {
+      sg_actor_sleep_for (sv->apply->overhead_s);
+      s->sim->trace->events++;
+    }
     m->arrived_s = now ();
     g_queue_push_tail (&sv->inbox, m);
     g_return_if_fail (m->sender >= 0 && m->sender < sv->apply->senders);
@@ -633,6 +637,10 @@ server_sender (int argc, char **argv)
     SimMsg *msg = g_queue_pop_head (&sv->outbox);
     int to = msg->clock;
     msg->clock = -1;
+    if (sv->apply->overhead_s > 0) {
+      sg_actor_sleep_for (sv->apply->overhead_s);
+      s->sim->trace->events++;
+    }
     sg_mailbox_put (p2p_mailbox (s->sim, to, sv->reply_tag), msg, whole_bytes (sv->reply_bytes));
   }
 }

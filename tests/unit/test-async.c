@@ -38,6 +38,7 @@ typedef struct {
   const char *collective;
   double jitter;
   guint64 seed;
+  double overhead_s;
 } Setup;
 
 typedef struct {
@@ -105,6 +106,7 @@ run_here (const void *setup, void *result)
     .staleness_bound = st->bound,
     .staleness_bound_set = st->bound >= 0,
     .compute_jitter_sigma = st->jitter,
+    .ps_message_overhead_s = st->overhead_s,
     .seed = st->seed ? st->seed : DTS_RUN_DEFAULT_SEED,
   };
   g_autoptr (GError) error = NULL;
@@ -371,6 +373,25 @@ START_TEST (test_jitter_seeded)
 }
 END_TEST
 
+/* A per-message overhead T at the server, sync-ps, W workers, free links:
+ * the replies leave T apart, so the last worker pushes W T after the
+ * update and its gradient is handled T later: the iteration grows by
+ * (W + 1) T exactly. */
+START_TEST (test_message_overhead)
+{
+  static const int Ws[] = { 2, 4 };
+  for (guint i = 0; i < G_N_ELEMENTS (Ws); i++) {
+    Setup st = { .strategy = "sync-ps", .workers = Ws[i], .shards = 1, .own = TRUE, .bound = -1,
+                 .set = { FAST_SERVER } };
+    Outcome a = run_ok (&st);
+    st.overhead_s = 0.01;
+    Outcome b = run_ok (&st);
+    double grown = b.iteration_s - a.iteration_s;
+    ck_assert_msg (fabs (grown - (Ws[i] + 1) * 0.01) < 1e-9, "W = %d: %g s more", Ws[i], grown);
+  }
+}
+END_TEST
+
 START_TEST (test_errors)
 {
   Setup st = { .workers = 4, .collective = "ps", .bound = -1 };
@@ -402,6 +423,7 @@ async_suite (void)
   tcase_add_test (tc, test_straggler);
   tcase_add_test (tc, test_bound0_is_sync);
   tcase_add_test (tc, test_jitter_seeded);
+  tcase_add_test (tc, test_message_overhead);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
