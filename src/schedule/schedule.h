@@ -111,8 +111,9 @@ typedef enum {
  * model version the sender holds of the receiver's parameters (the version
  * of the last message it received from that rank; 0 before any), the
  * sender's iteration (its clock) and the samples its gradient was computed
- * on (`samples` of the SEND). A SEND with `detach` set is posted and left to
- * complete on its own (a fire-and-forget RPC): the stream goes on at once.
+ * on (`samples` of the SEND). A SEND with `detach` set is posted and the
+ * stream goes on at once (a fire-and-forget RPC); it waits for its detached
+ * sends at the end of the iteration.
  *
  * APPLY is a parameter-server update. The stream's rank receives, for tag
  * `tag`, the gradients that `senders` workers (ranks 0..senders-1) push; they

@@ -148,6 +148,7 @@ typedef struct {
                                 before any */
   GArray *reply_to;          /* int: senders of the gradients of the last APPLY */
   Server *server;            /* streams that run APPLY, else NULL */
+  GArray *posted;            /* sg_comm_t of detached SENDs, waited for at the iteration's end */
 } Stream;
 
 /* Latencies of a plan's routes, for flow granularity. Plans with the same
@@ -495,14 +496,20 @@ p2p_mailbox (Sim *sim, int rank, int tag)
   return mb;
 }
 
-/* Send MSG on MB and wait for it, or (DETACH) let it go on its own. */
+/* Send MSG on MB and wait for it, or (DETACH) go on and leave it to the
+ * end of the iteration. (SimGrid's own detached communications cost time
+ * in proportion to how many are in flight: 16k of them at 1024 workers.) */
 static void
-post (sg_mailbox_t mb, SimMsg *msg, double bytes, gboolean detach)
+post (Stream *s, sg_mailbox_t mb, SimMsg *msg, double bytes, gboolean detach)
 {
-  if (detach)
-    sg_comm_detach (sg_mailbox_put_init (mb, msg, whole_bytes (bytes)), NULL);
-  else
-    sg_comm_wait (sg_mailbox_put_async (mb, msg, whole_bytes (bytes)));
+  sg_comm_t comm = sg_mailbox_put_async (mb, msg, whole_bytes (bytes));
+  if (!detach) {
+    sg_comm_wait (comm);
+    return;
+  }
+  if (s->posted == NULL)
+    s->posted = g_array_new (FALSE, FALSE, sizeof (sg_comm_t));
+  g_array_append_val (s->posted, comm);
 }
 
 /* A gradient of clock C is admissible under SV's bound (schedule.h). */
@@ -725,7 +732,7 @@ stream_actor (int argc, char **argv)
         *msg = (SimMsg){ .sender = rk->rank, .clock = it, .samples = op->samples,
                          .version = s->peer_version ? s->peer_version[op->peer] : 0,
                          .sent_s = t0 };
-        post (p2p_mailbox (sim, op->peer, op->tag), msg, op->bytes, op->detach);
+        post (s, p2p_mailbox (sim, op->peer, op->tag), msg, op->bytes, op->detach);
         break;
       case DTS_OP_RECV: {
         void *slot = NULL;
@@ -749,6 +756,10 @@ stream_actor (int argc, char **argv)
       case DTS_OP_TYPE_COUNT:
         g_assert_not_reached ();
       }
+    }
+    if (s->posted != NULL && s->posted->len > 0) {
+      sg_comm_wait_all ((sg_comm_t *) s->posted->data, s->posted->len);
+      g_array_set_size (s->posted, 0);
     }
     if (compute) {
       t->iter_end_s[ri] = now ();
@@ -1071,6 +1082,8 @@ tear_down (Sim *sim)
       g_array_unref (sim->streams[i].prepared);
     g_free (sim->streams[i].comms);
     g_free (sim->streams[i].peer_version);
+    if (sim->streams[i].posted)
+      g_array_unref (sim->streams[i].posted);
     if (sim->streams[i].reply_to)
       g_array_unref (sim->streams[i].reply_to);
     Server *sv = sim->streams[i].server;
