@@ -19,8 +19,9 @@ text_distribution (GString *out, const char *name, const DtsDistribution *d)
 {
   g_string_append_printf (out,
                           "%-18s mean %.2f, std %.2f, min %.0f, p50 %.0f, p90 %.0f, p99 %.0f, "
-                          "max %.0f (%" G_GINT64_FORMAT " values)\n",
-                          name, d->mean, d->std, d->min, d->p50, d->p90, d->p99, d->max, d->n);
+                          "max %.0f (%" G_GINT64_FORMAT " value%s)\n",
+                          name, d->mean, d->std, d->min, d->p50, d->p90, d->p99, d->max, d->n,
+                          d->n == 1 ? "" : "s");
   gint64 top = 1;
   for (int b = 0; b < d->n_bins; b++)
     top = MAX (top, d->bin_count[b]);
@@ -77,9 +78,11 @@ dts_report_text_ps (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, "\n  update           %s", dts_format_time (&tb, s->ps_update_s));
   g_string_append_printf (out, " + %s per further gradient\n",
                           dts_format_time (&tb, s->ps_update_extra_s));
-  g_string_append_printf (out, "  %" G_GINT64_FORMAT " updates, %" G_GINT64_FORMAT
-                               " gradients after the warm-up\n",
-                          s->ps_updates, s->ps_gradients);
+  g_string_append_printf (out, "  %" G_GINT64_FORMAT " update%s, %" G_GINT64_FORMAT
+                               " gradient%s counted (%s, while every worker runs)\n",
+                          s->ps_updates, s->ps_updates == 1 ? "" : "s", s->ps_gradients,
+                          s->ps_gradients == 1 ? "" : "s",
+                          s->warmup_iterations > 0 ? "after the warm-up" : "no warm-up");
   text_distribution (out, "staleness", &s->staleness);
   text_distribution (out, "mini-batch", &s->minibatch);
   g_string_append (out, "utilisation\n");
