@@ -485,6 +485,16 @@ participant_activities (const DtsCollPlan *plan, int part, gboolean flow, GArray
   return n;
 }
 
+/* Workers pushing to PROG's APPLY (one reply per gradient), or 1. */
+static double
+apply_senders (const GArray *prog)
+{
+  for (guint j = 0; j < prog->len; j++)
+    if (g_array_index (prog, DtsOp, j).type == DTS_OP_APPLY)
+      return g_array_index (prog, DtsOp, j).senders;
+  return 1;
+}
+
 double
 dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
                                   int iterations)
@@ -516,7 +526,7 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
         base[p] += !(merge && prev != NULL && prev->type == DTS_OP_COMPUTE
                      && dts_phase_same_pass (prev->phase, op->phase));
       else if (op->type == DTS_OP_SEND && op->peer == DTS_PEER_REPLY)
-        base[p] += prog->len > 0 ? g_array_index (prog, DtsOp, 0).senders : 1;
+        base[p] += apply_senders (prog);
       else if (op->type == DTS_OP_SEND)
         base[p] += 1;
       else if (op->type == DTS_OP_APPLY)
