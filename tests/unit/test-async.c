@@ -392,6 +392,46 @@ START_TEST (test_message_overhead)
 }
 END_TEST
 
+/* The distribution helper against values worked out by hand. */
+START_TEST (test_distribution)
+{
+  double v[] = { 3, 1, 2, 2, 7, 2, 3, 1, 2, 3 };
+  DtsDistribution d;
+  dts_distribution_fill (&d, v, G_N_ELEMENTS (v));
+  ck_assert_int_eq (d.n, 10);
+  ck_assert_double_eq_tol (d.mean, 2.6, 1e-12);
+  ck_assert_double_eq_tol (d.std, sqrt (2.64), 1e-12); /* (2 x 2.56 + 4 x 0.36 + 3 x 0.16 + 19.36) / 10 */
+  ck_assert_double_eq (d.min, 1);
+  ck_assert_double_eq (d.max, 7);
+  ck_assert_double_eq (d.p50, 2); /* nearest rank: the 5th of 1 1 2 2 2 2 3 3 3 7 */
+  ck_assert_double_eq (d.p90, 3); /* the 9th */
+  ck_assert_double_eq (d.p99, 7); /* the 10th */
+  ck_assert_int_eq (d.n_bins, 7);
+  ck_assert_double_eq (d.step, 1);
+  static const gint64 counts[] = { 2, 4, 3, 0, 0, 0, 1 };
+  for (int b = 0; b < 7; b++) {
+    ck_assert_double_eq (d.bin_lo[b], 1 + b);
+    ck_assert_int_eq (d.bin_count[b], counts[b]);
+  }
+  /* Multiples of 64 over a wide range: bins of whole multiples. */
+  double w[100];
+  for (int i = 0; i < 100; i++)
+    w[i] = 64 * (1 + i);
+  dts_distribution_fill (&d, w, 100);
+  ck_assert_double_eq (d.step, 64);
+  ck_assert_int_eq (d.n_bins, 25);
+  ck_assert_double_eq (d.bin_width, 256);
+  gint64 total = 0;
+  for (int b = 0; b < d.n_bins; b++)
+    total += d.bin_count[b];
+  ck_assert_int_eq (total, 100);
+  ck_assert_int_eq (d.bin_count[0], 4);
+  dts_distribution_fill (&d, w, 0);
+  ck_assert_int_eq (d.n, 0);
+  ck_assert_int_eq (d.n_bins, 0);
+}
+END_TEST
+
 START_TEST (test_errors)
 {
   Setup st = { .workers = 4, .collective = "ps", .bound = -1 };
@@ -424,6 +464,7 @@ async_suite (void)
   tcase_add_test (tc, test_bound0_is_sync);
   tcase_add_test (tc, test_jitter_seeded);
   tcase_add_test (tc, test_message_overhead);
+  tcase_add_test (tc, test_distribution);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
