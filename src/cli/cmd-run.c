@@ -43,6 +43,8 @@ typedef struct {
   gboolean oversubscribe;
   gboolean link_stats;
   char *seed;
+  char *dataset_size;
+  char *compute_jitter;
   gboolean quiet;
   gboolean progress;
   char *per_rank;
@@ -67,6 +69,8 @@ run_args_clear (RunArgs *a)
   g_free (a->seed);
   g_free (a->per_rank);
   g_free (a->timeline);
+  g_free (a->dataset_size);
+  g_free (a->compute_jitter);
   dts_cli_row_options_free (a->rows);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
@@ -106,6 +110,12 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "Simulate a pipeline stage that does not fit its GPU's memory (default: refuse it)",
       NULL },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
+    { "dataset-size", 0, 0, S, &a->dataset_size,
+      "Samples in one epoch, for the epoch time (default: the workload's dataset-samples)",
+      "N" },
+    { "compute-jitter", 0, 0, S, &a->compute_jitter,
+      "Noise on every compute operation, seeded by --seed: lognormal:SIGMA, a factor of mean "
+      "1 (default: none)", "DIST:PARAMS" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
     { "progress", 0, 0, G_OPTION_ARG_NONE, &a->progress,
       "Progress on stderr even when it is not a terminal: a line per iteration (default: off there)",
@@ -211,6 +221,45 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   const char *placement = dts_cli_row_option (a->rows, "placement");
   if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
     return FALSE;
+  if (!dts_cli_parse_int_option ("ps-shards", dts_cli_row_option (a->rows, "ps-shards"), 1,
+                                 1 << 20, &o->ps_shards, error))
+    return FALSE;
+  o->ps_own_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "own") == 0;
+  const char *overhead = dts_cli_row_option (a->rows, "ps-message-overhead");
+  if (overhead != NULL) {
+    double v;
+    if (!dts_units_parse (overhead, DTS_UNIT_TIME, &v, NULL) || !(v >= 0) || !(v <= 1e3))
+      return dts_cli_bad_option ("ps-message-overhead", overhead, "a time in 0..1000s, e.g. 50us",
+                                 error);
+    o->ps_message_overhead_s = v;
+  }
+  const char *ps_update = dts_cli_row_option (a->rows, "ps-update");
+  o->ps_update = g_strcmp0 (ps_update, "merge") == 0 ? DTS_APPLY_MERGE : DTS_APPLY_EACH;
+  const char *bound = dts_cli_row_option (a->rows, "staleness-bound");
+  if (bound != NULL) {
+    if (!dts_cli_parse_int_option ("staleness-bound", bound, 0, 1 << 20, &o->staleness_bound,
+                                   error))
+      return FALSE;
+    o->staleness_bound_set = TRUE;
+  }
+  if (a->dataset_size != NULL) {
+    char *end = NULL;
+    double v = g_ascii_strtod (a->dataset_size, &end);
+    if (end == a->dataset_size || *end != '\0' || !(v >= 1) || !(v <= 1e15))
+      return dts_cli_bad_option ("dataset-size", a->dataset_size, "a number of samples in 1..1e15",
+                                 error);
+    o->dataset_samples = v;
+  }
+  if (a->compute_jitter != NULL) {
+    char *end = NULL;
+    const char *p = g_str_has_prefix (a->compute_jitter, "lognormal:")
+                        ? a->compute_jitter + strlen ("lognormal:") : NULL;
+    double v = p ? g_ascii_strtod (p, &end) : 0;
+    if (p == NULL || end == p || *end != '\0' || !(v >= 0) || !(v <= 2))
+      return dts_cli_bad_option ("compute-jitter", a->compute_jitter,
+                                 "lognormal:SIGMA with SIGMA in 0..2", error);
+    o->compute_jitter_sigma = v;
+  }
   o->allow_oversubscribe = a->oversubscribe;
   o->link_stats = a->link_stats;
   o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;

@@ -126,6 +126,30 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 }
 
+/* The parameter-server block (async-ps, sync-ps) and the epoch time of
+ * every strategy. */
+static void
+fill_ps_and_epoch (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
+                   const DtsSchedule *sched, const DtsTrace *t)
+{
+  if (sched->n_shards > 0) {
+    s->ps_shards = sched->n_shards;
+    s->ps_workers = o->n_gpus;
+    s->ps_update = dts_apply_policy_to_string (sched->ps_update);
+    s->staleness_bound = sched->staleness_bound;
+    s->ps_shard_bytes = sched->shard_bytes;
+    s->ps_update_s = sched->update_s;
+    s->ps_update_extra_s = sched->update_extra_s;
+    g_autofree int *batch = g_new (int, o->n_gpus);
+    for (int r = 0; r < o->n_gpus; r++)
+      batch[r] = sched->batch_size;
+    dts_trace_summarize_ps (t, s, batch, TRUE);
+  }
+  s->dataset_samples = o->dataset_samples > 0 ? o->dataset_samples : w->training.dataset_samples;
+  if (s->dataset_samples > 0 && s->throughput_samples_per_s > 0)
+    s->epoch_time_s = s->dataset_samples / s->throughput_samples_per_s;
+}
+
 /* "link:*-nic*.bandwidth=0.5 (8 links)" for each applied override. */
 static char **
 describe_overrides (GArray *overrides)
@@ -273,6 +297,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   fill_summary (summary, &o, platform, workload, sched, cost);
   dts_trace_summarize (trace, summary);
   fill_stages (summary, &o, workload, sched, trace);
+  fill_ps_and_epoch (summary, &o, workload, sched, trace);
   dts_run_summary_diagnose (summary);
   summary->overrides = describe_overrides (opts->overrides);
   if (trace_out != NULL)

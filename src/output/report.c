@@ -357,6 +357,7 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   dts_json_begin_object (j);
   json_fields (j, s, json_simulation);
   dts_json_end_object (j);
+  dts_report_json_ps (j, s);
   dts_json_end_object (j);
   g_string_append (out, dts_json_get (j));
 }

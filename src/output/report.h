@@ -47,6 +47,13 @@ void dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, G
 void dts_report_chrome_metadata (DtsJson *j, const char *what, int pid, int tid, const char *name,
                                  int sort);
 
+/* Parameter-server runs (ps.c): the text block (nothing for other
+ * strategies), the second line of the text header, and the JSON members dataset_samples, epoch_time_s (every
+ * run) and parameter_servers. */
+void dts_report_text_ps (const DtsRunSummary *s, GString *out);
+void dts_report_text_ps_head (const DtsRunSummary *s, GString *out);
+void dts_report_json_ps (DtsJson *j, const DtsRunSummary *s);
+
 /* Write OUT to PATH ("-" is stdout); DTS_ERROR_IO naming WHAT on failure. */
 gboolean dts_report_save (const GString *out, const char *path, const char *what,
                           GError **error);

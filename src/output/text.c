@@ -213,7 +213,14 @@ rank_table (const DtsRunSummary *s, GString *out)
   for (int k = 0; k < DTS_RANK_WAIT_N_KINDS; k++) {
     if (!kinds[k])
       continue;
-    g_autofree char *h = g_strdup_printf ("%s wait", dts_trace_wait_kind_id (k));
+    /* Parameter-server workers wait at their pulls: for the weights in
+     * flight, or for the servers to produce them. */
+    const char *id = dts_trace_wait_kind_id (k);
+    if (s->ps_shards > 0 && k == DTS_RANK_WAIT_TRANSFER)
+      id = "pull";
+    else if (s->ps_shards > 0 && k == DTS_RANK_WAIT_BUBBLE)
+      id = "server";
+    g_autofree char *h = g_strdup_printf ("%s wait", id);
     g_string_append_printf (out, "  %13s", h);
   }
   g_string_append_printf (out, "  %9s\n", "idle");
@@ -316,13 +323,15 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                           s->n_gpus, s->gpu, s->n_nodes, s->n_nodes == 1 ? "" : "s");
   if (s->n_stages > 0)
     pipeline_head (s, out);
+  else if (s->ps_shards > 0)
+    dts_report_text_ps_head (s, out);
   else
     g_string_append_printf (out,
                             "  data parallel, batch %d per GPU (global %d), %s, %s cost model, "
                             "%s framework\n",
                             s->batch_size_per_gpu, s->global_batch_size, s->precision,
                             s->cost_model, s->framework);
-  if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
+  if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
     double lo = 0, hi = 0;
     for (guint b = 0; b < s->buckets->len; b++) {
       double v = g_array_index (s->buckets, DtsBucketStat, b).bytes;
@@ -373,7 +382,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, "  forward          %s\n", T (s->forward_s));
   g_string_append_printf (out, "  backward         %s\n", T (s->backward_s));
   g_string_append_printf (out, "  optimizer        %s\n", T (s->optimizer_s));
-  if (s->n_gpus > 1 && (s->n_stages == 0 || s->buckets->len > 0)) {
+  if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
     g_string_append_printf (out, "  %-16s %s", is_ps (s) ? "push and pull" : "all-reduce",
                             T (s->comm_s));
     g_string_append_printf (out, " (%s of gradients %s)\n", B (s->allreduce_bytes),
@@ -393,13 +402,14 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, " activations %s\n", M (s->memory_activations_bytes));
   if (s->n_stages > 0) {
     pipeline_body (s, out);
-  } else {
+  } else if (s->ps_shards == 0) {
     g_string_append_printf (out,
                             "compute efficiency %.1f%% (compute on an idle GPU / iteration)\n",
                             100 * s->compute_efficiency);
     verdict (s, out);
   }
   links (s, out);
+  dts_report_text_ps (s, out);
   g_string_append_printf (out, "simulation         %.2f s wall, %" G_GINT64_FORMAT " events\n",
                           s->wall_time_s, s->events);
 }

@@ -94,6 +94,7 @@ dts_schedule_free (DtsSchedule *sched)
   if (sched->stages)
     g_array_unref (sched->stages);
   g_free (sched->rank_stage);
+  g_free (sched->shard_rank);
   g_free (sched);
 }
 

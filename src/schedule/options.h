@@ -110,6 +110,16 @@ typedef struct {
   const char *framework;       /* framework profile name or path; NULL: generic */
   double grad_bytes;           /* bytes per parameter that gradient buckets all-reduce;
                                 * 0: 4 (fp32). run.c sets it from the framework profile */
+  /* parameter-server strategies (async-ps, sync-ps) */
+  int ps_shards;               /* server shards; 0 = one per node taking part */
+  int ps_update;               /* DtsApplyPolicy (schedule.h): each or merge */
+  int staleness_bound;         /* worker iterations; -1 (or 0 left unset by callers: see
+                                  staleness_bound_set) none */
+  gboolean staleness_bound_set;
+  gboolean ps_own_hosts;       /* servers on the GPUs after the workers' */
+  double ps_message_overhead_s; /* a server's fixed cost per message, >= 0 */
+  double dataset_samples;      /* > 0: overrides the workload's data-set size */
+  double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */
 } DtsRunOptions;
 
 /* Progress on stderr: a line that rewrites itself (terminals), or one line

@@ -27,7 +27,7 @@
 static const char *const op_names[DTS_OP_TYPE_COUNT] = {
   [DTS_OP_COMPUTE] = "compute", [DTS_OP_RECORD] = "record", [DTS_OP_WAIT] = "wait",
   [DTS_OP_COLL] = "coll",       [DTS_OP_SEND] = "send",     [DTS_OP_RECV] = "recv",
-  [DTS_OP_BARRIER] = "barrier",
+  [DTS_OP_BARRIER] = "barrier", [DTS_OP_APPLY] = "apply",
 };
 
 static const DtsOptionSpec dp_options[] = {
@@ -85,6 +85,38 @@ static const DtsOptionSpec hybrid_options[] = {
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
+static const char *const ps_updates[] = { "each", "merge", NULL };
+static const char *const ps_placements[] = { "workers", "own", NULL };
+
+#define PS_SHARDS_OPTION                                                                      \
+  { "ps-shards", DTS_OPTION_INT, "P",                                                         \
+    "parameter-server shards, each holding 1/P of the parameters (placed by --ps-placement)", \
+    "one per node taking part; 1 with --ps-placement own", 1, 1 << 20, NULL },                \
+  { "ps-placement", DTS_OPTION_CHOICE, "ID",                                                  \
+    "where the shards run: workers (on the workers' GPUs, sharing them) or own (on the GPUs " \
+    "after the workers', which run no worker; --gpus counts the workers)",                    \
+    "workers", 0, 0, ps_placements },                                                        \
+  { "ps-message-overhead", DTS_OPTION_TEXT, "T",                                              \
+    "a server's fixed time per message it receives or sends (RPC handling), e.g. 50us",       \
+    "0", 0, 0, NULL }
+
+static const DtsOptionSpec async_ps_options[] = {
+  PS_SHARDS_OPTION,
+  { "ps-update", DTS_OPTION_CHOICE, "ID",
+    "how a server applies gradients: each (one update per gradient) or merge (one update "
+    "with every gradient that arrived since the previous one)",
+    "each", 0, 0, ps_updates },
+  { "staleness-bound", DTS_OPTION_INT, "K",
+    "a worker waits while it is more than K iterations ahead of the slowest (0: synchronous)",
+    "none", 0, 1 << 20, NULL },
+  { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const DtsOptionSpec sync_ps_options[] = {
+  PS_SHARDS_OPTION,
+  { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
 static const DtsStrategy strategies[] = {
   { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
           "while backprop goes on (PyTorch DDP, Horovod)",
@@ -95,6 +127,12 @@ static const DtsStrategy strategies[] = {
   { "hybrid", "data x pipeline parallelism: every stage replicated on D GPUs (or D0, D1, ... "
               "per stage), each stage's gradients all-reduced among its replicas",
     dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve },
+  { "async-ps", "asynchronous SGD with parameter servers: every worker pulls, computes and "
+                "pushes on its own; servers update as gradients arrive",
+    dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve },
+  { "sync-ps", "synchronous parameter servers (TensorFlow SyncReplicas): one update per "
+               "shard with a gradient of every worker",
+    dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve },
   { NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -308,9 +346,31 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
   }
   case DTS_OP_SEND:
   case DTS_OP_RECV:
-    g_string_append_printf (out, " %s rank %d %.10g bytes tag %d",
-                            op->type == DTS_OP_SEND ? "to" : "from", op->peer, op->bytes,
-                            op->tag);
+    if (op->peer == DTS_PEER_ANY)
+      g_string_append (out, " from any rank");
+    else if (op->peer == DTS_PEER_REPLY)
+      g_string_append (out, " to the senders of the last apply");
+    else
+      g_string_append_printf (out, " %s rank %d", op->type == DTS_OP_SEND ? "to" : "from",
+                              op->peer);
+    g_string_append_printf (out, " %.10g bytes tag %d", op->bytes, op->tag);
+    if (op->detach)
+      g_string_append (out, " detached");
+    if (op->samples > 0)
+      g_string_append_printf (out, " (%d samples)", op->samples);
+    break;
+  case DTS_OP_APPLY:
+    g_string_append_printf (out, " shard %d tag %d: %s", op->shard, op->tag,
+                            dts_apply_policy_to_string (op->policy));
+    if (op->policy == DTS_APPLY_ALL)
+      g_string_append_printf (out, " %d", op->count);
+    g_string_append_printf (out, " of %d workers", op->senders);
+    if (op->bound >= 0)
+      g_string_append_printf (out, ", staleness bound %d", op->bound);
+    g_string_append_printf (out, ", %.10g s + %.10g s per further gradient", op->duration_s,
+                            op->extra_s);
+    if (op->overhead_s > 0)
+      g_string_append_printf (out, ", %.10g s per message", op->overhead_s);
     break;
   case DTS_OP_BARRIER:
     g_string_append_printf (out, " %s",
@@ -432,6 +492,16 @@ participant_activities (const DtsCollPlan *plan, int part, gboolean flow, GArray
   return n;
 }
 
+/* Workers pushing to PROG's APPLY (one reply per gradient), or 1. */
+static double
+apply_senders (const GArray *prog)
+{
+  for (guint j = 0; j < prog->len; j++)
+    if (g_array_index (prog, DtsOp, j).type == DTS_OP_APPLY)
+      return g_array_index (prog, DtsOp, j).senders;
+  return 1;
+}
+
 double
 dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
                                   int iterations)
@@ -462,8 +532,12 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
       if (op->type == DTS_OP_COMPUTE)
         base[p] += !(merge && prev != NULL && prev->type == DTS_OP_COMPUTE
                      && dts_phase_same_pass (prev->phase, op->phase));
+      else if (op->type == DTS_OP_SEND && op->peer == DTS_PEER_REPLY)
+        base[p] += apply_senders (prog);
       else if (op->type == DTS_OP_SEND)
         base[p] += 1;
+      else if (op->type == DTS_OP_APPLY)
+        base[p] += op->senders;
       else if (op->type == DTS_OP_COLL && uniform[op->coll] && op->part < 0)
         base[p] += per_member[op->coll];
       else if (op->type == DTS_OP_COLL && op->part >= 0)

@@ -89,10 +89,11 @@ typedef enum {
   DTS_OP_SEND,     /* send `bytes` to rank `peer` with tag `tag` */
   DTS_OP_RECV,     /* receive `bytes` from rank `peer` with tag `tag` */
   DTS_OP_BARRIER,  /* wait until every member of communicator `comm` has reached it */
+  DTS_OP_APPLY,    /* parameter server: take gradients from any sender, update (see below) */
   DTS_OP_TYPE_COUNT
 } DtsOpType;
 
-/* "compute", "record", "wait", "coll", "send", "recv", "barrier" */
+/* "compute", "record", "wait", "coll", "send", "recv", "barrier", "apply" */
 const char *dts_op_type_to_string (DtsOpType type);
 
 /* What a compute stream's WAIT waits for, which decides where its time is
@@ -102,6 +103,55 @@ typedef enum {
   DTS_WAIT_COLL,      /* collectives of the rank's communication streams */
   DTS_WAIT_P2P,       /* a RECV of another stream of the rank (pipeline activations) */
 } DtsWaitKind;
+
+/* Messages between any sender and a server (async-ps, sync-ps; async.c).
+ *
+ * A RECV whose peer is DTS_PEER_ANY takes the next message on (the rank,
+ * tag) from whichever rank sent it. Every message carries its sender, the
+ * model version the sender holds of the receiver's parameters (the version
+ * of the last message it received from that rank; 0 before any), the
+ * sender's iteration (its clock) and the samples its gradient was computed
+ * on (`samples` of the SEND). A SEND with `detach` set is posted and the
+ * stream goes on at once (a fire-and-forget RPC); it waits for its detached
+ * sends at the end of the iteration.
+ *
+ * APPLY is a parameter-server update. The stream's rank receives, for tag
+ * `tag`, the gradients that `senders` workers (ranks 0..senders-1) push; they
+ * flow as soon as they are sent (the server's socket buffers) and queue in
+ * arrival order. APPLY takes, under `policy`:
+ *   each:  the first admissible gradient (one gradient, one update);
+ *   merge: every admissible gradient that has arrived (at least one), so
+ *          the update's mini-batch is the sum of their samples;
+ *   all:   `count` gradients (synchronous replicas).
+ * A gradient of clock c is admissible when `bound` < 0, or when every
+ * worker has delivered at least c - bound + 1 gradients (stale-synchronous
+ * parallel, Ho et al. 2013: the fastest worker runs at most `bound`
+ * iterations ahead of the slowest; 0 is synchronous). The update then runs
+ * on the rank's GPU for duration_s + (n - 1) x extra_s (n gradients taken)
+ * and increments the server's version; its staleness (updates the server
+ * applied between the worker's pull and this one) and mini-batch are
+ * recorded in the trace. A SEND whose peer is DTS_PEER_REPLY sends `bytes`
+ * carrying the new version to the sender of every gradient the stream's
+ * last APPLY took and, under merge, to the sender of every admissible
+ * gradient still waiting (once per gradient): with each, a push returns
+ * once its gradient is applied (TensorFlow's asynchronous apply inside the
+ * push); with merge, a worker's pull waits for the first version newer
+ * than its own (SPRINT), whether or not it holds the worker's gradient. A stream with APPLY operations runs its program until
+ * it has taken senders x iterations gradients, not once per iteration.
+ * The server handles each gradient it receives and each reply it sends
+ * for overhead_s before the next (an RPC's fixed cost, whatever its size). */
+#define DTS_PEER_ANY (-1)
+#define DTS_PEER_REPLY (-2)
+
+typedef enum {
+  DTS_APPLY_EACH,
+  DTS_APPLY_MERGE,
+  DTS_APPLY_ALL,
+  DTS_APPLY_COUNT
+} DtsApplyPolicy;
+
+/* "each", "merge", "all" */
+const char *dts_apply_policy_to_string (DtsApplyPolicy p);
 
 typedef struct {
   DtsOpType type;
@@ -118,7 +168,16 @@ typedef struct {
   int comm;           /* BARRIER: index into comms */
   DtsWaitKind wait;   /* WAIT: what the stream waits for (how the time is counted) */
   double bytes;       /* SEND, RECV */
-  double duration_s;  /* COMPUTE, > 0 (zero-time kernels are left out) */
+  double duration_s;  /* COMPUTE, > 0 (zero-time kernels are left out); APPLY: first gradient */
+  /* SEND, RECV, APPLY between workers and servers (see above) */
+  gboolean detach;    /* SEND: post and go on */
+  int samples;        /* SEND: samples of the gradient it carries */
+  DtsApplyPolicy policy; /* APPLY */
+  int bound;          /* APPLY: staleness bound in worker iterations, -1 none */
+  int senders;        /* APPLY: workers pushing to it (ranks 0..senders-1) */
+  int shard;          /* APPLY: server index (traces) */
+  double extra_s;     /* APPLY: update time per gradient after the first */
+  double overhead_s;  /* APPLY: the server's fixed cost per message received or sent */
 } DtsOp;
 
 typedef enum {
@@ -206,6 +265,14 @@ typedef struct {
   int micro_batches;       /* pipeline: per iteration; else 1 */
   GArray *stages;          /* DtsStage (pipeline, hybrid), or NULL */
   int *rank_stage;         /* rank -> stage, or NULL */
+  /* parameter-server strategies (async-ps, sync-ps; n_shards 0 otherwise) */
+  int n_shards;
+  int *shard_rank;         /* shard -> the rank whose host runs it (owned) */
+  double shard_bytes;      /* fp32 parameters of one shard */
+  double update_s;         /* a shard's update with one gradient, idle GPU of shard 0 */
+  double update_extra_s;   /* ... per further gradient (merge, all) */
+  DtsApplyPolicy ps_update;
+  int staleness_bound;     /* -1: none */
 } DtsSchedule;
 
 #define DTS_SCHEDULE_MAX_COMM_STREAMS 64
@@ -228,6 +295,16 @@ DtsSchedule *dts_schedule_hybrid_new (const DtsWorkload *workload, const DtsPlat
                                       DtsCost *cost, const DtsRunOptions *opts, GError **error);
 gboolean dts_schedule_pipeline_resolve (DtsRunOptions *opts, int n_available, GError **error);
 gboolean dts_schedule_hybrid_resolve (DtsRunOptions *opts, int n_available, GError **error);
+
+/* Asynchronous and synchronous parameter-server training (async.c, whose
+ * header comment states the model). */
+DtsSchedule *dts_schedule_async_ps_new (const DtsWorkload *workload, const DtsPlatform *platform,
+                                        DtsCost *cost, const DtsRunOptions *opts, GError **error);
+DtsSchedule *dts_schedule_sync_ps_new (const DtsWorkload *workload, const DtsPlatform *platform,
+                                       DtsCost *cost, const DtsRunOptions *opts, GError **error);
+/* Without --gpus, every GPU not running a server of --ps-placement own
+ * is a worker. */
+gboolean dts_schedule_ps_resolve (DtsRunOptions *opts, int n_available, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSchedule, dts_schedule_free)
 
 /* The program of RANK's compute stream. */

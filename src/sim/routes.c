@@ -199,9 +199,15 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
     const GArray *prog = g_ptr_array_index (sched->programs, st->program);
     for (guint k = 0; sends[st->program] && k < prog->len; k++) {
       const DtsOp *op = &g_array_index (prog, DtsOp, k);
-      if (op->type == DTS_OP_SEND
-          && !check_pair (platform, checked, st->rank, op->peer, "a stage sends to the next one",
-                          error))
+      if (op->type != DTS_OP_SEND || op->peer < 0)
+        continue;
+      /* A detached send is a worker's push; its server replies the other way. */
+      if (!check_pair (platform, checked, st->rank, op->peer,
+                       op->detach ? "a worker pushes gradients to its parameter server"
+                                  : "a stage sends to the next one",
+                       error)
+          || (op->detach && !check_pair (platform, checked, op->peer, st->rank,
+                                         "a parameter server replies to a worker", error)))
         return FALSE;
     }
   }

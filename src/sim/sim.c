@@ -103,6 +103,38 @@ typedef struct {
   sg_bar_t barrier;          /* its members */
 } Comm;
 
+/* The payload of a point-to-point message (schedule.h, "Messages between
+ * any sender and a server"); made by the sender, freed by the receiver. */
+typedef struct {
+  int sender;
+  int clock;                 /* the sender's iteration */
+  int samples;
+  gint64 version;            /* of the receiver's parameters the sender holds; a reply: the
+                                server's version */
+  double sent_s;             /* when the sender was ready */
+  double arrived_s;          /* set by a server's receiver */
+  gboolean replied;          /* a server has sent its sender newer weights */
+} SimMsg;
+
+/* A parameter server: the stream that runs APPLY operations and the queue
+ * its receiver actor fills. */
+typedef struct {
+  const DtsOp *apply;        /* the stream's (first) APPLY: tag, senders */
+  GQueue inbox;              /* SimMsg *, in arrival order */
+  sg_sem_t arrived;          /* released once per arrival */
+  int *delivered;            /* [worker]: gradients received from it */
+  int min_delivered;         /* the smallest of them */
+  int n_at_min;              /* workers at min_delivered */
+  gint64 version;            /* updates applied */
+  gint64 taken;              /* gradients taken by APPLY */
+  gint64 total;              /* senders x iterations */
+  int rank;
+  GQueue outbox;             /* SimMsg * replies, their receiver in `clock` until sent */
+  sg_sem_t to_send;          /* released once per reply queued */
+  double reply_bytes;
+  int reply_tag;
+} Server;
+
 typedef struct {
   Sim *sim;
   const DtsStream *stream;
@@ -114,6 +146,11 @@ typedef struct {
   gsize n_comms_max;
   double flow_start_s;       /* receives since the last RECORD: when the last one's data
                                 started to flow, or -1 */
+  gint64 *peer_version;      /* [rank]: version of the last message received from it, or NULL
+                                before any */
+  GArray *reply_to;          /* int: senders of the gradients of the last APPLY */
+  Server *server;            /* streams that run APPLY, else NULL */
+  GArray *posted;            /* sg_comm_t of detached SENDs, waited for at the iteration's end */
 } Stream;
 
 /* Latencies of a plan's routes, for flow granularity. Plans with the same
@@ -147,6 +184,8 @@ struct _Sim {
   gint64 wall_start_us;
   gint64 last_progress_us;
   int payload;               /* mailbox payloads must be non-NULL: &payload */
+  GRand *rng;                /* compute jitter, seeded; NULL without */
+  double jitter_sigma;
 };
 
 static double
@@ -160,6 +199,18 @@ execute_s (Sim *sim, Rank *rk, double seconds)
 {
   sg_actor_execute (seconds * rk->speed_flops);
   sim->trace->events++;
+}
+
+/* A factor of mean 1 drawn from a lognormal of shape jitter_sigma
+ * (exp (sigma Z - sigma^2 / 2), Z normal by Box-Muller), or 1. */
+static double
+jitter (Sim *sim)
+{
+  if (sim->rng == NULL)
+    return 1.0;
+  double u1 = 1.0 - g_rand_double (sim->rng), u2 = g_rand_double (sim->rng);
+  double z = sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
+  return exp (sim->jitter_sigma * z - sim->jitter_sigma * sim->jitter_sigma / 2.0);
 }
 
 static sg_exec_t
@@ -608,6 +659,162 @@ p2p_mailbox (Sim *sim, int rank, int tag)
   return mb;
 }
 
+/* Send MSG on MB and wait for it, or (DETACH) go on and leave it to the
+ * end of the iteration. (SimGrid's own detached communications cost time
+ * in proportion to how many are in flight: 16k of them at 1024 workers.) */
+static void
+post (Stream *s, sg_mailbox_t mb, SimMsg *msg, double bytes, gboolean detach)
+{
+  sg_comm_t comm = sg_mailbox_put_async (mb, msg, whole_bytes (bytes));
+  if (!detach) {
+    sg_comm_wait (comm);
+    return;
+  }
+  if (s->posted == NULL)
+    s->posted = g_array_new (FALSE, FALSE, sizeof (sg_comm_t));
+  g_array_append_val (s->posted, comm);
+}
+
+/* A gradient of clock C is admissible under SV's bound (schedule.h). */
+static gboolean
+admissible (const Server *sv, const SimMsg *m)
+{
+  return sv->apply->bound < 0 || sv->min_delivered >= m->clock - sv->apply->bound + 1;
+}
+
+/* The receiver of a server: takes the gradients for its tag one at a
+ * time, in the order they were sent, each at the full bandwidth of its
+ * route (a server's network interface serves one message at a time in
+ * each direction: the bytes per second of fair sharing, with messages
+ * completing in turn rather than together, and few concurrent flows for
+ * SimGrid's solver, whose cost grows with the flows sharing a link). */
+static void
+server_receiver (int argc, char **argv)
+{
+  Stream *s = sg_actor_self_get_data ();
+  Server *sv = s->server;
+  sg_mailbox_t mb = p2p_mailbox (s->sim, sv->rank, sv->apply->tag);
+  for (gint64 i = 0; i < sv->total; i++) {
+    SimMsg *m = sg_mailbox_get (mb);
+    if (sv->apply->overhead_s > 0) {
+      sg_actor_sleep_for (sv->apply->overhead_s);
+      s->sim->trace->events++;
+    }
+    m->arrived_s = now ();
+    g_queue_push_tail (&sv->inbox, m);
+    g_return_if_fail (m->sender >= 0 && m->sender < sv->apply->senders);
+    if (sv->delivered[m->sender]++ == sv->min_delivered && --sv->n_at_min == 0) {
+      sv->min_delivered++;
+      for (int j = 0; j < sv->apply->senders; j++)
+        sv->n_at_min += sv->delivered[j] == sv->min_delivered;
+    }
+    sg_sem_release (sv->arrived);
+  }
+}
+
+/* Take the gradients OP's policy applies next, waiting for arrivals. */
+static void
+take_gradients (Server *sv, const DtsOp *op, GPtrArray *out)
+{
+  for (;;) {
+    int n_ok = 0;
+    for (GList *l = sv->inbox.head; l; l = l->next)
+      n_ok += admissible (sv, l->data);
+    int want = op->policy == DTS_APPLY_EACH ? 1 : op->policy == DTS_APPLY_ALL ? op->count : n_ok;
+    if (n_ok >= want && want > 0) {
+      for (GList *l = sv->inbox.head; l && (int) out->len < want;) {
+        GList *next = l->next;
+        if (admissible (sv, l->data)) {
+          g_ptr_array_add (out, l->data);
+          g_queue_delete_link (&sv->inbox, l);
+        }
+        l = next;
+      }
+      return;
+    }
+    sg_sem_acquire (sv->arrived);
+  }
+}
+
+/* APPLY: one update of a parameter-server shard (schedule.h). */
+static void
+apply (Sim *sim, Stream *s, const DtsOp *op)
+{
+  Server *sv = s->server;
+  g_autoptr (GPtrArray) got = g_ptr_array_new_with_free_func (g_free);
+  take_gradients (sv, op, got);
+  double t0 = now ();
+  DtsTraceUpdate u = { .shard = op->shard, .n_gradients = got->len, .min_clock = G_MAXINT,
+                       .t_start_s = t0 };
+  g_array_set_size (s->reply_to, 0);
+  for (guint i = 0; i < got->len; i++) {
+    const SimMsg *m = g_ptr_array_index (got, i);
+    u.samples += m->samples;
+    u.min_clock = MIN (u.min_clock, m->clock);
+    DtsTraceGradient g = { .shard = op->shard, .worker = m->sender, .clock = m->clock,
+                           .staleness = sv->version - m->version, .arrived_s = m->arrived_s,
+                           .applied_s = t0 };
+    g_array_append_val (sim->trace->ps_gradients, g);
+    if (!m->replied)
+      g_array_append_val (s->reply_to, m->sender);
+  }
+  execute_s (sim, s->rank, op->duration_s + (got->len - 1) * op->extra_s);
+  /* Under merge the new weights also go to the senders of admissible
+   * gradients still waiting: a pull waits for weights newer than the
+   * worker's own, not for its gradient (schedule.h). */
+  for (GList *l = op->policy == DTS_APPLY_MERGE ? sv->inbox.head : NULL; l; l = l->next) {
+    SimMsg *m = l->data;
+    if (!m->replied && admissible (sv, m)) {
+      m->replied = TRUE;
+      g_array_append_val (s->reply_to, m->sender);
+    }
+  }
+  u.t_end_s = now ();
+  g_array_append_val (sim->trace->ps_updates, u);
+  sim->trace->ps_busy_s[op->shard] += u.t_end_s - t0;
+  sv->version++;
+  sv->taken += got->len;
+}
+
+/* SEND to DTS_PEER_REPLY: the new weights to every sender of the last
+ * APPLY, queued for the server's sender actor. */
+static void
+send_replies (Sim *sim, Stream *s, const DtsOp *op)
+{
+  Server *sv = s->server;
+  g_return_if_fail (sv != NULL && op->detach);
+  sv->reply_bytes = op->bytes;
+  sv->reply_tag = op->tag;
+  for (guint i = 0; i < s->reply_to->len; i++) {
+    SimMsg *msg = g_new0 (SimMsg, 1);
+    *msg = (SimMsg){ .sender = s->rank->rank, .clock = g_array_index (s->reply_to, int, i),
+                     .version = sv->version, .sent_s = now () };
+    g_queue_push_tail (&sv->outbox, msg);
+    sg_sem_release (sv->to_send);
+    sim->trace->events++;
+  }
+}
+
+/* The sender of a server: its replies one at a time, in order (see
+ * server_receiver). Every gradient is answered once. */
+static void
+server_sender (int argc, char **argv)
+{
+  Stream *s = sg_actor_self_get_data ();
+  Server *sv = s->server;
+  for (gint64 i = 0; i < sv->total; i++) {
+    sg_sem_acquire (sv->to_send);
+    SimMsg *msg = g_queue_pop_head (&sv->outbox);
+    int to = msg->clock;
+    msg->clock = -1;
+    if (sv->apply->overhead_s > 0) {
+      sg_actor_sleep_for (sv->apply->overhead_s);
+      s->sim->trace->events++;
+    }
+    sg_mailbox_put (p2p_mailbox (s->sim, to, sv->reply_tag), msg, whole_bytes (sv->reply_bytes));
+  }
+}
+
 static void
 stream_actor (int argc, char **argv)
 {
@@ -617,8 +824,9 @@ stream_actor (int argc, char **argv)
   DtsTrace *t = sim->trace;
   gboolean compute = s->stream->kind == DTS_STREAM_COMPUTE;
   gboolean first_comm = s->stream->kind == DTS_STREAM_COMM && s->stream->index == 0;
-  for (int it = 0; it < t->n_iterations; it++) {
-    gsize ri = dts_trace_ri (t, rk->rank, it);
+  Server *sv = s->server;
+  for (int it = 0; sv != NULL ? sv->taken < sv->total : it < t->n_iterations; it++) {
+    gsize ri = dts_trace_ri (t, rk->rank, MIN (it, t->n_iterations - 1));
     if (compute)
       t->iter_start_s[ri] = now ();
     for (guint i = 0; i < s->ops->len; i++) {
@@ -627,7 +835,7 @@ stream_actor (int argc, char **argv)
       double t0 = now ();
       switch (op->type) {
       case DTS_OP_COMPUTE:
-        execute_s (sim, rk, op->duration_s);
+        execute_s (sim, rk, op->duration_s * jitter (sim));
         for (int p = 0; p < DTS_PHASE_COUNT; p++)
           t->phase_s[ri * DTS_TRACE_N_PHASES + p] += (now () - t0) * so->share[p];
         add_slice (t, rk->rank, it, DTS_TRACK_COMPUTE, op->phase, op->layer, t0, now (), 0);
@@ -678,30 +886,46 @@ stream_actor (int argc, char **argv)
         }
         break;
       }
-      case DTS_OP_SEND: {
+      case DTS_OP_SEND:
+        if (op->peer == DTS_PEER_REPLY) {
+          send_replies (sim, s, op);
+          break;
+        }
         /* The payload tells the receiver when the sender was ready. */
         sim->trace->events++;
-        double *sent_s = g_new (double, 1);
-        *sent_s = t0;
         count_link_bytes (sim, rk, &sim->ranks[op->peer], (double) whole_bytes (op->bytes));
-        sg_comm_wait (sg_mailbox_put_async (p2p_mailbox (sim, op->peer, op->tag), sent_s,
-                                            whole_bytes (op->bytes)));
+        SimMsg *msg = g_new0 (SimMsg, 1);
+        *msg = (SimMsg){ .sender = rk->rank, .clock = it, .samples = op->samples,
+                         .version = s->peer_version ? s->peer_version[op->peer] : 0,
+                         .sent_s = t0 };
+        post (s, p2p_mailbox (sim, op->peer, op->tag), msg, op->bytes, op->detach);
         break;
-      }
       case DTS_OP_RECV: {
         void *slot = NULL;
         sg_comm_wait (sg_mailbox_get_async (p2p_mailbox (sim, rk->rank, op->tag), &slot));
-        double *sent_s = slot;
-        s->flow_start_s = MAX (s->flow_start_s, MAX (t0, *sent_s));
-        g_free (sent_s);
+        SimMsg *got = slot;
+        s->flow_start_s = MAX (s->flow_start_s, MAX (t0, got->sent_s));
+        if (s->peer_version == NULL)
+          s->peer_version = g_new0 (gint64, sim->n);
+        s->peer_version[got->sender] = got->version;
+        g_free (got);
+        if (compute)
+          t->p2p_wait_s[ri] += now () - t0;
         break;
       }
+      case DTS_OP_APPLY:
+        apply (sim, s, op);
+        break;
       case DTS_OP_BARRIER:
         sg_barrier_wait (sim->comms[op->comm].barrier);
         break;
       case DTS_OP_TYPE_COUNT:
         g_assert_not_reached ();
       }
+    }
+    if (s->posted != NULL && s->posted->len > 0) {
+      sg_comm_wait_all ((sg_comm_t *) s->posted->data, s->posted->len);
+      g_array_set_size (s->posted, 0);
     }
     if (compute) {
       t->iter_end_s[ri] = now ();
@@ -841,6 +1065,15 @@ relax_fatpipes (Sim *sim)
   const DtsSchedule *sc = sim->sched;
   if (sc->plans->len == 0 || !dts_sg_network_is_plain_maxmin () || user_set_host_model ())
     return;
+  /* Point-to-point transfers (pipelines, parameter servers) are flows the
+   * plans do not enumerate: a link one of them is limited by must stay, so
+   * such runs keep every FATPIPE link as it is. */
+  for (guint p = 0; p < sc->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (sc->programs, p);
+    for (guint i = 0; i < prog->len; i++)
+      if (g_array_index (prog, DtsOp, i).type == DTS_OP_SEND)
+        return;
+  }
   Relax rx = { .sim = sim };
   for (guint k = 0; k < sc->plans->len; k++)
     if (!seen_peers (sc, k)) {
@@ -964,9 +1197,37 @@ start_actors (Sim *sim)
                                                                                  : st->rank)
                                 : g_strdup_printf ("%s-%d-%d", prefix[st->kind], st->rank,
                                                    st->index);
+    const GArray *prog = g_ptr_array_index (sc->programs, st->program);
+    for (guint j = 0; j < prog->len && s->server == NULL; j++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, j);
+      if (op->type != DTS_OP_APPLY)
+        continue;
+      Server *sv = g_new0 (Server, 1);
+      sv->apply = op;
+      g_queue_init (&sv->inbox);
+      sv->arrived = sg_sem_init (0);
+      sv->to_send = sg_sem_init (0);
+      g_queue_init (&sv->outbox);
+      sv->delivered = g_new0 (int, op->senders);
+      sv->n_at_min = op->senders;
+      sv->total = (gint64) op->senders * sim->set->iterations;
+      sv->rank = st->rank;
+      s->server = sv;
+      s->reply_to = g_array_new (FALSE, FALSE, sizeof (int));
+    }
     sg_actor_t a = sg_actor_init (name, s->rank->host);
     sg_actor_set_data (a, s);
     sg_actor_start (a, stream_actor, 0, NULL);
+    if (s->server != NULL) {
+      g_autofree char *rname = g_strdup_printf ("ps-recv-%d", st->index);
+      sg_actor_t r = sg_actor_init (rname, s->rank->host);
+      sg_actor_set_data (r, s);
+      sg_actor_start (r, server_receiver, 0, NULL);
+      g_autofree char *sname = g_strdup_printf ("ps-send-%d", st->index);
+      sg_actor_t snd = sg_actor_init (sname, s->rank->host);
+      sg_actor_set_data (snd, s);
+      sg_actor_start (snd, server_sender, 0, NULL);
+    }
   }
 }
 
@@ -999,6 +1260,20 @@ tear_down (Sim *sim)
     if (sim->streams[i].prepared)
       g_array_unref (sim->streams[i].prepared);
     g_free (sim->streams[i].comms);
+    g_free (sim->streams[i].peer_version);
+    if (sim->streams[i].posted)
+      g_array_unref (sim->streams[i].posted);
+    if (sim->streams[i].reply_to)
+      g_array_unref (sim->streams[i].reply_to);
+    Server *sv = sim->streams[i].server;
+    if (sv != NULL) {
+      g_queue_clear_full (&sv->inbox, g_free);
+      g_queue_clear_full (&sv->outbox, g_free);
+      sg_sem_destroy (sv->arrived);
+      sg_sem_destroy (sv->to_send);
+      g_free (sv->delivered);
+      g_free (sv);
+    }
   }
 }
 
@@ -1097,6 +1372,16 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   for (guint k = 0; k < sched->plans->len; k++)
     trace->bucket_rank[k] =
         ((const DtsCommunicator *) g_ptr_array_index (sched->comms, sched->plan_comm[k]))->ranks[0];
+  if (sched->n_shards > 0) {
+    trace->n_shards = sched->n_shards;
+    trace->ps_updates = g_array_new (FALSE, FALSE, sizeof (DtsTraceUpdate));
+    trace->ps_gradients = g_array_new (FALSE, FALSE, sizeof (DtsTraceGradient));
+    trace->ps_busy_s = g_new0 (double, sched->n_shards);
+  }
+  g_autoptr (GRand) rng = set->compute_jitter_sigma > 0 ? g_rand_new_with_seed ((guint32) set->seed)
+                                                        : NULL;
+  sim.rng = rng;
+  sim.jitter_sigma = set->compute_jitter_sigma;
   sim.trace = trace;
   fill_names (trace, platform, workload);
   if (!set_up (&sim, platform, error)) {
@@ -1159,6 +1444,8 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
     .link_stats = opts->link_stats,
     .progress = opts->progress,
     .speed_use = "converts kernel times to work with it",
+    .compute_jitter_sigma = opts->compute_jitter_sigma,
+    .seed = opts->seed,
   };
   return dts_sim_execute (sched, platform, workload, &set, error);
 }

@@ -69,6 +69,8 @@ typedef struct {
   const char *speed_use;       /* what the host speed is for, in its error */
   void (*sealed) (gpointer data); /* called once the platform is sealed, before actors start */
   gpointer sealed_data;
+  double compute_jitter_sigma; /* > 0: each compute execution x lognormal (mean 1, sigma) */
+  guint64 seed;                /* of the jitter's generator (GLib's GRand) */
 } DtsSimSettings;
 
 /* Run SCHED on the platform file set->platform_path, configuring SimGrid

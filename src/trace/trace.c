@@ -106,6 +106,11 @@ dts_trace_free (DtsTrace *t)
     g_array_unref (t->links);
   g_free (t->bucket_start_s);
   g_free (t->bucket_end_s);
+  if (t->ps_updates)
+    g_array_unref (t->ps_updates);
+  if (t->ps_gradients)
+    g_array_unref (t->ps_gradients);
+  g_free (t->ps_busy_s);
   g_free (t);
 }
 
@@ -197,6 +202,12 @@ dts_run_summary_free (DtsRunSummary *s)
   g_array_unref (s->stages);
   if (s->links)
     g_array_unref (s->links);
+  if (s->ps_worker_busy)
+    g_array_unref (s->ps_worker_busy);
+  if (s->ps_worker_wait)
+    g_array_unref (s->ps_worker_wait);
+  if (s->ps_server_busy)
+    g_array_unref (s->ps_server_busy);
   g_free (s->pipeline_schedule);
   g_free (s->placement);
   g_free (s);

@@ -48,6 +48,26 @@ typedef struct {
   double t_end_s;
 } DtsTraceStep;
 
+/* One update of a parameter-server shard (async-ps, sync-ps). */
+typedef struct {
+  int shard;
+  int n_gradients;    /* gradients it applied */
+  int samples;        /* its effective mini-batch: the sum of their samples */
+  int min_clock;      /* the smallest iteration of its gradients' workers */
+  double t_start_s;
+  double t_end_s;
+} DtsTraceUpdate;
+
+/* One gradient as a shard applied it. */
+typedef struct {
+  int shard;
+  int worker;         /* its sender's rank */
+  int clock;          /* the sender's iteration */
+  gint64 staleness;   /* updates of the shard between the worker's pull and this update */
+  double arrived_s;
+  double applied_s;   /* start of its update */
+} DtsTraceGradient;
+
 typedef struct {
   int n_ranks;
   int n_iterations;
@@ -75,6 +95,12 @@ typedef struct {
   GArray *steps;           /* DtsTraceStep in the order recorded, or NULL */
 
   GArray *links;           /* DtsTraceLink, busiest first, with link_stats; else NULL */
+  /* parameter servers (NULL without) */
+  GArray *ps_updates;      /* DtsTraceUpdate, in the order they started */
+  GArray *ps_gradients;    /* DtsTraceGradient, in the order applied */
+  double *ps_busy_s;       /* [shard]: time in updates (n_shards of them) */
+  int n_shards;
+
   gint64 events;           /* simulated activities: executions, transfers, sleeps */
   double wall_time_s;      /* host time spent simulating */
   double makespan_s;       /* simulated time at the end */
@@ -188,6 +214,30 @@ typedef struct {
   double p2p_xfer_s;
 } DtsRankTimes;
 
+/* A distribution of integer values: moments, percentiles (nearest rank)
+ * and a histogram (one bin per value up to DTS_DIST_MAX_BINS bins, else
+ * equal-width bins; bin i counts values in [bin_lo[i], bin_lo[i] + width)). */
+#define DTS_DIST_MAX_BINS 32
+typedef struct {
+  gint64 n;
+  double mean;
+  double std;
+  double min;
+  double max;
+  double p50;
+  double p90;
+  double p99;
+  int n_bins;
+  double step;        /* the values' common divisor (1 at least): a bin of one step holds one
+                         value */
+  double bin_width;
+  double bin_lo[DTS_DIST_MAX_BINS];
+  gint64 bin_count[DTS_DIST_MAX_BINS];
+} DtsDistribution;
+
+/* Fill D from the N values V (sorted in place). */
+void dts_distribution_fill (DtsDistribution *d, double *v, gsize n);
+
 /* Everything the writers print. Names are owned copies. */
 typedef struct {
   /* inputs */
@@ -260,6 +310,26 @@ typedef struct {
   int tensor_parallel;          /* GPUs per replica */
   GArray *stages;               /* DtsStageStat */
   GArray *links;                /* DtsTraceLink, busiest first (--link-stats), or NULL */
+  /* parameter servers (async-ps, sync-ps; ps_shards 0 otherwise): from the
+   * trace, over the gradients of workers' iterations after the warm-up
+   * (ps-stats.c) */
+  int ps_shards;
+  int ps_workers;
+  const char *ps_update;        /* "each", "merge", "all" (static) */
+  int staleness_bound;          /* -1: none */
+  double ps_shard_bytes;
+  double ps_update_s;           /* a shard's update with one gradient (idle GPU) */
+  double ps_update_extra_s;     /* ... per further gradient */
+  gint64 ps_updates;            /* updates counted */
+  gint64 ps_gradients;          /* gradients counted */
+  DtsDistribution staleness;    /* per gradient */
+  DtsDistribution minibatch;    /* effective mini-batch per update, samples */
+  GArray *ps_worker_busy;       /* double per worker: compute / its steady iteration time */
+  GArray *ps_worker_wait;       /* double per worker: waiting for weights / iteration time */
+  GArray *ps_server_busy;       /* double per shard: updating / the measured span */
+  /* epoch (every strategy) */
+  double dataset_samples;       /* the workload's or --dataset-size; 0 unknown */
+  double epoch_time_s;          /* dataset_samples / throughput, 0 unknown */
   /* simulation */
   double wall_time_s;
   gint64 events;
@@ -281,6 +351,12 @@ void dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s);
  * stages (trace.c says how); dts_trace_summarize calls it, and a caller
  * that fills the stages afterwards calls it again. */
 void dts_run_summary_diagnose (DtsRunSummary *s);
+/* The parameter-server block of S from T (s->ps_workers, ps_shards and
+ * warmup_iterations set): distributions over the gradients of worker
+ * iterations >= warmup, utilisations, and with OWN_TIMES the iteration
+ * time and throughput from the workers' own iterations (ps-stats.c). */
+void dts_trace_summarize_ps (const DtsTrace *t, DtsRunSummary *s, const int *worker_batch,
+                             gboolean own_times);
 
 /* RANK's means over iterations WARMUP.. of T. */
 void dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out);

@@ -1,0 +1,275 @@
+/* async.c - parameter-server training: asynchronous SGD (async-ps) and
+ * synchronous replicas (sync-ps, TensorFlow's SyncReplicasOptimizer).
+ *
+ * W workers (the first W GPUs) and P server shards. The model's fp32
+ * parameters are split evenly over the shards (TensorFlow's greedy
+ * placement by size approaches an even split for models with many
+ * tensors; a model of few large tensors is less even than this). Shards run
+ * on GPU hosts: with --ps-placement workers (the default), placed as
+ * `--collective ps` places its servers (dts_schedule_ps_placement:
+ * round-robin over the nodes, then the nodes' next GPU), sharing the GPU
+ * with the worker there; with --ps-placement own, on the P GPUs after the
+ * workers' (ranks W..W+P-1), which run no worker (dedicated server
+ * machines).
+ *
+ * A worker loops, with no barrier with the others: forward and backward
+ * pass of its batch; push its gradient shard to every server (all at once,
+ * not waited for: an RPC); wait for the updated weights of every shard
+ * (the reply of the server to its push is its next pull). A worker starts
+ * with the initial weights (version 0 of every shard), so its first pull is
+ * free. The optimizer runs on the servers: workers run no update kernels.
+ *
+ * A server applies gradients as they arrive (schedule.h, DTS_OP_APPLY):
+ * `each` one update per gradient (Hogwild-style on its shard), `merge` one
+ * update with every gradient that has arrived since the previous update
+ * (SPRINT's model: the effective mini-batch is the sum of their batches);
+ * sync-ps waits for one gradient of every worker. A staleness bound K
+ * (async-ps) holds a gradient while its worker is more than K iterations
+ * ahead of the slowest worker (stale-synchronous parallel), so the worker
+ * waits for its reply; K = 0 is synchronous training, and with `merge`
+ * runs exactly as sync-ps (tested).
+ *
+ * The update of a shard is memory-bound: per parameter it reads the fp32
+ * weight and gradient, reads and writes the optimizer state, and writes
+ * the weight: (4 + 4 + 4 + 2 x state) bytes at the host GPU's memory
+ * bandwidth, state being the optimizer's bytes per parameter (SGD with
+ * momentum 4, Adam 8); each further gradient of a merged update adds one
+ * read of 4 bytes per parameter (the sum). So with momentum an update of
+ * a shard of S bytes takes 5 S / mem_bw, plus S / mem_bw per extra
+ * gradient. Kernel launch and RPC overheads are not modelled.
+ *
+ * Messages: a gradient push carries S bytes of fp32 gradients, a reply S
+ * bytes of fp32 weights; --ps-message-overhead T adds T of the server's
+ * time to every message it receives or sends (RPC handling: gRPC's or a
+ * socket's fixed cost per message), one message at a time. Gradients use tag GRAD_TAG + shard, replies
+ * REPLY_TAG. */
+#include "config.h"
+
+#include <string.h>
+
+#include "core/error.h"
+#include "platform/gpu.h"
+#include "schedule/schedule-private.h"
+
+enum { GRAD_TAG = 1000, REPLY_TAG = 999 };
+
+static const char *const apply_names[DTS_APPLY_COUNT] = {
+  [DTS_APPLY_EACH] = "each", [DTS_APPLY_MERGE] = "merge", [DTS_APPLY_ALL] = "all",
+};
+
+const char *
+dts_apply_policy_to_string (DtsApplyPolicy p)
+{
+  g_return_val_if_fail (p >= 0 && p < DTS_APPLY_COUNT, "?");
+  return apply_names[p];
+}
+
+gboolean
+dts_schedule_ps_resolve (DtsRunOptions *o, int have, GError **error)
+{
+  int own = o->ps_own_hosts ? (o->ps_shards > 0 ? o->ps_shards : 1) : 0;
+  if (o->n_gpus == 0)
+    o->n_gpus = have - own;
+  if (o->n_gpus < 1 || o->n_gpus + own > have) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-placement own: %d server%s and at least one worker need more than the "
+                 "%d GPU%s of the platform",
+                 own, own == 1 ? "" : "s", have, have == 1 ? "" : "s");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+add_op (GArray *prog, DtsOp op)
+{
+  g_array_append_val (prog, op);
+}
+
+/* The worker program on GPU: forward, backward, push to every shard,
+ * receive every shard's weights. */
+static GArray *
+worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
+                const DtsRunOptions *o, const DtsSchedule *s, DtsComputeTotals *tot,
+                char **cost_source, GError **error)
+{
+  guint n_layers = w->layers->len;
+  g_autofree DtsLayerTimes *t =
+      dts_schedule_layer_times (w, cost, gpu, o->precision, o->batch_size, cost_source, error);
+  if (t == NULL)
+    return NULL;
+  g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  *tot = (DtsComputeTotals){ 0 };
+  for (guint l = 0; l < n_layers; l++)
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, t[l].fwd_s);
+  for (int l = (int) n_layers - 1; l >= 0; l--) {
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, 0, t[l].bwd_data_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, 0, t[l].bwd_weight_s);
+  }
+  for (int k = 0; k < s->n_shards; k++)
+    add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
+                           .peer = s->shard_rank[k], .tag = GRAD_TAG + k, .bytes = s->shard_bytes,
+                           .detach = TRUE, .samples = o->batch_size });
+  for (int k = 0; k < s->n_shards; k++)
+    add_op (prog, (DtsOp){ .type = DTS_OP_RECV, .layer = -1, .bucket = -1, .peer = DTS_PEER_ANY,
+                           .tag = REPLY_TAG, .bytes = s->shard_bytes });
+  return g_steal_pointer (&prog);
+}
+
+static DtsSchedule *
+build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const DtsRunOptions *o,
+       gboolean sync, GError **error)
+{
+  const char *strategy = sync ? "sync-ps" : "async-ps";
+  int have = platform->gpus->len;
+  if (o->n_gpus < 1 || o->n_gpus > have) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s' has %d GPU%s; cannot run on %d", platform->path, have,
+                 have == 1 ? "" : "s", o->n_gpus);
+    return NULL;
+  }
+  if (o->batch_size < 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "batch size must be positive");
+    return NULL;
+  }
+  if (o->collective != NULL && strcmp (o->collective, "ring") != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--collective %s: --strategy %s exchanges gradients with its servers, not by a "
+                 "collective",
+                 o->collective, strategy);
+    return NULL;
+  }
+  int n = o->n_gpus;
+  gboolean own = o->ps_own_hosts;
+  int n_own = own ? (o->ps_shards > 0 ? o->ps_shards : 1) : 0;
+  if (n + n_own > have) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-placement own: %d workers and %d server%s need %d GPUs; platform '%s' "
+                 "has %d",
+                 n, n_own, n_own == 1 ? "" : "s", n + n_own, platform->path, have);
+    return NULL;
+  }
+  g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
+  s->strategy = g_strdup (strategy);
+  s->n_ranks = n + n_own;
+  s->batch_size = o->batch_size;
+  s->precision = o->precision;
+  s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  s->plan_comm = g_new0 (int, 1);
+  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
+  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
+  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
+  s->rank_program = g_new0 (int, n + n_own);
+  s->n_events = 0;
+  s->ps_update = sync ? DTS_APPLY_ALL : (DtsApplyPolicy) o->ps_update;
+  s->staleness_bound = sync ? -1 : (o->staleness_bound_set ? o->staleness_bound : -1);
+
+  int n_shards = o->ps_shards;
+  if (own) {
+    n_shards = n_own;
+    s->shard_rank = g_new (int, n_own);
+    for (int k = 0; k < n_own; k++) {
+      s->shard_rank[k] = n + k;
+      s->rank_program[n + k] = -1;
+    }
+  } else {
+    s->shard_rank = dts_schedule_ps_placement (platform, n, &n_shards, error);
+    if (s->shard_rank == NULL) {
+      g_prefix_error (error, "--ps-shards: ");
+      return NULL;
+    }
+  }
+  s->n_shards = n_shards;
+  s->shard_bytes = w->params * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM / n_shards;
+  if (!(s->shard_bytes > 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "workload '%s' has no parameters for its servers to hold", w->name);
+    return NULL;
+  }
+
+  /* Workers: one program per distinct GPU. */
+  g_autoptr (GPtrArray) specs = g_ptr_array_new ();
+  for (int r = 0; r < n; r++) {
+    const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
+    guint k;
+    for (k = 0; k < specs->len; k++)
+      if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
+        break;
+    if (k == specs->len) {
+      DtsComputeTotals tot;
+      GArray *prog = worker_program (w, cost, spec, o, s, &tot, &s->cost_source, error);
+      if (prog == NULL) {
+        g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
+        return NULL;
+      }
+      g_ptr_array_add (specs, (gpointer) spec);
+      g_ptr_array_add (s->programs, prog);
+      g_array_append_val (s->totals, tot);
+    }
+    s->rank_program[r] = k;
+  }
+  for (int r = 0; r < n; r++) {
+    DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
+    g_array_append_val (s->streams, cs);
+  }
+
+  /* Servers: update priced on the host GPU's memory bandwidth. */
+  double state = dts_workload_optimizer_state_bytes_per_param (w);
+  double per_param = 4.0 + 4.0 + 4.0 + 2.0 * state;
+  for (int k = 0; k < n_shards; k++) {
+    const DtsGpu *gpu = dts_platform_gpu (platform, s->shard_rank[k]);
+    if (!(gpu->spec.mem_bw_Bps > 0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "platform '%s': line %d: GPU '%s' has no memory bandwidth (needed to price "
+                   "the update of parameter-server shard %d)",
+                   platform->path, gpu->line, gpu->host, k);
+      return NULL;
+    }
+    double params = s->shard_bytes / DTS_SCHEDULE_GRAD_BYTES_PER_PARAM;
+    double update_s = params * per_param / gpu->spec.mem_bw_Bps;
+    double extra_s = params * 4.0 / gpu->spec.mem_bw_Bps;
+    if (k == 0) {
+      s->update_s = update_s;
+      s->update_extra_s = extra_s;
+    }
+    GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+    add_op (prog, (DtsOp){ .type = DTS_OP_APPLY, .phase = DTS_PHASE_UPDATE, .layer = -1,
+                           .bucket = -1, .tag = GRAD_TAG + k, .bytes = s->shard_bytes,
+                           .policy = s->ps_update, .count = sync ? n : 1,
+                           .bound = s->staleness_bound, .senders = n, .shard = k,
+                           .duration_s = update_s, .extra_s = extra_s,
+                           .overhead_s = o->ps_message_overhead_s });
+    add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
+                           .peer = DTS_PEER_REPLY, .tag = REPLY_TAG, .bytes = s->shard_bytes,
+                           .detach = TRUE });
+    g_ptr_array_add (s->programs, prog);
+    DtsComputeTotals none = { 0 };
+    g_array_append_val (s->totals, none);
+    DtsStream ss = { s->shard_rank[k], DTS_STREAM_SERVER, k, (int) s->programs->len - 1 };
+    g_array_append_val (s->streams, ss);
+  }
+
+  /* A worker keeps weights and gradients, no optimizer state. */
+  dts_schedule_memory_estimate (w, o->batch_size, o->precision, &s->memory);
+  s->memory.total_bytes -= s->memory.optimizer_bytes;
+  s->memory.optimizer_bytes = 0;
+  s->samples_per_iteration = o->batch_size * n;
+  s->micro_batches = 1;
+  return g_steal_pointer (&s);
+}
+
+DtsSchedule *
+dts_schedule_async_ps_new (const DtsWorkload *workload, const DtsPlatform *platform,
+                           DtsCost *cost, const DtsRunOptions *opts, GError **error)
+{
+  return build (workload, platform, cost, opts, FALSE, error);
+}
+
+DtsSchedule *
+dts_schedule_sync_ps_new (const DtsWorkload *workload, const DtsPlatform *platform, DtsCost *cost,
+                          const DtsRunOptions *opts, GError **error)
+{
+  return build (workload, platform, cost, opts, TRUE, error);
+}
