@@ -6,6 +6,13 @@
 
 G_BEGIN_DECLS
 
+/* Group PLAN's n_ranks participants by node (params->gpu_node; without it
+ * every rank is a node of its own when EACH_OWN, else all share one): nodes
+ * in order of first appearance, a node's ranks in rank order. Sets
+ * node_of, n_nodes, node_start, node_ranks, and position[r] to the rank's
+ * index inside its node. */
+void dts_coll_group_nodes (DtsCollPlan *plan, const DtsCollParams *params, gboolean each_own);
+
 DtsCollPlan *dts_coll_ring_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_ring_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_ring_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);

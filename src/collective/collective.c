@@ -283,3 +283,36 @@ dts_coll_plan_alloc (const char *algorithm, const DtsCollParams *params)
   plan->chunk_bytes = params->chunk_bytes;
   return plan;
 }
+
+void
+dts_coll_group_nodes (DtsCollPlan *plan, const DtsCollParams *params, gboolean each_own)
+{
+  int n = params->n_ranks;
+  plan->node_of = g_new (int, n);
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) count = g_array_new (FALSE, TRUE, sizeof (int));
+  for (int r = 0; r < n; r++) {
+    int node = params->gpu_node ? params->gpu_node[r] : each_own ? r : 0;
+    gpointer v;
+    if (!g_hash_table_lookup_extended (index, GINT_TO_POINTER (node), NULL, &v)) {
+      v = GINT_TO_POINTER (count->len);
+      g_hash_table_insert (index, GINT_TO_POINTER (node), v);
+      g_array_set_size (count, count->len + 1);
+    }
+    plan->node_of[r] = GPOINTER_TO_INT (v);
+    g_array_index (count, int, plan->node_of[r])++;
+  }
+  int m = (int) count->len;
+  plan->n_nodes = m;
+  plan->node_start = g_new (int, m + 1);
+  plan->node_start[0] = 0;
+  for (int i = 0; i < m; i++)
+    plan->node_start[i + 1] = plan->node_start[i] + g_array_index (count, int, i);
+  plan->node_ranks = g_new (int, n);
+  g_autofree int *fill = g_new0 (int, m);
+  for (int r = 0; r < n; r++) {
+    int i = plan->node_of[r];
+    plan->position[r] = fill[i];
+    plan->node_ranks[plan->node_start[i] + fill[i]++] = r;
+  }
+}

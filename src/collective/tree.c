@@ -188,33 +188,7 @@ dts_coll_tree_plan_new (const DtsCollParams *params, GError **error)
   plan->n_levels = chunks < 1 ? 1 : (int) chunks;
   /* Nodes in order of first appearance, a node's GPUs in rank order;
    * without nodes, every rank is a node of its own. */
-  plan->node_of = g_new (int, n);
-  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
-  g_autoptr (GArray) count = g_array_new (FALSE, TRUE, sizeof (int));
-  for (int r = 0; r < n; r++) {
-    int node = params->gpu_node ? params->gpu_node[r] : r;
-    gpointer v;
-    if (!g_hash_table_lookup_extended (index, GINT_TO_POINTER (node), NULL, &v)) {
-      v = GINT_TO_POINTER (count->len);
-      g_hash_table_insert (index, GINT_TO_POINTER (node), v);
-      g_array_set_size (count, count->len + 1);
-    }
-    plan->node_of[r] = GPOINTER_TO_INT (v);
-    g_array_index (count, int, plan->node_of[r])++;
-  }
-  int m = (int) count->len;
-  plan->n_nodes = m;
-  plan->node_start = g_new (int, m + 1);
-  plan->node_start[0] = 0;
-  for (int i = 0; i < m; i++)
-    plan->node_start[i + 1] = plan->node_start[i] + g_array_index (count, int, i);
-  plan->node_ranks = g_new (int, n);
-  g_autofree int *fill = g_new0 (int, m);
-  for (int r = 0; r < n; r++) {
-    int i = plan->node_of[r];
-    plan->position[r] = fill[i];
-    plan->node_ranks[plan->node_start[i] + fill[i]++] = r;
-  }
+  dts_coll_group_nodes (plan, params, TRUE);
   plan->seg_bytes = half / plan->n_levels;
   plan->n_rounds = 1;
   plan->n_parts = n;

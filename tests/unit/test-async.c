@@ -56,24 +56,14 @@ typedef struct {
                                           worker's gradients there (applied or arrived) */
 } Outcome;
 
-static char *
-input_path (const char *name, const char *subdir)
-{
-  g_autofree char *rel = g_strconcat ("tests/data/", name, ".xml", NULL);
-  char *path = dts_test_srcpath (rel);
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
-    return path;
-  g_free (path);
-  return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
-}
 
 static void
 run_here (const void *setup, void *result)
 {
   const Setup *st = setup;
   Outcome *out = result;
-  g_autofree char *platform = input_path (st->platform ? st->platform : "fast-16", "platforms");
-  g_autofree char *workload = input_path (st->workload ? st->workload : "fc-equal", "workloads");
+  g_autofree char *platform = dts_test_input_path (st->platform ? st->platform : "fast-16", "platforms");
+  g_autofree char *workload = dts_test_input_path (st->workload ? st->workload : "fc-equal", "workloads");
   g_autoptr (GArray) overrides = dts_overrides_new ();
   for (int i = 0; i < 2 && st->set[i]; i++) {
     DtsOverride o = { 0 };

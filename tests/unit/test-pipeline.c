@@ -49,24 +49,14 @@ typedef struct {
   int replicas[MAX_STAGES], first_rank[MAX_STAGES];
 } Outcome;
 
-static char *
-input_path (const char *name, const char *subdir)
-{
-  g_autofree char *rel = g_strconcat ("tests/data/", name, ".xml", NULL);
-  char *path = dts_test_srcpath (rel);
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
-    return path;
-  g_free (path);
-  return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
-}
 
 static void
 run_here (const void *setup, void *result)
 {
   const Setup *st = setup;
   Outcome *out = result;
-  g_autofree char *platform = input_path (st->platform, "platforms");
-  g_autofree char *workload = input_path (st->workload, "workloads");
+  g_autofree char *platform = dts_test_input_path (st->platform, "platforms");
+  g_autofree char *workload = dts_test_input_path (st->workload, "workloads");
   DtsRunOptions o = {
     .platform_path = platform,
     .workload_path = workload,

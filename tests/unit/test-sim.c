@@ -46,24 +46,14 @@ typedef struct {
   gint64 events;
 } Outcome;
 
-static char *
-input_path (const char *name, const char *subdir)
-{
-  g_autofree char *rel = g_strconcat ("tests/data/", name, ".xml", NULL);
-  char *path = dts_test_srcpath (rel);
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
-    return path;
-  g_free (path);
-  return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
-}
 
 static void
 simulate_here (const void *setup, void *result)
 {
   const Setup *st = setup;
   Outcome *out = result;
-  g_autofree char *platform = input_path (st->platform, "platforms");
-  g_autofree char *workload = input_path (st->workload, "workloads");
+  g_autofree char *platform = dts_test_input_path (st->platform, "platforms");
+  g_autofree char *workload = dts_test_input_path (st->workload, "workloads");
   char *cfg[] = { (char *) st->cfg, NULL };
   DtsRunOptions o = {
     .platform_path = platform,
@@ -136,8 +126,8 @@ check_one_gpu (const char *workload_name)
   Setup st = { .platform = "flat-16", .workload = workload_name, .n_gpus = 1 };
   Outcome o = simulate_ok (&st);
 
-  g_autofree char *wpath = input_path (workload_name, "workloads");
-  g_autofree char *ppath = input_path ("flat-16", "platforms");
+  g_autofree char *wpath = dts_test_input_path (workload_name, "workloads");
+  g_autofree char *ppath = dts_test_input_path ("flat-16", "platforms");
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
   ck_assert_msg (w != NULL, "%s", error ? error->message : "");
@@ -360,7 +350,7 @@ pipeline_here (const void *setup, void *result)
   PipeOutcome *out = result;
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, &error);
-  g_autofree char *path = input_path ("flat-16", "platforms");
+  g_autofree char *path = dts_test_input_path ("flat-16", "platforms");
   g_autoptr (DtsPlatform) platform = dts_platform_load (path, catalog, &error);
   g_assert (platform != NULL);
   GPtrArray *plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/datadir.h"
 #include "testlib.h"
 
 static GPtrArray *tmp_files;
@@ -110,4 +111,15 @@ dts_test_run_in_child (DtsTestChildFunc func, const void *setup, void *result, g
   waitpid (pid, &status, 0);
   ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0 && got == result_size,
                  "%s died (status %d)", what, status);
+}
+
+char *
+dts_test_input_path (const char *name, const char *subdir)
+{
+  g_autofree char *rel = g_strconcat ("tests/data/", name, ".xml", NULL);
+  char *path = dts_test_srcpath (rel);
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return path;
+  g_free (path);
+  return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
 }

@@ -19,6 +19,10 @@ const char *dts_test_shared_dir (void);
 /* Path of a file under the source tree ($top_srcdir, or "."); owned. */
 char *dts_test_srcpath (const char *relative);
 
+/* A test input NAME: tests/data/NAME.xml in the source tree, else the
+ * shipped file of SUBDIR ("platforms", "workloads"); owned, or NULL. */
+char *dts_test_input_path (const char *name, const char *subdir);
+
 /* Assert that ERROR is set in DTS_ERROR with CODE and that its message
  * contains every NULL-terminated fragment given. */
 void dts_test_assert_error (const GError *error, int code, ...) G_GNUC_NULL_TERMINATED;
