@@ -1234,7 +1234,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         s->rank_program[rank_of (&c, i, d, t)] = found;
     }
   s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
-  memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);
+  if (plan_comm->len > 0) /* a pipeline without replicas has no collectives */
+    memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);
 
   /* Streams, rank by rank: compute, gradients, then point-to-point. A
    * stage's gradient stream program is shared by the replicas of one tensor
