@@ -193,10 +193,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
   for (int r = 0; r < n; r++) {
     const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
-    guint k;
-    for (k = 0; k < specs->len; k++)
-      if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
-        break;
+    guint k = dts_schedule_spec_index (specs, spec);
     if (k == specs->len) {
       DtsComputeTotals tot;
       GArray *prog = worker_program (w, cost, spec, o, s, &tot, &s->cost_source, error);

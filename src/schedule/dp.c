@@ -115,6 +115,16 @@ dts_schedule_grad_bytes (const DtsRunOptions *opts)
 
 /* The cap counts the bytes that are all-reduced (DDP with fp16 gradients,
  * Horovod's fusion buffer after fp16 compression). */
+guint
+dts_schedule_spec_index (const GPtrArray *specs, const DtsGpuSpec *spec)
+{
+  guint k;
+  for (k = 0; k < specs->len; k++)
+    if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
+      break;
+  return k;
+}
+
 GArray *
 dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap_bytes,
                            double grad_bytes, int base, int *bucket_of)
@@ -370,10 +380,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
   for (int r = 0; r < n; r++) {
     const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
-    guint k;
-    for (k = 0; k < specs->len; k++)
-      if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
-        break;
+    guint k = dts_schedule_spec_index (specs, spec);
     if (k == specs->len) {
       DtsComputeTotals tot;
       GArray *prog = make_program (workload, cost, spec, opts, s->buckets, bucket_of, n_streams,

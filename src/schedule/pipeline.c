@@ -1197,10 +1197,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     for (int d = 0; d < dp[i]; d++) {
       int r = rank_of (&c, i, d, 0);
       const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
-      guint k;
-      for (k = 0; k < specs->len; k++)
-        if (dts_schedule_same_gpu (spec, g_ptr_array_index (specs, k)))
-          break;
+      guint k = dts_schedule_spec_index (specs, spec);
       if (k == specs->len)
         g_ptr_array_add (specs, (gpointer) spec);
       int found = -1;

@@ -40,6 +40,10 @@ DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
  * backward pass (layers that run in place keep none). */
 double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last);
 
+/* The index in SPECS (const DtsGpuSpec *) of a spec that prices kernels
+ * like SPEC, or SPECS->len when there is none. */
+guint dts_schedule_spec_index (const GPtrArray *specs, const DtsGpuSpec *spec);
+
 /* Whether two GPU specs price kernels the same. */
 gboolean dts_schedule_same_gpu (const DtsGpuSpec *a, const DtsGpuSpec *b);
 

@@ -128,10 +128,6 @@ run_ok (const Setup *st)
   return out;
 }
 
-#define assert_rel(a, b, tol)                                                                  \
-  ck_assert_msg (fabs ((a) - (b)) <= (tol) * fabs (b), "%s = %.12g, %s = %.12g: relative "    \
-                 "difference %.3g > %g", #a, (double) (a), #b, (double) (b),                   \
-                 fabs ((a) - (b)) / fabs (b), (double) (tol))
 
 /* S equal stages, M micro-batches, no communication to speak of: the bubble
  * is (S-1)/(M+S-1) of the iteration, for both schedules (the optimizer's

@@ -469,10 +469,6 @@ simulate_ok (const Setup *st)
   return out;
 }
 
-#define assert_rel(a, b, tol)                                                                  \
-  ck_assert_msg (fabs ((a) - (b)) <= (tol) * fabs (b), "%s = %.12g, %s = %.12g: relative "    \
-                 "difference %.3g > %g", #a, (double) (a), #b, (double) (b),                   \
-                 fabs ((a) - (b)) / fabs (b), (double) (tol))
 
 static const double B = 12.5e9, L = 2e-6;
 

@@ -113,10 +113,6 @@ simulate_ok (const Setup *st)
   return out;
 }
 
-#define assert_rel(a, b, tol)                                                                  \
-  ck_assert_msg (fabs ((a) - (b)) <= (tol) * fabs (b), "%s = %.12g, %s = %.12g: relative "    \
-                 "difference %.3g > %g", #a, (double) (a), #b, (double) (b),                   \
-                 fabs ((a) - (b)) / fabs (b), (double) (tol))
 
 /* One GPU: no communication, and the iteration is exactly the sum of the
  * cost model's layer times. */

@@ -19,6 +19,13 @@ const char *dts_test_shared_dir (void);
 /* Path of a file under the source tree ($top_srcdir, or "."); owned. */
 char *dts_test_srcpath (const char *relative);
 
+/* Assert |A - B| <= TOL |B|, printing both expressions and values
+ * (needs <math.h>). */
+#define assert_rel(a, b, tol)                                                                  \
+  ck_assert_msg (fabs ((a) - (b)) <= (tol) * fabs (b), "%s = %.12g, %s = %.12g: relative "    \
+                 "difference %.3g > %g", #a, (double) (a), #b, (double) (b),                   \
+                 fabs ((a) - (b)) / fabs (b), (double) (tol))
+
 /* A test input NAME: tests/data/NAME.xml in the source tree, else the
  * shipped file of SUBDIR ("platforms", "workloads"); owned, or NULL. */
 char *dts_test_input_path (const char *name, const char *subdir);
