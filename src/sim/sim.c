@@ -179,7 +179,7 @@ struct _Sim {
   GPtrArray *links;          /* index -> sg_link_t */
   GArray *link_bytes;        /* index -> bytes sent through it */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
-  GHashTable *p2p;           /* "rank:tag" -> mailbox of point-to-point receives */
+  GHashTable *p2p;           /* rank x 2^32 + tag -> mailbox of point-to-point receives */
   int finished;              /* streams that ran every iteration */
   gint64 wall_start_us;
   gint64 last_progress_us;
@@ -647,14 +647,20 @@ progress (Sim *sim, int it, int bucket, gboolean force)
   fflush (stderr);
 }
 
+/* The mailbox of RANK's point-to-point receives with TAG, made on first
+ * use (found without formatting its name: a server's receiver looks it up
+ * once per message). */
 static sg_mailbox_t
 p2p_mailbox (Sim *sim, int rank, int tag)
 {
-  g_autofree char *key = g_strdup_printf ("dtsim-p2p-%d-%d", rank, tag);
-  sg_mailbox_t mb = g_hash_table_lookup (sim->p2p, key);
+  guint64 key = ((guint64) (guint32) rank << 32) | (guint32) tag;
+  sg_mailbox_t mb = g_hash_table_lookup (sim->p2p, &key);
   if (mb == NULL) {
-    mb = sg_mailbox_by_name (key);
-    g_hash_table_insert (sim->p2p, g_steal_pointer (&key), mb);
+    g_autofree char *name = g_strdup_printf ("dtsim-p2p-%d-%d", rank, tag);
+    mb = sg_mailbox_by_name (name);
+    guint64 *stored = g_new (guint64, 1);
+    *stored = key;
+    g_hash_table_insert (sim->p2p, stored, mb);
   }
   return mb;
 }
@@ -1337,7 +1343,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   g_autofree double *analytic_s = g_new (double, sched->plans->len + 1);
   for (guint k = 0; k <= sched->plans->len; k++)
     analytic_s[k] = -1;
-  g_autoptr (GHashTable) p2p = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) p2p = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   sim.ranks = ranks;
   sim.comms = comms;
   sim.streams = streams;
