@@ -157,6 +157,17 @@ dts_trace_summarize_ps (const DtsTrace *t, DtsRunSummary *s, const int *worker_b
   s->backward_s = s->backward_data_s + s->backward_weight_s;
   s->optimizer_s = phase[3] / k;
   if (own_times) {
+    /* A worker's idle time is the rest of its own iteration: there is no
+     * common iteration to measure it against. */
+    for (int r = 0; r < s->ps_workers && (guint) r < s->ranks->len; r++) {
+      DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
+      double t0 = w > 0 ? t->iter_end_s[dts_trace_ri (t, r, w - 1)] : 0;
+      double own = (t->iter_end_s[dts_trace_ri (t, r, t->n_iterations - 1)] - t0) / m;
+      double busy = rs->compute_s;
+      for (int q = 0; q < DTS_RANK_WAIT_N_KINDS; q++)
+        busy += rs->wait_s[q];
+      rs->idle_s = fabs (own - busy) < 1e-12 ? 0 : own - busy;
+    }
     s->iteration_time_s = sum_t / s->ps_workers;
     s->throughput_samples_per_s = throughput;
     s->compute_efficiency =

@@ -15,7 +15,7 @@
  *
  * Per rank: the same means for one rank, and idle_s, the rest of the run's
  * iteration time (a rank that finishes its iteration before the last one
- * does). The bottleneck, in this order of tests:
+ * does; parameter-server workers: their own iteration's, ps-stats.c). The bottleneck, in this order of tests:
  *   single-gpu     n_gpus == 1;
  *   stage-imbalance  pipelines: a stage computes > 10% more than the mean
  *                  stage (the text summary's "load imbalance");
