@@ -124,7 +124,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "Write every rank's compute, wait and idle times as CSV to FILE, - for stdout (default: none)",
       "FILE" },
     { "timeline", 0, 0, S, &a->timeline,
-      "Draw one iteration per GPU (compute phases, communication) as SVG to FILE (default: none)",
+      "Draw one iteration per GPU (compute phases, communication; parameter servers: three "
+      "iterations and the shards' updates) as SVG to FILE (default: none)",
       "FILE" },
     { "timeline-ascii", 0, 0, G_OPTION_ARG_NONE, &a->timeline_ascii,
       "Print the same timeline as text after the summary (text format only)", NULL },

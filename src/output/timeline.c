@@ -177,6 +177,10 @@ legend_item (GString *o, double *x, double y, const char *fill, const char *labe
 void
 dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
 {
+  if (s->ps_workers > 0) {
+    dts_timeline_write_ps_svg (t, s, out);
+    return;
+  }
   g_auto (Chart) c = { 0 };
   chart_build (t, s, &c);
   double row_h = N_LANES * LANE_H + ROW_GAP;

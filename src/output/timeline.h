@@ -31,6 +31,11 @@ G_BEGIN_DECLS
 /* T must have been recorded with slices (programming error otherwise). */
 void dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out);
 
+/* Parameter-server runs (S->ps_workers > 0): several iterations of the
+ * workers and the shards' updates with the staleness of each gradient
+ * (ps-timeline.c). dts_timeline_write_svg draws this for such runs. */
+void dts_timeline_write_ps_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out);
+
 /* The same chart in WIDTH columns of text: per rank a compute line (F
  * forward, B backward, O optimizer, '.' waiting) and a communication line
  * (the bucket's index mod 10 for each all-reduce), each column showing what
