@@ -6,7 +6,12 @@
  * threads (tid 0 compute, tid 1 communication). Loads in ui.perfetto.dev
  * and chrome://tracing. Slices are written in recording order, which is
  * deterministic; "otherData" carries the summary figures so that tools can
- * check the trace against them (tests/tools/check-trace.py). */
+ * check the trace against them (tests/tools/check-trace.py).
+ *
+ * Parameter-server runs (async-ps, sync-ps) add a process "parameter
+ * servers" (pid n_ranks) with one thread per shard: a slice per update,
+ * whose args list the gradients it applied (worker, iteration, staleness,
+ * arrival in us) and its samples. */
 #include "config.h"
 
 #include "output/json.h"
@@ -33,6 +38,58 @@ dts_report_chrome_metadata (DtsJson *j, const char *what, int pid, int tid, cons
   dts_json_end_object (j);
 }
 
+/* The shards' updates (see the top); a shard's gradients are the next
+ * n_gradients of its shard in ps_gradients, both being in the order of
+ * application. */
+static void
+write_ps_updates (DtsJson *j, const DtsTrace *t)
+{
+  int pid = t->n_ranks;
+  dts_report_chrome_metadata (j, "process_name", pid, 0, "parameter servers", 0);
+  dts_report_chrome_metadata (j, "process_sort_index", pid, 0, NULL, pid);
+  for (int k = 0; k < t->n_shards; k++) {
+    g_autofree char *name = g_strdup_printf ("shard %d", k);
+    dts_report_chrome_metadata (j, "thread_name", pid, k, name, 0);
+  }
+  g_autofree guint *next = g_new0 (guint, MAX (t->n_shards, 1));
+  for (guint i = 0; i < t->ps_updates->len; i++) {
+    const DtsTraceUpdate *u = &g_array_index (t->ps_updates, DtsTraceUpdate, i);
+    if (u->shard < 0 || u->shard >= t->n_shards)
+      continue;
+    dts_json_begin_object (j);
+    dts_json_kv_string (j, "name", "update");
+    dts_json_kv_string (j, "cat", "ps-update");
+    dts_json_kv_string (j, "ph", "X");
+    dts_json_kv_int (j, "pid", pid);
+    dts_json_kv_int (j, "tid", u->shard);
+    dts_json_kv_double (j, "ts", u->t_start_s * 1e6);
+    dts_json_kv_double (j, "dur", (u->t_end_s - u->t_start_s) * 1e6);
+    dts_json_key (j, "args");
+    dts_json_begin_object (j);
+    dts_json_kv_int (j, "shard", u->shard);
+    dts_json_kv_int (j, "samples", u->samples);
+    dts_json_key (j, "gradients");
+    dts_json_begin_array (j);
+    guint g = next[u->shard];
+    for (int taken = 0; g < t->ps_gradients->len && taken < u->n_gradients; g++) {
+      const DtsTraceGradient *gr = &g_array_index (t->ps_gradients, DtsTraceGradient, g);
+      if (gr->shard != u->shard)
+        continue;
+      taken++;
+      dts_json_begin_object (j);
+      dts_json_kv_int (j, "worker", gr->worker);
+      dts_json_kv_int (j, "iteration", gr->clock);
+      dts_json_kv_int (j, "staleness", (int) gr->staleness);
+      dts_json_kv_double (j, "arrived", gr->arrived_s * 1e6);
+      dts_json_end_object (j);
+    }
+    next[u->shard] = g;
+    dts_json_end_array (j);
+    dts_json_end_object (j);
+    dts_json_end_object (j);
+  }
+}
+
 void
 dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GString *out)
 {
@@ -54,6 +111,12 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
   dts_json_kv_double (j, "comm_s", s->comm_s);
   dts_json_kv_double (j, "comm_exposed_s", s->comm_exposed_s);
   dts_json_kv_int (j, "buckets", s->buckets->len);
+  if (s->ps_workers > 0) {
+    dts_json_kv_int (j, "ps_workers", s->ps_workers);
+    dts_json_kv_int (j, "ps_shards", t->n_shards);
+    dts_json_kv_string (j, "ps_update", s->ps_update);
+    dts_json_kv_int (j, "staleness_bound", s->staleness_bound);
+  }
   dts_json_end_object (j);
 
   dts_json_key (j, "traceEvents");
@@ -96,6 +159,8 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
     dts_json_end_object (j);
     dts_json_end_object (j);
   }
+  if (s->ps_workers > 0 && t->ps_updates != NULL)
+    write_ps_updates (j, t);
   dts_json_end_array (j);
   dts_json_end_object (j);
   g_string_append (out, dts_json_get (j));

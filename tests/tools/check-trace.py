@@ -9,6 +9,13 @@ are deterministic.
       iteration with the summary's bytes; phase times, all-reduce time and
       iteration time recomputed from the slices equal the summary's
       breakdown (relative 1e-6).
+      Parameter-server runs (async-ps, sync-ps) are checked on their own
+      terms instead (check_ps): every gradient applied once per shard, each
+      update starting as soon as its gradients and its shard allow (without
+      a staleness bound: no worker waits for another), a worker's next
+      iteration after its gradient's updates (`each`, sync-ps) or arrivals
+      (`merge`), and the staleness of every gradient recounted from the
+      order of the updates.
 
   check-trace.py --run DTSIM [ARGS...]
       Run `DTSIM run ARGS --format json --quiet --trace T` twice: the two
@@ -59,8 +66,10 @@ def check_contract(summary):
         replicas = max(st["replicas"] for st in summary["pipeline"]["stages"])
     if summary["global_batch_size"] != replicas * summary["batch_size_per_gpu"]:
         fail("global_batch_size is not %d replicas x batch_size_per_gpu" % replicas)
-    close(summary["throughput_samples_per_s"],
-          summary["global_batch_size"] / summary["iteration_time_s"], "throughput")
+    # Parameter-server workers: the sum of batch / their own iteration times.
+    if "parameter_servers" not in summary:
+        close(summary["throughput_samples_per_s"],
+              summary["global_batch_size"] / summary["iteration_time_s"], "throughput")
     print("ok: summary has the output contract's fields")
 
 
@@ -106,6 +115,9 @@ def check(trace_path, summary):
                 fail("overlapping slices on rank %d tid %d: %s and %s" %
                      (key[0], key[1], a["name"], b["name"]))
     print("ok: no overlapping slices on a track")
+    if "parameter_servers" in summary:
+        check_ps(trace, tracks, summary)
+        return
 
     phase = defaultdict(float)
     comm = 0.0
@@ -149,6 +161,111 @@ def check(trace_path, summary):
     close((end(iters - 1) - end(warm - 1)) / (iters - warm), summary["iteration_time_s"],
           "iteration_time_s")
     print("ok: iteration time matches the summary")
+
+
+def check_ps(trace, tracks, summary):
+    """The parameter-server properties (see the top)."""
+    od = trace["otherData"]
+    workers, shards = od["ps_workers"], od["ps_shards"]
+    policy, bound = od["ps_update"], od["staleness_bound"]
+    iters = summary["iterations"]
+    updates = defaultdict(list)
+    for (p, tid), slices in tracks.items():
+        for e in slices:
+            if e["cat"] == "ps-update":
+                updates[tid].append(e)
+    if sorted(updates) != list(range(shards)):
+        fail("updates on shards %r, expected 0..%d" % (sorted(updates), shards - 1))
+    # Each shard: every (worker, iteration) once; update index per gradient.
+    applied = {}
+    for k in range(shards):
+        ups = sorted(updates[k], key=lambda e: e["ts"])
+        seen = {}
+        prev_end = 0.0
+        for i, u in enumerate(ups):
+            grads = u["args"]["gradients"]
+            if not grads:
+                fail("shard %d: an update without gradients" % k)
+            if u["args"]["samples"] != summary["batch_size_per_gpu"] * len(grads):
+                fail("shard %d: update of %d gradients carries %d samples" %
+                     (k, len(grads), u["args"]["samples"]))
+            for g in grads:
+                key = (g["worker"], g["iteration"])
+                if key in seen:
+                    fail("shard %d applies worker %d's gradient of iteration %d twice" %
+                         (k, key[0], key[1]))
+                seen[key] = i
+                if g["arrived"] > u["ts"] + 1e-6 * max(1.0, u["ts"]):
+                    fail("shard %d applies a gradient before it arrived" % k)
+            if policy == "all":
+                if sorted(g["worker"] for g in grads) != list(range(workers)) or \
+                        len(set(g["iteration"] for g in grads)) != 1:
+                    fail("sync-ps shard %d: an update without one gradient of every worker of "
+                         "one iteration" % k)
+                ready = max(g["arrived"] for g in grads)
+            else:
+                ready = min(g["arrived"] for g in grads)
+            # Work-conserving: without a bound the update starts as soon as
+            # its shard is free and its gradients are there.
+            if bound < 0:
+                want = max(ready, prev_end)
+                if abs(u["ts"] - want) > 1e-6 * max(1.0, want):
+                    fail("shard %d update %d starts at %.3f us, not at %.3f us (its gradients "
+                         "and the shard were ready): a worker waited for another" %
+                         (k, i, u["ts"], want))
+            prev_end = u["ts"] + u["dur"]
+        want = {(w, c) for w in range(workers) for c in range(iters)}
+        if set(seen) != want:
+            fail("shard %d applied %d gradients, expected every worker's of every iteration "
+                 "(%d)" % (k, len(seen), len(want)))
+        applied[k] = (ups, seen)
+    print("ok: every gradient applied once per shard; updates start when their gradients "
+          "and shard are ready" + ("" if bound < 0 else " (bound %d: not checked)" % bound))
+
+    # A worker's next iteration starts after its gradients' updates (each,
+    # sync-ps) or their arrival (merge: a waiting gradient's sender gets the
+    # weights of the update in progress).
+    first = {}
+    for (p, tid), slices in tracks.items():
+        if tid != 0 or p >= workers:
+            continue
+        for e in slices:
+            it = e["args"]["iteration"]
+            first[(p, it)] = min(first.get((p, it), float("inf")), e["ts"])
+    for w in range(workers):
+        for c in range(iters - 1):
+            start = first[(w, c + 1)]
+            for k in range(shards):
+                ups, seen = applied[k]
+                u = ups[seen[(w, c)]]
+                g = [x for x in u["args"]["gradients"] if (x["worker"], x["iteration"]) == (w, c)]
+                need = g[0]["arrived"] if policy == "merge" else u["ts"] + u["dur"]
+                if start < need - 1e-6 * max(1.0, need):
+                    fail("worker %d starts iteration %d at %.3f us, before shard %d %s its "
+                         "gradient (%.3f us)" % (w, c + 1, start, k,
+                                                 "received" if policy == "merge" else "applied",
+                                                 need))
+    print("ok: every worker's next iteration follows its gradients' %s" %
+          ("arrivals" if policy == "merge" else "updates"))
+
+    # Staleness recounted: updates of the shard between the worker's pull
+    # (the update that applied its previous gradient; the initial weights
+    # for its first) and the update of this one. Under merge the sender of a
+    # gradient still waiting gets the weights of the update in progress, one
+    # before the update that applies it: one more then.
+    for k in range(shards):
+        ups, seen = applied[k]
+        for u_i, u in enumerate(ups):
+            for g in u["args"]["gradients"]:
+                w, c = g["worker"], g["iteration"]
+                pulled = 0 if c == 0 else seen[(w, c - 1)] + 1
+                count = u_i - pulled
+                ok = g["staleness"] == count if policy != "merge" or c == 0 \
+                    else count <= g["staleness"] <= count + 1
+                if not ok:
+                    fail("shard %d: worker %d's gradient of iteration %d has staleness %d, "
+                         "recounted %d" % (k, w, c, g["staleness"], count))
+    print("ok: staleness of every gradient recounted from the order of updates")
 
 
 def run(dtsim, args):
