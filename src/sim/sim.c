@@ -1339,7 +1339,8 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
 {
   G_STATIC_ASSERT (DTS_TRACE_N_PHASES == DTS_PHASE_COUNT);
   g_return_val_if_fail (set->granularity >= 0 && set->granularity < DTS_GRANULARITY_COUNT, NULL);
-  g_return_val_if_fail (sched->n_ranks <= (int) (platform->gpus->len + platform->cpus->len),
+  g_return_val_if_fail (sched->n_ranks <= (int) (platform->gpus->len
+                                                 + (platform->cpus ? platform->cpus->len : 0)),
                         NULL);
   g_return_val_if_fail (set->iterations >= 1, NULL);
 
