@@ -113,23 +113,48 @@ to the one socket); 1 us per PCIe hop." \
 gen aws-p2-8xlarge-x8 --title "8 x $p2_title
 As in the TensorFlow tf_cnn_benchmarks of 2017 (8 to 64 K80, synchronous parameter
 servers; shared data validation/tf_benchmarks_2017_images_per_sec.csv): the sockets
-are hosts (property role=cpu) for parameter servers." \
+are hosts (property role=cpu) for parameter servers.
+Assumed CPU memory bandwidth (property mem_bw, prices parameter-server updates):
+76.8 GB/s, 4 channels of DDR4-2400 as Intel ARK gives for the Xeon E5-2697 v4 (the
+E5-2686 v4 is a part made for AWS, not in ARK), a peak." \
   --nodes 8 --gpus-per-node 8 --gpu K80 --intra pcie --sockets 1 --pcie-switches 4 \
-  --nic-at-cpu --nics-per-node 1 --nic-bandwidth 10Gbps --nic-latency 25us --cpus
+  --nic-at-cpu --nics-per-node 1 --nic-bandwidth 10Gbps --nic-latency 25us --cpus \
+  --cpu-mem-bw 76.8GBps
 
-# The K80 cluster of Campos et al. (ICCS 2017): BSC's MinoTauro.
-k80_title="16 K80 nodes: V. Campos, F. Sastre, M. Yagues, M. Bellver, X. Giro-i-Nieto,
-J. Torres, Distributed training strategies for a computer vision deep learning
-algorithm on a distributed GPU cluster, Procedia Computer Science 108 (ICCS 2017),
-doi:10.1016/j.procs.2017.05.074 (TensorFlow, synchronous parameter servers,
-speed-up 10.3 on 16 nodes). The study ran on BSC's MinoTauro, whose nodes have two
-K80 boards (four GK210 dies), two Xeon E5-2630 v3 sockets and InfiniBand FDR.
-One GK210 die per node, as one worker per node used in the scaling study: compare
-with the paper's setup (GPUs per worker) before using this file to reproduce it.
+# The K80 cluster of Campos et al. (CCGrid 2017; ICCS 2017): BSC's MinoTauro.
+campos="V. Campos, F. Sastre, M. Yagues, J. Torres, X. Giro-i-Nieto, Scaling a
+Convolutional Neural Network for Classification of Adjective Noun Pairs with
+TensorFlow on GPU Clusters, CCGrid 2017 (TensorFlow, parameter servers, near
+linear scaling over the GPUs of a node, a distributed speed-up of 10.3 on 16
+nodes over one node); the companion study V. Campos, F. Sastre, M. Yagues,
+M. Bellver, X. Giro-i-Nieto, J. Torres, Distributed training strategies for a
+computer vision deep learning algorithm on a distributed GPU cluster, Procedia
+Computer Science 108 (ICCS 2017), doi:10.1016/j.procs.2017.05.074, compares
+synchronous and asynchronous training on the same cluster. Both ran on BSC's
+MinoTauro, whose K80 nodes have two K80 boards (four GK210 dies), two Xeon
+E5-2630 v3 sockets and InfiniBand FDR."
+cpu_note="CPU memory bandwidth (property mem_bw of the socket hosts, prices parameter-
+server updates): 59 GB/s per Xeon E5-2630 v3, Intel ARK's maximum memory bandwidth
+(4 channels of DDR4-1866), a peak."
+k80_title="16 K80 nodes, one GK210 die each: $campos
+One die per node: the distributed scaling at one GPU per worker; the paper's
+nodes have four (platforms/minotauro-k80-x16.xml).
 Assumptions: one FDR 4x NIC per node (54.5 Gb/s of data), one non-blocking switch,
-sockets as hosts (role=cpu) for the parameter servers; 1 us per hop."
+sockets as hosts (role=cpu) for the parameter servers; 1 us per hop.
+$cpu_note"
 gen k80-x16 --title "$k80_title" --nodes 16 --gpus-per-node 1 --gpu K80 --intra pcie \
-  --sockets 2 --pcie-switches 0 --nics-per-node 1 --nic-bandwidth 54.5Gbps --cpus
+  --sockets 2 --pcie-switches 0 --nics-per-node 1 --nic-bandwidth 54.5Gbps --cpus \
+  --cpu-mem-bw 59GBps
+
+minotauro_title="16 MinoTauro K80 nodes as the paper describes them: $campos
+Assumptions: each K80 board's on-board PLX switch joins its two dies (PCIe 3.0 x16
+to a socket), board 0 on socket 0 and board 1 on socket 1; one FDR 4x NIC per node
+(54.5 Gb/s of data) on socket 0's root port; one non-blocking switch; sockets as
+hosts (role=cpu) for the parameter servers; 1 us per hop.
+$cpu_note"
+gen minotauro-k80-x16 --title "$minotauro_title" --nodes 16 --gpus-per-node 4 --gpu K80 \
+  --intra pcie --sockets 2 --pcie-switches 1 --nic-at-cpu --nics-per-node 1 \
+  --nic-bandwidth 54.5Gbps --cpus --cpu-mem-bw 59GBps
 
 # DGX-1 with P100 (the TensorFlow 2017 benchmark machine, doc/VALIDATION.md).
 dgx1p_title="dgx1-p100: one DGX-1 with 8 x Tesla P100 SXM2 16 GB (NVIDIA DGX-1 System Architecture whitepaper, WP-08437-001, 2016): hybrid cube-mesh of NVLink 1, each P100 with four links of 20 GB/s per direction; GPUs 0-3 and 4-7 are fully connected quads joined by 0-4, 1-5, 2-6 and 3-7. Assumed: two PLX PCIe switches per socket, 1 us per hop. Used against the TensorFlow benchmarks of May 2017 (doc/VALIDATION.md)."

@@ -53,7 +53,8 @@ dts_cmd_platform (int argc, char **argv, GError **error)
   g_autofree char *nics = NULL;
   g_autofree char *t_intra_bw = NULL, *t_intra_lat = NULL, *t_pcie_bw = NULL,
                   *t_pcie_lat = NULL, *t_sock_bw = NULL, *t_sock_lat = NULL, *t_nic_bw = NULL,
-                  *t_nic_lat = NULL, *t_link_bw = NULL, *t_link_lat = NULL, *t_cpu_speed = NULL;
+                  *t_nic_lat = NULL, *t_link_bw = NULL, *t_link_lat = NULL, *t_cpu_speed = NULL,
+                  *t_cpu_mem_bw = NULL;
   const Quantity q[] = {
     { "intra-bandwidth", DTS_UNIT_BANDWIDTH, &t_intra_bw, &p.intra_bw_Bps, TRUE },
     { "intra-latency", DTS_UNIT_TIME, &t_intra_lat, &p.intra_lat_s, FALSE },
@@ -66,6 +67,7 @@ dts_cmd_platform (int argc, char **argv, GError **error)
     { "link-bandwidth", DTS_UNIT_BANDWIDTH, &t_link_bw, &p.link_bw_Bps, TRUE },
     { "link-latency", DTS_UNIT_TIME, &t_link_lat, &p.link_lat_s, FALSE },
     { "cpu-speed", DTS_UNIT_FLOPS, &t_cpu_speed, &p.cpu_speed_flops, TRUE },
+    { "cpu-mem-bw", DTS_UNIT_BANDWIDTH, &t_cpu_mem_bw, &p.cpu_mem_bw_Bps, TRUE },
     { "oversubscription", DTS_UNIT_NONE, &oversub, &p.oversubscription, FALSE },
   };
   GOptionEntry entries[] = {
@@ -125,6 +127,10 @@ dts_cmd_platform (int argc, char **argv, GError **error)
       "Make each socket a host (property role=cpu), e.g. for parameter servers", NULL },
     { "cpu-speed", 0, 0, G_OPTION_ARG_STRING, &t_cpu_speed,
       "Speed of a socket host (default: 1TFLOPS)", "F" },
+    { "cpu-mem-bw", 0, 0, G_OPTION_ARG_STRING, &t_cpu_mem_bw,
+      "Memory bandwidth of a socket host (property mem_bw: prices parameter-server updates "
+      "with --ps-placement cpus; default: none)",
+      "BW" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);

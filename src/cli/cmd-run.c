@@ -226,6 +226,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                  1 << 20, &o->ps_shards, error))
     return FALSE;
   o->ps_own_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "own") == 0;
+  o->ps_cpu_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "cpus") == 0;
   const char *overhead = dts_cli_row_option (a->rows, "ps-message-overhead");
   if (overhead != NULL) {
     double v;

@@ -3,7 +3,8 @@
  * Format: the Trace Event Format's JSON object form ({"traceEvents": [...]}),
  * complete events ("ph": "X") with "ts" and "dur" in microseconds, and
  * metadata events naming processes (one per GPU rank, sorted by rank) and
- * threads (tid 0 compute, tid 1 communication). Loads in ui.perfetto.dev
+ * threads (tid 0 compute, tid 1 communication: all-reduce buckets, or a
+ * parameter-server worker's wait for each shard's weights, "pull"). Loads in ui.perfetto.dev
  * and chrome://tracing. Slices are written in recording order, which is
  * deterministic; "otherData" carries the summary figures so that tools can
  * check the trace against them (tests/tools/check-trace.py).
@@ -136,6 +137,9 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
     if (compute) {
       dts_json_kv_string (j, "name", g_ptr_array_index (t->layer_names, sl->index));
       dts_json_kv_string (j, "cat", t->phase_names[sl->phase]);
+    } else if (sl->track == DTS_TRACK_PULL) {
+      dts_json_kv_string (j, "name", "pull weights");
+      dts_json_kv_string (j, "cat", "pull");
     } else {
       g_autofree char *name = g_strdup_printf ("all-reduce bucket %d", sl->index);
       dts_json_kv_string (j, "name", name);
@@ -153,7 +157,8 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
       dts_json_kv_string (j, "phase", t->phase_names[sl->phase]);
       dts_json_kv_int (j, "layer", sl->index);
     } else {
-      dts_json_kv_int (j, "bucket", sl->index);
+      if (sl->track == DTS_TRACK_COMM)
+        dts_json_kv_int (j, "bucket", sl->index);
       dts_json_kv_double (j, "bytes", sl->bytes);
     }
     dts_json_end_object (j);

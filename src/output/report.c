@@ -395,6 +395,34 @@ static const Field csv_fields[] = {
   END_FIELDS,
 };
 
+/* Appended to the row of a parameter-server run (async-ps, sync-ps) only,
+ * so that every other run keeps its header. */
+static const Field csv_ps_fields[] = {
+  S_STRING ("strategy", strategy),
+  S_INT ("ps_shards", ps_shards),
+  FIELD (DtsRunSummary, FIELD_STRING, const char *, "ps_update", ps_update),
+  S_INT ("staleness_bound", staleness_bound),
+  S_DOUBLE ("ps_update_s", ps_update_s),
+  S_INT64 ("ps_updates", ps_updates),
+  S_INT64 ("ps_gradients", ps_gradients),
+  S_DOUBLE ("staleness_mean", staleness.mean),
+  S_DOUBLE ("staleness_std", staleness.std),
+  S_DOUBLE ("staleness_min", staleness.min),
+  S_DOUBLE ("staleness_p50", staleness.p50),
+  S_DOUBLE ("staleness_p90", staleness.p90),
+  S_DOUBLE ("staleness_p99", staleness.p99),
+  S_DOUBLE ("staleness_max", staleness.max),
+  S_DOUBLE ("minibatch_mean", minibatch.mean),
+  S_DOUBLE ("minibatch_std", minibatch.std),
+  S_DOUBLE ("minibatch_min", minibatch.min),
+  S_DOUBLE ("minibatch_p50", minibatch.p50),
+  S_DOUBLE ("minibatch_p90", minibatch.p90),
+  S_DOUBLE ("minibatch_p99", minibatch.p99),
+  S_DOUBLE ("minibatch_max", minibatch.max),
+  S_DOUBLE ("epoch_time_s", epoch_time_s),
+  END_FIELDS,
+};
+
 const char *const *
 dts_report_csv_columns (void)
 {
@@ -474,10 +502,26 @@ csv_table_row (GString *out, const void *record, const Field *fields)
 void
 dts_report_write_csv (const DtsRunSummary *s, GString *out)
 {
+  gboolean ps = s->ps_shards > 0;
   for (guint i = 0; csv_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", csv_fields[i].key);
+  for (guint i = 0; ps && csv_ps_fields[i].key; i++)
+    g_string_append_printf (out, ",%s", csv_ps_fields[i].key);
   g_string_append_c (out, '\n');
-  csv_table_row (out, s, csv_fields);
+  if (!ps) {
+    csv_table_row (out, s, csv_fields);
+    return;
+  }
+  for (guint i = 0; csv_fields[i].key; i++) {
+    if (i > 0)
+      g_string_append_c (out, ',');
+    csv_value (out, s, &csv_fields[i]);
+  }
+  for (guint i = 0; csv_ps_fields[i].key; i++) {
+    g_string_append_c (out, ',');
+    csv_value (out, s, &csv_ps_fields[i]);
+  }
+  g_string_append_c (out, '\n');
 }
 
 void

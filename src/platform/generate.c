@@ -781,6 +781,10 @@ validate (Gen *g, const DtsGpuCatalog *catalog, GError **error)
       || !check_latency (p->link_lat_s, "link-latency", error)
       || !check_positive (p->cpu_speed_flops, "cpu-speed", error))
     return FALSE;
+  if (p->cpu_mem_bw_Bps != 0 && !check_bandwidth (p->cpu_mem_bw_Bps, "cpu-mem-bw", error))
+    return FALSE;
+  if (p->cpu_mem_bw_Bps != 0 && !p->cpu_hosts)
+    return invalid (error, "--cpu-mem-bw needs --cpus (the sockets as hosts)");
   if (p->link_bw_Bps != 0 && !check_bandwidth (p->link_bw_Bps, "link-bandwidth", error))
     return FALSE;
   if (!(p->oversubscription >= 1) || !isfinite (p->oversubscription))
@@ -939,7 +943,7 @@ pcie_path (Gen *g, ZoneBody *z, int node, const PcieEnd *a, const PcieEnd *b, GA
 
 static void
 declare_host (GString *out, int indent, const char *id, const char *speed, const char *gpu,
-              const char *node, const char *role)
+              const char *node, const char *role, const char *mem_bw)
 {
   indent_to (out, indent);
   g_string_append_printf (out, "<host id=\"%s\" speed=\"%s\">", id, speed);
@@ -948,6 +952,8 @@ declare_host (GString *out, int indent, const char *id, const char *speed, const
   g_string_append_printf (out, "<prop id=\"node\" value=\"%s\"/>", node);
   if (role)
     g_string_append_printf (out, "<prop id=\"role\" value=\"%s\"/>", role);
+  if (mem_bw)
+    g_string_append_printf (out, "<prop id=\"mem_bw\" value=\"%s\"/>", mem_bw);
   g_string_append (out, "</host>\n");
 }
 
@@ -970,6 +976,7 @@ emit_node (Gen *g, Attach *a, int i, const char *sw)
   g_autofree char *node = node_name (i);
   g_autofree char *speed = fmt_speed (dts_gpu_spec_flops (g->spec, DTS_PREC_FP32, NULL));
   g_autofree char *cpu_speed = fmt_speed (p->cpu_speed_flops);
+  g_autofree char *cpu_mem_bw = p->cpu_mem_bw_Bps > 0 ? fmt_bw (p->cpu_mem_bw_Bps) : NULL;
   gboolean tree = p->intra == DTS_INTRA_PCIE;
   gboolean sockets = tree || p->cpu_hosts;
 
@@ -983,7 +990,7 @@ emit_node (Gen *g, Attach *a, int i, const char *sw)
   g_autoptr (GPtrArray) gpus = g_ptr_array_new_with_free_func (g_free);
   for (int k = 0; k < G; k++) {
     char *id = g_strdup_printf ("%s-gpu%d", node, k);
-    declare_host (a->decls, ind, id, speed, p->gpu, node, NULL);
+    declare_host (a->decls, ind, id, speed, p->gpu, node, NULL, NULL);
     g_ptr_array_add (gpus, id);
   }
   a->vertices += G;
@@ -992,7 +999,7 @@ emit_node (Gen *g, Attach *a, int i, const char *sw)
     for (int s = 0; s < S; s++) {
       char *id = g_strdup_printf ("%s-cpu%d", node, s);
       if (p->cpu_hosts)
-        declare_host (a->decls, ind, id, cpu_speed, NULL, node, "cpu");
+        declare_host (a->decls, ind, id, cpu_speed, NULL, node, "cpu", cpu_mem_bw);
       else
         declare_router (a->decls, ind, id);
       g_ptr_array_add (cpus, id);
@@ -1416,8 +1423,9 @@ emit_header (Gen *g)
     g_autofree char *slat = fmt_time (p->socket_lat_s);
     header_line (o, "  sockets %d, pcie-switches %d, pcie-bandwidth %s, pcie-latency %s",
                  p->sockets, p->pcie_switches, pbw, plat);
-    header_line (o, "  socket-bandwidth %s, socket-latency %s%s", sbw, slat,
-                 p->cpu_hosts ? ", cpus" : "");
+    g_autofree char *cbw = p->cpu_mem_bw_Bps > 0 ? fmt_bw (p->cpu_mem_bw_Bps) : NULL;
+    header_line (o, "  socket-bandwidth %s, socket-latency %s%s%s%s", sbw, slat,
+                 p->cpu_hosts ? ", cpus" : "", cbw ? ", cpu-mem-bw " : "", cbw ? cbw : "");
   }
   if (K > 0) {
     g_autofree char *bw = fmt_bw_bits (p->nic_bw_Bps);

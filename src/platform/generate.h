@@ -75,6 +75,7 @@ typedef struct {
 
   gboolean cpu_hosts;      /* the sockets are hosts (for parameter servers), not routers */
   double cpu_speed_flops;
+  double cpu_mem_bw_Bps;   /* a socket host's memory bandwidth (property mem_bw); 0 = none */
 } DtsGenParams;
 
 /* Defaults (documented in `dtsim platform --help`); strings NULL. */

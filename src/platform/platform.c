@@ -199,6 +199,7 @@ typedef struct {
   const char *path;
   const DtsGpuCatalog *catalog;
   GArray *gpus;          /* Pending */
+  GArray *cpus;          /* DtsCpu, node still unresolved */
   GArray *links;         /* DtsLink */
   GHashTable *names;     /* netpoint name -> NameInfo */
   GHashTable *link_ids;  /* explicit link id -> LinkInfo */
@@ -247,6 +248,14 @@ gpu_clear (gpointer p)
   DtsGpu *g = p;
   g_free (g->host);
   dts_gpu_spec_clear (&g->spec);
+}
+
+static void
+cpu_clear (gpointer p)
+{
+  DtsCpu *c = p;
+  g_free (c->host);
+  g_free (c->node_name);
 }
 
 static void
@@ -473,7 +482,7 @@ add_link_row (Loader *ld, const char *name, double bw, double lat, const char *s
 
 /* ---- GPUs --------------------------------------------------------------- */
 
-static const char *const dtsim_props[] = { "gpu", "node", "rank", NULL };
+static const char *const dtsim_props[] = { "gpu", "node", "rank", "role", NULL };
 
 static gboolean
 is_dtsim_prop (const char *name)
@@ -531,14 +540,61 @@ collect_props (Loader *ld, xmlNode *node, Scope *s, GError **error)
   return TRUE;
 }
 
+/* The node of a host seen from scope S: its `node` property, else the
+ * innermost enclosing zone or cluster (owned). */
+static char *
+host_node (const Scope *s)
+{
+  const Prop *node = scope_lookup (s, "node");
+  if (node != NULL)
+    return g_strdup (node->value);
+  const Scope *z = s;
+  while (z && !z->groups)
+    z = z->parent;
+  g_assert (z != NULL && z->id != NULL); /* hosts live in zones or clusters */
+  return g_strdup (z->id);
+}
+
+/* HOST, without a `gpu` property, is a CPU host if `role` reaches it. */
+static gboolean
+add_cpu_host (Loader *ld, const char *host, int line, const Scope *s, const Prop *role,
+              GError **error)
+{
+  gboolean ps = strcmp (role->value, "ps") == 0;
+  if (!ps && strcmp (role->value, "cpu") != 0)
+    return fail (ld, error, DTS_ERROR_INVALID, role->line,
+                 "host '%s': property 'role': unknown role '%s' (known: cpu, ps)", host,
+                 role->value);
+  DtsCpu c = { .host = g_strdup (host), .node_name = host_node (s), .node = -1, .ps = ps,
+               .line = line };
+  const Prop *bw = scope_lookup (s, "mem_bw");
+  if (bw != NULL) {
+    g_autoptr (GError) local = NULL;
+    if (!dts_gpu_field_parse (dts_gpu_field_by_property ("mem_bw"), bw->value, &c.mem_bw_Bps,
+                              &local)) {
+      cpu_clear (&c);
+      return fail (ld, error, local->code, bw->line, "host '%s': property 'mem_bw': %s", host,
+                   local->message);
+    }
+  }
+  g_array_append_val (ld->cpus, c);
+  return TRUE;
+}
+
 /* HOST (declared at LINE, seen from scope S) is a GPU if a `gpu` property
  * reaches it: record it with its spec, node and rank. */
 static gboolean
 add_host (Loader *ld, const char *host, int line, const Scope *s, GError **error)
 {
   const Prop *gpu = scope_lookup (s, "gpu");
+  const Prop *role = scope_lookup (s, "role");
   if (gpu == NULL)
-    return TRUE;
+    return role == NULL || add_cpu_host (ld, host, line, s, role, error);
+  if (role != NULL)
+    return fail (ld, error, DTS_ERROR_INVALID, role->line,
+                 "host '%s': property 'role' on a GPU host (role=%s marks hosts without a "
+                 "GPU where parameter servers may run)",
+                 host, role->value);
   g_autoptr (GError) local = NULL;
   const DtsGpuSpec *base = dts_gpu_catalog_get (ld->catalog, gpu->value, &local);
   if (base == NULL)
@@ -561,16 +617,7 @@ add_host (Loader *ld, const char *host, int line, const Scope *s, GError **error
     dts_gpu_spec_set_field (&pg->spec, f, v);
   }
 
-  const Prop *node = scope_lookup (s, "node");
-  if (node != NULL) {
-    pg->node = g_strdup (node->value);
-  } else {
-    const Scope *z = s;
-    while (z && !z->groups)
-      z = z->parent;
-    g_assert (z != NULL && z->id != NULL); /* hosts live in zones or clusters */
-    pg->node = g_strdup (z->id);
-  }
+  pg->node = host_node (s);
 
   const Prop *rank = scope_lookup (s, "rank");
   if (rank != NULL) {
@@ -1338,6 +1385,13 @@ build (Loader *ld)
     pg->spec = (DtsGpuSpec){ 0 };
     g_array_append_val (p->gpus, gpu);
   }
+  p->cpus = g_steal_pointer (&ld->cpus);
+  for (guint i = 0; i < p->cpus->len; i++) {
+    DtsCpu *c = &g_array_index (p->cpus, DtsCpu, i);
+    gpointer found = NULL;
+    if (g_hash_table_lookup_extended (node_of, c->node_name, NULL, &found))
+      c->node = GPOINTER_TO_INT (found);
+  }
   return g_steal_pointer (&p);
 }
 
@@ -1355,6 +1409,8 @@ dts_platform_load (const char *path, const DtsGpuCatalog *catalog, GError **erro
   g_array_set_clear_func (ld.gpus, pending_clear);
   ld.links = g_array_new (FALSE, TRUE, sizeof (DtsLink));
   g_array_set_clear_func (ld.links, link_clear);
+  ld.cpus = g_array_new (FALSE, TRUE, sizeof (DtsCpu));
+  g_array_set_clear_func (ld.cpus, cpu_clear);
   ld.names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ld.link_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
@@ -1373,6 +1429,8 @@ dts_platform_load (const char *path, const DtsGpuCatalog *catalog, GError **erro
   g_array_unref (ld.gpus);
   if (ld.links)
     g_array_unref (ld.links);
+  if (ld.cpus)
+    g_array_unref (ld.cpus);
   g_hash_table_unref (ld.names);
   g_hash_table_unref (ld.link_ids);
   return result;
@@ -1390,7 +1448,49 @@ dts_platform_free (DtsPlatform *platform)
     g_array_unref (platform->nodes);
   if (platform->links)
     g_array_unref (platform->links);
+  if (platform->cpus)
+    g_array_unref (platform->cpus);
   g_free (platform);
+}
+
+typedef struct {
+  int ps_last;  /* 0 for role=ps, 1 for role=cpu */
+  int round;    /* the how-many-th CPU of its node; G_MAXINT off the GPUs' nodes */
+  int node;
+  int index;    /* document order */
+} ServerSlot;
+
+static int
+server_slot_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const ServerSlot *a = pa, *b = pb;
+  if (a->ps_last != b->ps_last)
+    return a->ps_last - b->ps_last;
+  if (a->round != b->round)
+    return a->round < b->round ? -1 : 1;
+  if (a->round != G_MAXINT && a->node != b->node)
+    return a->node - b->node;
+  return a->index - b->index;
+}
+
+GArray *
+dts_platform_server_hosts (const DtsPlatform *platform)
+{
+  guint n_cpus = platform->cpus ? platform->cpus->len : 0;
+  g_autofree int *seen = g_new0 (int, 2 * (platform->nodes->len + 1));
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ServerSlot));
+  for (guint i = 0; i < n_cpus; i++) {
+    const DtsCpu *c = &g_array_index (platform->cpus, DtsCpu, i);
+    int kind = c->ps ? 0 : 1;
+    ServerSlot sl = { kind, c->node >= 0 ? seen[2 * c->node + kind]++ : G_MAXINT, c->node,
+                      (int) i };
+    g_array_append_val (slots, sl);
+  }
+  g_array_sort (slots, server_slot_cmp);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint i = 0; i < slots->len; i++)
+    g_array_append_val (out, g_array_index (slots, ServerSlot, i).index);
+  return out;
 }
 
 int

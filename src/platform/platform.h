@@ -10,7 +10,11 @@
  *    `flops_fp16`, `flops_bf16` (FLOP/s units), `mem_bw` (bandwidth), `mem` (bytes);
  *  - nodes: the property `node`, else the innermost enclosing zone or cluster;
  *  - rank order: (node order of first appearance, numeric-aware host name)
- *    unless every GPU carries a `rank` property (then 0..N-1, each once). */
+ *    unless every GPU carries a `rank` property (then 0..N-1, each once);
+ *  - a CPU host is a host without `gpu` that carries `role` = cpu or ps
+ *    (`dtsim platform --cpus` makes the sockets such hosts): parameter
+ *    servers may run there (--ps-placement cpus); its `mem_bw` property is
+ *    the memory bandwidth their updates are priced at. */
 #ifndef DTS_PLATFORM_PLATFORM_H
 #define DTS_PLATFORM_PLATFORM_H
 
@@ -48,9 +52,20 @@ typedef struct {
   int line;
 } DtsLink;
 
+/* A CPU host (role=cpu or role=ps), in document order. */
+typedef struct {
+  char *host;        /* SimGrid host name */
+  char *node_name;   /* node property or zone/cluster id */
+  int node;          /* index in DtsPlatform.nodes, -1 when no GPU is on its node */
+  gboolean ps;       /* role=ps: preferred for parameter servers */
+  double mem_bw_Bps; /* property mem_bw; 0 when absent */
+  int line;
+} DtsCpu;
+
 typedef struct {
   char *path;
   GArray *gpus;   /* DtsGpu, index = rank */
+  GArray *cpus;   /* DtsCpu, document order (possibly empty) */
   GArray *nodes;  /* DtsNode */
   GArray *links;  /* DtsLink, document order */
 } DtsPlatform;
@@ -66,6 +81,13 @@ typedef struct {
 DtsPlatform *dts_platform_load (const char *path, const DtsGpuCatalog *catalog, GError **error);
 void dts_platform_free (DtsPlatform *platform);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsPlatform, dts_platform_free)
+
+/* Where parameter servers go with --ps-placement cpus: the indices into
+ * PLATFORM->cpus of its role=ps hosts, then of its role=cpu hosts; within
+ * each, round-robin over the nodes (the first CPU of every node in node
+ * order, then the second, ...; hosts off the GPUs' nodes last, in document
+ * order). Returns a new array (possibly empty). */
+GArray *dts_platform_server_hosts (const DtsPlatform *platform);
 
 /* How many nodes the first N_RANKS ranks span. */
 int dts_platform_count_nodes (const DtsPlatform *platform, int n_ranks);

@@ -10,7 +10,12 @@
  * round-robin over the nodes, then the nodes' next GPU), sharing the GPU
  * with the worker there; with --ps-placement own, on the P GPUs after the
  * workers' (ranks W..W+P-1), which run no worker (dedicated server
- * machines).
+ * machines). With --ps-placement cpus, shards run on the platform's CPU
+ * hosts (hosts without a GPU with property role=ps, then role=cpu, spread
+ * round-robin over the nodes: dts_platform_server_hosts), one shard per
+ * host, as ranks W..W+P-1 whose host is that CPU (DtsSchedule.rank_cpu):
+ * TensorFlow's parameter-server tasks on the machines' CPUs. P defaults to
+ * one per node taking part, at most the CPU hosts.
  *
  * A worker loops, with no barrier with the others: forward and backward
  * pass of its batch; push its gradient shard to every server (all at once,
@@ -33,8 +38,11 @@
  *
  * The update of a shard is memory-bound: per parameter it reads the fp32
  * weight and gradient, reads and writes the optimizer state, and writes
- * the weight: (4 + 4 + 4 + 2 x state) bytes at the host GPU's memory
- * bandwidth, state being the optimizer's bytes per parameter (SGD with
+ * the weight: (4 + 4 + 4 + 2 x state) bytes at the memory bandwidth of
+ * the host (the GPU's, or the CPU host's mem_bw property: a CPU's update
+ * is a streaming loop over its DRAM, as TensorFlow's ApplyMomentum kernel
+ * on a CPU device is; the GPU catalogue's bandwidth is a peak, and so is a
+ * CPU's as the shipped platforms give it, so both are lower bounds), state being the optimizer's bytes per parameter (SGD with
  * momentum 4, Adam 8); each further gradient of a merged update adds one
  * read of 4 bytes per parameter (the sum). So with momentum an update of
  * a shard of S bytes takes 5 S / mem_bw, plus S / mem_bw per extra
@@ -167,6 +175,27 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  n, n_own, n_own == 1 ? "" : "s", n + n_own, platform->path, have);
     return NULL;
   }
+  g_autoptr (GArray) cpu_hosts = NULL;
+  if (o->ps_cpu_hosts) {
+    cpu_hosts = dts_platform_server_hosts (platform);
+    if (cpu_hosts->len == 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "--ps-placement cpus: platform '%s' has no CPU host (a host without a GPU "
+                   "carrying the property role=cpu or role=ps; dtsim platform --cpus makes the "
+                   "sockets such hosts)",
+                   platform->path);
+      return NULL;
+    }
+    int hosts = (int) cpu_hosts->len;
+    n_own = o->ps_shards > 0 ? o->ps_shards : MIN (dts_platform_count_nodes (platform, n), hosts);
+    if (n_own > hosts) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--ps-shards %d: --ps-placement cpus runs one shard per CPU host and platform "
+                   "'%s' has %d",
+                   n_own, platform->path, hosts);
+      return NULL;
+    }
+  }
   g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
   s->strategy = g_strdup (strategy);
   s->n_ranks = n + n_own;
@@ -185,12 +214,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   s->staleness_bound = sync ? -1 : (o->staleness_bound_set ? o->staleness_bound : -1);
 
   int n_shards = o->ps_shards;
-  if (own) {
+  if (own || cpu_hosts != NULL) {
     n_shards = n_own;
     s->shard_rank = g_new (int, n_own);
     for (int k = 0; k < n_own; k++) {
       s->shard_rank[k] = n + k;
       s->rank_program[n + k] = -1;
+    }
+    if (cpu_hosts != NULL) {
+      s->rank_cpu = g_new (int, n + n_own);
+      for (int r = 0; r < n + n_own; r++)
+        s->rank_cpu[r] = r < n ? -1 : g_array_index (cpu_hosts, int, r - n);
     }
   } else {
     s->shard_rank = dts_schedule_ps_placement (platform, n, &n_shards, error);
@@ -237,21 +271,37 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     g_array_append_val (s->streams, cs);
   }
 
-  /* Servers: update priced on the host GPU's memory bandwidth. */
+  /* Servers: update priced on the host's memory bandwidth (GPU or CPU). */
   double state = dts_workload_optimizer_state_bytes_per_param (w);
   double per_param = 4.0 + 4.0 + 4.0 + 2.0 * state;
   for (int k = 0; k < n_shards; k++) {
-    const DtsGpu *gpu = dts_platform_gpu (platform, s->shard_rank[k]);
-    if (!(gpu->spec.mem_bw_Bps > 0)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "platform '%s': line %d: GPU '%s' has no memory bandwidth (needed to price "
-                   "the update of parameter-server shard %d)",
-                   platform->path, gpu->line, gpu->host, k);
-      return NULL;
+    double mem_bw_Bps;
+    int r = s->shard_rank[k];
+    if (s->rank_cpu != NULL) {
+      const DtsCpu *cpu = &g_array_index (platform->cpus, DtsCpu, s->rank_cpu[r]);
+      mem_bw_Bps = cpu->mem_bw_Bps;
+      if (!(mem_bw_Bps > 0)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "platform '%s': line %d: CPU host '%s' has no memory bandwidth (expected "
+                     "a property mem_bw, e.g. <prop id=\"mem_bw\" value=\"59GBps\"/>, to price "
+                     "the update of parameter-server shard %d)",
+                     platform->path, cpu->line, cpu->host, k);
+        return NULL;
+      }
+    } else {
+      const DtsGpu *gpu = dts_platform_gpu (platform, r);
+      mem_bw_Bps = gpu->spec.mem_bw_Bps;
+      if (!(mem_bw_Bps > 0)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "platform '%s': line %d: GPU '%s' has no memory bandwidth (needed to price "
+                     "the update of parameter-server shard %d)",
+                     platform->path, gpu->line, gpu->host, k);
+        return NULL;
+      }
     }
     double params = s->shard_bytes / DTS_SCHEDULE_GRAD_BYTES_PER_PARAM;
-    double update_s = params * per_param / gpu->spec.mem_bw_Bps;
-    double extra_s = params * 4.0 / gpu->spec.mem_bw_Bps;
+    double update_s = params * per_param / mem_bw_Bps;
+    double extra_s = params * 4.0 / mem_bw_Bps;
     if (k == 0) {
       s->update_s = update_s;
       s->update_extra_s = extra_s;

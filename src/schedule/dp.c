@@ -95,6 +95,7 @@ dts_schedule_free (DtsSchedule *sched)
     g_array_unref (sched->stages);
   g_free (sched->rank_stage);
   g_free (sched->shard_rank);
+  g_free (sched->rank_cpu);
   g_free (sched);
 }
 

@@ -117,6 +117,7 @@ typedef struct {
                                   staleness_bound_set) none */
   gboolean staleness_bound_set;
   gboolean ps_own_hosts;       /* servers on the GPUs after the workers' */
+  gboolean ps_cpu_hosts;       /* servers on the platform's CPU hosts (role=ps, role=cpu) */
   double ps_message_overhead_s; /* a server's fixed cost per message, >= 0 */
   double dataset_samples;      /* > 0: overrides the workload's data-set size */
   double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */

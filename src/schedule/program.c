@@ -86,15 +86,18 @@ static const DtsOptionSpec hybrid_options[] = {
 };
 
 static const char *const ps_updates[] = { "each", "merge", NULL };
-static const char *const ps_placements[] = { "workers", "own", NULL };
+static const char *const ps_placements[] = { "workers", "own", "cpus", NULL };
 
 #define PS_SHARDS_OPTION                                                                      \
   { "ps-shards", DTS_OPTION_INT, "P",                                                         \
     "parameter-server shards, each holding 1/P of the parameters (placed by --ps-placement)", \
-    "one per node taking part; 1 with --ps-placement own", 1, 1 << 20, NULL },                \
+    "one per node taking part (at most one per CPU host with cpus); 1 with own", 1, 1 << 20, \
+    NULL },                                                                                   \
   { "ps-placement", DTS_OPTION_CHOICE, "ID",                                                  \
-    "where the shards run: workers (on the workers' GPUs, sharing them) or own (on the GPUs " \
-    "after the workers', which run no worker; --gpus counts the workers)",                    \
+    "where the shards run: workers (on the workers' GPUs, sharing them), own (on the GPUs "  \
+    "after the workers', which run no worker; --gpus counts the workers) or cpus (one per "   \
+    "CPU host of the platform, role=ps hosts first, then role=cpu, round-robin over the "     \
+    "nodes; the update is priced at the host's mem_bw property)",                             \
     "workers", 0, 0, ps_placements },                                                        \
   { "ps-message-overhead", DTS_OPTION_TEXT, "T",                                              \
     "a server's fixed time per message it receives or sends (RPC handling), e.g. 50us",       \

@@ -268,6 +268,8 @@ typedef struct {
   /* parameter-server strategies (async-ps, sync-ps; n_shards 0 otherwise) */
   int n_shards;
   int *shard_rank;         /* shard -> the rank whose host runs it (owned) */
+  int *rank_cpu;           /* rank -> index into the platform's cpus when the rank is a CPU
+                              host (--ps-placement cpus), else -1; NULL: every rank is a GPU */
   double shard_bytes;      /* fp32 parameters of one shard */
   double update_s;         /* a shard's update with one gradient, idle GPU of shard 0 */
   double update_extra_s;   /* ... per further gradient (merge, all) */
@@ -306,6 +308,23 @@ DtsSchedule *dts_schedule_sync_ps_new (const DtsWorkload *workload, const DtsPla
  * is a worker. */
 gboolean dts_schedule_ps_resolve (DtsRunOptions *opts, int n_available, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSchedule, dts_schedule_free)
+
+/* The SimGrid host of RANK (a GPU, or a CPU host: rank_cpu) and the line
+ * that declares it. */
+static inline const char *
+dts_schedule_rank_host (const DtsSchedule *s, const DtsPlatform *platform, int rank, int *line)
+{
+  if (s->rank_cpu != NULL && s->rank_cpu[rank] >= 0) {
+    const DtsCpu *c = &g_array_index (platform->cpus, DtsCpu, s->rank_cpu[rank]);
+    if (line != NULL)
+      *line = c->line;
+    return c->host;
+  }
+  const DtsGpu *g = dts_platform_gpu (platform, rank);
+  if (line != NULL)
+    *line = g->line;
+  return g->host;
+}
 
 /* The program of RANK's compute stream. */
 static inline const GArray *

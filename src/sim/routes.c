@@ -118,8 +118,8 @@ dts_sim_routes (const char *path, GArray *overrides, const char *const *src,
 
 /* Check the route from rank A to rank B once: KEY A * 2^32 + B in CHECKED. */
 static gboolean
-check_pair (const DtsPlatform *platform, GHashTable *checked, int a, int b, const char *why,
-            GError **error)
+check_pair (const DtsPlatform *platform, const DtsSchedule *sched, GHashTable *checked, int a,
+            int b, const char *why, GError **error)
 {
   if (a == b)
     return TRUE;
@@ -129,14 +129,14 @@ check_pair (const DtsPlatform *platform, GHashTable *checked, int a, int b, cons
   guint64 *stored = g_new (guint64, 1);
   *stored = key;
   g_hash_table_add (checked, stored);
-  const DtsGpu *ga = dts_platform_gpu (platform, a);
-  const DtsGpu *gb = dts_platform_gpu (platform, b);
-  sg_host_t ha = sg_host_by_name (ga->host), hb = sg_host_by_name (gb->host);
+  int la, lb;
+  const char *na = dts_schedule_rank_host (sched, platform, a, &la);
+  const char *nb = dts_schedule_rank_host (sched, platform, b, &lb);
+  sg_host_t ha = sg_host_by_name (na), hb = sg_host_by_name (nb);
   if (ha == NULL || hb == NULL) {
-    const DtsGpu *missing = ha == NULL ? ga : gb;
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "platform '%s': line %d: SimGrid has no host '%s'", platform->path,
-                 missing->line, missing->host);
+                 ha == NULL ? la : lb, ha == NULL ? na : nb);
     return FALSE;
   }
   xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
@@ -144,10 +144,13 @@ check_pair (const DtsPlatform *platform, GHashTable *checked, int a, int b, cons
   gboolean ok = dts_sg_host_route (ha, hb, links, &message);
   xbt_dynar_free (&links);
   if (!ok) {
+    gboolean cpu_a = sched->rank_cpu != NULL && sched->rank_cpu[a] >= 0;
+    gboolean cpu_b = sched->rank_cpu != NULL && sched->rank_cpu[b] >= 0;
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "platform '%s': line %d: no route from GPU '%s' (rank %d) to GPU '%s' "
+                 "platform '%s': line %d: no route from %s '%s' (rank %d) to %s '%s' "
                  "(rank %d) (expected one: %s; SimGrid: %s)",
-                 platform->path, ga->line, ga->host, a, gb->host, b, why, message);
+                 platform->path, la, cpu_a ? "CPU host" : "GPU", na, a,
+                 cpu_b ? "CPU host" : "GPU", nb, b, why, message);
     return FALSE;
   }
   return TRUE;
@@ -155,6 +158,7 @@ check_pair (const DtsPlatform *platform, GHashTable *checked, int a, int b, cons
 
 typedef struct {
   const DtsPlatform *platform;
+  const DtsSchedule *sched;
   const DtsCommunicator *comm;
   const DtsCollPlan *plan;
   GHashTable *checked;
@@ -167,7 +171,7 @@ check_plan_pair (int from, int to, const char *why, gpointer data)
   RouteCheck *rc = data;
   int a = rc->comm->ranks[dts_coll_plan_part_host (rc->plan, from)];
   int b = rc->comm->ranks[dts_coll_plan_part_host (rc->plan, to)];
-  return check_pair (rc->platform, rc->checked, a, b, why, rc->error);
+  return check_pair (rc->platform, rc->sched, rc->checked, a, b, why, rc->error);
 }
 
 gboolean
@@ -182,7 +186,7 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
     gboolean seen = FALSE;
     for (guint q = 0; q < i && !seen; q++)
       seen = dts_schedule_same_peers (sched, q, i);
-    RouteCheck rc = { platform, g_ptr_array_index (sched->comms, sched->plan_comm[i]), plan,
+    RouteCheck rc = { platform, sched, g_ptr_array_index (sched->comms, sched->plan_comm[i]), plan,
                       checked, error };
     if (!seen && !dts_coll_plan_routes (plan, check_plan_pair, &rc))
       return FALSE;
@@ -202,11 +206,11 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
       if (op->type != DTS_OP_SEND || op->peer < 0)
         continue;
       /* A detached send is a worker's push; its server replies the other way. */
-      if (!check_pair (platform, checked, st->rank, op->peer,
+      if (!check_pair (platform, sched, checked, st->rank, op->peer,
                        op->detach ? "a worker pushes gradients to its parameter server"
                                   : "a stage sends to the next one",
                        error)
-          || (op->detach && !check_pair (platform, checked, op->peer, st->rank,
+          || (op->detach && !check_pair (platform, sched, checked, op->peer, st->rank,
                                          "a parameter server replies to a worker", error)))
         return FALSE;
     }

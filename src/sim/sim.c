@@ -917,6 +917,8 @@ stream_actor (int argc, char **argv)
         g_free (got);
         if (compute)
           t->p2p_wait_s[ri] += now () - t0;
+        if (compute && op->peer == DTS_PEER_ANY)
+          add_slice (t, rk->rank, it, DTS_TRACK_PULL, -1, -1, t0, now (), op->bytes);
         break;
       }
       case DTS_OP_APPLY:
@@ -1138,6 +1140,31 @@ dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *speed_use,
   return TRUE;
 }
 
+/* A rank on a CPU host (a parameter server of --ps-placement cpus): its
+ * host and speed; it runs no collective, so no reduction kernel. */
+static gboolean
+cpu_rank_host (const DtsPlatform *platform, const DtsCpu *cpu, int rank, const char *speed_use,
+               Rank *rk, GError **error)
+{
+  rk->host = sg_host_by_name (cpu->host);
+  if (rk->host == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: SimGrid has no host '%s' for rank %d", platform->path,
+                 cpu->line, cpu->host, rank);
+    return FALSE;
+  }
+  rk->speed_flops = sg_host_get_speed (rk->host);
+  if (!(rk->speed_flops > 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: host '%s' has speed 0 (expected a positive speed; "
+                 "dtsim %s)",
+                 platform->path, cpu->line, cpu->host, speed_use);
+    return FALSE;
+  }
+  rk->reduce_s_per_byte = 0;
+  return TRUE;
+}
+
 static gboolean
 set_up (Sim *sim, const DtsPlatform *platform, GError **error)
 {
@@ -1145,8 +1172,12 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
   for (int r = 0; r < sim->n; r++) {
     Rank *rk = &sim->ranks[r];
     rk->rank = r;
-    if (!dts_sim_rank_host (platform, r, sim->set->speed_use, &rk->host, &rk->speed_flops,
-                            &rk->reduce_s_per_byte, error))
+    if (sc->rank_cpu != NULL && sc->rank_cpu[r] >= 0) {
+      if (!cpu_rank_host (platform, &g_array_index (platform->cpus, DtsCpu, sc->rank_cpu[r]), r,
+                          sim->set->speed_use, rk, error))
+        return FALSE;
+    } else if (!dts_sim_rank_host (platform, r, sim->set->speed_use, &rk->host,
+                                   &rk->speed_flops, &rk->reduce_s_per_byte, error))
       return FALSE;
   }
   for (guint c = 0; c < sc->comms->len; c++) {
@@ -1284,14 +1315,15 @@ tear_down (Sim *sim)
 }
 
 static void
-fill_names (DtsTrace *t, const DtsPlatform *platform, const DtsWorkload *workload)
+fill_names (DtsTrace *t, const DtsSchedule *sched, const DtsPlatform *platform,
+            const DtsWorkload *workload)
 {
   for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
     t->phase_names[p] = g_strdup (dts_phase_to_string (p));
   for (guint l = 0; workload != NULL && l < workload->layers->len; l++)
     g_ptr_array_add (t->layer_names, g_strdup (dts_workload_layer (workload, l)->name));
   for (int r = 0; r < t->n_ranks; r++)
-    g_ptr_array_add (t->rank_hosts, g_strdup (dts_platform_gpu (platform, r)->host));
+    g_ptr_array_add (t->rank_hosts, g_strdup (dts_schedule_rank_host (sched, platform, r, NULL)));
 }
 
 /* contexts/stack-size in KiB as set (SimGrid's default: 8 MiB). */
@@ -1313,7 +1345,9 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
 {
   G_STATIC_ASSERT (DTS_TRACE_N_PHASES == DTS_PHASE_COUNT);
   g_return_val_if_fail (set->granularity >= 0 && set->granularity < DTS_GRANULARITY_COUNT, NULL);
-  g_return_val_if_fail (sched->n_ranks <= (int) platform->gpus->len, NULL);
+  g_return_val_if_fail (sched->n_ranks <= (int) (platform->gpus->len
+                                                 + (platform->cpus ? platform->cpus->len : 0)),
+                        NULL);
   g_return_val_if_fail (set->iterations >= 1, NULL);
 
   if (dts_sim_cfg_applied () == NULL) {
@@ -1389,7 +1423,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   sim.rng = rng;
   sim.jitter_sigma = set->compute_jitter_sigma;
   sim.trace = trace;
-  fill_names (trace, platform, workload);
+  fill_names (trace, sched, platform, workload);
   if (!set_up (&sim, platform, error)) {
     tear_down (&sim);
     return NULL;

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 typedef enum {
   DTS_TRACK_COMPUTE,
   DTS_TRACK_COMM,
+  DTS_TRACK_PULL,     /* a parameter-server worker receiving a shard's weights (index: -1) */
 } DtsTrack;
 
 typedef struct {

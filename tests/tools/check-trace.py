@@ -8,14 +8,17 @@ are deterministic.
       do not overlap on their track; one all-reduce slice per bucket and
       iteration with the summary's bytes; phase times, all-reduce time and
       iteration time recomputed from the slices equal the summary's
-      breakdown (relative 1e-6).
-      Parameter-server runs (async-ps, sync-ps) are checked on their own
-      terms instead (check_ps): every gradient applied once per shard, each
-      update starting as soon as its gradients and its shard allow (without
-      a staleness bound: no worker waits for another), a worker's next
-      iteration after its gradient's updates (`each`, sync-ps) or arrivals
-      (`merge`), and the staleness of every gradient recounted from the
-      order of the updates.
+      breakdown (relative 1e-6). Parameter-server runs (async-ps,
+      sync-ps) have no all-reduce slices but "pull" slices (a worker
+      waiting for a shard's weights), one per shard and iteration; their
+      iteration time is the mean over the workers of each worker's own
+      (doc/SIMULATION.md), recomputed from the slices' ends. They are then
+      checked on their own terms as well (check_ps): every gradient applied
+      once per shard, each update starting as soon as its gradients and its
+      shard allow (without a staleness bound: no worker waits for another),
+      a worker's next iteration after its gradient's updates (`each`,
+      sync-ps) or arrivals (`merge`), and the staleness of every gradient
+      recounted from the order of the updates.
 
   check-trace.py --run DTSIM [ARGS...]
       Run `DTSIM run ARGS --format json --quiet --trace T` twice: the two
@@ -115,18 +118,24 @@ def check(trace_path, summary):
                 fail("overlapping slices on rank %d tid %d: %s and %s" %
                      (key[0], key[1], a["name"], b["name"]))
     print("ok: no overlapping slices on a track")
-    if "parameter_servers" in summary:
-        check_ps(trace, tracks, summary)
-        return
 
+    ps = summary.get("parameter_servers")
     phase = defaultdict(float)
     comm = 0.0
     ends = defaultdict(float)
+    pulls = defaultdict(int)
     for (pid, tid), slices in tracks.items():
         per_iter = defaultdict(list)
         for e in slices:
+            if e["cat"] == "ps-update":
+                continue  # the shards' updates: check_ps
             it = e["args"]["iteration"]
             ends[(pid, it)] = max(ends[(pid, it)], (e["ts"] + e["dur"]) / 1e6)
+            if tid == 1 and e["cat"] == "pull":
+                if not ps:
+                    fail("pull slice in a run without parameter servers: %r" % e)
+                pulls[(pid, it)] += 1
+                continue
             if it < warm:
                 continue
             if tid == 0:
@@ -134,7 +143,10 @@ def check(trace_path, summary):
             else:
                 comm += e["dur"] / 1e6
                 per_iter[it].append(e)
-        if tid == 1:
+        if tid == 1 and ps:
+            if per_iter:
+                fail("rank %d: all-reduce slices in a parameter-server run" % pid)
+        elif tid == 1:
             # dp: every bucket; pipelines: the consecutive buckets of the
             # rank's stage.
             expected = list(range(len(buckets)))
@@ -155,6 +167,23 @@ def check(trace_path, summary):
     close(phase["update"] / k, b["optimizer_s"], "optimizer_s")
     close(comm / k, b["comm_s"], "comm_s")
     print("ok: phase and all-reduce times match the summary")
+
+    if ps:
+        for r in range(ps["workers"]):
+            for it in range(iters):
+                if pulls[(r, it)] != ps["shards"]:
+                    fail("worker %d iteration %d: %d pull slices, expected %d (one per shard)" %
+                         (r, it, pulls[(r, it)], ps["shards"]))
+        print("ok: every worker pulls every shard once per iteration")
+
+        def own(r, it):
+            return 0.0 if it < 0 else ends[(r, it)]
+        mean = sum((own(r, iters - 1) - own(r, warm - 1)) / (iters - warm)
+                   for r in range(ps["workers"])) / ps["workers"]
+        close(mean, summary["iteration_time_s"], "iteration_time_s (mean over the workers)")
+        print("ok: iteration time matches the summary")
+        check_ps(trace, tracks, summary)
+        return
 
     def end(it):
         return 0.0 if it < 0 else max(ends[(r, it)] for r in range(n))

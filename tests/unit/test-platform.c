@@ -242,6 +242,72 @@ END_TEST
 
 /* ---- platforms ---------------------------------------------------------- */
 
+/* CPU hosts (role=cpu, role=ps): nodes by property or zone, mem_bw parsed,
+ * and the order servers are placed in: role=ps first, then round-robin over
+ * the nodes in node order, hosts on no GPU's node last in document order. */
+START_TEST (test_cpu_hosts)
+{
+  g_autoptr (DtsPlatform) p = load_ok (
+      "<platform version=\"4.1\">\n"
+      "  <zone id=\"top\" routing=\"Floyd\">\n"
+      "    <host id=\"a-gpu\" speed=\"1Tf\"><prop id=\"gpu\" value=\"K80\"/>"
+      "<prop id=\"node\" value=\"a\"/></host>\n"
+      "    <host id=\"b-gpu\" speed=\"1Tf\"><prop id=\"gpu\" value=\"K80\"/>"
+      "<prop id=\"node\" value=\"b\"/></host>\n"
+      "    <host id=\"b-cpu0\" speed=\"1Tf\"><prop id=\"role\" value=\"cpu\"/>"
+      "<prop id=\"node\" value=\"b\"/><prop id=\"mem_bw\" value=\"59GBps\"/></host>\n"
+      "    <host id=\"far\" speed=\"1Tf\"><prop id=\"role\" value=\"cpu\"/></host>\n"
+      "    <host id=\"a-cpu0\" speed=\"1Tf\"><prop id=\"role\" value=\"cpu\"/>"
+      "<prop id=\"node\" value=\"a\"/></host>\n"
+      "    <host id=\"a-cpu1\" speed=\"1Tf\"><prop id=\"role\" value=\"cpu\"/>"
+      "<prop id=\"node\" value=\"a\"/></host>\n"
+      "    <host id=\"b-cpu1\" speed=\"1Tf\"><prop id=\"role\" value=\"cpu\"/>"
+      "<prop id=\"node\" value=\"b\"/></host>\n"
+      "    <host id=\"ps\" speed=\"1Tf\"><prop id=\"role\" value=\"ps\"/>"
+      "<prop id=\"node\" value=\"b\"/></host>\n"
+      "    <host id=\"plain\" speed=\"1Tf\"/>\n"
+      "  </zone>\n"
+      "</platform>\n");
+  ck_assert_uint_eq (p->gpus->len, 2);
+  ck_assert_uint_eq (p->cpus->len, 6); /* "plain" has no role */
+  const DtsCpu *c = &g_array_index (p->cpus, DtsCpu, 0);
+  ck_assert_str_eq (c->host, "b-cpu0");
+  ck_assert_int_eq (c->node, 1);
+  ck_assert_int_eq (c->line, 7);
+  ck_assert (!c->ps);
+  ck_assert_double_eq_tol (c->mem_bw_Bps, 59e9, 1);
+  c = &g_array_index (p->cpus, DtsCpu, 1);
+  ck_assert_str_eq (c->host, "far");
+  ck_assert_int_eq (c->node, -1); /* its zone "top" holds no GPU's node */
+  ck_assert (c->mem_bw_Bps == 0);
+  g_autoptr (GArray) order = dts_platform_server_hosts (p);
+  static const char *const want[] = { "ps", "a-cpu0", "b-cpu0", "a-cpu1", "b-cpu1", "far" };
+  ck_assert_uint_eq (order->len, G_N_ELEMENTS (want));
+  for (guint i = 0; i < order->len; i++)
+    ck_assert_str_eq (g_array_index (p->cpus, DtsCpu, g_array_index (order, int, i)).host,
+                      want[i]);
+
+  load_bad ("<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n"
+            "<host id=\"g\" speed=\"1Tf\"><prop id=\"gpu\" value=\"K80\"/></host>\n"
+            "<host id=\"c\" speed=\"1Tf\"><prop id=\"role\" value=\"server\"/></host>\n"
+            "</zone></platform>\n",
+            DTS_ERROR_INVALID, "5: host 'c': property 'role': unknown role 'server'",
+            "(known: cpu, ps)");
+  load_bad ("<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n"
+            "<host id=\"g\" speed=\"1Tf\"><prop id=\"gpu\" value=\"K80\"/>"
+            "<prop id=\"role\" value=\"ps\"/></host>\n"
+            "</zone></platform>\n",
+            DTS_ERROR_INVALID, "4: host 'g': property 'role' on a GPU host", NULL);
+  load_bad ("<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n"
+            "<host id=\"g\" speed=\"1Tf\"><prop id=\"gpu\" value=\"K80\"/></host>\n"
+            "<host id=\"c\" speed=\"1Tf\"><prop id=\"role\" value=\"cpu\"/>"
+            "<prop id=\"mem_bw\" value=\"fast\"/></host>\n"
+            "</zone></platform>\n",
+            DTS_ERROR_PARSE, "5: host 'c': property 'mem_bw':", "fast");
+}
+END_TEST
+
+
 START_TEST (test_cluster_radical)
 {
   g_autoptr (DtsPlatform) p = load_ok (
@@ -685,6 +751,7 @@ platform_suite (void)
   tcase_add_test (tc, test_overrides);
   tcase_add_test (tc, test_links_and_units);
   tcase_add_test (tc, test_platform_errors);
+  tcase_add_test (tc, test_cpu_hosts);
   tcase_add_test (tc, test_shipped_platforms);
   suite_add_tcase (s, tc);
   return s;
