@@ -280,11 +280,13 @@ plan_cursor_move (PlanCursor *c, const DtsAllreduceSlice *sl, DtsCollStep *st)
     DtsCollParams params = { .n_ranks = c->r->n_gpus, .bytes = sz->bytes,
                              .channels = c->r->channels, .chunk_bytes = c->r->chunk_bytes };
     g_clear_pointer (&c->plan, dts_coll_plan_free);
-    c->plan = dts_coll_plan_new ("ring", &params, NULL);
+    /* Ring sizes only: plan stays NULL for the other algorithms. */
+    if (strcmp (sz->algorithm, "ring") == 0)
+      c->plan = dts_coll_plan_new ("ring", &params, NULL);
     c->size_index = sl->size_index;
   }
   *st = (DtsCollStep){ 0 };
-  if (sl->step >= 0)
+  if (sl->step >= 0 && c->plan != NULL)
     dts_coll_plan_step (c->plan, c->plan->position[sl->rank], sl->step, st);
   return new_size;
 }
@@ -443,7 +445,7 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     g_autofree char *name = g_strdup_printf ("rank %d (%s)", rank, r->rank_hosts[rank]);
     dts_report_chrome_metadata (j, "process_name", rank, 0, name, 0);
     dts_report_chrome_metadata (j, "process_sort_index", rank, 0, NULL, rank);
-    dts_report_chrome_metadata (j, "thread_name", rank, 0, "ring", 0);
+    dts_report_chrome_metadata (j, "thread_name", rank, 0, r->algorithm, 0);
   }
   g_autoptr (GArray) s = sorted_slices (r);
   g_auto (PlanCursor) cur = { r, -1, NULL };
@@ -453,12 +455,16 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     plan_cursor_move (&cur, sl, &st);
     dts_json_begin_object (j);
     g_autofree char *name = NULL;
-    if (sl->step >= 0)
+    /* Chunks and peers are the ring's; other algorithms' steps are named by
+     * number (their transfers are in --dump-plan). */
+    if (sl->step >= 0 && cur.plan != NULL)
       name = g_strdup_printf ("step %d: chunk %d -> rank %d", sl->step, st.send_seg, st.send_to);
+    else if (sl->step >= 0)
+      name = g_strdup_printf ("step %d", sl->step);
     else
-      name = g_strdup (phase_names[sl->phase]);
+      name = g_strdup (sl->phase_name);
     dts_json_kv_string (j, "name", name);
-    dts_json_kv_string (j, "cat", phase_names[sl->phase]);
+    dts_json_kv_string (j, "cat", sl->phase_name);
     dts_json_kv_string (j, "ph", "X");
     dts_json_kv_int (j, "pid", sl->rank);
     dts_json_kv_int (j, "tid", 0);
@@ -466,9 +472,11 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
     dts_json_key (j, "args");
     dts_json_begin_object (j);
-    dts_json_kv_double (j, "allreduce_bytes", cur.plan->bytes);
-    if (sl->step >= 0) {
+    dts_json_kv_double (j, "allreduce_bytes",
+                        g_array_index (r->sizes, DtsAllreduceSize, sl->size_index).bytes);
+    if (sl->step >= 0)
       dts_json_kv_int (j, "step", sl->step);
+    if (sl->step >= 0 && cur.plan != NULL) {
       dts_json_kv_int (j, "send_chunk", st.send_seg);
       dts_json_kv_int (j, "send_to", st.send_to);
       dts_json_kv_int (j, "recv_chunk", st.recv_seg);

@@ -229,8 +229,9 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   }
   for (guint i = 0; res->slices != NULL && i < trace->steps->len; i++) {
     const DtsTraceStep *st = &g_array_index (trace->steps, DtsTraceStep, i);
-    DtsAllreduceSlice sl = { st->bucket, st->rank, st->step, st->phase, st->t_start_s,
-                             st->t_end_s };
+    const DtsCollPlan *plan = g_ptr_array_index (sched->plans, st->bucket);
+    DtsAllreduceSlice sl = { st->bucket, st->rank, st->step, st->phase,
+                             plan->phases[st->phase].name, st->t_start_s, st->t_end_s };
     g_array_append_val (res->slices, sl);
   }
   return g_steal_pointer (&res);

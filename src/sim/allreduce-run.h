@@ -48,7 +48,8 @@ typedef struct {
   int size_index;
   int rank;
   int step;            /* 0 .. 2(N-1)-1; -1 for a whole phase at flow granularity */
-  int phase;           /* 0 reduce-scatter, 1 all-gather */
+  int phase;           /* index into the plan's phases: ring 0 reduce-scatter, 1 all-gather */
+  const char *phase_name; /* the plan's name of it (static) */
   double t_start_s;    /* simulated time */
   double t_end_s;
 } DtsAllreduceSlice;

@@ -230,8 +230,9 @@ static gboolean
 read_plan_route (int from, int to, const char *why, gpointer data)
 {
   PlanRead *pr = data;
-  const DtsGpu *ga = dts_platform_gpu (pr->platform, dts_coll_plan_part_host (pr->plan, from));
-  const DtsGpu *gb = dts_platform_gpu (pr->platform, dts_coll_plan_part_host (pr->plan, to));
+  int ra = dts_coll_plan_part_host (pr->plan, from), rb = dts_coll_plan_part_host (pr->plan, to);
+  const DtsGpu *ga = dts_platform_gpu (pr->platform, ra);
+  const DtsGpu *gb = dts_platform_gpu (pr->platform, rb);
   sg_host_t a = sg_host_by_name (ga->host), b = sg_host_by_name (gb->host);
   if (a == b)
     return TRUE;
@@ -240,9 +241,9 @@ read_plan_route (int from, int to, const char *why, gpointer data)
   if (!dts_sg_host_route (a, b, links, &message)) {
     xbt_dynar_free (&links);
     g_set_error (pr->error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "platform '%s': line %d: no route from GPU '%s' to GPU '%s' (expected one: %s; "
-                 "SimGrid: %s)",
-                 pr->platform->path, ga->line, ga->host, gb->host, why, message);
+                 "platform '%s': line %d: no route from GPU '%s' (rank %d) to GPU '%s' (rank %d) "
+                 "(expected one: %s; SimGrid: %s)",
+                 pr->platform->path, ga->line, ga->host, ra, gb->host, rb, why, message);
     return FALSE;
   }
   pr->out->latency_s = MAX (pr->out->latency_s, sg_host_get_route_latency (a, b));
