@@ -353,6 +353,20 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
       dts_json_kv_string (j, "algorithm", sz->algorithm);
       dts_json_kv_string (j, "protocol", sz->protocol);
       dts_json_kv_double (j, "predicted_s", sz->predicted_s);
+      /* Every candidate the model weighed, for the curious. */
+      dts_json_key (j, "candidates");
+      dts_json_begin_array (j);
+      for (guint i = 0; i < sz->candidates->len; i++) {
+        const DtsCollTuneRow *row = &g_array_index (sz->candidates, DtsCollTuneRow, i);
+        dts_json_begin_object (j);
+        dts_json_kv_string (j, "algorithm", row->algorithm);
+        dts_json_kv_string (j, "protocol", dts_coll_proto_to_string (row->protocol));
+        dts_json_kv_double (j, "latency_s", row->latency_s);
+        dts_json_kv_double (j, "bandwidth_s", row->bandwidth_s);
+        dts_json_kv_double (j, "predicted_s", row->predicted_s);
+        dts_json_end_object (j);
+      }
+      dts_json_end_array (j);
     }
     dts_json_end_object (j);
   }

@@ -47,6 +47,9 @@ dts_allreduce_result_free (DtsAllreduceResult *r)
   g_free (r->granularity);
   g_free (r->algorithm);
   g_free (r->bottleneck_link);
+  for (guint k = 0; r->sizes && k < r->sizes->len; k++)
+    if (g_array_index (r->sizes, DtsAllreduceSize, k).candidates)
+      g_array_unref (g_array_index (r->sizes, DtsAllreduceSize, k).candidates);
   if (r->sizes)
     g_array_unref (r->sizes);
   if (r->slices)
@@ -141,12 +144,17 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   for (int r = 0; r < n; r++)
     gpu_node[r] = dts_platform_gpu (platform, r)->node;
   GPtrArray *plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (int k = 0; k < opts->n_sizes; k++) {
     DtsCollParams params = { .n_ranks = n, .ring = NULL, .bytes = opts->sizes_bytes[k],
                              .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
                              .gpu_node = gpu_node,
                              .tuner = tuner ? dts_sim_tuner_get (tuner) : NULL };
-    DtsCollPlan *plan = dts_coll_plan_new (algorithm, &params, error);
+    GArray *rows = tuned ? g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow)) : NULL;
+    if (rows != NULL)
+      g_ptr_array_add (candidates, rows);
+    DtsCollPlan *plan = tuned ? dts_coll_tune_plan_new (&params, rows, error)
+                              : dts_coll_plan_new (algorithm, &params, error);
     if (plan == NULL) {
       g_ptr_array_unref (plans);
       return NULL;
@@ -197,7 +205,9 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     const DtsCollPlan *plan = g_ptr_array_index (plans, k);
     DtsAllreduceSize sz = { .bytes = plan->bytes, .n_rounds = plan->n_rounds,
                             .algorithm = plan->alg->id, .protocol = plan->protocol,
-                            .predicted_s = plan->predicted_s };
+                            .predicted_s = plan->predicted_s,
+                            .candidates = tuned ? g_array_ref (g_ptr_array_index (candidates, k))
+                                                : NULL };
     g_array_append_val (res->sizes, sz);
   }
 

@@ -65,6 +65,8 @@ typedef struct {
   const char *algorithm; /* table id of the plan (static) */
   const char *protocol;  /* --collective auto: the protocol the model picked (static), else NULL */
   double predicted_s;    /* --collective auto: the model's time, else 0 */
+  GArray *candidates;    /* --collective auto: DtsCollTuneRow of every candidate, in the order
+                            tried (owned), else NULL */
 } DtsAllreduceSize;
 
 typedef struct {
