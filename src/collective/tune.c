@@ -48,6 +48,8 @@
  *                     as the level's partners are; + 2 for a fold
  *   rd                1 per level; + 2 for a fold
  *   direct            2, single-node communicators only (one-shot)
+ * Candidates that cannot run over the communicator (hier over nodes of
+ * unequal sizes) are left out.
  * Protocols: LL and Simple always; LL128 only on NVLink (SXM GPUs) of
  * Volta or later, as NCCL enables it by default only where its 128-byte
  * stores are known to arrive in order.
@@ -306,9 +308,13 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
     while (a->id && strcmp (a->id, cd->id) != 0)
       a++;
     g_assert (a->id != NULL && a->closed_form_s != NULL);
-    g_autoptr (DtsCollPlan) plan = a->plan_new (params, error);
+    /* The parameters are valid (checked above): an algorithm that cannot
+     * run over this communicator (hier over nodes of unequal sizes) is no
+     * candidate. */
+    g_autoptr (GError) refused = NULL;
+    g_autoptr (DtsCollPlan) plan = a->plan_new (params, &refused);
     if (plan == NULL)
-      return NULL;
+      continue;
     plan->alg = a;
     double share_Bps = 0;
     if (!tuner->measure (plan, &share_Bps, tuner->data, error))

@@ -692,6 +692,12 @@ START_TEST (test_tune_model)
                            (6.6 + 6 * 5.0) * US, 1e-12);
   dts_coll_plan_free (plan);
 
+  /* Nodes of 8 and 4 GPUs: hier cannot run and is no candidate. */
+  g_autoptr (GArray) uneven = tune_rows (12, 8, 1e6, "Ampere", TRUE, &plan);
+  ck_assert_ptr_null (tune_row (uneven, "hier", DTS_COLL_PROTO_SIMPLE));
+  ck_assert_ptr_nonnull (tune_row (uneven, "ring", DTS_COLL_PROTO_SIMPLE));
+  dts_coll_plan_free (plan);
+
   /* PCIe: no LL128, PCIe hop latencies. */
   g_autoptr (GArray) pcie = tune_rows (8, 8, 1e6, "Kepler", FALSE, &plan);
   ck_assert_ptr_null (tune_row (pcie, "ring", DTS_COLL_PROTO_LL128));
