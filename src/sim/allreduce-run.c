@@ -97,6 +97,20 @@ read_routes (gpointer data)
       sz->latency_s = res->hop_latency_s;
       continue;
     }
+    /* A size whose plan joins the same pairs as an earlier one's shares its
+     * routes (peer_key, collective.h). */
+    gboolean seen = FALSE;
+    for (guint q = 0; q < k && !seen; q++) {
+      const DtsCollPlan *earlier = g_ptr_array_index (sd->plans, q);
+      if (earlier->alg == plan->alg && earlier->peer_key == plan->peer_key) {
+        const DtsAllreduceSize *e = &g_array_index (res->sizes, DtsAllreduceSize, q);
+        sz->share_Bps = e->share_Bps;
+        sz->latency_s = e->latency_s;
+        seen = TRUE;
+      }
+    }
+    if (seen)
+      continue;
     DtsPlanBottleneck b;
     /* dts_sim_check_routes has checked every pair. */
     gboolean ok = dts_sim_plan_bottleneck (sd->platform, plan, &b, NULL);
