@@ -9,6 +9,9 @@
  * small ring, which chunk every rank sends to whom at every step and when;
  * --trace writes the same as a Chrome/Perfetto trace, one track per GPU;
  * --svg draws one size's ring and steps in one picture (output/svg.h).
+ * --collective auto picks each size's algorithm with NCCL's tuning model
+ * (collective/tune.c) and prints it, the protocol and the model's time
+ * beside the simulated one and the chosen algorithm's closed form.
  * Options are checked before anything is loaded: command-line mistakes are
  * usage errors (exit status 2), bad files input errors (1). */
 #include "config.h"
@@ -168,6 +171,31 @@ ratio (const DtsAllreduceSize *sz)
 
 static const char *const phase_names[] = { "reduce-scatter", "all-gather" };
 
+/* --collective auto: the algorithm and protocol the tuning model chose for
+ * each size, its predicted time, and the simulated time against the chosen
+ * algorithm's closed form. */
+static void
+write_text_tuned (const DtsAllreduceResult *r, GString *out)
+{
+  g_string_append (out, "closed form:  the chosen algorithm's (--collective help), with B and L "
+                        "of its own routes\n");
+  g_string_append (out, "model:        NCCL's tuning model: base + hop latencies + closed "
+                        "form at the protocol's bandwidth (predicted_us)\n\n");
+  g_string_append_printf (out, "%14s %-10s %-6s %14s %14s %12s %12s %10s %10s %16s %10s\n",
+                          "size_bytes", "algorithm", "proto", "predicted_us", "time_us",
+                          "algbw_GBps", "busbw_GBps", "B_GBps", "L_us", "closed_form_us",
+                          "sim/closed");
+  for (guint k = 0; k < r->sizes->len; k++) {
+    const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
+    g_string_append_printf (
+        out, "%14.0f %-10s %-6s %14.3f %14.3f %12.3f %12.3f %10.3f %10.3f %16.3f %10.4f\n",
+        sz->bytes, sz->algorithm, sz->protocol, sz->predicted_s * 1e6, sz->time_s * 1e6,
+        sz->time_s > 0 ? sz->bytes / sz->time_s / 1e9 : 0,
+        dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes, sz->time_s) / 1e9, sz->share_Bps / 1e9,
+        sz->latency_s * 1e6, sz->closed_form_s * 1e6, ratio (sz));
+  }
+}
+
 static void
 write_text (const DtsAllreduceResult *r, GString *out)
 {
@@ -177,6 +205,10 @@ write_text (const DtsAllreduceResult *r, GString *out)
   g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
                           r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
                           r->granularity);
+  if (r->tuned) {
+    write_text_tuned (r, out);
+    return;
+  }
   g_string_append_printf (out, "%s bottleneck B %.3f GB/s (%s, %d hop%s), "
                                "hop latency L %.3f us\n",
                           ring ? "ring:        " : "routes:      ",
@@ -248,11 +280,13 @@ plan_cursor_move (PlanCursor *c, const DtsAllreduceSlice *sl, DtsCollStep *st)
     DtsCollParams params = { .n_ranks = c->r->n_gpus, .bytes = sz->bytes,
                              .channels = c->r->channels, .chunk_bytes = c->r->chunk_bytes };
     g_clear_pointer (&c->plan, dts_coll_plan_free);
-    c->plan = dts_coll_plan_new ("ring", &params, NULL);
+    /* Ring sizes only: plan stays NULL for the other algorithms. */
+    if (strcmp (sz->algorithm, "ring") == 0)
+      c->plan = dts_coll_plan_new ("ring", &params, NULL);
     c->size_index = sl->size_index;
   }
   *st = (DtsCollStep){ 0 };
-  if (sl->step >= 0)
+  if (sl->step >= 0 && c->plan != NULL)
     dts_coll_plan_step (c->plan, c->plan->position[sl->rank], sl->step, st);
   return new_size;
 }
@@ -315,6 +349,25 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
     dts_json_kv_double (j, "closed_form_s", sz->closed_form_s);
     dts_json_kv_double (j, "ratio_to_closed_form", ratio (sz));
     dts_json_kv_int (j, "rounds_per_step", sz->n_rounds);
+    if (r->tuned) {
+      dts_json_kv_string (j, "algorithm", sz->algorithm);
+      dts_json_kv_string (j, "protocol", sz->protocol);
+      dts_json_kv_double (j, "predicted_s", sz->predicted_s);
+      /* Every candidate the model weighed, for the curious. */
+      dts_json_key (j, "candidates");
+      dts_json_begin_array (j);
+      for (guint i = 0; i < sz->candidates->len; i++) {
+        const DtsCollTuneRow *row = &g_array_index (sz->candidates, DtsCollTuneRow, i);
+        dts_json_begin_object (j);
+        dts_json_kv_string (j, "algorithm", row->algorithm);
+        dts_json_kv_string (j, "protocol", dts_coll_proto_to_string (row->protocol));
+        dts_json_kv_double (j, "latency_s", row->latency_s);
+        dts_json_kv_double (j, "bandwidth_s", row->bandwidth_s);
+        dts_json_kv_double (j, "predicted_s", row->predicted_s);
+        dts_json_end_object (j);
+      }
+      dts_json_end_array (j);
+    }
     dts_json_end_object (j);
   }
   dts_json_end_array (j);
@@ -361,7 +414,8 @@ static void
 write_csv (const DtsAllreduceResult *r, GString *out)
 {
   g_string_append (out, "platform,gpu,n_gpus,n_nodes,channels,chunk_bytes,granularity,bytes,"
-                        "time_s,algbw_Bps,busbw_Bps,closed_form_s,ratio_to_closed_form\n");
+                        "time_s,algbw_Bps,busbw_Bps,closed_form_s,ratio_to_closed_form");
+  g_string_append (out, r->tuned ? ",algorithm,protocol,predicted_s\n" : "\n");
   for (guint k = 0; k < r->sizes->len; k++) {
     const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
     double v[] = { sz->time_s, sz->time_s > 0 ? sz->bytes / sz->time_s : 0,
@@ -373,6 +427,11 @@ write_csv (const DtsAllreduceResult *r, GString *out)
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       dts_json_format_double (buf, sizeof buf, v[i]);
       g_string_append_printf (out, ",%s", buf);
+    }
+    if (r->tuned) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      dts_json_format_double (buf, sizeof buf, sz->predicted_s);
+      g_string_append_printf (out, ",%s,%s,%s", sz->algorithm, sz->protocol, buf);
     }
     g_string_append_c (out, '\n');
   }
@@ -400,7 +459,7 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     g_autofree char *name = g_strdup_printf ("rank %d (%s)", rank, r->rank_hosts[rank]);
     dts_report_chrome_metadata (j, "process_name", rank, 0, name, 0);
     dts_report_chrome_metadata (j, "process_sort_index", rank, 0, NULL, rank);
-    dts_report_chrome_metadata (j, "thread_name", rank, 0, "ring", 0);
+    dts_report_chrome_metadata (j, "thread_name", rank, 0, r->algorithm, 0);
   }
   g_autoptr (GArray) s = sorted_slices (r);
   g_auto (PlanCursor) cur = { r, -1, NULL };
@@ -410,12 +469,16 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     plan_cursor_move (&cur, sl, &st);
     dts_json_begin_object (j);
     g_autofree char *name = NULL;
-    if (sl->step >= 0)
+    /* Chunks and peers are the ring's; other algorithms' steps are named by
+     * number (their transfers are in --dump-plan). */
+    if (sl->step >= 0 && cur.plan != NULL)
       name = g_strdup_printf ("step %d: chunk %d -> rank %d", sl->step, st.send_seg, st.send_to);
+    else if (sl->step >= 0)
+      name = g_strdup_printf ("step %d", sl->step);
     else
-      name = g_strdup (phase_names[sl->phase]);
+      name = g_strdup (sl->phase_name);
     dts_json_kv_string (j, "name", name);
-    dts_json_kv_string (j, "cat", phase_names[sl->phase]);
+    dts_json_kv_string (j, "cat", sl->phase_name);
     dts_json_kv_string (j, "ph", "X");
     dts_json_kv_int (j, "pid", sl->rank);
     dts_json_kv_int (j, "tid", 0);
@@ -423,9 +486,11 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
     dts_json_key (j, "args");
     dts_json_begin_object (j);
-    dts_json_kv_double (j, "allreduce_bytes", cur.plan->bytes);
-    if (sl->step >= 0) {
+    dts_json_kv_double (j, "allreduce_bytes",
+                        g_array_index (r->sizes, DtsAllreduceSize, sl->size_index).bytes);
+    if (sl->step >= 0)
       dts_json_kv_int (j, "step", sl->step);
+    if (sl->step >= 0 && cur.plan != NULL) {
       dts_json_kv_int (j, "send_chunk", st.send_seg);
       dts_json_kv_int (j, "send_to", st.send_to);
       dts_json_kv_int (j, "recv_chunk", st.recv_seg);
@@ -504,7 +569,13 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     dts_cli_list_collectives ();
     return TRUE;
   }
-  if (a.c.collective != NULL) {
+  if (g_strcmp0 (a.c.collective, "auto") == 0 && (a.steps || a.svg != NULL)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--%s shows the ring step by step: only with --collective ring, not auto",
+                 a.steps ? "steps" : "svg");
+    return FALSE;
+  }
+  if (a.c.collective != NULL && strcmp (a.c.collective, "auto") != 0) {
     const DtsCollAlgorithm *alg = dts_coll_algorithms ();
     while (alg->id && strcmp (alg->id, a.c.collective) != 0)
       alg++;
@@ -514,7 +585,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
         if (b->closed_form_s != NULL)
           g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", b->id);
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "%s --collective '%s' in dtsim allreduce (known: %s; parameter servers "
+                   "%s --collective '%s' in dtsim allreduce (known: %s, auto; parameter servers "
                    "run in dtsim run --collective ps)",
                    alg->id ? "no" : "unknown", a.c.collective, ids->str);
       return FALSE;

@@ -183,8 +183,9 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       known = known || strcmp (alg->id, a->c.collective) == 0;
       g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", alg->id);
     }
+    known = known || strcmp (a->c.collective, "auto") == 0;
     if (!known) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --collective '%s' (known: %s)",
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --collective '%s' (known: %s, auto)",
                    a->c.collective, ids->str);
       return FALSE;
     }

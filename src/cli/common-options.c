@@ -31,8 +31,9 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
       "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
     { "gpus", 'n', 0, S, &c->gpus, "Use the first N ranks of the platform (default: all)", "N" },
     { "collective", 0, 0, S, &c->collective,
-      "Collective algorithm: ring (NCCL-style), direct (one-shot) or ps (parameter servers, "
-      "dtsim run only); 'help' lists them with their options (default: ring)",
+      "Collective algorithm: ring (NCCL-style), direct (one-shot), ps (parameter servers, "
+      "dtsim run only), auto (per all-reduce, what NCCL's tuning model predicts fastest); "
+      "'help' lists them with their options (default: ring)",
       "ALG" },
     { "channels", 0, 0, S, &c->channels, "Parallel rings (default: 2)", "N" },
     { "chunk-size", 0, 0, S, &c->chunk_size,

@@ -183,4 +183,7 @@ dts_cli_list_collectives (void)
     printf ("%-12s %s\n", a->id, a->description);
     list_options (a->options);
   }
+  printf ("%-12s %s\n", "auto",
+          "per all-reduce, the algorithm (and protocol) NCCL's tuning model predicts fastest on "
+          "the platform's routes (doc/SIMULATION.md)");
 }

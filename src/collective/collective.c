@@ -88,6 +88,8 @@ DtsCollPlan *
 dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **error)
 {
   g_return_val_if_fail (algorithm != NULL && params != NULL, NULL);
+  if (strcmp (algorithm, "auto") == 0)
+    return dts_coll_tune_plan_new (params, NULL, error);
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
     if (strcmp (a->id, algorithm) == 0) {
       DtsCollPlan *plan = a->plan_new (params, error);
@@ -98,7 +100,8 @@ dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **
   g_autoptr (GString) known = g_string_new (NULL);
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
     g_string_append_printf (known, "%s%s", known->len ? ", " : "", a->id);
-  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "unknown collective algorithm '%s' (known: %s)",
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+               "unknown collective algorithm '%s' (known: %s, auto)",
                algorithm, known->str);
   return NULL;
 }

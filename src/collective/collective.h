@@ -58,7 +58,9 @@
  * MPICH's fold for N not a power of two (fold.c), NCCL's double binary
  * tree (tree.c) and the hierarchical all-reduce over nodes and rails
  * (hier.c): their models and closed forms are at the top of their files
- * and in doc/SIMULATION.md.
+ * and in doc/SIMULATION.md. `auto` (tune.c) is not a row: it builds the
+ * candidates' plans and returns the one NCCL's tuning model predicts
+ * fastest.
  *
  * The generic interface (what src/sim/ and the tests interpret): a plan has
  * n_parts participants: its n_ranks members (participant i is member i of
@@ -96,6 +98,8 @@ G_BEGIN_DECLS
 #define DTS_COLL_DEFAULT_CHANNELS 2
 #define DTS_COLL_MAX_CHANNELS 64
 
+typedef struct _DtsCollTuner DtsCollTuner;
+
 typedef struct {
   int n_ranks;          /* participants */
   const int *ring;      /* ring order: position -> rank (0..n_ranks-1 when NULL) */
@@ -108,6 +112,8 @@ typedef struct {
                            every rank talks to the servers */
   const int *gpu_node;  /* rank -> index of the node its GPU is on (topology-aware algorithms:
                            hier); NULL: callers that do not know the platform */
+  const DtsCollTuner *tuner; /* "auto": what the platform says of a candidate plan (tune.c);
+                                NULL for every other algorithm */
 } DtsCollParams;
 
 typedef struct _DtsCollAlgorithm DtsCollAlgorithm;
@@ -160,6 +166,9 @@ typedef struct {
   int n_tags;           /* mailbox tags the plan uses; 0 means DTS_COLL_N_TAGS */
   int n_levels;         /* rd, rhd: log2 of the largest power of two <= n_ranks; tree:
                            rounds (chunks) per tree and channel; hier: GPUs per node */
+  const char *protocol; /* "auto": the protocol the tuning model picked ("LL", "LL128",
+                           "Simple", static); NULL when the algorithm was given */
+  double predicted_s;   /* "auto": the model's time for this algorithm and protocol */
   int *aux;             /* per-algorithm table (owned): tree: parent, children, height and
                            depth of every rank in both trees; hier: pieces, steps apart */
 } DtsCollPlan;
@@ -310,6 +319,49 @@ double dts_coll_plan_closed_form_s (const DtsCollPlan *plan, double share_Bps, d
 /* Device-memory traffic of the reduction kernel per reduced byte: it reads
  * two operands and writes one. */
 #define DTS_COLL_REDUCE_TRAFFIC_PER_BYTE 3.0
+
+/* --collective auto (tune.c, whose header has the model and its
+ * constants): NCCL's protocols, in NCCL's order. */
+typedef enum {
+  DTS_COLL_PROTO_LL,
+  DTS_COLL_PROTO_LL128,
+  DTS_COLL_PROTO_SIMPLE,
+  DTS_COLL_N_PROTOS
+} DtsCollProto;
+
+/* "LL", "LL128", "Simple" */
+const char *dts_coll_proto_to_string (DtsCollProto p);
+
+/* What the caller that knows the platform tells the tuning model. */
+struct _DtsCollTuner {
+  /* Set *SHARE_BPS to the bottleneck share of PLAN's routes (the SHARE_BPS
+   * of closed_form_s: a link's bandwidth over the plan's routes that cross
+   * it, 1 for a FATPIPE link); FALSE with ERROR set when it cannot. */
+  gboolean (*measure) (const DtsCollPlan *plan, double *share_Bps, gpointer data,
+                       GError **error);
+  gpointer data;
+  const char *arch;     /* the GPUs' architecture ("Ampere"), for the ring's latency plateau
+                           and LL128 */
+  gboolean nvlink;      /* GPUs of a node talk over NVLink (SXM GPUs), else PCIe */
+};
+
+/* One candidate of the model (for tests and reports). */
+typedef struct {
+  const char *algorithm; /* table id (static) */
+  DtsCollProto protocol;
+  double latency_s;      /* base + hop latencies */
+  double bandwidth_s;    /* the closed form at the protocol's share of the bandwidth */
+  double predicted_s;    /* their sum */
+} DtsCollTuneRow;
+
+/* The plan of the algorithm the model predicts fastest for PARAMS (which
+ * must have a tuner; DTS_ERROR_INVALID without), with protocol and
+ * predicted_s set. ROWS (DtsCollTuneRow, may be NULL) receives every
+ * candidate in the order tried. dts_coll_plan_new ("auto", ...) calls it. */
+DtsCollPlan *dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **error);
+
+/* Whether GPU architecture ARCH is Ampere or later. */
+gboolean dts_coll_tune_arch_is_ampere_or_later (const char *arch);
 
 G_END_DECLS
 

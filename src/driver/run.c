@@ -20,6 +20,7 @@
 #include "schedule/schedule.h"
 #include "driver/driver.h"
 #include "sim/allreduce-run.h"
+#include "sim/routes.h"
 #include "sim/sim.h"
 
 static void
@@ -72,6 +73,13 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
       .first_layer = g_strdup (dts_workload_layer (w, bk->first_layer)->name),
       .last_layer = g_strdup (dts_workload_layer (w, bk->last_layer)->name),
     };
+    /* Data parallelism: plan b is bucket b's all-reduce. */
+    const DtsCollPlan *plan = b < sched->plans->len ? g_ptr_array_index (sched->plans, b) : NULL;
+    if (plan != NULL && plan->protocol != NULL) {
+      bs.algorithm = plan->alg->id;
+      bs.protocol = plan->protocol;
+      bs.predicted_s = plan->predicted_s;
+    }
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += bk->bytes;
   }
@@ -207,6 +215,21 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     o.precision = workload->training.has_precision ? workload->training.precision : DTS_PREC_FP32;
   if (o.collective == NULL)
     o.collective = "ring";
+  g_autoptr (DtsSimTuner) tuner = NULL;
+  if (strcmp (o.collective, "auto") == 0) {
+    if (strcmp (strategy->id, "dp") != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--collective auto: only with --strategy dp (the tuning model reads the "
+                   "routes of communicators over the first ranks; choose an algorithm for "
+                   "--strategy %s)",
+                   strategy->id);
+      return NULL;
+    }
+    tuner = dts_sim_tuner_new (platform, o.cfg, o.overrides, error);
+    if (tuner == NULL)
+      return NULL;
+    o.coll_tuner = dts_sim_tuner_get (tuner);
+  }
   if (o.link_stats && o.granularity == DTS_GRANULARITY_ANALYTIC) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--link-stats: nothing crosses a link at --comm-granularity analytic (use "

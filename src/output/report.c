@@ -294,7 +294,14 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   dts_json_begin_array (j);
   for (guint b = 0; b < s->buckets->len; b++) {
     dts_json_begin_object (j);
-    json_fields (j, &g_array_index (s->buckets, DtsBucketStat, b), json_bucket);
+    const DtsBucketStat *bs = &g_array_index (s->buckets, DtsBucketStat, b);
+    json_fields (j, bs, json_bucket);
+    if (bs->protocol != NULL) {
+      /* --collective auto only, so that other runs print what they did. */
+      dts_json_kv_string (j, "algorithm", bs->algorithm);
+      dts_json_kv_string (j, "protocol", bs->protocol);
+      dts_json_kv_double (j, "predicted_s", bs->predicted_s);
+    }
     dts_json_end_object (j);
   }
   dts_json_end_array (j);

@@ -177,6 +177,41 @@ rank_row (const DtsRankStat *r, int host_width, const gboolean *shown, GString *
 
 /* All ranks in rank order when few; else the slowest few, slowest first,
  * and the fastest. */
+/* --collective auto: what the model chose, one line per run of buckets
+ * with the same algorithm and protocol, the model's time of one bucket
+ * alone next to the simulated mean (which overlaps with compute and other
+ * buckets). */
+static void
+auto_lines (const DtsRunSummary *s, GString *out)
+{
+  guint n = s->buckets->len;
+  for (guint b = 0; b < n;) {
+    const DtsBucketStat *first = &g_array_index (s->buckets, DtsBucketStat, b);
+    if (first->protocol == NULL)
+      return;
+    guint e = b + 1;
+    double pred_lo = first->predicted_s, pred_hi = first->predicted_s, sim = first->duration_s;
+    while (e < n) {
+      const DtsBucketStat *x = &g_array_index (s->buckets, DtsBucketStat, e);
+      if (g_strcmp0 (x->algorithm, first->algorithm) != 0
+          || g_strcmp0 (x->protocol, first->protocol) != 0)
+        break;
+      pred_lo = MIN (pred_lo, x->predicted_s);
+      pred_hi = MAX (pred_hi, x->predicted_s);
+      sim += x->duration_s;
+      e++;
+    }
+    g_autofree char *which = e - b == 1 ? g_strdup_printf ("bucket %u", b)
+                                        : g_strdup_printf ("buckets %u-%u", b, e - 1);
+    g_string_append_printf (out, "  auto: %s %s with %s, predicted %.3f", which,
+                            first->algorithm, first->protocol, pred_lo * 1e3);
+    if (pred_hi > pred_lo)
+      g_string_append_printf (out, "-%.3f", pred_hi * 1e3);
+    g_string_append_printf (out, " ms alone, simulated %.3f ms (mean)\n", sim / (e - b) * 1e3);
+    b = e;
+  }
+}
+
 static void
 rank_table (const DtsRunSummary *s, GString *out)
 {
@@ -365,6 +400,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                               s->channels == 1 ? "" : "s", B (s->chunk_bytes));
     g_string_append_printf (out, "\n  %s granularity, overlap %s\n", s->granularity,
                             s->overlap ? "on" : "off");
+    auto_lines (s, out);
   }
   for (char **o = s->overrides; o && *o; o++)
     g_string_append_printf (out, "  what-if: %s\n", *o);

@@ -370,7 +370,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
                          .bytes = g_array_index (s->buckets, DtsBucket, b).bytes,
                          .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
                          .n_servers = n_servers, .server_rank = server_rank,
-                         .node_of = node_of, .gpu_node = gpu_node };
+                         .node_of = node_of, .gpu_node = gpu_node,
+                         .tuner = opts->coll_tuner };
     DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
     if (plan == NULL)
       return NULL;

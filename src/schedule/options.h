@@ -121,6 +121,8 @@ typedef struct {
   double ps_message_overhead_s; /* a server's fixed cost per message, >= 0 */
   double dataset_samples;      /* > 0: overrides the workload's data-set size */
   double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */
+  const struct _DtsCollTuner *coll_tuner; /* --collective auto: the platform's side of the
+                                             tuning model (collective.h); set by the driver */
 } DtsRunOptions;
 
 /* Progress on stderr: a line that rewrites itself (terminals), or one line

@@ -284,6 +284,9 @@ dump_plan (GString *out, const DtsSchedule *s, guint k, double max_transfers)
                           "bytes, %d participants\n",
                           k, plan->algorithm, comm->name, plan->bytes, plan->channels,
                           plan->channels == 1 ? "" : "s", plan->chunk_bytes, plan->n_parts);
+  if (plan->protocol != NULL)
+    g_string_append_printf (out, "  chosen by --collective auto: protocol %s, predicted %.6g s\n",
+                            plan->protocol, plan->predicted_s);
   for (int ph = 0; ph < plan->n_phases; ph++) {
     const DtsCollPhase *p = &plan->phases[ph];
     if (p->lockstep)

@@ -47,6 +47,9 @@ dts_allreduce_result_free (DtsAllreduceResult *r)
   g_free (r->granularity);
   g_free (r->algorithm);
   g_free (r->bottleneck_link);
+  for (guint k = 0; r->sizes && k < r->sizes->len; k++)
+    if (g_array_index (r->sizes, DtsAllreduceSize, k).candidates)
+      g_array_unref (g_array_index (r->sizes, DtsAllreduceSize, k).candidates);
   if (r->sizes)
     g_array_unref (r->sizes);
   if (r->slices)
@@ -70,45 +73,15 @@ dts_allreduce_bus_bw_Bps (int n, double bytes, double time_s)
   return bytes / time_s * 2.0 * (n - 1) / n;
 }
 
-/* The routes of a plan, read once the platform is sealed: the largest
- * route latency and the bottleneck share B of the closed form (a link's
- * bandwidth over the number of the plan's routes that cross it in that
- * direction; 1 for a FATPIPE link). Links are visited route by route in the
- * plan's order, so ties go to the first one met. */
+/* The routes of the plans, read once the platform is sealed (routes.h,
+ * dts_sim_plan_bottleneck): the first plan's give the header's B and L and,
+ * when one algorithm runs every size, every size's closed form; under
+ * --collective auto each size's closed form has its own plan's. */
 typedef struct {
   const DtsPlatform *platform;
-  const DtsCollPlan *plan;
+  GPtrArray *plans;
   DtsAllreduceResult *res;
-  GHashTable *hops;        /* sg_link_t -> count */
-  GPtrArray *order;        /* sg_link_t, first met */
-} RouteRead;
-
-static gboolean
-read_route (int from, int to, const char *why, gpointer data)
-{
-  RouteRead *rr = data;
-  sg_host_t a = sg_host_by_name (dts_platform_gpu (rr->platform, dts_coll_plan_part_host (rr->plan, from))->host);
-  sg_host_t b = sg_host_by_name (dts_platform_gpu (rr->platform, dts_coll_plan_part_host (rr->plan, to))->host);
-  rr->res->hop_latency_s = MAX (rr->res->hop_latency_s, sg_host_get_route_latency (a, b));
-  xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
-  sg_host_get_route (a, b, links);
-  unsigned int cursor;
-  sg_link_t link;
-  xbt_dynar_foreach (links, cursor, link)
-  {
-    gpointer old = NULL;
-    if (!g_hash_table_lookup_extended (rr->hops, link, NULL, &old))
-      g_ptr_array_add (rr->order, link);
-    g_hash_table_insert (rr->hops, link, GINT_TO_POINTER (GPOINTER_TO_INT (old) + 1));
-  }
-  xbt_dynar_free (&links);
-  return TRUE;
-}
-
-typedef struct {
-  const DtsPlatform *platform;
-  const DtsCollPlan *plan;
-  DtsAllreduceResult *res;
+  gboolean each;           /* every plan its own routes (auto) */
 } Sealed;
 
 static void
@@ -116,25 +89,42 @@ read_routes (gpointer data)
 {
   Sealed *sd = data;
   DtsAllreduceResult *res = sd->res;
-  g_autoptr (GHashTable) hops = g_hash_table_new (NULL, NULL);
-  g_autoptr (GPtrArray) order = g_ptr_array_new ();
-  RouteRead rr = { sd->platform, sd->plan, res, hops, order };
-  dts_coll_plan_routes (sd->plan, read_route, &rr);
-  res->bottleneck_Bps = INFINITY;
-  for (guint i = 0; i < order->len; i++) {
-    sg_link_t link = g_ptr_array_index (order, i);
-    int count = GPOINTER_TO_INT (g_hash_table_lookup (hops, link));
-    int sharers = sg_link_is_shared (link) ? count : 1;
-    double share = sg_link_get_bandwidth (link) / sharers;
-    if (share < res->bottleneck_Bps) {
-      res->bottleneck_Bps = share;
-      g_free (res->bottleneck_link);
-      res->bottleneck_link = g_strdup (sg_link_get_name (link));
-      res->bottleneck_hops = sharers;
+  for (guint k = 0; k < sd->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (sd->plans, k);
+    DtsAllreduceSize *sz = &g_array_index (res->sizes, DtsAllreduceSize, k);
+    if (k > 0 && !sd->each) {
+      sz->share_Bps = res->bottleneck_Bps;
+      sz->latency_s = res->hop_latency_s;
+      continue;
     }
+    /* A size whose plan joins the same pairs as an earlier one's shares its
+     * routes (peer_key, collective.h). */
+    gboolean seen = FALSE;
+    for (guint q = 0; q < k && !seen; q++) {
+      const DtsCollPlan *earlier = g_ptr_array_index (sd->plans, q);
+      if (earlier->alg == plan->alg && earlier->peer_key == plan->peer_key) {
+        const DtsAllreduceSize *e = &g_array_index (res->sizes, DtsAllreduceSize, q);
+        sz->share_Bps = e->share_Bps;
+        sz->latency_s = e->latency_s;
+        seen = TRUE;
+      }
+    }
+    if (seen)
+      continue;
+    DtsPlanBottleneck b;
+    /* dts_sim_check_routes has checked every pair. */
+    gboolean ok = dts_sim_plan_bottleneck (sd->platform, plan, &b, NULL);
+    g_assert (ok);
+    sz->share_Bps = b.share_Bps;
+    sz->latency_s = b.latency_s;
+    if (k == 0) {
+      res->bottleneck_Bps = b.share_Bps;
+      res->bottleneck_link = g_steal_pointer (&b.link);
+      res->bottleneck_hops = b.sharers;
+      res->hop_latency_s = b.latency_s;
+    }
+    g_free (b.link);
   }
-  if (order->len == 0)
-    res->bottleneck_Bps = 0;
 }
 
 DtsAllreduceResult *
@@ -157,15 +147,28 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   }
 
   const char *algorithm = opts->collective ? opts->collective : "ring";
+  gboolean tuned = strcmp (algorithm, "auto") == 0;
+  g_autoptr (DtsSimTuner) tuner = NULL;
+  if (tuned) {
+    tuner = dts_sim_tuner_new (platform, opts->cfg, opts->overrides, error);
+    if (tuner == NULL)
+      return NULL;
+  }
   g_autofree int *gpu_node = g_new (int, n);
   for (int r = 0; r < n; r++)
     gpu_node[r] = dts_platform_gpu (platform, r)->node;
   GPtrArray *plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (int k = 0; k < opts->n_sizes; k++) {
     DtsCollParams params = { .n_ranks = n, .ring = NULL, .bytes = opts->sizes_bytes[k],
                              .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
-                             .gpu_node = gpu_node };
-    DtsCollPlan *plan = dts_coll_plan_new (algorithm, &params, error);
+                             .gpu_node = gpu_node,
+                             .tuner = tuner ? dts_sim_tuner_get (tuner) : NULL };
+    GArray *rows = tuned ? g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow)) : NULL;
+    if (rows != NULL)
+      g_ptr_array_add (candidates, rows);
+    DtsCollPlan *plan = tuned ? dts_coll_tune_plan_new (&params, rows, error)
+                              : dts_coll_plan_new (algorithm, &params, error);
     if (plan == NULL) {
       g_ptr_array_unref (plans);
       return NULL;
@@ -214,11 +217,16 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   res->rank_hosts = g_strv_builder_end (hosts);
   for (int k = 0; k < opts->n_sizes; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (plans, k);
-    DtsAllreduceSize sz = { .bytes = plan->bytes, .n_rounds = plan->n_rounds };
+    DtsAllreduceSize sz = { .bytes = plan->bytes, .n_rounds = plan->n_rounds,
+                            .algorithm = plan->alg->id, .protocol = plan->protocol,
+                            .predicted_s = plan->predicted_s,
+                            .candidates = tuned ? g_array_ref (g_ptr_array_index (candidates, k))
+                                                : NULL };
     g_array_append_val (res->sizes, sz);
   }
 
-  Sealed sealed = { platform, g_ptr_array_index (plans, 0), res };
+  res->tuned = tuned;
+  Sealed sealed = { platform, sched->plans, res, tuned };
   DtsSimSettings set = {
     .platform_path = opts->platform_path,
     .cfg = opts->cfg,
@@ -240,13 +248,14 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     DtsAllreduceSize *sz = &g_array_index (res->sizes, DtsAllreduceSize, k);
     sz->t_start_s = trace->bucket_start_s[k];
     sz->time_s = MAX (trace->bucket_end_max_s[k], sz->t_start_s) - sz->t_start_s;
-    sz->closed_form_s = dts_coll_plan_closed_form_s (g_ptr_array_index (plans, k),
-                                                     res->bottleneck_Bps, res->hop_latency_s);
+    sz->closed_form_s = dts_coll_plan_closed_form_s (g_ptr_array_index (sched->plans, k),
+                                                     sz->share_Bps, sz->latency_s);
   }
   for (guint i = 0; res->slices != NULL && i < trace->steps->len; i++) {
     const DtsTraceStep *st = &g_array_index (trace->steps, DtsTraceStep, i);
-    DtsAllreduceSlice sl = { st->bucket, st->rank, st->step, st->phase, st->t_start_s,
-                             st->t_end_s };
+    const DtsCollPlan *plan = g_ptr_array_index (sched->plans, st->bucket);
+    DtsAllreduceSlice sl = { st->bucket, st->rank, st->step, st->phase,
+                             plan->phases[st->phase].name, st->t_start_s, st->t_end_s };
     g_array_append_val (res->slices, sl);
   }
   return g_steal_pointer (&res);

@@ -39,7 +39,7 @@ typedef struct {
   char **cfg;                  /* --cfg items or NULL */
   GArray *overrides;           /* DtsOverride or NULL */
   gboolean record_steps;       /* keep one slice per rank and step (phase at flow) */
-  const char *collective;      /* algorithm table id; NULL: "ring" */
+  const char *collective;      /* algorithm table id or "auto" (tune.c: per size); NULL: "ring" */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
 } DtsAllreduceOptions;
 
@@ -48,7 +48,8 @@ typedef struct {
   int size_index;
   int rank;
   int step;            /* 0 .. 2(N-1)-1; -1 for a whole phase at flow granularity */
-  int phase;           /* 0 reduce-scatter, 1 all-gather */
+  int phase;           /* index into the plan's phases: ring 0 reduce-scatter, 1 all-gather */
+  const char *phase_name; /* the plan's name of it (static) */
   double t_start_s;    /* simulated time */
   double t_end_s;
 } DtsAllreduceSlice;
@@ -59,6 +60,13 @@ typedef struct {
   double t_start_s;    /* when every rank entered */
   double time_s;       /* to the end of the last rank */
   double closed_form_s;
+  double share_Bps;    /* B and L of this size's closed form (its plan's routes) */
+  double latency_s;
+  const char *algorithm; /* table id of the plan (static) */
+  const char *protocol;  /* --collective auto: the protocol the model picked (static), else NULL */
+  double predicted_s;    /* --collective auto: the model's time, else 0 */
+  GArray *candidates;    /* --collective auto: DtsCollTuneRow of every candidate, in the order
+                            tried (owned), else NULL */
 } DtsAllreduceSize;
 
 typedef struct {
@@ -66,7 +74,8 @@ typedef struct {
   char *gpu;               /* GPU of rank 0 */
   int n_gpus;
   int n_nodes;             /* nodes spanned by the ranks */
-  char *algorithm;         /* collective table id */
+  char *algorithm;         /* collective table id, or "auto" */
+  gboolean tuned;          /* --collective auto: each size's algorithm in its DtsAllreduceSize */
   int channels;
   double chunk_bytes;
   char *granularity;

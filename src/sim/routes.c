@@ -6,6 +6,9 @@
  * bandwidth or latency factors). */
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
 #include <simgrid/host.h>
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
@@ -216,4 +219,133 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
     }
   }
   return TRUE;
+}
+
+typedef struct {
+  const DtsPlatform *platform;
+  const DtsCollPlan *plan;
+  DtsPlanBottleneck *out;
+  GHashTable *hops;        /* sg_link_t -> count */
+  GPtrArray *order;        /* sg_link_t, first met */
+  GError **error;
+} PlanRead;
+
+static gboolean
+read_plan_route (int from, int to, const char *why, gpointer data)
+{
+  PlanRead *pr = data;
+  int ra = dts_coll_plan_part_host (pr->plan, from), rb = dts_coll_plan_part_host (pr->plan, to);
+  const DtsGpu *ga = dts_platform_gpu (pr->platform, ra);
+  const DtsGpu *gb = dts_platform_gpu (pr->platform, rb);
+  sg_host_t a = sg_host_by_name (ga->host), b = sg_host_by_name (gb->host);
+  if (a == b)
+    return TRUE;
+  xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
+  g_autofree char *message = NULL;
+  if (!dts_sg_host_route (a, b, links, &message)) {
+    xbt_dynar_free (&links);
+    g_set_error (pr->error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "platform '%s': line %d: no route from GPU '%s' (rank %d) to GPU '%s' (rank %d) "
+                 "(expected one: %s; SimGrid: %s)",
+                 pr->platform->path, ga->line, ga->host, ra, gb->host, rb, why, message);
+    return FALSE;
+  }
+  pr->out->latency_s = MAX (pr->out->latency_s, sg_host_get_route_latency (a, b));
+  unsigned int cursor;
+  sg_link_t link;
+  xbt_dynar_foreach (links, cursor, link)
+  {
+    gpointer old = NULL;
+    if (!g_hash_table_lookup_extended (pr->hops, link, NULL, &old))
+      g_ptr_array_add (pr->order, link);
+    g_hash_table_insert (pr->hops, link, GINT_TO_POINTER (GPOINTER_TO_INT (old) + 1));
+  }
+  xbt_dynar_free (&links);
+  return TRUE;
+}
+
+gboolean
+dts_sim_plan_bottleneck (const DtsPlatform *platform, const DtsCollPlan *plan,
+                         DtsPlanBottleneck *out, GError **error)
+{
+  *out = (DtsPlanBottleneck){ 0 };
+  g_autoptr (GHashTable) hops = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  PlanRead pr = { platform, plan, out, hops, order, error };
+  if (!dts_coll_plan_routes (plan, read_plan_route, &pr))
+    return FALSE;
+  out->share_Bps = INFINITY;
+  for (guint i = 0; i < order->len; i++) {
+    sg_link_t link = g_ptr_array_index (order, i);
+    int count = GPOINTER_TO_INT (g_hash_table_lookup (hops, link));
+    int sharers = sg_link_is_shared (link) ? count : 1;
+    double share = sg_link_get_bandwidth (link) / sharers;
+    if (share < out->share_Bps) {
+      out->share_Bps = share;
+      g_free (out->link);
+      out->link = g_strdup (sg_link_get_name (link));
+      out->sharers = sharers;
+    }
+  }
+  if (order->len == 0)
+    out->share_Bps = 0;
+  return TRUE;
+}
+
+struct _DtsSimTuner {
+  DtsCollTuner tuner;
+  const DtsPlatform *platform;
+  GHashTable *cache;       /* "algorithm:peer_key" -> double * share */
+};
+
+static gboolean
+tuner_measure (const DtsCollPlan *plan, double *share_Bps, gpointer data, GError **error)
+{
+  DtsSimTuner *t = data;
+  g_autofree char *key = g_strdup_printf ("%s:%" G_GUINT64_FORMAT ":%d", plan->algorithm,
+                                          plan->peer_key, plan->n_ranks);
+  double *known = g_hash_table_lookup (t->cache, key);
+  if (known != NULL) {
+    *share_Bps = *known;
+    return TRUE;
+  }
+  DtsPlanBottleneck b;
+  if (!dts_sim_plan_bottleneck (t->platform, plan, &b, error))
+    return FALSE;
+  g_free (b.link);
+  double *v = g_new (double, 1);
+  *v = b.share_Bps;
+  g_hash_table_insert (t->cache, g_steal_pointer (&key), v);
+  *share_Bps = b.share_Bps;
+  return TRUE;
+}
+
+DtsSimTuner *
+dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, GError **error)
+{
+  if (!dts_sim_load_platform (platform->path, cfg, overrides, error)
+      || !seal (platform->path, error))
+    return NULL;
+  DtsSimTuner *t = g_new0 (DtsSimTuner, 1);
+  t->platform = platform;
+  t->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  const DtsGpu *gpu = dts_platform_gpu (platform, 0);
+  t->tuner = (DtsCollTuner){ .measure = tuner_measure, .data = t, .arch = gpu->spec.arch,
+                             .nvlink = strstr (gpu->spec.id, "SXM") != NULL };
+  return t;
+}
+
+const DtsCollTuner *
+dts_sim_tuner_get (const DtsSimTuner *t)
+{
+  return &t->tuner;
+}
+
+void
+dts_sim_tuner_free (DtsSimTuner *t)
+{
+  if (t == NULL)
+    return;
+  g_hash_table_unref (t->cache);
+  g_free (t);
 }

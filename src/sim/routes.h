@@ -53,6 +53,37 @@ GArray *dts_sim_routes (const char *path, GArray *overrides, const char *const *
 gboolean dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched,
                                GError **error);
 
+/* The bottleneck share of PLAN's routes, its member ranks 0..n_ranks-1
+ * being the platform's ranks of the same number, once the platform is
+ * sealed: B = min over the links of the routes of the link's bandwidth over
+ * the number of the plan's routes that cross it in that direction (1 for a
+ * FATPIPE link); the link that sets it (first met, route by route in the
+ * plan's order) and that number; and the largest route latency. A pair of
+ * ranks without a route is DTS_ERROR_INVALID. */
+typedef struct {
+  double share_Bps;     /* 0 when the plan sends nothing */
+  char *link;           /* SimGrid's name (owned), or NULL */
+  int sharers;
+  double latency_s;
+} DtsPlanBottleneck;
+
+gboolean dts_sim_plan_bottleneck (const DtsPlatform *platform, const DtsCollPlan *plan,
+                                  DtsPlanBottleneck *out, GError **error);
+
+/* What --collective auto needs from the platform (collective.h,
+ * DtsCollTuner): the platform loaded into SimGrid with OVERRIDES applied
+ * and sealed (dts_sim_load_platform, configuring SimGrid with CFG), and a
+ * measure function that reads candidate plans' bottleneck shares, each
+ * set of routes once (plans of one algorithm with the same peer_key share
+ * it). For communicators over ranks 0..N-1 of PLATFORM (data parallelism,
+ * dtsim allreduce). */
+typedef struct _DtsSimTuner DtsSimTuner;
+DtsSimTuner *dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides,
+                                GError **error);
+const DtsCollTuner *dts_sim_tuner_get (const DtsSimTuner *t);
+void dts_sim_tuner_free (DtsSimTuner *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSimTuner, dts_sim_tuner_free)
+
 G_END_DECLS
 
 #endif

@@ -1338,6 +1338,27 @@ stack_size_kib (void)
 }
 
 static gboolean configured_here;
+static char *loaded_path;
+
+gboolean
+dts_sim_load_platform (const char *path, char **cfg, GArray *overrides, GError **error)
+{
+  if (loaded_path != NULL) {
+    g_return_val_if_fail (strcmp (loaded_path, path) == 0, FALSE);
+    return TRUE;
+  }
+  if (dts_sim_cfg_applied () == NULL && !dts_sim_configure (cfg, error))
+    return FALSE;
+  g_autofree char *message = NULL;
+  if (!dts_sg_load_platform (path, &message)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", path, message);
+    return FALSE;
+  }
+  if (overrides != NULL && !dts_sim_apply_overrides (overrides, error))
+    return FALSE;
+  loaded_path = g_strdup (path);
+  return TRUE;
+}
 
 DtsTrace *
 dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
@@ -1360,14 +1381,9 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   }
   configured_here = TRUE;
 
+  if (!dts_sim_load_platform (set->platform_path, set->cfg, set->overrides, error))
+    return NULL;
   g_autofree char *message = NULL;
-  if (!dts_sg_load_platform (set->platform_path, &message)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': %s", set->platform_path,
-                 message);
-    return NULL;
-  }
-  if (set->overrides != NULL && !dts_sim_apply_overrides (set->overrides, error))
-    return NULL;
 
   Sim sim = { .sched = sched, .set = set, .n = sched->n_ranks };
   g_autofree Rank *ranks = g_new0 (Rank, sim.n);

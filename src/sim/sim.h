@@ -55,6 +55,13 @@ gboolean dts_sim_configure (char **cfg, GError **error);
 /* The configuration items set, in order (lent; valid after dts_sim_configure). */
 char **dts_sim_cfg_applied (void);
 
+/* Load the platform file PATH into SimGrid and apply OVERRIDES (DtsOverride
+ * or NULL), configuring SimGrid with CFG first unless dts_sim_configure was
+ * called. Once per process: later calls with the same PATH do nothing, so
+ * that routes can be read (routes.h) before dts_sim_execute runs on the
+ * same platform. Files SimGrid refuses are DTS_ERROR_INVALID. */
+gboolean dts_sim_load_platform (const char *path, char **cfg, GArray *overrides, GError **error);
+
 /* How to simulate a schedule. */
 typedef struct {
   const char *platform_path;   /* resolved file path */
@@ -73,7 +80,8 @@ typedef struct {
   guint64 seed;                /* of the jitter's generator (GLib's GRand) */
 } DtsSimSettings;
 
-/* Run SCHED on the platform file set->platform_path, configuring SimGrid
+/* Run SCHED on the platform file set->platform_path (loaded, with
+ * set->overrides, unless dts_sim_load_platform did it), configuring SimGrid
  * first unless dts_sim_configure was called: one actor per stream, in the
  * order of sched->streams. PLATFORM is the same file's view (rank -> host);
  * WORKLOAD (may be NULL) names the layers in the trace. Returns the trace,

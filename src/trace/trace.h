@@ -139,6 +139,9 @@ typedef struct {
   double start_s;      /* when its all-reduce started */
   double end_s;
   double duration_s;
+  const char *algorithm; /* --collective auto: the algorithm chosen for it (static), else NULL */
+  const char *protocol;  /* --collective auto: the protocol the model picked (static) */
+  double predicted_s;    /* --collective auto: the model's time for it alone */
 } DtsBucketStat;
 
 /* Kinds of time a rank's compute stream spends blocked, the columns of

@@ -586,6 +586,138 @@ START_TEST (test_direct_plan)
 }
 END_TEST
 
+/* --collective auto (tune.c): the model's terms against NCCL's constants
+ * worked by hand, with a platform whose every route has a 10 GB/s share. */
+static gboolean
+fixed_share (const DtsCollPlan *plan, double *share_Bps, gpointer data, GError **error)
+{
+  *share_Bps = *(const double *) data;
+  return TRUE;
+}
+
+static const DtsCollTuneRow *
+tune_row (GArray *rows, const char *alg, DtsCollProto proto)
+{
+  for (guint i = 0; i < rows->len; i++) {
+    const DtsCollTuneRow *r = &g_array_index (rows, DtsCollTuneRow, i);
+    if (strcmp (r->algorithm, alg) == 0 && r->protocol == proto)
+      return r;
+  }
+  return NULL;
+}
+
+static GArray *
+tune_rows (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
+           DtsCollPlan **chosen)
+{
+  static double share = 10e9;
+  DtsCollTuner t = { fixed_share, &share, arch, nvlink };
+  g_autofree int *node = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    node[r] = r / per_node;
+  DtsCollParams p = { .n_ranks = n, .bytes = bytes, .channels = 2, .chunk_bytes = 2 * 1048576.0,
+                      .gpu_node = node, .tuner = &t };
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow));
+  g_autoptr (GError) error = NULL;
+  *chosen = dts_coll_tune_plan_new (&p, rows, &error);
+  ck_assert_ptr_nonnull (*chosen);
+  return rows;
+}
+
+#define US 1e-6
+START_TEST (test_tune_model)
+{
+  DtsCollPlan *plan = NULL;
+  /* One NVLink node of 8 Ampere GPUs, 1 MB. */
+  g_autoptr (GArray) one = tune_rows (8, 8, 1e6, "Ampere", TRUE, &plan);
+  ck_assert_double_eq_tol (tune_row (one, "ring", DTS_COLL_PROTO_LL)->latency_s, 15.0 * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (one, "ring", DTS_COLL_PROTO_LL128)->latency_s, 40.6 * US,
+                           1e-12);
+  ck_assert_double_eq_tol (tune_row (one, "ring", DTS_COLL_PROTO_SIMPLE)->latency_s, 56.0 * US,
+                           1e-12);
+  ck_assert_double_eq_tol (tune_row (one, "tree", DTS_COLL_PROTO_LL)->latency_s, 15.2 * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (one, "direct", DTS_COLL_PROTO_LL)->latency_s, 7.8 * US,
+                           1e-12);
+  /* Bandwidth: the ring's 2(N-1)/N S/B at half the share with LL. */
+  ck_assert_double_eq_tol (tune_row (one, "ring", DTS_COLL_PROTO_LL)->bandwidth_s,
+                           1.75e6 / 5e9, 1e-12);
+  ck_assert_double_eq_tol (tune_row (one, "ring", DTS_COLL_PROTO_LL128)->bandwidth_s,
+                           1.75e6 / 9.2e9, 1e-12);
+  /* The winner is the fastest row, and says so. */
+  double best = INFINITY;
+  for (guint i = 0; i < one->len; i++)
+    best = MIN (best, g_array_index (one, DtsCollTuneRow, i).predicted_s);
+  ck_assert_double_eq (plan->predicted_s, best);
+  ck_assert_ptr_nonnull (plan->protocol);
+  ck_assert_ptr_nonnull (tune_row (one, plan->algorithm, DTS_COLL_PROTO_LL));
+  dts_coll_plan_free (plan);
+
+  /* Two nodes of 8: the network's hop latencies, the post overhead and the
+   * ring's plateau (x 1.4 on Ampere, x 1.9 before). */
+  g_autoptr (GArray) two = tune_rows (16, 8, 1e6, "Ampere", TRUE, &plan);
+  ck_assert_ptr_null (tune_row (two, "direct", DTS_COLL_PROTO_LL));
+  ck_assert_double_eq_tol (tune_row (two, "ring", DTS_COLL_PROTO_SIMPLE)->latency_s,
+                           (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4 * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (two, "ring", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 28 * 1.0 + 2 * 2.7) * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (two, "tree", DTS_COLL_PROTO_SIMPLE)->latency_s,
+                           (8.4 + 2 * (7 * 4.0 + 1 * 14.0)) * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (two, "hier", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 14 * 0.6 + 2 * 2.7) * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (two, "rd", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 3 * 0.6 + 2.7) * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (two, "rhd", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 2 * (3 * 0.6 + 2.7)) * US, 1e-12);
+  /* The tree's bandwidth: 0.92 x the correction for 1 MB (log2 (1e6 / 64)
+   * = 13: Simple 0.5). */
+  {
+    g_autofree int *node = g_new (int, 16);
+    for (int r = 0; r < 16; r++)
+      node[r] = r / 8;
+    DtsCollParams tp = { .n_ranks = 16, .bytes = 1e6, .channels = 2,
+                         .chunk_bytes = 2 * 1048576.0, .gpu_node = node };
+    g_autoptr (DtsCollPlan) tree = dts_coll_plan_new ("tree", &tp, NULL);
+    ck_assert_double_eq_tol (tune_row (two, "tree", DTS_COLL_PROTO_SIMPLE)->bandwidth_s,
+                             dts_coll_plan_closed_form_s (tree, 10e9 * 0.92 * 0.5, 0), 1e-12);
+  }
+  dts_coll_plan_free (plan);
+  g_autoptr (GArray) volta = tune_rows (16, 8, 1e6, "Volta", TRUE, &plan);
+  ck_assert_double_eq_tol (tune_row (volta, "ring", DTS_COLL_PROTO_SIMPLE)->latency_s,
+                           (8.4 + 28 * 3.4 + 2 * 14.0) * 1.9 * US, 1e-12);
+  dts_coll_plan_free (plan);
+
+  /* One GPU per node: the tree's network latency for the ring too. */
+  g_autoptr (GArray) ppn1 = tune_rows (4, 1, 1e6, "Ampere", TRUE, &plan);
+  ck_assert_double_eq_tol (tune_row (ppn1, "ring", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 6 * 5.0) * US, 1e-12);
+  dts_coll_plan_free (plan);
+
+  /* Nodes of 8 and 4 GPUs: hier cannot run and is no candidate. */
+  g_autoptr (GArray) uneven = tune_rows (12, 8, 1e6, "Ampere", TRUE, &plan);
+  ck_assert_ptr_null (tune_row (uneven, "hier", DTS_COLL_PROTO_SIMPLE));
+  ck_assert_ptr_nonnull (tune_row (uneven, "ring", DTS_COLL_PROTO_SIMPLE));
+  dts_coll_plan_free (plan);
+
+  /* PCIe: no LL128, PCIe hop latencies. */
+  g_autoptr (GArray) pcie = tune_rows (8, 8, 1e6, "Kepler", FALSE, &plan);
+  ck_assert_ptr_null (tune_row (pcie, "ring", DTS_COLL_PROTO_LL128));
+  ck_assert_double_eq_tol (tune_row (pcie, "ring", DTS_COLL_PROTO_SIMPLE)->latency_s,
+                           (8.4 + 14 * 5.7) * US, 1e-12);
+  dts_coll_plan_free (plan);
+}
+END_TEST
+
+START_TEST (test_tune_errors)
+{
+  DtsCollParams p = { .n_ranks = 4, .bytes = 1e6, .channels = 2, .chunk_bytes = 1e6 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("auto", &p, &error);
+  ck_assert_ptr_null (plan);
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "--collective auto: needs the platform's routes",
+                         NULL);
+}
+END_TEST
+
 static Suite *
 collective_suite (void)
 {
@@ -607,6 +739,10 @@ collective_suite (void)
   tcase_add_test (generic, test_rd_rhd_plans);
   tcase_add_test (generic, test_multirail_plan);
   suite_add_tcase (s, generic);
+  TCase *tune = tcase_create ("tune");
+  tcase_add_test (tune, test_tune_model);
+  tcase_add_test (tune, test_tune_errors);
+  suite_add_tcase (s, tune);
   return s;
 }
 

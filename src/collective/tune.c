@@ -1,0 +1,354 @@
+/* tune.c - `--collective auto`: pick an all-reduce algorithm and protocol
+ * per message the way NCCL's tuning model does.
+ *
+ * Model (NCCL's ncclTopoTuneModel and ncclTopoGetAlgoTime, src/graph/
+ * tuning.cc, read at commit 5067397c of github.com/NVIDIA/nccl and
+ * rewritten here; no code copied): the predicted time of algorithm a with
+ * protocol p on S bytes is
+ *   t(a, p, S) = lat(a, p) + bandwidth term,
+ * lat(a, p) = base latency + per-hop hardware latency x hops, intra- and
+ * inter-node hops counted apart. NCCL's bandwidth term is S over a bus
+ * bandwidth its topology search measured; dtsim's is the algorithm's own
+ * closed form (its `closed_form_s` row, latency 0) at the bottleneck share
+ * B of the candidate plan's routes on the platform, times the protocol's
+ * bandwidth efficiency: closed_form_s(plan, B x eff(a, p), 0). B comes
+ * from whoever builds the plan (DtsCollTuner.measure: src/sim reads the
+ * routes once the platform is sealed), so multi-rail rings see every NIC
+ * they use and rings the one link they share. The candidate with the
+ * smallest t wins; ties go to the earlier row of the algorithm table, then
+ * to the earlier protocol (LL, LL128, Simple).
+ *
+ * Constants (microseconds; NCCL's ncclTunerConstantsDefaults and
+ * ncclTopoTuneModel, same commit):
+ *   base latency        Tree LL 6.8, LL128 14.0, Simple 8.4
+ *                       Ring LL 6.6, LL128 14.0, Simple 8.4
+ *   hop latency NVLink  Tree 0.6, 1.25, 4.0      Ring 0.6, 1.9, 3.4
+ *   hop latency PCIe    Tree 1.0, 1.9, 4.0       Ring 1.0, 2.5, 5.7
+ *   hop latency network Tree 5.0, 8.5, 14.0      Ring 2.7, 4.0, 14.0
+ *   network post overhead 1.0 (x86 Intel; 2.0 on AMD, not distinguished
+ *                       here), x 3 for Simple: an intra-node ring step of a
+ *                       multi-node ring costs at least that
+ *   bandwidth efficiency Ring LL 0.5, LL128 0.92, Simple 1
+ *                       Tree 0.92 x (LL 1/3.8, LL128 7/9 on one node else
+ *                       120/128, Simple 1)
+ *   ring Simple plateau  multi-node ring latency x 1.4 (Ampere and later)
+ *                       or x 1.9, when S / (channels x N) >= 64 bytes
+ *   tree correction     the bandwidth of a tree all-reduce times
+ *                       treeCorrectionFactor[p][log2(S / 64)] (table below)
+ * Hop counts, with N ranks on m nodes of ppn = N/m GPUs:
+ *   ring, multi-rail  2(N-1) steps, 2(m-1) of them inter-node; with one GPU
+ *                     per node NCCL charges the tree's network latency
+ *   tree              2 ((ppn-1) intra + floor(log2 m) inter)
+ * and, as dtsim's extension in the same form (NCCL has no such algorithm;
+ * they use the ring's base, hop latencies and efficiencies, a step of
+ * theirs being a point-to-point exchange like a ring step):
+ *   hier              2 (ppn-1) intra + 2 (m-1) inter (reduce-scatter and
+ *                     all-gather in the node, a ring per rail across)
+ *   rhd               2 per level of the power-of-two part, intra or inter
+ *                     as the level's partners are; + 2 for a fold
+ *   rd                1 per level; + 2 for a fold
+ *   direct            2, single-node communicators only (one-shot)
+ * Candidates that cannot run over the communicator (hier over nodes of
+ * unequal sizes) are left out.
+ * Protocols: LL and Simple always; LL128 only on NVLink (SXM GPUs) of
+ * Volta or later, as NCCL enables it by default only where its 128-byte
+ * stores are known to arrive in order.
+ *
+ * Not modelled: NCCL's per-channel bandwidth caps (llMaxBws,
+ * perChMax*Bws: GB/s figures per GPU generation that stand for its
+ * kernels' limits; dtsim's bandwidths are the platform's), NVLS, CollNet
+ * and PAT (dtsim has none of them), the tree-pattern penalty, the number of
+ * channels and threads NCCL then chooses, and the graph's own network
+ * latency. The protocol changes only the model's ranking: the simulation
+ * runs the chosen algorithm at its usual fidelity with the usual chunks
+ * (doc/SIMULATION.md, "Choosing the algorithm: --collective auto"). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "collective/collective-private.h"
+#include "core/error.h"
+
+enum { HW_NVLINK, HW_PCI, HW_NET, HW_COUNT };
+enum { F_TREE, F_RING, F_COUNT };
+
+static const double base_us[F_COUNT][DTS_COLL_N_PROTOS] = {
+  [F_TREE] = { 6.8, 14.0, 8.4 },
+  [F_RING] = { 6.6, 14.0, 8.4 },
+};
+
+static const double hop_us[HW_COUNT][F_COUNT][DTS_COLL_N_PROTOS] = {
+  [HW_NVLINK] = { [F_TREE] = { 0.6, 1.25, 4.0 }, [F_RING] = { 0.6, 1.9, 3.4 } },
+  [HW_PCI] = { [F_TREE] = { 1.0, 1.9, 4.0 }, [F_RING] = { 1.0, 2.5, 5.7 } },
+  [HW_NET] = { [F_TREE] = { 5.0, 8.5, 14.0 }, [F_RING] = { 2.7, 4.0, 14.0 } },
+};
+
+#define NET_OVERHEAD_US 1.0
+
+/* treeCorrectionFactor, rows LL, LL128, Simple; columns log2(S / 64) = 0..23. */
+static const double tree_correction[DTS_COLL_N_PROTOS][24] = {
+  { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0,
+    1.0, 1.0 },
+  { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0,
+    1.0, 1.0 },
+  { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9,
+    .9 },
+};
+
+static const char *const proto_names[DTS_COLL_N_PROTOS] = { "LL", "LL128", "Simple" };
+
+const char *
+dts_coll_proto_to_string (DtsCollProto p)
+{
+  g_return_val_if_fail (p >= 0 && p < DTS_COLL_N_PROTOS, NULL);
+  return proto_names[p];
+}
+
+/* The communicator's shape and what the model reads from the tuner. */
+typedef struct {
+  int n, m;            /* ranks, nodes */
+  double ppn;          /* n / m */
+  int intra_hw;        /* HW_NVLINK or HW_PCI */
+  gboolean ampere;     /* Ampere or later (the ring plateau) */
+  const int *node;     /* rank -> node (params->gpu_node), or NULL: one node */
+} Shape;
+
+static int
+node_of (const Shape *sh, int rank)
+{
+  return sh->node ? sh->node[rank] : 0;
+}
+
+/* floor(log2 x) for x >= 1. */
+static int
+log2i (int x)
+{
+  int k = 0;
+  while (x >> (k + 1))
+    k++;
+  return k;
+}
+
+/* NCCL's intra- and inter-node hop latency of family F with protocol P. */
+static double
+intra_hop (const Shape *sh, int f, int p)
+{
+  return hop_us[sh->intra_hw][f][p];
+}
+
+static double
+inter_hop (const Shape *sh, int f, int p)
+{
+  /* With one GPU per node every latency is exposed: NCCL charges the
+   * tree's network latency to rings too. */
+  return sh->ppn == 1 ? hop_us[HW_NET][F_TREE][p] : hop_us[HW_NET][f][p];
+}
+
+static double
+ring_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  int steps = 2 * (sh->n - 1), inter = sh->m > 1 ? 2 * (sh->m - 1) : 0;
+  double intra = intra_hop (sh, F_RING, p);
+  if (sh->m > 1)
+    intra = MAX (intra, NET_OVERHEAD_US * (p == DTS_COLL_PROTO_SIMPLE ? 3 : 1));
+  double lat = base_us[F_RING][p] + (steps - inter) * intra + inter * inter_hop (sh, F_RING, p);
+  if (p == DTS_COLL_PROTO_SIMPLE && sh->m > 1 && plan->bytes / (plan->channels * sh->n) >= 64)
+    lat *= sh->ampere ? 1.4 : 1.9;
+  return lat;
+}
+
+static double
+tree_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  return base_us[F_TREE][p]
+         + 2 * ((sh->ppn - 1) * intra_hop (sh, F_TREE, p)
+                + log2i (sh->m) * inter_hop (sh, F_TREE, p));
+}
+
+static double
+hier_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  return base_us[F_RING][p] + 2 * (sh->ppn - 1) * intra_hop (sh, F_RING, p)
+         + (sh->m > 1 ? 2 * (sh->m - 1) : 0) * inter_hop (sh, F_RING, p);
+}
+
+static double
+direct_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  return base_us[F_RING][p] + 2 * intra_hop (sh, F_RING, p);
+}
+
+/* rd and rhd: the hop latency of each level of the power-of-two part
+ * (inter-node when any pair of partners of the level is on two nodes),
+ * PER_LEVEL times, and of the fold and unfold. */
+static double
+levels_latency_us (const Shape *sh, const DtsCollPlan *plan, int p, int per_level)
+{
+  int k = plan->n_levels, pw = 1 << k, e = plan->n_ranks - pw;
+  double lat = base_us[F_RING][p];
+  for (int j = 0; j < k; j++) {
+    gboolean inter = FALSE;
+    for (int v = 0; v < pw && !inter; v++)
+      inter = node_of (sh, dts_coll_fold_rank (plan, v))
+              != node_of (sh, dts_coll_fold_rank (plan, v ^ (1 << j)));
+    lat += per_level * (inter ? inter_hop (sh, F_RING, p) : intra_hop (sh, F_RING, p));
+  }
+  if (e > 0) {
+    gboolean inter = FALSE;
+    for (int i = 0; i < e && !inter; i++)
+      inter = node_of (sh, 2 * i) != node_of (sh, 2 * i + 1);
+    lat += 2 * (inter ? inter_hop (sh, F_RING, p) : intra_hop (sh, F_RING, p));
+  }
+  return lat;
+}
+
+static double
+rhd_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  return levels_latency_us (sh, plan, p, 2);
+}
+
+static double
+rd_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  return levels_latency_us (sh, plan, p, 1);
+}
+
+static double
+ring_efficiency (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  static const double eff[DTS_COLL_N_PROTOS] = { 0.5, 0.92, 1.0 };
+  return eff[p];
+}
+
+static double
+tree_efficiency (const Shape *sh, const DtsCollPlan *plan, int p)
+{
+  double eff = 0.92;
+  if (p == DTS_COLL_PROTO_LL)
+    eff /= 3.8;
+  else if (p == DTS_COLL_PROTO_LL128)
+    eff *= sh->m == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+  double chunks = floor (plan->bytes / 64);
+  int log_size = chunks >= 1 ? log2i ((int) MIN (chunks, (double) (1 << 30))) : -1;
+  if (log_size >= 0 && log_size < 23)
+    eff *= tree_correction[p][log_size];
+  return eff;
+}
+
+/* The candidates, in the order of the algorithm table (ties go to the
+ * first): each one's latency term and bandwidth efficiency. */
+typedef struct {
+  const char *id;
+  double (*latency_us) (const Shape *sh, const DtsCollPlan *plan, int p);
+  double (*efficiency) (const Shape *sh, const DtsCollPlan *plan, int p);
+  gboolean single_node_only;
+} Candidate;
+
+static const Candidate candidates[] = {
+  { "ring", ring_latency_us, ring_efficiency, FALSE },
+  { "direct", direct_latency_us, ring_efficiency, TRUE },
+  { "rhd", rhd_latency_us, ring_efficiency, FALSE },
+  { "rd", rd_latency_us, ring_efficiency, FALSE },
+  { "tree", tree_latency_us, tree_efficiency, FALSE },
+  { "hier", hier_latency_us, ring_efficiency, FALSE },
+  { "multi-rail", ring_latency_us, ring_efficiency, FALSE },
+};
+
+gboolean
+dts_coll_tune_arch_is_ampere_or_later (const char *arch)
+{
+  static const char *const later[] = { "Ampere", "Ada", "Hopper", "Blackwell", NULL };
+  for (const char *const *a = later; *a; a++)
+    if (g_strcmp0 (arch, *a) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+arch_is_volta_or_later (const char *arch)
+{
+  return g_strcmp0 (arch, "Volta") == 0 || g_strcmp0 (arch, "Turing") == 0
+         || dts_coll_tune_arch_is_ampere_or_later (arch);
+}
+
+DtsCollPlan *
+dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **error)
+{
+  if (!dts_coll_check_params (params, "auto all-reduce", TRUE, error))
+    return NULL;
+  const DtsCollTuner *tuner = params->tuner;
+  if (tuner == NULL || tuner->measure == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "--collective auto: needs the platform's routes to choose an algorithm "
+                 "(dtsim run and dtsim allreduce provide them)");
+    return NULL;
+  }
+  Shape sh = { .n = params->n_ranks, .node = params->gpu_node,
+               .intra_hw = tuner->nvlink ? HW_NVLINK : HW_PCI,
+               .ampere = dts_coll_tune_arch_is_ampere_or_later (tuner->arch) };
+  {
+    g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+    for (int r = 0; r < sh.n; r++)
+      g_hash_table_add (seen, GINT_TO_POINTER (node_of (&sh, r)));
+    sh.m = (int) g_hash_table_size (seen);
+  }
+  sh.ppn = (double) sh.n / sh.m;
+  gboolean ll128 = tuner->nvlink && arch_is_volta_or_later (tuner->arch);
+  const DtsCollAlgorithm *table = dts_coll_algorithms ();
+  g_autoptr (DtsCollPlan) best = NULL;
+  double best_s = INFINITY;
+  DtsCollProto best_p = DTS_COLL_PROTO_SIMPLE;
+  for (gsize c = 0; c < G_N_ELEMENTS (candidates); c++) {
+    const Candidate *cd = &candidates[c];
+    if (cd->single_node_only && sh.m > 1)
+      continue;
+    const DtsCollAlgorithm *a = table;
+    while (a->id && strcmp (a->id, cd->id) != 0)
+      a++;
+    g_assert (a->id != NULL && a->closed_form_s != NULL);
+    /* The parameters are valid (checked above): an algorithm that cannot
+     * run over this communicator (hier over nodes of unequal sizes) is no
+     * candidate. */
+    g_autoptr (GError) refused = NULL;
+    g_autoptr (DtsCollPlan) plan = a->plan_new (params, &refused);
+    if (plan == NULL)
+      continue;
+    plan->alg = a;
+    double share_Bps = 0;
+    if (!tuner->measure (plan, &share_Bps, tuner->data, error))
+      return NULL;
+    if (!(share_Bps > 0))
+      continue;
+    gboolean won = FALSE;
+    for (int p = 0; p < DTS_COLL_N_PROTOS; p++) {
+      if (p == DTS_COLL_PROTO_LL128 && !ll128)
+        continue;
+      double lat_s = cd->latency_us (&sh, plan, p) * 1e-6;
+      double bw_s = a->closed_form_s (plan, share_Bps * cd->efficiency (&sh, plan, p), 0);
+      double t = lat_s + bw_s;
+      if (rows != NULL) {
+        DtsCollTuneRow row = { a->id, p, lat_s, bw_s, t };
+        g_array_append_val (rows, row);
+      }
+      if (t < best_s) {
+        best_s = t;
+        best_p = p;
+        won = TRUE;
+      }
+    }
+    if (won) {
+      g_clear_pointer (&best, dts_coll_plan_free);
+      best = g_steal_pointer (&plan);
+    }
+  }
+  if (best == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "--collective auto: no algorithm has a route with bandwidth between the ranks");
+    return NULL;
+  }
+  best->protocol = proto_names[best_p];
+  best->predicted_s = best_s;
+  return g_steal_pointer (&best);
+}
