@@ -227,8 +227,9 @@ def main():
                 sys.exit("--framework %s: expected SET=ID with SET one of %s" % (
                     args[i + 1], ", ".join(sorted(frameworks))))
             frameworks[k] = v
-            if k == "lambda":  # both Lambda tables
-                frameworks["lambda-v1"] = v
+            if k == "lambda" and not any(
+                    b.startswith("lambda-v1=") for a, b in zip(args, args[1:]) if a == "--framework"):
+                frameworks["lambda-v1"] = v  # both Lambda tables, unless lambda-v1= is given
     vdir = shared_dir()
     d = Dtsim(build, extra)
     rows = lambda_rows(vdir, quick) + tf_rows(vdir, quick) + convnet_rows(vdir)

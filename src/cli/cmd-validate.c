@@ -23,8 +23,9 @@
  *              16 and 32 ranks are outliers (data README), shown, not counted.
  *                                                                      REPORT.
  * FIT rows are the only rows any constant of a framework profile was fitted
- * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the summary reports the REPORT rows, and the
- * FIT rows only with --fit, apart and labelled.  The port of
+ * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
+ * summary reports the REPORT rows, and the FIT rows only with --fit, apart
+ * and labelled.  The port of
  * tools/validate-compute.py (same rows, same slices, same numbers) plus the
  * all-reduce set of bench/validate-data.py.
  *
@@ -838,6 +839,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   v.fw_lambda_v1 = "pytorch-ngc22";
   v.fw_tf2017 = "tensorflow1";
   v.fw_convnet = "generic";
+  gboolean v1_given = FALSE;
   for (int i = 0; frameworks && frameworks[i]; i++) {
     const char *eq = strchr (frameworks[i], '=');
     g_autofree char *set = eq ? g_strndup (frameworks[i], eq - frameworks[i]) : NULL;
@@ -852,8 +854,10 @@ dts_cmd_validate (int argc, char **argv, GError **error)
                                  "SET=ID with SET one of lambda, lambda-v1, tf2017, convnet",
                                  error);
     *slot = eq + 1;
-    if (slot == &v.fw_lambda)
-      v.fw_lambda_v1 = eq + 1;
+    if (slot == &v.fw_lambda_v1)
+      v1_given = TRUE;
+    else if (slot == &v.fw_lambda && !v1_given)
+      v.fw_lambda_v1 = eq + 1; /* lambda= sets both tables, unless lambda-v1= does */
   }
   /* A bad profile fails here, once, not in the first row's child. */
   const char *fws[] = { v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017, v.fw_convnet };
