@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fit the efficiencies of a framework profile on the FIT rows only.
 
-usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [KEY ...]
-       tools/fit-framework.py BUILD_DIR BASE_PROFILE --scaling [KEY]
+usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] [KEY ...]
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] --scaling [KEY]
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE --tf2017
 
 Minimises the mean absolute percentage error of `dtsim run` images/s on the
 1-GPU rows of the FIT set of tools/validate-compute.py (Lambda's 2022 table,
@@ -17,6 +18,19 @@ over [0, 0.2], minimising the MAPE of the speed-up from 1 to n GPUs
 (throughput at n over throughput at 1 of the same GPU, precision and batch,
 against the measured ratio) over the multi-GPU FIT rows; 1-GPU rows are the
 bases only.
+
+--table v1 fits on the FIT rows of the newer table instead (lambda-v1: the
+A100 PCIe 40 and 80 GB rows, 1 and 2 GPUs; frameworks/pytorch-ngc22.conf);
+its REPORT rows (V100 SXM2, A100 SXM4) are never read.
+
+--tf2017 fits frameworks/tensorflow1.conf on the FIT rows of the TensorFlow
+2017 set only, in two stages: (1) compute-efficiency-fp32,
+memory-efficiency and winograd-3x3, for each tile of 64, 128 and 256 (with
+wave-quantisation), on the 9 1-GPU DGX-1 (P100) rows, by coordinate search;
+(2) memory-efficiency-kepler alone on the 1-GPU p2.8xlarge ResNet-50 rows,
+with compute-efficiency-fp32-kepler tied to compute-efficiency-fp32 x
+562/875 (the K80's base over its boost clock, from NVIDIA's board
+specification; not fitted).  The REPORT rows are never read.
 """
 import atexit
 import importlib.util
@@ -48,8 +62,16 @@ def write_profile(path, keys, order):
             f.write("%s = %s\n" % (k, keys[k]))
 
 
+LAMBDA_SET = ["lambda-v0"]
+
+
+def fit_rows():
+    return [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
+            and r["set"] == LAMBDA_SET[0]]
+
+
 def fit_scaling(build, base, key):
-    rows = [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"]
+    rows = fit_rows()
     keys, order = read_profile(base)
     if key not in keys:
         order.append(key)
@@ -57,7 +79,7 @@ def fit_scaling(build, base, key):
     atexit.register(shutil.rmtree, tmpdir, True)
     tmp = os.path.join(tmpdir, "fit.conf")
     d = vc.Dtsim(build, [])
-    fws = {"lambda": tmp}
+    fws = {"lambda": tmp, "lambda-v1": tmp}
     bases = {}
     for r in rows:
         if r["n"] == 1:
@@ -80,21 +102,102 @@ def fit_scaling(build, base, key):
     (best, bias), x = min(results)
     (m0, b0), _ = results[0]
     print("%s = %.4f" % (key, x))
-    print("# FIT scaling MAPE (lambda-v0, %d multi-GPU rows): %.2f%% (bias %+.2f%%), "
-          "%.2f%% (bias %+.2f%%) at 0" % (len(pairs), best, bias, m0, b0))
+    print("# FIT scaling MAPE (%s, %d multi-GPU rows): %.2f%% (bias %+.2f%%), "
+          "%.2f%% (bias %+.2f%%) at 0" % (LAMBDA_SET[0], len(pairs), best, bias, m0, b0))
+
+
+KEPLER_CLOCK = 562.0 / 875.0  # K80 base / boost clock (BD-07317-001)
+
+
+def fit_tf2017(build, base):
+    rows = [r for r in vc.tf_rows(vc.shared_dir(), True) if r["split"] == "fit"]
+    p100 = [r for r in rows if r["gpu"] != "K80"]
+    k80 = [r for r in rows if r["gpu"] == "K80"]
+    keys, order = read_profile(base)
+    for k, v in (("compute-efficiency-fp32", "0.90"), ("memory-efficiency", "0.50"),
+                 ("winograd-3x3", "2.25"), ("wave-quantisation", "yes"), ("tile", "128"),
+                 ("compute-efficiency-fp32-kepler", "0.578"),
+                 ("memory-efficiency-kepler", "0.30")):
+        if k not in keys:
+            keys[k] = v
+            order.append(k)
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
+    d = vc.Dtsim(build, [])
+    fws = {"tf2017": tmp}
+
+    def loss(rs):
+        keys["compute-efficiency-fp32-kepler"] = "%.3f" % (
+            float(keys["compute-efficiency-fp32"]) * KEPLER_CLOCK)
+        write_profile(tmp, keys, order)
+        errs = [vc.predict(d, r, fws)[0] / r["measured"] - 1 for r in rs]
+        return 100 * sum(abs(e) for e in errs) / len(errs), 100 * sum(errs) / len(errs)
+
+    ranges = {"compute-efficiency-fp32": (0.01, 1.0), "memory-efficiency": (0.01, 1.0),
+              "winograd-3x3": (1.0, 4.0), "memory-efficiency-kepler": (0.01, 1.0)}
+
+    def search(names, rs):
+        best = loss(rs)[0]
+        for step in (0.08, 0.04, 0.02, 0.01):
+            improved = True
+            while improved:
+                improved = False
+                for n in names:
+                    lo, hi = ranges[n]
+                    for sgn in (1, -1):
+                        old = keys[n]
+                        x = round(float(old) + sgn * step, 2)
+                        if not (lo <= x <= hi):
+                            continue
+                        keys[n] = "%.2f" % x
+                        l = loss(rs)[0]
+                        if l < best - 1e-9:
+                            best, improved = l, True
+                        else:
+                            keys[n] = old
+        return best
+
+    stage1 = ["compute-efficiency-fp32", "memory-efficiency", "winograd-3x3"]
+    start = dict(keys)
+    results = []
+    for tile in ("64", "128", "256"):
+        keys.update(start)
+        keys["tile"] = tile
+        results.append((search(stage1, p100), tile, dict(keys)))
+    best, tile, fitted = min(results)
+    keys.update(fitted)
+    m1 = search(["memory-efficiency-kepler"], k80)
+    for l, t, _ in results:
+        print("# tile %s: FIT MAPE %.2f%% over the 1-GPU DGX-1 rows" % (t, l))
+    for n in stage1 + ["tile", "compute-efficiency-fp32-kepler", "memory-efficiency-kepler"]:
+        print("%s = %s" % (n, keys[n]))
+    mp, bp = loss(p100)
+    mk, bk = loss(k80)
+    print("# FIT MAPE: %.2f%% (bias %+.2f%%) over the %d 1-GPU DGX-1 rows, %.2f%% (bias %+.2f%%) "
+          "over the %d 1-GPU p2.8xlarge ResNet-50 rows" % (mp, bp, len(p100), mk, bk, len(k80)))
+    assert abs(m1 - mk) < 1e-9
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     build, base = sys.argv[1], sys.argv[2]
-    if "--scaling" in sys.argv[3:]:
-        rest = [a for a in sys.argv[3:] if a != "--scaling"]
+    args = sys.argv[3:]
+    if "--table" in args:
+        i = args.index("--table")
+        if args[i + 1:i + 2] != ["v1"]:
+            sys.exit("--table: expected v1")
+        LAMBDA_SET[0] = "lambda-v1"
+        del args[i:i + 2]
+    if "--tf2017" in args:
+        return fit_tf2017(build, base)
+    if "--scaling" in args:
+        rest = [a for a in args if a != "--scaling"]
         return fit_scaling(build, base, rest[0] if rest else "gpu-speed-spread")
-    names = sys.argv[3:] or ["compute-efficiency-fp32", "compute-efficiency-tf32",
+    names = args or ["compute-efficiency-fp32", "compute-efficiency-tf32",
                              "compute-efficiency-fp16-volta", "compute-efficiency-fp16-ampere"]
-    rows = [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
-            and r["n"] == 1]
+    rows = [r for r in fit_rows() if r["n"] == 1]
     keys, order = read_profile(base)
     for n in names:
         if n not in keys:
@@ -104,7 +207,7 @@ def main():
     atexit.register(shutil.rmtree, tmpdir, True)
     tmp = os.path.join(tmpdir, "fit.conf")
     d = vc.Dtsim(build, [])
-    fws = {"lambda": tmp}
+    fws = {"lambda": tmp, "lambda-v1": tmp}
 
     def loss():
         write_profile(tmp, keys, order)
@@ -133,7 +236,7 @@ def main():
                         keys[n] = old
     for n in names:
         print("%s = %s" % (n, keys[n]))
-    print("# FIT MAPE (1-GPU rows of lambda-v0, %d rows): %.2f%%" % (len(rows), best))
+    print("# FIT MAPE (1-GPU rows of %s, %d rows): %.2f%%" % (LAMBDA_SET[0], len(rows), best))
 
 
 if __name__ == "__main__":

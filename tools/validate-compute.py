@@ -4,10 +4,11 @@
 usage: tools/validate-compute.py BUILD_DIR [--rows] [--set fit|report|all]
           [--quick] [--framework SET=ID ...] [-- EXTRA dtsim run OPTIONS...]
 
---framework SET=ID runs the rows of SET (lambda, tf2017, convnet) under the
-framework profile ID (a shipped name or a file); by default lambda rows run
-under `pytorch` and the others under `generic`.  --quick keeps the 1- and
-8-GPU Lambda rows and the 1-GPU TF rows.
+--framework SET=ID runs the rows of SET (lambda, lambda-v1, tf2017, convnet)
+under the framework profile ID (a shipped name or a file; lambda= sets both
+Lambda tables); by default lambda-v0 rows run under `pytorch`, lambda-v1
+under `pytorch-ngc22`, tf2017 under `tensorflow1` and convnet under
+`generic`.  --quick keeps the 1- and 8-GPU Lambda rows and the 1-GPU TF rows.
 
 Reads $DTSIM_SHARED/data/validation (else ../shared/data/validation beside the
 source tree); exits 77 when it is absent.  Rows:
@@ -16,9 +17,12 @@ source tree); exits 77 when it is absent.  Rows:
               DeepLearningExamples, NGC 20.x containers, table of 2022-07):
               V100 SXM2 16/32 GB, A100 SXM4 40/80 GB, 1..8 GPUs.   FIT set.
   lambda-v1   lambda_pytorch_throughput.csv table v1, ResNet-50 (NGC 22.09+):
-              V100 SXM2 16 GB, A100 SXM4 80 GB, 1..8 GPUs.          REPORT set.
+              V100 SXM2 16 GB, A100 SXM4 80 GB, 1..8 GPUs:         REPORT set;
+              A100 PCIe 40/80 GB, 1 and 2 GPUs:                    FIT set.
   tf2017      tf_benchmarks_2017_images_per_sec.csv, synthetic rows, DGX-1
-              (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs.     REPORT set.
+              (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs: the 1-GPU
+              DGX-1 rows and the p2.8xlarge ResNet-50 rows FIT set, the
+              others REPORT set.
   convnet     convnet_benchmarks_titanx.csv, cuDNN R4 fp32 (Torch) whole
               networks AlexNet (OWT) and GoogLeNet V1, Titan X
               (taken as Maxwell), forward+backward ms.             REPORT set.
@@ -44,6 +48,8 @@ SRC = os.path.dirname(HERE)
 LAMBDA_GPUS = {  # name in the source, without the count prefix -> catalogue id
     "V100 16GB": "V100-SXM2-16GB", "V100 32GB": "V100-SXM2-32GB",
     "A100 40GB SXM4": "A100-SXM4-40GB", "A100 80GB SXM4": "A100-SXM4-80GB",
+    # table v1 only: its FIT rows (frameworks/pytorch-ngc22.conf)
+    "A100 40GB PCIe": "A100-PCIE-40GB", "A100 80GB PCIe": "A100-PCIE-80GB",
 }
 TF_MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "resnet152",
              "AlexNet": "alexnet", "VGG16": "vgg16"}
@@ -85,7 +91,7 @@ class Dtsim:
         cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines)."""
         if gpu not in self.platforms:
             path = os.path.join(self.tmp, gpu + ".xml")
-            if gpu.startswith("A100"):
+            if gpu.startswith("A100-SXM"):  # A100 PCIe cards: PCIe only
                 fabric = ["--intra", "nvswitch", "--intra-bandwidth", "300GB/s"]
             elif gpu.startswith("V100"):
                 fabric = ["--intra", "nvlink-mesh", "--nvlink-pairs", "dgx1-v100",
@@ -119,7 +125,8 @@ def lambda_rows(vdir, quick):
             if name.startswith("%dx" % n):
                 name = name[len("%dx" % n):].strip()
             gpu = LAMBDA_GPUS.get(name)
-            if gpu is None or float(r["throughput"]) <= 0:
+            pcie = gpu is not None and "PCIE" in gpu
+            if gpu is None or float(r["throughput"]) <= 0 or (pcie and split == "fit"):
                 continue
             if quick and n not in (1, 8):
                 continue
@@ -130,7 +137,7 @@ def lambda_rows(vdir, quick):
             prec = r["precision"]
             if prec == "fp32" and gpu.startswith("A100"):
                 prec = "tf32"
-            rows.append(dict(set="lambda-" + table, split=split, gpu=gpu, n=n,
+            rows.append(dict(set="lambda-" + table, split="fit" if pcie else split, gpu=gpu, n=n,
                              workload="resnet50", batch=int(r["batch_size_per_gpu"]),
                              precision=prec, measured=float(r["throughput"]), unit="img/s"))
     return rows
@@ -148,9 +155,13 @@ def tf_rows(vdir, quick):
         if quick and n != 1:
             continue
         p, gpu = plat[r["platform"]]
-        rows.append(dict(set="tf2017", split="report", gpu=gpu, platform=p, n=n,
-                         workload=TF_MODELS[r["model"]], batch=int(r["batch_per_gpu"]),
-                         precision="fp32", measured=float(r["images_per_sec"]), unit="img/s"))
+        w = TF_MODELS[r["model"]]
+        # FIT (frameworks/tensorflow1.conf): the 1-GPU DGX-1 rows and every
+        # p2.8xlarge ResNet-50 row; REPORT: the rest
+        fit = (gpu == "K80" and w == "resnet50") or (gpu != "K80" and n == 1)
+        rows.append(dict(set="tf2017", split="fit" if fit else "report", gpu=gpu, platform=p,
+                         n=n, workload=w, batch=int(r["batch_per_gpu"]), precision="fp32",
+                         measured=float(r["images_per_sec"]), unit="img/s"))
     return rows
 
 
@@ -168,12 +179,14 @@ def convnet_rows(vdir):
     return rows
 
 
-DEFAULT_FRAMEWORKS = {"lambda": "pytorch", "tf2017": "generic", "convnet": "generic"}
+DEFAULT_FRAMEWORKS = {"lambda": "pytorch", "lambda-v1": "pytorch-ngc22", "tf2017": "tensorflow1",
+                      "convnet": "generic"}
 
 
 def predict(d, row, frameworks=None):
     plat = row.get("platform") or d.platform(row["gpu"])
-    fw = (frameworks or DEFAULT_FRAMEWORKS).get(row["set"].split("-")[0])
+    fws = frameworks or DEFAULT_FRAMEWORKS
+    fw = fws.get(row["set"], fws.get(row["set"].split("-")[0]))
     j = d.run(plat, row["workload"], row["batch"], row["n"], row["precision"], fw)
     if row["unit"] == "img/s":
         return j["throughput_samples_per_s"], j
@@ -214,6 +227,9 @@ def main():
                 sys.exit("--framework %s: expected SET=ID with SET one of %s" % (
                     args[i + 1], ", ".join(sorted(frameworks))))
             frameworks[k] = v
+            if k == "lambda" and not any(
+                    b.startswith("lambda-v1=") for a, b in zip(args, args[1:]) if a == "--framework"):
+                frameworks["lambda-v1"] = v  # both Lambda tables, unless lambda-v1= is given
     vdir = shared_dir()
     d = Dtsim(build, extra)
     rows = lambda_rows(vdir, quick) + tf_rows(vdir, quick) + convnet_rows(vdir)
@@ -238,6 +254,8 @@ def main():
             ms = r["measured"] / b["measured"]
             ps = r["predicted"] / b["predicted"]
             acc.setdefault((r["split"], r["set"] + " scaling 1->n"), []).append(ps / ms - 1)
+            if r["n"] == 8:
+                acc.setdefault((r["split"], r["set"] + " scaling 1->8"), []).append(ps / ms - 1)
     if show_rows:
         print("| split | set | GPU | GPUs | workload | batch | precision | measured | predicted "
               "| error | fits |")

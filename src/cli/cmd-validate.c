@@ -11,9 +11,11 @@
  *   lambda-v0  lambda_pytorch_throughput_2022.csv, ResNet-50, V100 SXM2 16/32 GB,
  *              A100 SXM4 40/80 GB, 1..8 GPUs, under the `pytorch` profile. FIT.
  *   lambda-v1  lambda_pytorch_throughput.csv table v1, the same benchmark on
- *              newer containers (NGC 22.09+).                         REPORT.
+ *              newer containers (NGC 22.09+), `pytorch-ngc22`: V100 SXM2 and
+ *              A100 SXM4 rows REPORT; A100 PCIe 40/80 GB rows FIT.
  *   tf2017     tf_benchmarks_2017_images_per_sec.csv synthetic rows, dgx1-p100
- *              and aws-p2-8xlarge, 1..8 GPUs, `generic`.              REPORT.
+ *              and aws-p2-8xlarge, 1..8 GPUs, `tensorflow1`: the 1-GPU DGX-1
+ *              rows and the p2.8xlarge ResNet-50 rows FIT, the rest REPORT.
  *   convnet    convnet_benchmarks_titanx.csv, cuDNN R4 fp32 (Torch) whole
  *              networks AlexNet and GoogLeNet V1 on a Maxwell Titan X.   REPORT.
  *   deepbench  deepbench_allreduce.csv, every GPU row against `dtsim allreduce`
@@ -21,8 +23,9 @@
  *              16 and 32 ranks are outliers (data README), shown, not counted.
  *                                                                      REPORT.
  * FIT rows are the only rows any constant of a framework profile was fitted
- * on (tools/fit-framework.py); the summary reports the REPORT rows, and the
- * FIT rows only with --fit, apart and labelled.  The port of
+ * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
+ * summary reports the REPORT rows, and the FIT rows only with --fit, apart
+ * and labelled.  The port of
  * tools/validate-compute.py (same rows, same slices, same numbers) plus the
  * all-reduce set of bench/validate-data.py.
  *
@@ -83,7 +86,7 @@ typedef struct {
   char *tmp;            /* platforms made for this run */
   char *const *extra;   /* options appended to every `dtsim run` */
   GHashTable *platforms; /* gpu -> path */
-  const char *fw_lambda, *fw_tf2017, *fw_convnet;
+  const char *fw_lambda, *fw_lambda_v1, *fw_tf2017, *fw_convnet;
 } Validate;
 
 static void
@@ -196,6 +199,8 @@ static const struct {
 } lambda_gpus[] = {
   { "V100 16GB", "V100-SXM2-16GB" },       { "V100 32GB", "V100-SXM2-32GB" },
   { "A100 40GB SXM4", "A100-SXM4-40GB" }, { "A100 80GB SXM4", "A100-SXM4-80GB" },
+  /* table v1 only: its FIT rows (frameworks/pytorch-ngc22.conf) */
+  { "A100 40GB PCIe", "A100-PCIE-40GB" },  { "A100 80GB PCIe", "A100-PCIE-80GB" },
 };
 
 static char *
@@ -248,7 +253,9 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
       for (guint g = 0; g < G_N_ELEMENTS (lambda_gpus); g++)
         if (strcmp (bare, lambda_gpus[g].name) == 0)
           gpu = lambda_gpus[g].gpu;
-      if (gpu == NULL || !(tput > 0) || (quick && n != 1 && n != 8))
+      /* A100 PCIe rows: FIT rows of table v1 (pytorch-ngc22), not used from v0 */
+      gboolean pcie = gpu != NULL && strstr (gpu, "PCIE") != NULL;
+      if (gpu == NULL || !(tput > 0) || (quick && n != 1 && n != 8) || (pcie && files[f].fit))
         continue;
       const char *prec = cell (r, col[5]);
       char *key = g_strdup_printf ("%s/%d/%s", gpu, n, prec);
@@ -256,7 +263,7 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
         continue;
       Row *row = g_new0 (Row, 1);
       row->set = files[f].set;
-      row->fit = files[f].fit;
+      row->fit = files[f].fit || pcie;
       row->gpu = g_strdup (gpu);
       row->n = n;
       row->workload = g_strdup ("resnet50");
@@ -323,6 +330,9 @@ tf_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
       continue;
     Row *row = g_new0 (Row, 1);
     row->set = "tf2017";
+    /* FIT (frameworks/tensorflow1.conf): the 1-GPU DGX-1 rows and every
+     * p2.8xlarge ResNet-50 row */
+    row->fit = p == 1 ? strcmp (models[m].workload, "resnet50") == 0 : n == 1;
     row->gpu = g_strdup (plats[p].gpu);
     row->platform = g_strdup (plats[p].platform);
     row->n = (int) n;
@@ -490,7 +500,8 @@ platform_for (Validate *v, const Row *r, GError **error)
   static const char *const v100[] = { "--intra", "nvlink-mesh", "--nvlink-pairs", "dgx1-v100",
                                       "--intra-bandwidth", "25GB/s", "--pcie-switches", "2",
                                       NULL };
-  const char *const *fabric = g_str_has_prefix (r->gpu, "A100")   ? a100
+  /* A100 PCIe cards: PCIe only (the generator's default fabric) */
+  const char *const *fabric = g_str_has_prefix (r->gpu, "A100-SXM") ? a100
                               : g_str_has_prefix (r->gpu, "V100") ? v100
                                                                   : NULL;
   for (int i = 0; fabric && fabric[i]; i++)
@@ -507,6 +518,8 @@ platform_for (Validate *v, const Row *r, GError **error)
 static const char *
 framework_of (const Validate *v, const Row *r)
 {
+  if (strcmp (r->set, "lambda-v1") == 0)
+    return v->fw_lambda_v1;
   if (g_str_has_prefix (r->set, "lambda"))
     return v->fw_lambda;
   return strcmp (r->set, "tf2017") == 0 ? v->fw_tf2017 : v->fw_convnet;
@@ -695,8 +708,13 @@ scaling_slices (GHashTable *acc, GPtrArray *rows)
       if (b->n == 1 && strcmp (b->set, r->set) == 0 && strcmp (b->gpu, r->gpu) == 0
           && strcmp (b->precision, r->precision) == 0 && strcmp (b->workload, r->workload) == 0
           && b->batch == r->batch) {
+        double e = (r->predicted / b->predicted) / (r->measured / b->measured) - 1;
         g_autofree char *s = g_strdup_printf ("%s scaling 1->n", r->set);
-        add_error (acc, r, s, (r->predicted / b->predicted) / (r->measured / b->measured) - 1);
+        add_error (acc, r, s, e);
+        if (r->n == 8) {
+          g_autofree char *s8 = g_strdup_printf ("%s scaling 1->8", r->set);
+          add_error (acc, r, s8, e);
+        }
         break;
       }
     }
@@ -786,8 +804,9 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "Comma-separated sets to run: lambda, tf2017, convnet, deepbench (default: all)",
       "LIST" },
     { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
-      "Run the rows of SET (lambda, tf2017, convnet) under framework profile ID "
-      "(default: lambda=pytorch, others generic; repeatable)", "SET=ID" },
+      "Run the rows of SET (lambda, lambda-v1, tf2017, convnet) under framework profile ID "
+      "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
+      "generic; lambda= sets both Lambda tables; repeatable)", "SET=ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
       "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
@@ -817,22 +836,31 @@ dts_cmd_validate (int argc, char **argv, GError **error)
 
   g_auto (Validate) v = { 0 };
   v.fw_lambda = "pytorch";
-  v.fw_tf2017 = v.fw_convnet = "generic";
+  v.fw_lambda_v1 = "pytorch-ngc22";
+  v.fw_tf2017 = "tensorflow1";
+  v.fw_convnet = "generic";
+  gboolean v1_given = FALSE;
   for (int i = 0; frameworks && frameworks[i]; i++) {
     const char *eq = strchr (frameworks[i], '=');
     g_autofree char *set = eq ? g_strndup (frameworks[i], eq - frameworks[i]) : NULL;
-    const char **slot = set == NULL                      ? NULL
-                        : strcmp (set, "lambda") == 0  ? &v.fw_lambda
-                        : strcmp (set, "tf2017") == 0  ? &v.fw_tf2017
-                        : strcmp (set, "convnet") == 0 ? &v.fw_convnet
-                                                       : NULL;
+    const char **slot = set == NULL                        ? NULL
+                        : strcmp (set, "lambda") == 0    ? &v.fw_lambda
+                        : strcmp (set, "lambda-v1") == 0 ? &v.fw_lambda_v1
+                        : strcmp (set, "tf2017") == 0    ? &v.fw_tf2017
+                        : strcmp (set, "convnet") == 0   ? &v.fw_convnet
+                                                         : NULL;
     if (slot == NULL || eq[1] == '\0')
       return dts_cli_bad_option ("framework", frameworks[i],
-                                 "SET=ID with SET one of lambda, tf2017, convnet", error);
+                                 "SET=ID with SET one of lambda, lambda-v1, tf2017, convnet",
+                                 error);
     *slot = eq + 1;
+    if (slot == &v.fw_lambda_v1)
+      v1_given = TRUE;
+    else if (slot == &v.fw_lambda && !v1_given)
+      v.fw_lambda_v1 = eq + 1; /* lambda= sets both tables, unless lambda-v1= does */
   }
   /* A bad profile fails here, once, not in the first row's child. */
-  const char *fws[] = { v.fw_lambda, v.fw_tf2017, v.fw_convnet };
+  const char *fws[] = { v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017, v.fw_convnet };
   for (guint i = 0; i < G_N_ELEMENTS (fws); i++) {
     g_autoptr (DtsFramework) fw = dts_framework_load (fws[i], error);
     if (fw == NULL)
@@ -892,10 +920,11 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   scaling_slices (acc, rows);
 
   printf ("dtsim validate: %u rows from %s%s\n", rows->len, dir, quick ? " (--quick)" : "");
-  printf ("Framework profiles: convnet %s, lambda %s, tf2017 %s\n", v.fw_convnet, v.fw_lambda,
-          v.fw_tf2017);
-  printf ("FIT rows (%u, lambda-v0: the frameworks/pytorch.conf constants were fitted on "
-          "them): %s\n", n_fit, show_fit ? "shown apart below" : "not reported");
+  printf ("Framework profiles: convnet %s, lambda-v0 %s, lambda-v1 %s, tf2017 %s\n",
+          v.fw_convnet, v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017);
+  printf ("FIT rows (%u: lambda-v0 for pytorch, lambda-v1 A100 PCIe for pytorch-ngc22, "
+          "tf2017 1-GPU DGX-1 and p2.8xlarge ResNet-50 for tensorflow1): %s\n", n_fit,
+          show_fit ? "shown apart below" : "not reported");
   printf ("REPORT rows (%u): never used to fit anything\n", n_report);
   printf ("Error (positive: dtsim too fast): predicted/measured throughput - 1; convnet "
           "measured/predicted time - 1; deepbench 1 - predicted/measured time\n");

@@ -8,6 +8,9 @@
  *   compute-efficiency-fp32, -tf32, -fp16, -bf16
  *                          share of peak FLOP/s of conv and fc kernels, (0, 1]
  *   memory-efficiency      share of peak bandwidth of other kernels, (0, 1]
+ *   compute-efficiency-PREC-ARCH, memory-efficiency-ARCH
+ *                          the same for the GPUs of one architecture (the
+ *                          catalogue's arch: kepler, volta, ampere, ...)
  *   wave-quantisation      yes|no: conv/fc kernels pay for whole waves of
  *                          tile x tile output blocks over the SMs
  *   tile                   that tile's edge in output elements (1..1024)
@@ -22,7 +25,15 @@
  *                          (dts_framework_sync_slowdown)
  *   gradient-precision     fp32|fp16|bf16: the element gradient buckets
  *                          all-reduce (4 or 2 bytes per parameter; fp32 by
- *                          default, as DDP does with fp32 parameters) */
+ *                          default, as DDP does with fp32 parameters)
+ *   winograd-3x3           [1, 4]: the library runs the forward and
+ *                          backward-data kernels of 3x3, stride-1, ungrouped
+ *                          convolutions as Winograd transforms, which cost
+ *                          the direct convolution's FLOPs divided by this
+ *                          (Lavin and Gray, CVPR 2016: F(2x2,3x3) does 2.25x
+ *                          fewer multiplications, F(4x4,3x3) 4x; the
+ *                          transforms eat part of that); 1 (the default):
+ *                          direct or implicit-GEMM convolution */
 #include "config.h"
 
 #include <math.h>
@@ -46,6 +57,7 @@ static const DtsFramework generic = {
   .launch_s = DTS_ROOFLINE_LAUNCH_S,
   .iteration_s = 0.0,
   .grad_precision = DTS_PREC_FP32,
+  .winograd_3x3 = 1.0,
 };
 
 const DtsFramework *
@@ -109,10 +121,48 @@ double
 dts_framework_compute_eff (const DtsFramework *fw, const char *arch, DtsPrecision precision)
 {
   for (int i = 0; arch != NULL && i < fw->n_arch; i++)
-    if (fw->arch_eff[i].precision == precision
+    if (!fw->arch_eff[i].memory && fw->arch_eff[i].precision == precision
         && g_ascii_strcasecmp (fw->arch_eff[i].arch, arch) == 0)
       return fw->arch_eff[i].eff;
   return fw->compute_eff[precision];
+}
+
+double
+dts_framework_memory_eff (const DtsFramework *fw, const char *arch)
+{
+  for (int i = 0; arch != NULL && i < fw->n_arch; i++)
+    if (fw->arch_eff[i].memory && g_ascii_strcasecmp (fw->arch_eff[i].arch, arch) == 0)
+      return fw->arch_eff[i].eff;
+  return fw->memory_eff;
+}
+
+/* KEY-ARCH = V: one per-architecture override of an efficiency. */
+static gboolean
+parse_arch_key (DtsFramework *fw, const char *key, const char *prefix, gboolean memory,
+                DtsPrecision precision, const char *v, const char *where, GError **error)
+{
+  const char *arch = key + strlen (prefix) + 1;
+  if (arch[0] == '\0' || strlen (arch) >= sizeof fw->arch_eff[0].arch) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "%s: %s: expected an architecture name of 1..%zu characters after '%s-'",
+                 where, key, sizeof fw->arch_eff[0].arch - 1, prefix);
+    return FALSE;
+  }
+  if (fw->n_arch >= DTS_FRAMEWORK_MAX_ARCH_KEYS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "%s: %s: more than %d per-architecture efficiencies", where, key,
+                 DTS_FRAMEWORK_MAX_ARCH_KEYS);
+    return FALSE;
+  }
+  double eff;
+  if (!parse_fraction (v, &eff, where, key, error))
+    return FALSE;
+  g_strlcpy (fw->arch_eff[fw->n_arch].arch, arch, sizeof fw->arch_eff[0].arch);
+  fw->arch_eff[fw->n_arch].memory = memory;
+  fw->arch_eff[fw->n_arch].precision = precision;
+  fw->arch_eff[fw->n_arch].eff = eff;
+  fw->n_arch++;
+  return TRUE;
 }
 
 static gboolean
@@ -124,30 +174,11 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     if (strcmp (key, k) == 0)
       return parse_fraction (v, &fw->compute_eff[p], where, key, error);
     gsize n = strlen (k);
-    if (strncmp (key, k, n) == 0 && key[n] == '-') {
-      const char *arch = key + n + 1;
-      if (arch[0] == '\0' || strlen (arch) >= sizeof fw->arch_eff[0].arch) {
-        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                     "%s: %s: expected an architecture name of 1..%zu characters after '%s-'",
-                     where, key, sizeof fw->arch_eff[0].arch - 1, k);
-        return FALSE;
-      }
-      if (fw->n_arch >= DTS_FRAMEWORK_MAX_ARCH_KEYS) {
-        g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                     "%s: %s: more than %d per-architecture efficiencies", where, key,
-                     DTS_FRAMEWORK_MAX_ARCH_KEYS);
-        return FALSE;
-      }
-      double eff;
-      if (!parse_fraction (v, &eff, where, key, error))
-        return FALSE;
-      g_strlcpy (fw->arch_eff[fw->n_arch].arch, arch, sizeof fw->arch_eff[0].arch);
-      fw->arch_eff[fw->n_arch].precision = (DtsPrecision) p;
-      fw->arch_eff[fw->n_arch].eff = eff;
-      fw->n_arch++;
-      return TRUE;
-    }
+    if (strncmp (key, k, n) == 0 && key[n] == '-')
+      return parse_arch_key (fw, key, k, FALSE, (DtsPrecision) p, v, where, error);
   }
+  if (g_str_has_prefix (key, "memory-efficiency-"))
+    return parse_arch_key (fw, key, "memory-efficiency", TRUE, DTS_PREC_FP32, v, where, error);
   if (strcmp (key, "description") == 0) {
     g_free (fw->description);
     fw->description = g_strdup (v);
@@ -196,6 +227,18 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     fw->speed_spread = x;
     return TRUE;
   }
+  if (strcmp (key, "winograd-3x3") == 0) {
+    char *end;
+    double x = dts_units_strtod (v, &end);
+    if (end == v || *end != '\0' || !(x >= 1 && x <= 4)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected a number in [1, 4] (1: no Winograd; 2.25: "
+                   "F(2x2,3x3); 4: F(4x4,3x3))", where, key, v);
+      return FALSE;
+    }
+    fw->winograd_3x3 = x;
+    return TRUE;
+  }
   if (strcmp (key, "gradient-precision") == 0) {
     DtsPrecision p;
     if (!dts_precision_from_string (v, &p, NULL) || p == DTS_PREC_TF32) {
@@ -229,8 +272,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
-               "bf16[-ARCH], memory-efficiency, wave-quantisation, tile, launch-overhead, "
-               "iteration-overhead, fuse, gpu-speed-spread or gradient-precision)",
+               "bf16[-ARCH], memory-efficiency[-ARCH], wave-quantisation, tile, launch-overhead, "
+               "iteration-overhead, fuse, gpu-speed-spread, gradient-precision or winograd-3x3)",
                where, key);
   return FALSE;
 }

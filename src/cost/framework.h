@@ -32,11 +32,16 @@ typedef struct {
   gboolean fuse[DTS_LAYER_TYPE_COUNT]; /* layer kinds fused into the preceding kernel */
   DtsPrecision grad_precision;        /* what gradient buckets all-reduce: fp32, fp16, bf16 */
   double speed_spread;                /* coefficient of variation of sustained per-GPU speed */
-  /* compute-efficiency-PREC-ARCH: overrides of compute_eff for the GPUs of
-   * one architecture (the catalogue's arch, compared without case) */
+  double winograd_3x3;                /* FLOPs of a direct 3x3 stride-1 convolution's forward and
+                                       * backward-data kernels over what the library's Winograd
+                                       * kernels cost (1: no Winograd) */
+  /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
+   * compute_eff and memory_eff for the GPUs of one architecture (the
+   * catalogue's arch, compared without case) */
   int n_arch;
   struct {
     char arch[24];
+    gboolean memory;          /* overrides memory_eff (precision unused) */
     DtsPrecision precision;
     double eff;
   } arch_eff[DTS_FRAMEWORK_MAX_ARCH_KEYS];
@@ -46,6 +51,10 @@ typedef struct {
  * (may be NULL) at PRECISION. */
 double dts_framework_compute_eff (const DtsFramework *fw, const char *arch,
                                   DtsPrecision precision);
+
+/* The share of peak bandwidth of other kernels on a GPU of architecture
+ * ARCH (may be NULL). */
+double dts_framework_memory_eff (const DtsFramework *fw, const char *arch);
 
 /* What synchronous data parallelism over N GPUs multiplies compute times
  * by: every GPU waits for the slowest of N whose sustained speeds spread

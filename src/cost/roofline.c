@@ -74,6 +74,10 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
       out->bwd_data.gemm_rows = n, out->bwd_data.gemm_cols = layer->in_elems;
       out->bwd_weight.gemm_rows = layer->out_shape.c, out->bwd_weight.gemm_cols = layer->in_elems;
     } else if (layer->groups <= 1) {
+      gboolean w3 = layer->kernel_h == 3 && layer->kernel_w == 3 && layer->stride_h == 1
+                    && layer->stride_w == 1;
+      out->fwd.winograd_3x3 = w3;
+      out->bwd_data.winograd_3x3 = w3 && out->bwd_data.kernels > 0;
       out->fwd.gemm_rows = n * layer->out_shape.h * layer->out_shape.w;
       out->fwd.gemm_cols = layer->out_shape.c;
       out->bwd_data.gemm_rows = n * layer->in_shape.h * layer->in_shape.w;
@@ -126,10 +130,12 @@ dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
     return 0.0;
   double peak = dts_gpu_spec_flops (gpu, precision, NULL);
   double tc = work->flops / (peak * dts_framework_compute_eff (fw, gpu->arch, precision));
+  if (work->winograd_3x3 && fw->winograd_3x3 > 1)
+    tc /= fw->winograd_3x3;
   if (fw->waves)
     tc /= dts_roofline_wave_efficiency (work->gemm_rows, work->gemm_cols, fw->tile,
                                         gpu->sm_count);
-  double tm = work->bytes / (gpu->mem_bw_Bps * fw->memory_eff);
+  double tm = work->bytes / (gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->arch));
   return fmax (tc, tm) + work->kernels * fw->launch_s;
 }
 

@@ -24,6 +24,9 @@ typedef struct {
   /* conv/fc kernels: the output matrix of the implicit GEMM, rows x cols,
    * that thread blocks tile (0 when not a GEMM-like kernel) */
   double gemm_rows, gemm_cols;
+  /* a 3x3, stride-1, ungrouped convolution's forward or backward-data
+   * kernel: a library may run it as a Winograd transform (framework.h) */
+  gboolean winograd_3x3;
 } DtsKernelWork;
 
 /* The work of each phase of LAYER at BATCH and PRECISION. */

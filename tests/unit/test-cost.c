@@ -221,6 +221,53 @@ START_TEST (test_framework_parse)
   parse_fails ("gpu-speed-spread = 0.5\n", "expected a number in [0, 0.5)");
   parse_fails ("gpu-speed-spread = -0.01\n", "expected a number in [0, 0.5)");
   parse_fails ("gradient-precision = int8\n", "expected fp32, fp16 or bf16");
+  parse_fails ("winograd-3x3 = 0.9\n", "expected a number in [1, 4]");
+  parse_fails ("winograd-3x3 = 4.5\n", "expected a number in [1, 4]");
+  parse_fails ("memory-efficiency-kepler = 0\n", "expected a number in (0, 1]");
+  parse_fails ("memory-efficiency- = 0.5\n", "expected an architecture name");
+  ck_assert_double_eq (dts_framework_generic ()->winograd_3x3, 1.0);
+}
+END_TEST
+
+/* winograd-3x3 divides the compute time of the forward and backward-data
+ * kernels of 3x3 stride-1 convolutions only; memory-efficiency-ARCH sets
+ * the bandwidth share on that architecture only. */
+START_TEST (test_framework_winograd_arch)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  gpu.arch = (char *) "Kepler";
+  DtsLayer conv = conv_layer (), relu = relu_layer ();
+  conv.kernel_h = conv.kernel_w = 3;
+  conv.stride_h = conv.stride_w = 1;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  dts_cost_set_framework (cost, parse_ok ("winograd-3x3 = 2.25\n"
+                                          "memory-efficiency-kepler = 0.4\n"
+                                          "compute-efficiency-fp32-kepler = 0.5\n"));
+  double flops = 2.0 * 256 * 256 * 9 * 196 * 32;
+  DtsLayerTimes t;
+  ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, flops / (10e12 * 0.5 * 2.25) + 5e-6, 1e-12);
+  ck_assert_double_eq_tol (t.bwd_data_s, t.fwd_s, 1e-15);
+  ck_assert_double_eq_tol (t.bwd_weight_s, flops / (10e12 * 0.5) + 5e-6, 1e-12);
+  /* stride 2 (a 7x7 output): no Winograd */
+  DtsLayer s2 = conv;
+  s2.stride_h = s2.stride_w = 2;
+  ck_assert (dts_cost_layer_times (cost, &s2, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, flops / (10e12 * 0.5) + 5e-6, 1e-12);
+  /* the Kepler bandwidth share, and the default one elsewhere */
+  double e = 64.0 * 56 * 56 * 64;
+  ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP32, 64, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, 2 * e * 4 / 0.4e12 + 5e-6, 1e-12);
+  gpu.arch = (char *) "Pascal";
+  ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP32, 64, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, 2 * e * 4 / 0.8e12 + 5e-6, 1e-12);
+  ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, flops / (10e12 * 0.7 * 2.25) + 5e-6, 1e-12);
+  /* the generic profile: no Winograd */
+  g_autoptr (DtsCost) plain = dts_cost_new ("roofline", &error);
+  ck_assert (dts_cost_layer_times (plain, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, flops / (10e12 * 0.7) + 5e-6, 1e-12);
 }
 END_TEST
 
@@ -313,6 +360,7 @@ main (void)
   tcase_add_test (tc, test_framework_parse);
   tcase_add_test (tc, test_framework_times);
   tcase_add_test (tc, test_framework_sync_slowdown);
+  tcase_add_test (tc, test_framework_winograd_arch);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }
