@@ -236,6 +236,9 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                  error);
     o->ps_message_overhead_s = v;
   }
+  if (!dts_cli_parse_int_option ("ps-concurrency", dts_cli_row_option (a->rows, "ps-concurrency"),
+                                 1, 4096, &o->ps_concurrency, error))
+    return FALSE;
   const char *ps_update = dts_cli_row_option (a->rows, "ps-update");
   o->ps_update = g_strcmp0 (ps_update, "merge") == 0 ? DTS_APPLY_MERGE : DTS_APPLY_EACH;
   const char *bound = dts_cli_row_option (a->rows, "staleness-bound");

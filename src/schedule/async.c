@@ -312,7 +312,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                            .policy = s->ps_update, .count = sync ? n : 1,
                            .bound = s->staleness_bound, .senders = n, .shard = k,
                            .duration_s = update_s, .extra_s = extra_s,
-                           .overhead_s = o->ps_message_overhead_s });
+                           .overhead_s = o->ps_message_overhead_s,
+                           .concurrency = MAX (o->ps_concurrency, 1) });
     add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
                            .peer = DTS_PEER_REPLY, .tag = REPLY_TAG, .bytes = s->shard_bytes,
                            .detach = TRUE });

@@ -119,6 +119,7 @@ typedef struct {
   gboolean ps_own_hosts;       /* servers on the GPUs after the workers' */
   gboolean ps_cpu_hosts;       /* servers on the platform's CPU hosts (role=ps, role=cpu) */
   double ps_message_overhead_s; /* a server's fixed cost per message, >= 0 */
+  int ps_concurrency;           /* messages a server moves at once per direction; 0 = 1 */
   double dataset_samples;      /* > 0: overrides the workload's data-set size */
   double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */
   const struct _DtsCollTuner *coll_tuner; /* --collective auto: the platform's side of the

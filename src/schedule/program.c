@@ -101,7 +101,11 @@ static const char *const ps_placements[] = { "workers", "own", "cpus", NULL };
     "workers", 0, 0, ps_placements },                                                        \
   { "ps-message-overhead", DTS_OPTION_TEXT, "T",                                              \
     "a server's fixed time per message it receives or sends (RPC handling), e.g. 50us",       \
-    "0", 0, 0, NULL }
+    "0", 0, 0, NULL },                                                                        \
+  { "ps-concurrency", DTS_OPTION_INT, "K",                                                    \
+    "messages a server moves at once in each direction (gRPC streams, RPC threads); they "    \
+    "share its routes' bandwidth",                                                            \
+    "1", 1, 4096, NULL }
 
 static const DtsOptionSpec async_ps_options[] = {
   PS_SHARDS_OPTION,
@@ -377,6 +381,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
                             op->extra_s);
     if (op->overhead_s > 0)
       g_string_append_printf (out, ", %.10g s per message", op->overhead_s);
+    if (op->concurrency > 1)
+      g_string_append_printf (out, ", %d messages at once", op->concurrency);
     break;
   case DTS_OP_BARRIER:
     g_string_append_printf (out, " %s",

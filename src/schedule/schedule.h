@@ -139,7 +139,8 @@ typedef enum {
  * than its own (SPRINT), whether or not it holds the worker's gradient. A stream with APPLY operations runs its program until
  * it has taken senders x iterations gradients, not once per iteration.
  * The server handles each gradient it receives and each reply it sends
- * for overhead_s before the next (an RPC's fixed cost, whatever its size). */
+ * for overhead_s before the next (an RPC's fixed cost, whatever its size),
+ * up to `concurrency` messages at once in each direction. */
 #define DTS_PEER_ANY (-1)
 #define DTS_PEER_REPLY (-2)
 
@@ -178,6 +179,7 @@ typedef struct {
   int shard;          /* APPLY: server index (traces) */
   double extra_s;     /* APPLY: update time per gradient after the first */
   double overhead_s;  /* APPLY: the server's fixed cost per message received or sent */
+  int concurrency;    /* APPLY: messages the server moves at once in each direction (>= 1) */
 } DtsOp;
 
 typedef enum {

@@ -133,6 +133,8 @@ typedef struct {
   sg_sem_t to_send;          /* released once per reply queued */
   double reply_bytes;
   int reply_tag;
+  gint64 recv_claimed;       /* receives its receiver actors have started or done */
+  gint64 send_claimed;       /* replies its sender actors have taken or sent */
 } Server;
 
 typedef struct {
@@ -693,14 +695,19 @@ admissible (const Server *sv, const SimMsg *m)
  * route (a server's network interface serves one message at a time in
  * each direction: the bytes per second of fair sharing, with messages
  * completing in turn rather than together, and few concurrent flows for
- * SimGrid's solver, whose cost grows with the flows sharing a link). */
+ * SimGrid's solver, whose cost grows with the flows sharing a link).
+ * With --ps-concurrency K the server has K receivers (and K senders): K
+ * messages at once in each direction, sharing the routes' bandwidth. */
 static void
 server_receiver (int argc, char **argv)
 {
   Stream *s = sg_actor_self_get_data ();
   Server *sv = s->server;
   sg_mailbox_t mb = p2p_mailbox (s->sim, sv->rank, sv->apply->tag);
-  for (gint64 i = 0; i < sv->total; i++) {
+  /* Each of the server's receivers claims a receive before it waits, so
+   * that together they post exactly `total` of them. */
+  while (sv->recv_claimed < sv->total) {
+    sv->recv_claimed++;
     SimMsg *m = sg_mailbox_get (mb);
     if (sv->apply->overhead_s > 0) {
       sg_actor_sleep_for (sv->apply->overhead_s);
@@ -801,14 +808,15 @@ send_replies (Sim *sim, Stream *s, const DtsOp *op)
   }
 }
 
-/* The sender of a server: its replies one at a time, in order (see
- * server_receiver). Every gradient is answered once. */
+/* A sender of a server: the replies one at a time, in order (K senders:
+ * K at once; see server_receiver). Every gradient is answered once. */
 static void
 server_sender (int argc, char **argv)
 {
   Stream *s = sg_actor_self_get_data ();
   Server *sv = s->server;
-  for (gint64 i = 0; i < sv->total; i++) {
+  while (sv->send_claimed < sv->total) {
+    sv->send_claimed++;
     sg_sem_acquire (sv->to_send);
     SimMsg *msg = g_queue_pop_head (&sv->outbox);
     int to = msg->clock;
@@ -1255,12 +1263,15 @@ start_actors (Sim *sim)
     sg_actor_t a = sg_actor_init (name, s->rank->host);
     sg_actor_set_data (a, s);
     sg_actor_start (a, stream_actor, 0, NULL);
-    if (s->server != NULL) {
-      g_autofree char *rname = g_strdup_printf ("ps-recv-%d", st->index);
+    /* --ps-concurrency K: K receivers and K senders per server. */
+    for (int c = 0; s->server != NULL && c < MAX (s->server->apply->concurrency, 1); c++) {
+      g_autofree char *rname = c == 0 ? g_strdup_printf ("ps-recv-%d", st->index)
+                                      : g_strdup_printf ("ps-recv-%d-%d", st->index, c);
       sg_actor_t r = sg_actor_init (rname, s->rank->host);
       sg_actor_set_data (r, s);
       sg_actor_start (r, server_receiver, 0, NULL);
-      g_autofree char *sname = g_strdup_printf ("ps-send-%d", st->index);
+      g_autofree char *sname = c == 0 ? g_strdup_printf ("ps-send-%d", st->index)
+                                      : g_strdup_printf ("ps-send-%d-%d", st->index, c);
       sg_actor_t snd = sg_actor_init (sname, s->rank->host);
       sg_actor_set_data (snd, s);
       sg_actor_start (snd, server_sender, 0, NULL);
