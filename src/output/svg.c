@@ -334,21 +334,8 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
 
 
   /* Time axis in microseconds. */
-  svg_line (o, tx0, axis_y, tx0 + tw, axis_y, "#222222", 1, FALSE);
-  int dec;
-  double span_us = span_s * 1e6;
-  double step_us = tick_step_us (span_us, &dec);
-  for (int k = 0;; k++) {
-    double t_us = k * step_us;
-    if (t_us > span_us * (1 + 1e-9))
-      break;
-    double x = tx0 + t_us / span_us * tw;
-    svg_line (o, x, axis_y, x, axis_y + 5, "#222222", 1, FALSE);
-    g_autofree char *l = g_strdup_printf ("%.*f", dec, t_us);
-    svg_text (o, x, axis_y + 19, 11, "middle", NULL, "#333333", l);
-  }
-  svg_text (o, tx0 + tw / 2, axis_y + 38, 12, "middle", NULL, "#333333",
-            "simulated time since all ranks entered (us)");
+  dts_svg_time_axis (o, tx0, tw, axis_y, span_s * 1e6,
+                     "simulated time since all ranks entered (us)");
 
   /* Which chunk each rank holds fully reduced once reduce-scatter ends. */
   if (ring->reduced_chunk) {
@@ -400,10 +387,23 @@ dts_svg_text_width (const char *text, double font_px)
   return text_w (text, font_px);
 }
 
-double
-dts_svg_tick_step (double span, int *decimals)
+void
+dts_svg_time_axis (GString *o, double x0, double width, double y, double span,
+                   const char *label)
 {
-  return tick_step_us (span, decimals);
+  svg_line (o, x0, y, x0 + width, y, "#222222", 1, FALSE);
+  int dec;
+  double step = tick_step_us (span, &dec);
+  for (int k = 0;; k++) {
+    double v = k * step;
+    if (v > span * (1 + 1e-9))
+      break;
+    double x = x0 + v / span * width;
+    svg_line (o, x, y, x, y + 5, "#222222", 1, FALSE);
+    g_autofree char *l = g_strdup_printf ("%.*f", dec, v);
+    svg_text (o, x, y + 19, 11, "middle", NULL, "#333333", l);
+  }
+  svg_text (o, x0 + width / 2, y + 38, 12, "middle", NULL, "#333333", label);
 }
 
 void

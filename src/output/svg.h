@@ -66,9 +66,11 @@ void dts_svg_rect (GString *o, const char *klass, double x, double y, double w, 
                    double rx, const char *fill, const char *stroke);
 /* Estimated width of TEXT at FONT_PX in a sans-serif face. */
 double dts_svg_text_width (const char *text, double font_px);
-/* Axis ticks at 1, 2 or 5 x 10^k over SPAN (any unit), about eight; the
- * decimals a tick label needs. */
-double dts_svg_tick_step (double span, int *decimals);
+/* A time axis from X0 over WIDTH at height Y: ticks at 1, 2 or 5 x 10^k
+ * over SPAN (any unit), about eight, with their values, and LABEL under
+ * it. */
+void dts_svg_time_axis (GString *o, double x0, double width, double y, double span,
+                        const char *label);
 /* The document's opening (XML declaration, svg element with a white
  * background) for a WIDTH x HEIGHT picture. */
 void dts_svg_begin (GString *o, double width, double height);

@@ -263,21 +263,8 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
   }
 
   /* Time axis in milliseconds from the iteration's start. */
-  dts_svg_line (out, tx0, axis_y, tx0 + TIMELINE_W, axis_y, "#222222", 1, FALSE);
-  int dec;
-  double span_ms = span_s * 1e3;
-  double step_ms = dts_svg_tick_step (span_ms, &dec);
-  for (int k = 0;; k++) {
-    double v = k * step_ms;
-    if (v > span_ms * (1 + 1e-9))
-      break;
-    double x = tx0 + v / span_ms * TIMELINE_W;
-    dts_svg_line (out, x, axis_y, x, axis_y + 5, "#222222", 1, FALSE);
-    g_autofree char *l = g_strdup_printf ("%.*f", dec, v);
-    dts_svg_text (out, x, axis_y + 19, 11, "middle", NULL, "#333333", l);
-  }
-  dts_svg_text (out, tx0 + TIMELINE_W / 2, axis_y + 38, 12, "middle", NULL, "#333333",
-                "simulated time since the iteration started (ms)");
+  dts_svg_time_axis (out, tx0, TIMELINE_W, axis_y, span_s * 1e3,
+                     "simulated time since the iteration started (ms)");
 
   /* What to read in it, with the run's own figures. */
   g_autofree char *n1_dp = g_strdup_printf (
