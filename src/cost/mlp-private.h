@@ -139,7 +139,16 @@ struct _DtsMlpSet {
   char *dir;      /* where it was loaded from, NULL if built in memory */
   GPtrArray *gpus; /* DtsMlpGpu * */
   GPtrArray *nets; /* DtsMlpNet * */
+  /* layer-kernel times at batch 1, 2, 4, ... (the batch rule of mlp.c),
+   * per kernel geometry, pass, GPU and precision; GBytes -> GArray of
+   * DtsMlpAnchor, filled on demand */
+  GHashTable *anchors;
 };
+
+typedef struct {
+  double time_s;      /* the largest raw time at this batch and the smaller anchors */
+  const char *source; /* interned */
+} DtsMlpAnchor;
 
 DtsMlpSet *dts_mlp_set_new (gboolean owns);
 const DtsMlpGpu *dts_mlp_set_find_gpu (const DtsMlpSet *set, const char *id,

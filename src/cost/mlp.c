@@ -35,6 +35,21 @@
  * over 4x the largest or under 1/4 of the smallest trained) at every
  * trained batch is priced by the roofline instead, with one warning on
  * stderr per process (dts_mlp_far_outside; doc/COST-MODELS.md).
+ * Batch rule of layer times: a larger batch never takes less time. The
+ * networks are not monotone in the batch, neither inside their range (a
+ * GEMM at n = 46 can come out faster than at n = 45) nor when carried to
+ * another GPU (the roofline ratio switches between compute- and memory-bound
+ * with the batch), so a layer kernel's time at batch B is taken from its
+ * times at the powers of two 1, 2, 4, ...: at each power of two the largest
+ * time at that and every smaller power of two, between two powers of two
+ * the straight line joining them. The result never falls as the batch grows
+ * (tests/unit/test-cost-monotone.c), equals the network's answer at a power
+ * of two whenever the answers up to it rise, and is linear in the batch
+ * between powers of two (a compute-bound kernel's time is). Anchor times
+ * are kept per set (kernel geometry, pass, GPU numbers, precision), so a
+ * layer costs at most log2(B) + 2 network evaluations once per process.
+ * dts_mlp_set_kernel_time, which `dtsim cost eval` compares with measured
+ * kernels, gives the network's own answer, without this rule.
  *
  * Networks are loaded once per process per directory, on first use, and
  * kept until exit; predictions take a lock (FANN networks hold their
@@ -109,6 +124,9 @@ dts_mlp_set_new (gboolean owns)
   DtsMlpSet *set = g_new0 (DtsMlpSet, 1);
   set->gpus = g_ptr_array_new_with_free_func (owns ? gpu_free : NULL);
   set->nets = g_ptr_array_new_with_free_func (owns ? net_free : NULL);
+  set->anchors = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify) g_bytes_unref,
+                                        (GDestroyNotify) g_array_unref);
   return set;
 }
 
@@ -120,6 +138,7 @@ dts_mlp_set_free (DtsMlpSet *set)
   g_free (set->dir);
   g_ptr_array_unref (set->gpus);
   g_ptr_array_unref (set->nets);
+  g_hash_table_unref (set->anchors);
   g_free (set);
 }
 
@@ -352,6 +371,64 @@ layer_kernels (const DtsLayer *l, int batch, DtsKernel k[3])
   return TRUE;
 }
 
+/* The time of pass PASS (0 forward, 1 backward-data, 2 backward-filter) of
+ * LAYER at BATCH under the batch rule (top of the file). */
+static gboolean
+layer_kernel_time (DtsMlpSet *set, const DtsLayer *layer, int pass, int batch,
+                   const DtsGpuSpec *gpu, DtsPrecision precision, double *time_s,
+                   const char **source, GError **error)
+{
+  DtsKernel k[3];
+  if (!layer_kernels (layer, 1, k))
+    g_return_val_if_reached (FALSE);
+  /* the key: the kernel at batch 1 and every number of the GPU, then its id */
+  struct {
+    DtsKernel kernel;
+    double peak_flops[DTS_PREC_COUNT], mem_bw_Bps, mem_bytes;
+    int sm_count, precision;
+  } key;
+  memset (&key, 0, sizeof key);
+  key.kernel = k[pass];
+  memcpy (key.peak_flops, gpu->peak_flops, sizeof key.peak_flops);
+  key.mem_bw_Bps = gpu->mem_bw_Bps;
+  key.mem_bytes = gpu->mem_bytes;
+  key.sm_count = gpu->sm_count;
+  key.precision = precision;
+  g_autoptr (GByteArray) kb = g_byte_array_new ();
+  g_byte_array_append (kb, (const guint8 *) &key, sizeof key);
+  if (gpu->id)
+    g_byte_array_append (kb, (const guint8 *) gpu->id, strlen (gpu->id));
+  g_autoptr (GBytes) bytes = g_byte_array_free_to_bytes (g_steal_pointer (&kb));
+  GArray *a = g_hash_table_lookup (set->anchors, bytes);
+  if (a == NULL) {
+    a = g_array_new (FALSE, FALSE, sizeof (DtsMlpAnchor));
+    g_hash_table_insert (set->anchors, g_bytes_ref (bytes), a);
+  }
+  int j = 0;
+  while (j < 30 && (1 << j) < batch)
+    j++;
+  while ((int) a->len <= j) {
+    DtsKernel kj[3];
+    layer_kernels (layer, 1 << a->len, kj);
+    DtsMlpAnchor an;
+    if (!dts_mlp_set_kernel_time (set, &kj[pass], gpu, precision, &an.time_s, &an.source, error))
+      return FALSE;
+    if (a->len > 0)
+      an.time_s = MAX (an.time_s, g_array_index (a, DtsMlpAnchor, a->len - 1).time_s);
+    g_array_append_val (a, an);
+  }
+  const DtsMlpAnchor *hi = &g_array_index (a, DtsMlpAnchor, j);
+  *source = hi->source;
+  if ((1 << j) <= batch || j == 0) {
+    *time_s = hi->time_s;
+    return TRUE;
+  }
+  const DtsMlpAnchor *lo = &g_array_index (a, DtsMlpAnchor, j - 1);
+  const int b_lo = 1 << (j - 1);
+  *time_s = lo->time_s + (hi->time_s - lo->time_s) * (double) (batch - b_lo) / b_lo;
+  return TRUE;
+}
+
 /* As dts_mlp_set_layer_times, the roofline-priced parts under profile FW. */
 static gboolean
 mlp_set_layer_times_fw (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec *gpu,
@@ -389,7 +466,8 @@ mlp_set_layer_times_fw (DtsMlpSet *set, const DtsLayer *layer, const DtsGpuSpec 
       continue;
     }
     g_autoptr (GError) local = NULL;
-    if (!dts_mlp_set_kernel_time (set, &k[i], gpu, precision, slot[i], &out->source, &local)) {
+    if (!layer_kernel_time (set, layer, i, batch, gpu, precision, slot[i], &out->source,
+                            &local)) {
       g_set_error (error, DTS_ERROR, local->code, "layer '%s': %s",
                    layer->name ? layer->name : "?", local->message);
       return FALSE;

@@ -48,6 +48,8 @@ golden = {
     "lambda-v1 V100": ("4", "2.1%", "-2.1%"),
     "lambda-v1 scaling 1->8": ("4", "3.3%", "+1.1%"),
     "tf2017 K80": ("5", "17.3%", "+13.1%"),
+    # doc/VALIDATION.md part 5, "convnet-benchmarks on the Titan X"
+    "convnet": ("2", "33.3%", "-0.5%"),
 }
 for k, v in golden.items():
     if r.get(k) != v:
@@ -58,3 +60,22 @@ print("validate-quick: %d REPORT and %d FIT slices, %d compared with the script"
     len(r), len(f), len(py)))
 sys.exit(1 if fail else 0)
 PY
+
+# doc/VALIDATION.md part 5, the convnet table: the slice under the other
+# shipped profiles and cost models, to the digit.
+check_convnet() {
+  want="$1"
+  shift
+  got=$("$dtsim" validate --sets convnet --data "$data" "$@" | grep '^| convnet |')
+  if [ "$got" != "$want" ]; then
+    echo "validate-quick: convnet $*: '$got', expected '$want'"
+    exit 1
+  fi
+}
+check_convnet '| convnet | 2 | 22.9% | -4.3% |' -F convnet=generic -- --cost-model mlp
+check_convnet '| convnet | 2 | 22.9% | -4.3% |' -F convnet=pytorch -- --cost-model mlp
+check_convnet '| convnet | 2 | 32.8% | +6.1% |' -F convnet=pytorch
+check_convnet '| convnet | 2 | 32.8% | +6.1% |' -F convnet=pytorch-ngc22
+check_convnet '| convnet | 2 | 17.6% | +7.0% |' -F convnet=tensorflow1
+check_convnet '| convnet | 2 | 19.2% | -19.2% |' -F convnet=tensorflow1 -- --cost-model mlp
+echo "validate-quick: convnet table of doc/VALIDATION.md part 5 holds"

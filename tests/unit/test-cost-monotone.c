@@ -3,7 +3,12 @@
  * 1..1024 (the mlp networks are trained on batch 4..32 and extrapolate
  * beyond it), on a GPU with its own networks (V100 at fp32 and fp16) and
  * on one reached by roofline ratios (A100 at tf32), under the generic and
- * the shipped pytorch profile. */
+ * the shipped pytorch profile; and, kernel by kernel, that every pass of
+ * every layer the mlp model prices from its networks (convolutions and
+ * fully connected layers) never gets faster as the batch grows, on every
+ * GPU of the catalogue at every precision it supports (the GPUs and
+ * precisions of platforms/kernel-models/manifest.xml served by their own
+ * networks, the others by a trained GPU's times the roofline ratio). */
 #include "config.h"
 
 #include "core/datadir.h"
@@ -79,6 +84,104 @@ START_TEST (test_monotone)
 }
 END_TEST
 
+/* One geometry of a conv or fc layer, as the mlp model sees it. */
+static char *
+geometry_key (const DtsLayer *l)
+{
+  return g_strdup_printf ("%d %dx%dx%d %dx%dx%d k%dx%d s%dx%d p%dx%d g%d b%d in%d", l->type,
+                          l->in_shape.c, l->in_shape.h, l->in_shape.w, l->out_shape.c,
+                          l->out_shape.h, l->out_shape.w, l->kernel_h, l->kernel_w, l->stride_h,
+                          l->stride_w, l->pad_h, l->pad_w, l->groups, l->has_bias,
+                          l->n_inputs > 0 && l->inputs[0] == 0);
+}
+
+START_TEST (test_mlp_layers_monotone)
+{
+  /* the networks' times do not depend on the profile (it sets the
+   * roofline-priced parts, which test_monotone covers) */
+  static const char *const frameworks[] = { "generic" };
+  static const DtsPrecision precisions[] = { DTS_PREC_FP32, DTS_PREC_FP16, DTS_PREC_TF32,
+                                             DTS_PREC_BF16 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  g_auto (GStrv) names = dts_datadir_list ("workloads", ".xml");
+  ck_assert (names != NULL && g_strv_length (names) >= 9);
+  /* the distinct conv and fc geometries of every shipped network */
+  g_autoptr (GPtrArray) workloads = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_workload_free);
+  g_autoptr (GPtrArray) layers = g_ptr_array_new ();
+  g_autoptr (GPtrArray) where = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_conv = 0, n_fc = 0;
+  for (guint n = 0; names[n]; n++) {
+    g_autofree char *path = dts_datadir_resolve ("workloads", names[n], ".xml", "workload", &error);
+    ck_assert_msg (path != NULL, "%s", error ? error->message : "");
+    DtsWorkload *w = dts_workload_load (path, &error);
+    ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+    g_ptr_array_add (workloads, w);
+    for (guint l = 0; l < w->layers->len; l++) {
+      const DtsLayer *layer = dts_workload_layer (w, l);
+      if (layer->type != DTS_LAYER_CONV && layer->type != DTS_LAYER_FC)
+        continue;
+      char *key = geometry_key (layer);
+      if (!g_hash_table_add (seen, key))
+        continue;
+      g_ptr_array_add (layers, (gpointer) layer);
+      g_ptr_array_add (where, g_strdup_printf ("%s layer '%s'", names[n], layer->name));
+      n_conv += layer->type == DTS_LAYER_CONV, n_fc += layer->type == DTS_LAYER_FC;
+    }
+  }
+  ck_assert_uint_ge (n_conv, 100);
+  ck_assert_uint_ge (n_fc, 5);
+  guint64 checked = 0;
+  guint n_cases = 0, n_mlp = 0;
+  for (guint f = 0; f < G_N_ELEMENTS (frameworks); f++) {
+    g_autoptr (DtsCost) cost = dts_cost_new ("mlp", &error);
+    ck_assert_msg (cost != NULL, "%s", error ? error->message : "");
+    DtsFramework *fw = dts_framework_load (frameworks[f], &error);
+    ck_assert_msg (fw != NULL, "%s", error ? error->message : "");
+    dts_cost_set_framework (cost, fw);
+    for (guint g = 0; g < dts_gpu_catalog_size (cat); g++) {
+      const DtsGpuSpec *gpu = dts_gpu_catalog_index (cat, g);
+      for (guint p = 0; p < G_N_ELEMENTS (precisions); p++) {
+        DtsPrecision prec = precisions[p];
+        if ((prec == DTS_PREC_TF32 || prec == DTS_PREC_BF16) && !(gpu->peak_flops[prec] > 0))
+          continue; /* a clear error, tested in test-cost */
+        n_cases++;
+        for (guint l = 0; l < layers->len; l++) {
+          const DtsLayer *layer = g_ptr_array_index (layers, l);
+          DtsLayerTimes prev = { 0 };
+          int prev_b = 0;
+          for (int b = 1; b <= 1024; b += b < 64 ? 1 : b / 8) {
+            DtsLayerTimes t;
+            ck_assert_msg (dts_cost_layer_times (cost, layer, gpu, prec, b, &t, &error), "%s",
+                           error ? error->message : "");
+            if (b == 1 && t.source && g_str_has_prefix (t.source, "mlp:"))
+              n_mlp++;
+            const double now[3] = { t.fwd_s, t.bwd_data_s, t.bwd_weight_s };
+            const double before[3] = { prev.fwd_s, prev.bwd_data_s, prev.bwd_weight_s };
+            static const char *const pass[3] = { "forward", "backward-data", "backward-filter" };
+            for (int k = 0; k < 3; k++)
+              ck_assert_msg (now[k] >= before[k],
+                             "%s, %s, %s %s, %s pass (%s): batch %d takes %.9g s, batch %d %.9g s",
+                             (const char *) g_ptr_array_index (where, l), frameworks[f], gpu->id,
+                             dts_precision_to_string (prec), pass[k], t.source, b, now[k],
+                             prev_b, before[k]);
+            prev = t, prev_b = b;
+            checked++;
+          }
+        }
+      }
+    }
+  }
+  /* every catalogue GPU at fp32 and fp16, the Ampere and Hopper ones at tf32 and bf16 */
+  ck_assert_uint_ge (n_cases, 2 * dts_gpu_catalog_size (cat) + 2 * 6);
+  /* the networks priced most of them (the rest: grouped convolutions) */
+  ck_assert_uint_ge (n_mlp, n_cases * (n_conv + n_fc) / 2);
+  ck_assert_uint_eq (checked, (guint64) n_cases * layers->len * 87);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -86,6 +189,7 @@ main (void)
   TCase *tc = tcase_create ("monotone");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_monotone);
+  tcase_add_test (tc, test_mlp_layers_monotone);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "cost/cost.h"
 #include "cost/roofline.h"
+#include "platform/gpu.h"
 #include "testlib.h"
 
 /* A made-up GPU with round numbers: 10 TFLOP/s fp32, 40 TFLOP/s fp16,
@@ -347,6 +348,52 @@ START_TEST (test_framework_times)
 }
 END_TEST
 
+/* TF32 and BF16 on every catalogue GPU without them (Kepler..Turing) are an
+ * input error naming the GPU, its architecture and the precisions it has,
+ * under both cost models; on those with them (Ampere, Hopper) they run. */
+START_TEST (test_tensor_formats_catalogue)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  static const char *const models[] = { "roofline", "mlp" };
+  static const DtsPrecision formats[] = { DTS_PREC_TF32, DTS_PREC_BF16 };
+  DtsLayer conv = conv_layer ();
+  conv.kernel_h = conv.kernel_w = 3; /* the geometry the mlp networks read */
+  conv.stride_h = conv.stride_w = 1;
+  conv.pad_h = conv.pad_w = 1;
+  guint refused = 0, ran = 0;
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++) {
+    g_autoptr (DtsCost) cost = dts_cost_new (models[m], &error);
+    ck_assert_msg (cost != NULL, "%s", error ? error->message : "");
+    for (guint g = 0; g < dts_gpu_catalog_size (cat); g++) {
+      const DtsGpuSpec *gpu = dts_gpu_catalog_index (cat, g);
+      for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+        DtsLayerTimes t;
+        const char *p = dts_precision_to_string (formats[f]);
+        gboolean ok = dts_cost_layer_times (cost, &conv, gpu, formats[f], 32, &t, &error);
+        if (gpu->peak_flops[formats[f]] > 0) {
+          ck_assert_msg (ok, "%s %s %s: %s", models[m], gpu->id, p, error ? error->message : "");
+          ck_assert (t.fwd_s > 0);
+          ran++;
+          continue;
+        }
+        ck_assert_msg (!ok, "%s ran %s on %s", models[m], p, gpu->id);
+        g_autofree char *what = g_strdup_printf ("%s (%s) has no %s tensor cores", gpu->id,
+                                                 gpu->arch, p);
+        dts_test_assert_error (error, DTS_ERROR_INVALID, what, "Ampere and newer have them",
+                               "use --precision fp32", NULL);
+        g_clear_error (&error);
+        refused++;
+      }
+    }
+  }
+  /* K80, M40, two Titan X, Titan Xp, 1080 Ti, two P100, three V100, T4 */
+  ck_assert_uint_ge (refused, 2 * 2 * 12);
+  ck_assert_uint_ge (ran, 2 * 2 * 6);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -356,6 +403,7 @@ main (void)
   tcase_add_test (tc, test_roofline_memory_bound);
   tcase_add_test (tc, test_roofline_ratio);
   tcase_add_test (tc, test_cost_errors);
+  tcase_add_test (tc, test_tensor_formats_catalogue);
   tcase_add_test (tc, test_wave_efficiency);
   tcase_add_test (tc, test_framework_parse);
   tcase_add_test (tc, test_framework_times);

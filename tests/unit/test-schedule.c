@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "core/datadir.h"
 #include "core/error.h"
 #include "cost/cost.h"
 #include "platform/gpu.h"
@@ -252,6 +253,51 @@ START_TEST (test_memory)
 }
 END_TEST
 
+/* The published batch sizes of a 16 GB V100 fit, whatever the framework
+ * profile (the estimate does not depend on it): ResNet-50 at fp16 (AMP)
+ * batch 256 and fp32 batch 112 and 128 (NVIDIA DeepLearningExamples
+ * ConvNets recipes, Lambda's V100 16 GB runs). They fit because ReLU and
+ * the residual add run in place and AMP stores fp16 activations. Twice those
+ * batches, and fp32 batch 1024 (about 86 GiB), do not. */
+START_TEST (test_memory_published)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = dts_datadir_resolve ("workloads", "resnet50", ".xml", "workload", &error);
+  ck_assert_msg (path != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  static const char *const v100[] = { "V100-SXM2-16GB", "V100-PCIE-16GB" };
+  static const struct {
+    DtsPrecision precision;
+    int batch;
+    gboolean fits;
+  } cases[] = {
+    { DTS_PREC_FP16, 256, TRUE },   { DTS_PREC_FP32, 128, TRUE },
+    { DTS_PREC_FP32, 112, TRUE },   { DTS_PREC_FP16, 512, FALSE },
+    { DTS_PREC_FP32, 256, FALSE },  { DTS_PREC_FP32, 1024, FALSE },
+  };
+  for (guint g = 0; g < G_N_ELEMENTS (v100); g++) {
+    const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, v100[g]);
+    ck_assert_ptr_nonnull (gpu);
+    ck_assert_double_eq (gpu->mem_bytes, 16.0 * 1024 * 1024 * 1024);
+    for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+      DtsMemoryEstimate m;
+      dts_schedule_memory_estimate (w, cases[c].batch, cases[c].precision, &m);
+      ck_assert_msg ((m.total_bytes <= gpu->mem_bytes) == cases[c].fits,
+                     "%s, %s batch %d: %.2f GiB of %.2f GiB", v100[g],
+                     dts_precision_to_string (cases[c].precision), cases[c].batch,
+                     m.total_bytes / 1073741824.0, gpu->mem_bytes / 1073741824.0);
+    }
+  }
+  /* a clearly too large batch is far too large, not a near miss */
+  DtsMemoryEstimate big;
+  dts_schedule_memory_estimate (w, 1024, DTS_PREC_FP32, &big);
+  ck_assert (big.total_bytes > 4 * 16.0 * 1073741824.0);
+}
+END_TEST
+
 START_TEST (test_errors)
 {
   Inputs in;
@@ -283,6 +329,7 @@ schedule_suite (void)
   tcase_add_test (tc, test_program_order);
   tcase_add_test (tc, test_programs_shared);
   tcase_add_test (tc, test_memory);
+  tcase_add_test (tc, test_memory_published);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
