@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "output/json.h"
 
@@ -163,12 +164,31 @@ dts_json_format_double (char *buf, gsize len, double v)
     g_strlcpy (buf, "0", len);
     return;
   }
+  /* The shortest of %.6g .. %.17g that reads back as V costs up to twelve
+   * formattings and parses; reports repeat values (a per-rank table of
+   * identical ranks), so the last ones are remembered by their bits. */
+  static struct {
+    guint64 bits;
+    char text[G_ASCII_DTOSTR_BUF_SIZE];
+  } memo[256];
+  guint64 bits;
+  memcpy (&bits, &v, sizeof bits);
+  guint slot = (guint) ((bits * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 56);
+  gboolean memoize = len >= sizeof memo[slot].text;
+  if (memoize && memo[slot].bits == bits && memo[slot].text[0] != '\0') {
+    g_strlcpy (buf, memo[slot].text, len);
+    return;
+  }
   for (int prec = 6; prec <= 17; prec++) {
     char fmt[8];
     g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
     g_ascii_formatd (buf, len, fmt, v);
     if (g_ascii_strtod (buf, NULL) == v)
-      return;
+      break;
+  }
+  if (memoize) {
+    memo[slot].bits = bits;
+    g_strlcpy (memo[slot].text, buf, sizeof memo[slot].text);
   }
 }
 

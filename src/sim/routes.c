@@ -19,6 +19,7 @@
 #include "sim/routes-sg.h"
 #include "sim/routes.h"
 #include "sim/sg-shim.h"
+#include "sim/sim-private.h"
 #include "sim/sim.h"
 
 void
@@ -47,7 +48,8 @@ read_route (DtsRoute *r, const char *path, GError **error)
 {
   xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
   g_autofree char *message = NULL;
-  if (!dts_sg_host_route (sg_host_by_name (r->src), sg_host_by_name (r->dst), links, &message)) {
+  if (!dts_sg_host_route (dts_sim_host_by_name (r->src), dts_sim_host_by_name (r->dst), links,
+                          &message)) {
     xbt_dynar_free (&links);
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "platform '%s': no route from '%s' to '%s' (SimGrid: %s)", path, r->src, r->dst,
@@ -100,7 +102,7 @@ dts_sim_routes (const char *path, GArray *overrides, const char *const *src,
   for (guint i = 0; i < n; i++) {
     for (int end = 0; end < 2; end++) {
       const char *name = end ? dst[i] : src[i];
-      if (sg_host_by_name (name) == NULL) {
+      if (dts_sim_host_by_name (name) == NULL) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "platform '%s': no host '%s'", path,
                      name);
         return NULL;
@@ -135,7 +137,7 @@ check_pair (const DtsPlatform *platform, const DtsSchedule *sched, GHashTable *c
   int la, lb;
   const char *na = dts_schedule_rank_host (sched, platform, a, &la);
   const char *nb = dts_schedule_rank_host (sched, platform, b, &lb);
-  sg_host_t ha = sg_host_by_name (na), hb = sg_host_by_name (nb);
+  sg_host_t ha = dts_sim_host_by_name (na), hb = dts_sim_host_by_name (nb);
   if (ha == NULL || hb == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "platform '%s': line %d: SimGrid has no host '%s'", platform->path,
@@ -237,7 +239,7 @@ read_plan_route (int from, int to, const char *why, gpointer data)
   int ra = dts_coll_plan_part_host (pr->plan, from), rb = dts_coll_plan_part_host (pr->plan, to);
   const DtsGpu *ga = dts_platform_gpu (pr->platform, ra);
   const DtsGpu *gb = dts_platform_gpu (pr->platform, rb);
-  sg_host_t a = sg_host_by_name (ga->host), b = sg_host_by_name (gb->host);
+  sg_host_t a = dts_sim_host_by_name (ga->host), b = dts_sim_host_by_name (gb->host);
   if (a == b)
     return TRUE;
   xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);

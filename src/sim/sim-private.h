@@ -30,6 +30,9 @@ gboolean dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *s
  * to raise it otherwise. An unreadable LIMIT_PATH passes. */
 gboolean dts_sim_check_map_count (guint n_actors, const char *limit_path, GError **error);
 
+/* sg_host_by_name (NAME) through a hash table (hosts.c says why). */
+sg_host_t dts_sim_host_by_name (const char *name);
+
 G_END_DECLS
 
 #endif

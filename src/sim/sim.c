@@ -37,6 +37,11 @@
  * differ by the amounts measured in doc/SIMULATION.md. Phases that are not
  * lock-step (parameter servers) run step by step at both granularities.
  *
+ * analytic: a collective is its communicator's barrier and a sleep of the
+ * plan's closed-form time (run_analytic); ranks that cannot tell each
+ * other apart then run as one (fold_ranks, doc/SIMULATION.md "Folded
+ * analytic runs").
+ *
  * Messages: a participant receives on one mailbox per communicator and
  * tag (as many tags as the communicator's plans use); the algorithms choose tags so that no receive can match a message
  * meant for another one (collective.h). Transfers are rounded to whole
@@ -89,6 +94,7 @@ typedef struct {
   sg_sem_t *events;          /* n_events counting semaphores */
   double *arrived_s;         /* [event]: when the data of the last receive that signalled it
                                 started to flow (point-to-point streams) */
+  int weight;                /* ranks it stands for (folded analytic runs), else 1 */
 } Rank;
 
 /* A communicator as the simulation runs it. */
@@ -188,6 +194,9 @@ struct _Sim {
   int payload;               /* mailbox payloads must be non-NULL: &payload */
   GRand *rng;                /* compute jitter, seeded; NULL without */
   double jitter_sigma;
+  int *rep;                  /* folded analytic runs: rank -> the rank that stands for it;
+                                NULL when every rank runs */
+  int n_started;             /* streams started as actors */
 };
 
 static double
@@ -200,7 +209,7 @@ static void
 execute_s (Sim *sim, Rank *rk, double seconds)
 {
   sg_actor_execute (seconds * rk->speed_flops);
-  sim->trace->events++;
+  sim->trace->events += rk->weight;
 }
 
 /* A factor of mean 1 drawn from a lognormal of shape jitter_sigma
@@ -576,7 +585,7 @@ run_analytic (Sim *sim, Stream *s, int k, int part)
     sg_barrier_wait (c->barrier);
   if (sim->analytic_s[k] > 0) {
     sg_actor_sleep_for (sim->analytic_s[k]);
-    sim->trace->events++;
+    sim->trace->events += s->rank->weight;
   }
 }
 
@@ -1122,7 +1131,7 @@ dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *speed_use,
                    GError **error)
 {
   const DtsGpu *gpu = dts_platform_gpu (platform, rank);
-  *host = sg_host_by_name (gpu->host);
+  *host = dts_sim_host_by_name (gpu->host);
   if (*host == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "platform '%s': line %d: SimGrid has no host '%s' for rank %d", platform->path,
@@ -1154,7 +1163,7 @@ static gboolean
 cpu_rank_host (const DtsPlatform *platform, const DtsCpu *cpu, int rank, const char *speed_use,
                Rank *rk, GError **error)
 {
-  rk->host = sg_host_by_name (cpu->host);
+  rk->host = dts_sim_host_by_name (cpu->host);
   if (rk->host == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "platform '%s': line %d: SimGrid has no host '%s' for rank %d", platform->path,
@@ -1180,6 +1189,7 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
   for (int r = 0; r < sim->n; r++) {
     Rank *rk = &sim->ranks[r];
     rk->rank = r;
+    rk->weight = 1;
     if (sc->rank_cpu != NULL && sc->rank_cpu[r] >= 0) {
       if (!cpu_rank_host (platform, &g_array_index (platform->cpus, DtsCpu, sc->rank_cpu[r]), r,
                           sim->set->speed_use, rk, error))
@@ -1201,7 +1211,8 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
       }
     cm->index = c;
     cm->mailbox = g_new0 (sg_mailbox_t, (gsize) cm->n_parts * cm->n_tags);
-    for (int p = 0; p < cm->n_parts; p++)
+    /* analytic: no transfers, no mailboxes */
+    for (int p = 0; p < cm->n_parts && sim->set->granularity != DTS_GRANULARITY_ANALYTIC; p++)
       for (int tag = 0; tag < cm->n_tags; tag++) {
         char name[64];
         g_snprintf (name, sizeof name, "c%u.%d.%d", c, p, tag);
@@ -1212,12 +1223,220 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
   return TRUE;
 }
 
+
+/* Folding an analytic run: ranks that behave identically run as one.
+ *
+ * At analytic granularity a collective is a barrier of its communicator
+ * and a sleep whose length is the plan's (the same for every member), so a
+ * rank's iteration depends on the others only through the barriers'
+ * release times. Two ranks with the same program on every stream, on hosts
+ * of the same speed, cores and reduction rate, each alone on its host, run
+ * every operation at the same simulated times, provided nothing else tells
+ * them apart: no point-to-point message, server, compute jitter, host
+ * speed override or speed/availability/state profile, and no communicator
+ * that two streams of one rank use (each rank then has at most one arrival
+ * pending at a barrier, so barrier generations cannot mix ranks' k-th and
+ * (k+1)-th arrivals). Such ranks form a class; the lowest rank of each
+ * class runs (its actors only), stands for WEIGHT ranks in the event count
+ * and in the barriers (a communicator's barrier counts the classes among
+ * its members, each wholly inside it or the run is not folded), and its
+ * per-rank figures are copied to the others after the run. Slices, step
+ * records and link statistics are per rank and disable folding; so does
+ * DTSIM_ANALYTIC_ACTORS=1 in the environment (every rank an actor pair:
+ * the reference the folded run is tested against). */
+static gboolean
+host_overridden (const Sim *sim, const char *host)
+{
+  for (guint i = 0; sim->set->overrides && i < sim->set->overrides->len; i++) {
+    const DtsOverride *o = &g_array_index (sim->set->overrides, DtsOverride, i);
+    if (o->target == DTS_OVERRIDE_HOST && g_pattern_match_simple (o->glob, host))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+platform_has_profiles (const char *path)
+{
+  g_autofree char *text = NULL;
+  if (path == NULL || !g_file_get_contents (path, &text, NULL, NULL))
+    return TRUE;
+  return strstr (text, "speed_file") != NULL || strstr (text, "availability_file") != NULL
+         || strstr (text, "state_file") != NULL || strstr (text, "<include") != NULL;
+}
+
+/* Sets sim->rep and the ranks' weights; returns the number of classes, or
+ * 0 (sim->rep NULL) when the run is not folded. */
+static int
+fold_classes (Sim *sim, const char *env)
+{
+  const DtsSchedule *sc = sim->sched;
+  if ((env != NULL && strcmp (env, "1") == 0) || sim->set->record_slices
+      || sim->trace->steps != NULL || sim->route_links != NULL || sim->rng != NULL
+      || sc->n_shards > 0 || sc->rank_cpu != NULL || sim->n < 2)
+    return 0;
+  for (guint p = 0; p < sc->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (sc->programs, p);
+    for (guint i = 0; i < prog->len; i++) {
+      DtsOpType t = g_array_index (prog, DtsOp, i).type;
+      if (t != DTS_OP_COMPUTE && t != DTS_OP_RECORD && t != DTS_OP_WAIT && t != DTS_OP_COLL
+          && t != DTS_OP_BARRIER)
+        return 0;
+    }
+  }
+  for (guint i = 0; i < sc->streams->len; i++) {
+    DtsStreamKind k = g_array_index (sc->streams, DtsStream, i).kind;
+    if (k != DTS_STREAM_COMPUTE && k != DTS_STREAM_COMM)
+      return 0;
+  }
+  if (platform_has_profiles (sim->set->platform_path))
+    return 0;
+  /* Communicators each program waits on: a rank's streams must not share one. */
+  int n_comms = sc->comms->len;
+  g_autofree guint8 *uses = g_new0 (guint8, (gsize) sc->programs->len * MAX (n_comms, 1));
+  for (guint p = 0; p < sc->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (sc->programs, p);
+    for (guint i = 0; i < prog->len; i++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, i);
+      if (op->type == DTS_OP_COLL)
+        uses[p * n_comms + sc->plan_comm[op->coll]] = 1;
+      else if (op->type == DTS_OP_BARRIER)
+        uses[p * n_comms + op->comm] = 1;
+    }
+  }
+  /* Each rank's key: its streams' kinds, indices and programs, then its host's figures. */
+  g_autofree GString **key = g_new0 (GString *, sim->n);
+  for (int r = 0; r < sim->n; r++)
+    key[r] = g_string_new (NULL);
+  gboolean ok = TRUE;
+  g_autofree int *comm_owner = g_new (int, (gsize) MAX (n_comms, 1));
+  for (guint i = 0; i < sc->streams->len; i++) {
+    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
+    g_string_append_printf (key[st->rank], "%d.%d.%d;", st->kind, st->index, st->program);
+  }
+  g_autoptr (GHashTable) hosts = g_hash_table_new (NULL, NULL);
+  for (int r = 0; r < sim->n && ok; r++) {
+    Rank *rk = &sim->ranks[r];
+    if (g_hash_table_contains (hosts, rk->host)) {
+      ok = FALSE;
+      break;
+    }
+    g_hash_table_add (hosts, rk->host);
+    g_string_append_printf (key[r], "%a/%a/%d", rk->speed_flops, rk->reduce_s_per_byte,
+                            sg_host_core_count (rk->host));
+    if (host_overridden (sim, sg_host_get_name (rk->host)))
+      g_string_append_printf (key[r], "/r%d", r);
+  }
+  /* Two streams of one rank on one communicator: the streams of a rank
+   * are found by scanning its key's programs. */
+  for (int r = 0; r < sim->n && ok; r++) {
+    if (r > 0 && strcmp (key[r]->str, key[r - 1]->str) == 0)
+      continue; /* the same streams as the rank before: checked */
+    const char *k = key[r]->str;
+    for (int c = 0; c < n_comms; c++)
+      comm_owner[c] = -1;
+    int kind, index, program, n;
+    int stream = 0;
+    while (ok && sscanf (k, "%d.%d.%d;%n", &kind, &index, &program, &n) == 3) {
+      for (int c = 0; c < n_comms; c++)
+        if (uses[(gsize) program * n_comms + c]) {
+          if (comm_owner[c] >= 0)
+            ok = FALSE;
+          comm_owner[c] = stream;
+        }
+      stream++;
+      k += n;
+    }
+  }
+  int n_classes = 0;
+  sim->rep = g_new (int, sim->n);
+  g_autoptr (GHashTable) first = g_hash_table_new (g_str_hash, g_str_equal);
+  for (int r = 0; r < sim->n && ok; r++) {
+    gpointer found = NULL;
+    if (g_hash_table_lookup_extended (first, key[r]->str, NULL, &found)) {
+      sim->rep[r] = GPOINTER_TO_INT (found);
+      sim->ranks[sim->rep[r]].weight++;
+    } else {
+      g_hash_table_insert (first, key[r]->str, GINT_TO_POINTER (r));
+      sim->rep[r] = r;
+      n_classes++;
+    }
+  }
+  /* Every class wholly inside or outside each communicator. */
+  g_autofree int *inside = g_new0 (int, sim->n);
+  for (int c = 0; c < n_comms && ok; c++) {
+    const DtsCommunicator *cm = g_ptr_array_index (sc->comms, c);
+    for (int i = 0; i < cm->n_ranks; i++)
+      inside[sim->rep[cm->ranks[i]]]++;
+    for (int i = 0; i < cm->n_ranks; i++) {
+      int rep = sim->rep[cm->ranks[i]];
+      if (inside[rep] != 0 && inside[rep] != sim->ranks[rep].weight)
+        ok = FALSE;
+      inside[rep] = 0;
+    }
+  }
+  for (int r = 0; r < sim->n; r++)
+    g_string_free (key[r], TRUE);
+  if (!ok || n_classes == sim->n) {
+    for (int r = 0; r < sim->n; r++)
+      sim->ranks[r].weight = 1;
+    g_clear_pointer (&sim->rep, g_free);
+    n_classes = 0;
+  }
+  return n_classes;
+}
+
+static int
+fold_ranks (Sim *sim)
+{
+  if (sim->set->granularity != DTS_GRANULARITY_ANALYTIC)
+    return 0;
+  const char *env = g_getenv ("DTSIM_ANALYTIC_ACTORS");
+  int n_classes = fold_classes (sim, env);
+  if (env != NULL && strcmp (env, "count") == 0)
+    fprintf (stderr, "dtsim: analytic: %d ranks run as %d\n", sim->n,
+             n_classes > 0 ? n_classes : sim->n);
+  return n_classes;
+}
+
+/* After a folded run: every rank's figures are those of the rank that
+ * stood for it; bucket times go back to the bucket's own rank. */
+static void
+unfold (Sim *sim)
+{
+  DtsTrace *t = sim->trace;
+  for (int r = 0; r < sim->n; r++) {
+    int rep = sim->rep[r];
+    if (rep == r)
+      continue;
+    for (int it = 0; it < t->n_iterations; it++) {
+      gsize to = dts_trace_ri (t, r, it), from = dts_trace_ri (t, rep, it);
+      t->iter_start_s[to] = t->iter_start_s[from];
+      t->iter_end_s[to] = t->iter_end_s[from];
+      for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+        t->phase_s[to * DTS_TRACE_N_PHASES + p] = t->phase_s[from * DTS_TRACE_N_PHASES + p];
+      t->wait_s[to] = t->wait_s[from];
+      t->comm_s[to] = t->comm_s[from];
+      t->p2p_wait_s[to] = t->p2p_wait_s[from];
+      t->p2p_xfer_s[to] = t->p2p_xfer_s[from];
+      t->tp_s[to] = t->tp_s[from];
+    }
+  }
+  for (guint k = 0; k < sim->sched->plans->len; k++)
+    t->bucket_rank[k] =
+        ((const DtsCommunicator *) g_ptr_array_index (sim->sched->comms,
+                                                      sim->sched->plan_comm[k]))->ranks[0];
+  g_clear_pointer (&sim->rep, g_free);
+}
+
 static void
 start_actors (Sim *sim)
 {
   const DtsSchedule *sc = sim->sched;
   for (int r = 0; r < sim->n; r++) {
     Rank *rk = &sim->ranks[r];
+    if (sim->rep != NULL && sim->rep[r] != r)
+      continue;
     rk->events = g_new (sg_sem_t, MAX (sc->n_events, 1));
     rk->arrived_s = g_new0 (double, MAX (sc->n_events, 1));
     for (int e = 0; e < sc->n_events; e++)
@@ -1225,7 +1444,13 @@ start_actors (Sim *sim)
   }
   for (guint c = 0; c < sc->comms->len; c++) {
     Comm *cm = &sim->comms[c];
-    cm->barrier = sg_barrier_init (cm->comm->n_ranks);
+    int members = cm->comm->n_ranks;
+    if (sim->rep != NULL) {
+      members = 0;
+      for (int i = 0; i < cm->comm->n_ranks; i++)
+        members += sim->rep[cm->comm->ranks[i]] == cm->comm->ranks[i];
+    }
+    cm->barrier = sg_barrier_init (members);
   }
   static const char *const prefix[] = {
     [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "ps",
@@ -1234,6 +1459,9 @@ start_actors (Sim *sim)
   for (guint i = 0; i < sc->streams->len; i++) {
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
     Stream *s = &sim->streams[i];
+    if (sim->rep != NULL && sim->rep[st->rank] != st->rank)
+      continue;
+    sim->n_started++;
     *s = (Stream){ .sim = sim, .stream = st, .rank = &sim->ranks[st->rank],
                    .ops = g_ptr_array_index (sim->ops, st->program), .flow_start_s = -1 };
     g_autofree char *name = st->kind == DTS_STREAM_SERVER || st->index == 0
@@ -1283,6 +1511,7 @@ static void
 tear_down (Sim *sim)
 {
   const DtsSchedule *sc = sim->sched;
+  g_clear_pointer (&sim->rep, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
     if (!sim->latency[p].borrowed)
       g_free (sim->latency[p].hop_s);
@@ -1469,18 +1698,33 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   }
   if (set->sealed != NULL)
     set->sealed (set->sealed_data);
-  relax_fatpipes (&sim);
+  /* analytic starts no flow: nothing for a FATPIPE link to slow down (its
+   * routes' bandwidths, the smallest link's, are the same either way) */
+  if (set->granularity != DTS_GRANULARITY_ANALYTIC)
+    relax_fatpipes (&sim);
+  sim.wall_start_us = g_get_monotonic_time ();
+  int n_classes = fold_ranks (&sim);
+  for (guint k = 0; k < sched->plans->len && n_classes > 0; k++)
+    trace->bucket_rank[k] = sim.rep[trace->bucket_rank[k]];
   /* Every stream is an actor with a stack of its own, mapped on its own
    * while the stacks are at least glibc's mmap threshold (128 KiB). */
+  guint n_actors = sched->streams->len;
+  if (sim.rep != NULL) {
+    n_actors = 0;
+    for (guint i = 0; i < sched->streams->len; i++) {
+      int r = g_array_index (sched->streams, DtsStream, i).rank;
+      n_actors += sim.rep[r] == r;
+    }
+  }
   if (stack_size_kib () >= 128
-      && !dts_sim_check_map_count (sched->streams->len, "/proc/sys/vm/max_map_count", error)) {
+      && !dts_sim_check_map_count (n_actors, "/proc/sys/vm/max_map_count", error)) {
     tear_down (&sim);
     return NULL;
   }
-
-  sim.wall_start_us = g_get_monotonic_time ();
   start_actors (&sim);
   simgrid_run ();
+  if (sim.rep != NULL)
+    unfold (&sim);
   trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;
   trace->makespan_s = now ();
   if (sim.route_links != NULL)
@@ -1488,10 +1732,10 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   if (set->progress == DTS_PROGRESS_LIVE)
     fprintf (stderr, "\r%*s\r", 72, "");
   tear_down (&sim);
-  if (sim.finished != (int) sched->streams->len) {
+  if (sim.finished != sim.n_started) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "internal error: the simulation stopped with %d of %u streams unfinished",
-                 (int) sched->streams->len - sim.finished, sched->streams->len);
+                 "internal error: the simulation stopped with %d of %d streams unfinished",
+                 sim.n_started - sim.finished, sim.n_started);
     return NULL;
   }
   return g_steal_pointer (&trace);
