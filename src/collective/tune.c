@@ -37,8 +37,10 @@
  * has one link that all its partners cross and not elsewhere: on the
  * DGX-1, where each partner has an NVLink of its own, rhd's form is 3x too
  * fast (612 us predicted at 25 MB, 1762 us simulated); on 768 GPUs 3.3x
- * too slow (3028 us against 920 us), the routes of all its levels through
- * a NIC not being what any one step puts on it.
+ * too slow (3028 us against 920 us): it charges every byte at the share
+ * of the busiest NIC, while the fold and the large halves of the first
+ * levels stay inside the nodes, on the NVSwitch, and only the small ones
+ * of the last levels cross the NICs.
  *
  * Constants (microseconds; NCCL's ncclTunerConstantsDefaults and
  * ncclTopoTuneModel, same commit):
