@@ -179,8 +179,8 @@ write_text_tuned (const DtsAllreduceResult *r, GString *out)
 {
   g_string_append (out, "closed form:  the chosen algorithm's (--collective help), with B and L "
                         "of its own routes\n");
-  g_string_append (out, "model:        NCCL's tuning model: base + hop latencies + closed "
-                        "form at the protocol's bandwidth (predicted_us)\n\n");
+  g_string_append (out, "model:        NCCL's tuning model: base + hop latencies (at least the "
+                        "routes') + link loads at the protocol's bandwidth (predicted_us)\n\n");
   g_string_append_printf (out, "%14s %-10s %-6s %14s %14s %12s %12s %10s %10s %16s %10s\n",
                           "size_bytes", "algorithm", "proto", "predicted_us", "time_us",
                           "algbw_GBps", "busbw_GBps", "B_GBps", "L_us", "closed_form_us",

@@ -33,16 +33,19 @@ gboolean dts_coll_direct_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpo
 DtsCollPlan *dts_coll_rd_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_rd_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_rd_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+int dts_coll_rd_step_slot (const DtsCollPlan *plan, int part, int step);
 double dts_coll_rd_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 
 DtsCollPlan *dts_coll_rhd_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_rhd_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_rhd_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+int dts_coll_rhd_step_slot (const DtsCollPlan *plan, int part, int step);
 double dts_coll_rhd_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 
 DtsCollPlan *dts_coll_tree_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_tree_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_tree_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+int dts_coll_tree_step_slot (const DtsCollPlan *plan, int part, int step);
 gboolean dts_coll_tree_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
 double dts_coll_tree_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 

@@ -37,45 +37,48 @@ static const DtsCollAlgorithm algorithms[] = {
   { "ring", "NCCL-style ring: reduce-scatter then all-gather, chunked, over parallel channels",
     dts_coll_ring_plan_new, dts_coll_ring_n_steps, dts_coll_ring_step_ops,
     dts_coll_member_host, dts_coll_ring_routes, ring_closed_form, NULL,
-    "2(N-1)/N x S/B + 2(N-1) x L" },
+    "2(N-1)/N x S/B + 2(N-1) x L", NULL },
   { "ps", "parameter servers: every rank pushes shard k to server k, which sums it; then pulls it",
     dts_coll_ps_plan_new, dts_coll_ps_n_steps, dts_coll_ps_step_ops, dts_coll_ps_part_host,
-    dts_coll_ps_routes, NULL, ps_options, NULL },
+    dts_coll_ps_routes, NULL, ps_options, NULL, NULL },
   { "direct", "one-shot: every rank sends each other rank its shard, reduces, sends it back",
     dts_coll_direct_plan_new, dts_coll_direct_n_steps, dts_coll_direct_step_ops,
     dts_coll_member_host, dts_coll_direct_routes, direct_closed_form, NULL,
-    "2 (S/(N B) + L)" },
+    "2 (S/(N B) + L)", NULL },
   { "rhd", "recursive halving-doubling (Rabenseifner): reduce-scatter by halving, all-gather "
            "by doubling, log2 N steps each; extra ranks fold in for N not a power of two",
     dts_coll_rhd_plan_new, dts_coll_rhd_n_steps, dts_coll_rhd_step_ops, dts_coll_member_host,
     dts_coll_fold_routes, dts_coll_rhd_closed_form_s, NULL,
     "2(p-1)/p x S/B' + 2 L sum_j R_j (+ 2 (R L + S/B') folding N-p ranks), "
-    "p = 2^k <= N, B' = B x (k + fold), R_j rounds of step j" },
+    "p = 2^k <= N, B' = B x (k + fold), R_j rounds of step j",
+    dts_coll_rhd_step_slot },
   { "rd", "recursive doubling: the whole buffer exchanged and reduced log2 N times; extra ranks "
           "fold in for N not a power of two",
     dts_coll_rd_plan_new, dts_coll_rd_n_steps, dts_coll_rd_step_ops, dts_coll_member_host,
     dts_coll_fold_routes, dts_coll_rd_closed_form_s, NULL,
-    "(k + 2 fold) (R L + S/B'), p = 2^k <= N, B' = B x (k + fold), R rounds per step" },
+    "(k + 2 fold) (R L + S/B'), p = 2^k <= N, B' = B x (k + fold), R rounds per step",
+    dts_coll_rd_step_slot },
   { "tree", "NCCL's double binary tree: two complementary trees over the nodes, a chain inside "
             "each, each tree half the buffer, reduced up and broadcast down in chunks of "
             "--chunk-size, pipelined",
     dts_coll_tree_plan_new, dts_coll_tree_n_steps, dts_coll_tree_step_ops, dts_coll_member_host,
     dts_coll_tree_routes, dts_coll_tree_closed_form_s, NULL,
     "sum over the M + H + D - 1 slots of (L + C b / B'), b the most bytes a GPU sends or "
-    "receives per channel in the slot, B' = B x the most routes of a GPU" },
+    "receives per channel in the slot, B' = B x the most routes of a GPU",
+    dts_coll_tree_step_slot },
   { "hier", "hierarchical (2D): ring reduce-scatter inside each node, ring all-reduce per rail "
             "(the i-th GPU of every node) across nodes, ring all-gather inside each node, pipelined "
             "in pieces of --chunk-size per GPU",
     dts_coll_hier_plan_new, dts_coll_hier_n_steps, dts_coll_hier_step_ops, dts_coll_member_host,
     dts_coll_hier_routes, dts_coll_hier_closed_form_s, NULL,
     "sum over steps of (L + bytes of the step / B'), one piece: 2(g-1) (L + S/(g B')) + "
-    "2(m-1) (L + S/(g m B')), m nodes of g GPUs, B' = B x ((g > 1) + (m > 1))" },
+    "2(m-1) (L + S/(g m B')), m nodes of g GPUs, B' = B x ((g > 1) + (m > 1))", NULL },
   { "multi-rail", "topology-aware rings: channel c enters and leaves every node through GPU "
                   "c x GPUs/C, so the channels cross nodes on different NICs (NCCL's rails)",
     dts_coll_multirail_plan_new, dts_coll_multirail_n_steps, dts_coll_multirail_step_ops,
     dts_coll_member_host, dts_coll_multirail_routes, dts_coll_multirail_closed_form_s, NULL,
-    "2(N-1)/N x S/B' + 2(N-1) R L, B' = B x C, R rounds per step" },
-  { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+    "2(N-1)/N x S/B' + 2(N-1) R L, B' = B x C, R rounds per step", NULL },
+  { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const DtsCollAlgorithm *

@@ -241,6 +241,10 @@ struct _DtsCollAlgorithm {
   const DtsOptionSpec *options;
   /* The closed form as dtsim allreduce prints it (NULL without one). */
   const char *closed_form_text;
+  /* The slot (0, 1, ...) in which participant PART's step STEP runs, the
+   * same for the steps of all participants that run at once; NULL when it
+   * is STEP (dts_coll_plan_load_s). */
+  int (*step_slot) (const DtsCollPlan *plan, int part, int step);
 };
 
 /* The table of all-reduce algorithms, terminated by a row with id NULL. */
@@ -332,13 +336,38 @@ typedef enum {
 /* "LL", "LL128", "Simple" */
 const char *dts_coll_proto_to_string (DtsCollProto p);
 
+/* A link of a route, for dts_coll_plan_load_s. */
+typedef struct {
+  gconstpointer id;     /* the same for every route through the link */
+  double bandwidth_Bps;
+  double latency_s;
+  gboolean shared;      /* its flows share the bandwidth (else FATPIPE: each gets it all) */
+} DtsCollLink;
+
+/* Set *LINKS (lent, N_LINKS entries; none when both are on one host) to
+ * the route from participant FROM to participant TO; FALSE with ERROR set
+ * when there is none. */
+typedef gboolean (*DtsCollLinksFn) (int from_part, int to_part, const DtsCollLink **links,
+                                    int *n_links, gpointer data, GError **error);
+
+/* Set *BANDWIDTH_S to the time PLAN's transfers need on the links LINKS
+ * reports, without latency: per slot of steps that run at once (the
+ * algorithm's step_slot), the largest load of one link over its bandwidth,
+ * the load of a shared link being the bytes of all the slot's transfers
+ * that cross it; summed over the slots. *LATENCY_S (may be NULL): the sum
+ * over the slots of the largest latency of a route of the slot (load.c
+ * has the model). FALSE when LINKS fails. */
+gboolean dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer data,
+                               double *bandwidth_s, double *latency_s, GError **error);
+
 /* What the caller that knows the platform tells the tuning model. */
 struct _DtsCollTuner {
-  /* Set *SHARE_BPS to the bottleneck share of PLAN's routes (the SHARE_BPS
-   * of closed_form_s: a link's bandwidth over the plan's routes that cross
-   * it, 1 for a FATPIPE link); FALSE with ERROR set when it cannot. */
-  gboolean (*measure) (const DtsCollPlan *plan, double *share_Bps, gpointer data,
-                       GError **error);
+  /* Set *BANDWIDTH_S to the time PLAN's transfers need on the platform's
+   * links at their full bandwidth and *LATENCY_S to its routes' latency
+   * (dts_coll_plan_load_s over its routes); FALSE with ERROR set when it
+   * cannot. */
+  gboolean (*measure) (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s,
+                       gpointer data, GError **error);
   gpointer data;
   const char *arch;     /* the GPUs' architecture ("Ampere"), for the ring's latency plateau
                            and LL128 */
@@ -349,8 +378,8 @@ struct _DtsCollTuner {
 typedef struct {
   const char *algorithm; /* table id (static) */
   DtsCollProto protocol;
-  double latency_s;      /* base + hop latencies */
-  double bandwidth_s;    /* the closed form at the protocol's share of the bandwidth */
+  double latency_s;      /* base + hop latencies, or base + the routes' latency when more */
+  double bandwidth_s;    /* the plan's link-load time over the protocol's efficiency */
   double predicted_s;    /* their sum */
 } DtsCollTuneRow;
 

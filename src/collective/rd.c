@@ -40,6 +40,12 @@ dts_coll_rd_n_steps (const DtsCollPlan *plan, int part)
   return dts_coll_fold_n_steps (plan, part, plan->n_levels);
 }
 
+int
+dts_coll_rd_step_slot (const DtsCollPlan *plan, int part, int step)
+{
+  return dts_coll_fold_slot (plan, part, step, plan->n_levels);
+}
+
 void
 dts_coll_rd_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {

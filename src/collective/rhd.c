@@ -50,6 +50,12 @@ dts_coll_rhd_n_steps (const DtsCollPlan *plan, int part)
   return dts_coll_fold_n_steps (plan, part, 2 * plan->n_levels);
 }
 
+int
+dts_coll_rhd_step_slot (const DtsCollPlan *plan, int part, int step)
+{
+  return dts_coll_fold_slot (plan, part, step, 2 * plan->n_levels);
+}
+
 /* The window of new rank V after the first T halving slots: first
  * segment and number of segments. */
 static void

@@ -287,6 +287,12 @@ dts_coll_tree_n_steps (const DtsCollPlan *plan, int part)
   return slot_of (plan, part, -1);
 }
 
+int
+dts_coll_tree_step_slot (const DtsCollPlan *plan, int part, int step)
+{
+  return slot_of (plan, part, step);
+}
+
 void
 dts_coll_tree_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {

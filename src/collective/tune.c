@@ -5,18 +5,42 @@
  * tuning.cc, read at commit 5067397c of github.com/NVIDIA/nccl and
  * rewritten here; no code copied): the predicted time of algorithm a with
  * protocol p on S bytes is
- *   t(a, p, S) = lat(a, p) + bandwidth term,
+ *   t(a, p, S) = lat(a, p) + W(a, S) / eff(a, p),
  * lat(a, p) = base latency + per-hop hardware latency x hops, intra- and
- * inter-node hops counted apart. NCCL's bandwidth term is S over a bus
- * bandwidth its topology search measured; dtsim's is the algorithm's own
- * closed form (its `closed_form_s` row, latency 0) at the bottleneck share
- * B of the candidate plan's routes on the platform, times the protocol's
- * bandwidth efficiency: closed_form_s(plan, B x eff(a, p), 0). B comes
- * from whoever builds the plan (DtsCollTuner.measure: src/sim reads the
- * routes once the platform is sealed), so multi-rail rings see every NIC
- * they use and rings the one link they share. The candidate with the
- * smallest t wins; ties go to the earlier row of the algorithm table, then
- * to the earlier protocol (LL, LL128, Simple).
+ * inter-node hops counted apart (NCCL's), or base latency + the latency of
+ * the candidate plan's routes when that is more (below). NCCL's bandwidth
+ * term is S over a bus bandwidth its topology search measured; dtsim's,
+ * W(a, S), is the time the candidate plan's transfers need on the
+ * platform's links (dts_coll_plan_load_s, load.c): per slot of steps that
+ * run at once, the most loaded link's bytes over its bandwidth, so two
+ * flows of a step through one link get half of it each and flows of
+ * different steps do not meet, then summed over the slots; over the
+ * protocol's bandwidth efficiency. W and the routes' latency come from
+ * whoever builds the plan (DtsCollTuner.measure: src/sim reads the routes
+ * once the platform is sealed, once per communicator, algorithm and size),
+ * so multi-rail rings see every NIC they use, rings the one link they
+ * share, and halving-doubling the links of each of its steps: on a DGX-1's
+ * NVLink pairs its partners never share one; on a cluster its inter-node
+ * levels share the NICs. The routes' latency (per slot, the largest
+ * latency of its routes, summed) is a floor under NCCL's hop latencies: a
+ * step cannot take less than its wire on the platform, which matters where
+ * an algorithm's routes cross more links (direct between GPUs that are no
+ * NVLink neighbours) or slower ones (inter-node) than NCCL's hop classes
+ * say. The candidate with the smallest t wins; ties go to the earlier row
+ * of the algorithm table, then to the earlier protocol (LL, LL128,
+ * Simple).
+ *
+ * The closed forms (closed_form_s) stay what dtsim allreduce compares the
+ * simulation with; they are no part of the model. They read the bandwidth
+ * as one link's share over all the plan's routes that cross it, times the
+ * routes a rank uses (rhd: B x (k + fold)), which holds where every GPU
+ * has one link that all its partners cross and not elsewhere: on the
+ * DGX-1, where each partner has an NVLink of its own, rhd's form is 3x too
+ * fast (612 us predicted at 25 MB, 1762 us simulated); on 768 GPUs 3.3x
+ * too slow (3028 us against 920 us): it charges every byte at the share
+ * of the busiest NIC, while the fold and the large halves of the first
+ * levels stay inside the nodes, on the NVSwitch, and only the small ones
+ * of the last levels cross the NICs.
  *
  * Constants (microseconds; NCCL's ncclTunerConstantsDefaults and
  * ncclTopoTuneModel, same commit):
@@ -244,16 +268,17 @@ typedef struct {
   double (*latency_us) (const Shape *sh, const DtsCollPlan *plan, int p);
   double (*efficiency) (const Shape *sh, const DtsCollPlan *plan, int p);
   gboolean single_node_only;
+  int family;           /* F_TREE or F_RING: whose base latency */
 } Candidate;
 
 static const Candidate candidates[] = {
-  { "ring", ring_latency_us, ring_efficiency, FALSE },
-  { "direct", direct_latency_us, ring_efficiency, TRUE },
-  { "rhd", rhd_latency_us, ring_efficiency, FALSE },
-  { "rd", rd_latency_us, ring_efficiency, FALSE },
-  { "tree", tree_latency_us, tree_efficiency, FALSE },
-  { "hier", hier_latency_us, ring_efficiency, FALSE },
-  { "multi-rail", ring_latency_us, ring_efficiency, FALSE },
+  { "ring", ring_latency_us, ring_efficiency, FALSE, F_RING },
+  { "direct", direct_latency_us, ring_efficiency, TRUE, F_RING },
+  { "rhd", rhd_latency_us, ring_efficiency, FALSE, F_RING },
+  { "rd", rd_latency_us, ring_efficiency, FALSE, F_RING },
+  { "tree", tree_latency_us, tree_efficiency, FALSE, F_TREE },
+  { "hier", hier_latency_us, ring_efficiency, FALSE, F_RING },
+  { "multi-rail", ring_latency_us, ring_efficiency, FALSE, F_RING },
 };
 
 gboolean
@@ -307,7 +332,7 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
     const DtsCollAlgorithm *a = table;
     while (a->id && strcmp (a->id, cd->id) != 0)
       a++;
-    g_assert (a->id != NULL && a->closed_form_s != NULL);
+    g_assert (a->id != NULL);
     /* The parameters are valid (checked above): an algorithm that cannot
      * run over this communicator (hier over nodes of unequal sizes) is no
      * candidate. */
@@ -316,17 +341,19 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
     if (plan == NULL)
       continue;
     plan->alg = a;
-    double share_Bps = 0;
-    if (!tuner->measure (plan, &share_Bps, tuner->data, error))
+    double load_s = 0, wire_s = 0;
+    if (!tuner->measure (plan, &load_s, &wire_s, tuner->data, error))
       return NULL;
-    if (!(share_Bps > 0))
+    if (!(load_s > 0) && plan->bytes > 0)
       continue;
     gboolean won = FALSE;
     for (int p = 0; p < DTS_COLL_N_PROTOS; p++) {
       if (p == DTS_COLL_PROTO_LL128 && !ll128)
         continue;
-      double lat_s = cd->latency_us (&sh, plan, p) * 1e-6;
-      double bw_s = a->closed_form_s (plan, share_Bps * cd->efficiency (&sh, plan, p), 0);
+      /* The routes' own latency is the floor of the hop latencies. */
+      double base_s = base_us[cd->family][p] * 1e-6;
+      double lat_s = MAX (cd->latency_us (&sh, plan, p) * 1e-6, base_s + wire_s);
+      double bw_s = load_s / cd->efficiency (&sh, plan, p);
       double t = lat_s + bw_s;
       if (rows != NULL) {
         DtsCollTuneRow row = { a->id, p, lat_s, bw_s, t };

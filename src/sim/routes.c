@@ -297,28 +297,89 @@ dts_sim_plan_bottleneck (const DtsPlatform *platform, const DtsCollPlan *plan,
 struct _DtsSimTuner {
   DtsCollTuner tuner;
   const DtsPlatform *platform;
-  GHashTable *cache;       /* "algorithm:peer_key" -> double * share */
+  GHashTable *cache;       /* "algorithm:peer_key:n:bytes" -> double[2]: bandwidth and
+                              latency time */
+  GHashTable *routes;      /* GPU a * 2^32 + b -> GArray of DtsCollLink */
 };
 
+typedef struct {
+  DtsSimTuner *tuner;
+  const DtsCollPlan *plan;
+} TunerRoutes;
+
+/* DtsCollLinksFn over SimGrid's routes, read once per pair of GPUs. */
 static gboolean
-tuner_measure (const DtsCollPlan *plan, double *share_Bps, gpointer data, GError **error)
+tuner_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer data,
+             GError **error)
+{
+  TunerRoutes *tr = data;
+  int ra = dts_coll_plan_part_host (tr->plan, from), rb = dts_coll_plan_part_host (tr->plan, to);
+  guint64 key = ((guint64) (guint32) ra << 32) | (guint32) rb;
+  GArray *route = g_hash_table_lookup (tr->tuner->routes, &key);
+  if (route == NULL) {
+    const DtsGpu *ga = dts_platform_gpu (tr->tuner->platform, ra);
+    const DtsGpu *gb = dts_platform_gpu (tr->tuner->platform, rb);
+    sg_host_t a = sg_host_by_name (ga->host), b = sg_host_by_name (gb->host);
+    route = g_array_new (FALSE, FALSE, sizeof (DtsCollLink));
+    if (a != b) {
+      xbt_dynar_t found = xbt_dynar_new (sizeof (sg_link_t), NULL);
+      g_autofree char *message = NULL;
+      if (!dts_sg_host_route (a, b, found, &message)) {
+        xbt_dynar_free (&found);
+        g_array_unref (route);
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "platform '%s': line %d: no route from GPU '%s' (rank %d) to GPU '%s' "
+                     "(rank %d) (expected one: the all-reduce sends between them; SimGrid: %s)",
+                     tr->tuner->platform->path, ga->line, ga->host, ra, gb->host, rb, message);
+        return FALSE;
+      }
+      unsigned int cursor;
+      sg_link_t link;
+      xbt_dynar_foreach (found, cursor, link)
+      {
+        DtsCollLink l = { link, sg_link_get_bandwidth (link), sg_link_get_latency (link),
+                          sg_link_is_shared (link) };
+        g_array_append_val (route, l);
+      }
+      xbt_dynar_free (&found);
+    }
+    guint64 *stored = g_new (guint64, 1);
+    *stored = key;
+    g_hash_table_insert (tr->tuner->routes, stored, route);
+  }
+  *links = (const DtsCollLink *) route->data;
+  *n_links = (int) route->len;
+  return TRUE;
+}
+
+static gboolean
+tuner_measure (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s, gpointer data,
+               GError **error)
 {
   DtsSimTuner *t = data;
-  g_autofree char *key = g_strdup_printf ("%s:%" G_GUINT64_FORMAT ":%d", plan->algorithm,
-                                          plan->peer_key, plan->n_ranks);
+  g_autofree char *key = g_strdup_printf ("%s:%" G_GUINT64_FORMAT ":%d:%a", plan->algorithm,
+                                          plan->peer_key, plan->n_ranks, plan->bytes);
   double *known = g_hash_table_lookup (t->cache, key);
-  if (known != NULL) {
-    *share_Bps = *known;
-    return TRUE;
+  if (known == NULL) {
+    TunerRoutes tr = { t, plan };
+    double *v = g_new (double, 2);
+    g_autoptr (GError) missing = NULL;
+    if (!dts_coll_plan_load_s (plan, tuner_links, &tr, &v[0], &v[1], &missing)) {
+      g_free (v);
+      /* Say which route is missing the way the route check does: the
+       * first in the algorithm's order, with what it is for. */
+      DtsPlanBottleneck b;
+      if (dts_sim_plan_bottleneck (t->platform, plan, &b, error)) {
+        g_free (b.link);
+        g_propagate_error (error, g_steal_pointer (&missing));
+      }
+      return FALSE;
+    }
+    g_hash_table_insert (t->cache, g_steal_pointer (&key), v);
+    known = v;
   }
-  DtsPlanBottleneck b;
-  if (!dts_sim_plan_bottleneck (t->platform, plan, &b, error))
-    return FALSE;
-  g_free (b.link);
-  double *v = g_new (double, 1);
-  *v = b.share_Bps;
-  g_hash_table_insert (t->cache, g_steal_pointer (&key), v);
-  *share_Bps = b.share_Bps;
+  *bandwidth_s = known[0];
+  *latency_s = known[1];
   return TRUE;
 }
 
@@ -331,6 +392,8 @@ dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, G
   DtsSimTuner *t = g_new0 (DtsSimTuner, 1);
   t->platform = platform;
   t->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  t->routes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                     (GDestroyNotify) g_array_unref);
   const DtsGpu *gpu = dts_platform_gpu (platform, 0);
   t->tuner = (DtsCollTuner){ .measure = tuner_measure, .data = t, .arch = gpu->spec.arch,
                              .nvlink = strstr (gpu->spec.id, "SXM") != NULL };
@@ -349,5 +412,6 @@ dts_sim_tuner_free (DtsSimTuner *t)
   if (t == NULL)
     return;
   g_hash_table_unref (t->cache);
+  g_hash_table_unref (t->routes);
   g_free (t);
 }

@@ -586,13 +586,131 @@ START_TEST (test_direct_plan)
 }
 END_TEST
 
-/* --collective auto (tune.c): the model's terms against NCCL's constants
- * worked by hand, with a platform whose every route has a 10 GB/s share. */
+/* Hand-made platforms for dts_coll_plan_load_s (load.c): STAR, every GPU
+ * its own link of bandwidth bw up and one down (a route crosses the
+ * sender's up and the receiver's down: contention-free); BUS, every route
+ * through one link (shared, or a FATPIPE); PAIR, a link of its own for
+ * each ordered pair of GPUs (the DGX-1's NVLinks between neighbours). */
+enum { FAKE_STAR, FAKE_BUS, FAKE_FATPIPE, FAKE_PAIR };
+#define FAKE_MAX 64
+typedef struct {
+  int kind;
+  double bw, lat;
+  char ids[FAKE_MAX * FAKE_MAX];  /* a link is the address of one entry */
+  DtsCollLink route[2];
+  int calls;                      /* routes asked for */
+} FakeNet;
+
 static gboolean
-fixed_share (const DtsCollPlan *plan, double *share_Bps, gpointer data, GError **error)
+fake_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer data,
+            GError **error)
 {
-  *share_Bps = *(const double *) data;
+  FakeNet *f = data;
+  ck_assert_int_lt (from, FAKE_MAX);
+  ck_assert_int_lt (to, FAKE_MAX);
+  ck_assert_int_ne (from, to);
+  f->calls++;
+  *links = f->route;
+  *n_links = 1;
+  f->route[0] = (DtsCollLink){ NULL, f->bw, f->lat, f->kind != FAKE_FATPIPE };
+  switch (f->kind) {
+  case FAKE_STAR:
+    f->route[0].id = &f->ids[from];
+    f->route[1] = (DtsCollLink){ &f->ids[FAKE_MAX + to], f->bw, f->lat, TRUE };
+    *n_links = 2;
+    break;
+  case FAKE_BUS:
+  case FAKE_FATPIPE:
+    f->route[0].id = &f->ids[0];
+    break;
+  default:
+    f->route[0].id = &f->ids[from * FAKE_MAX + to];
+  }
   return TRUE;
+}
+
+static double
+fake_load_s (const char *alg, int kind, int n, int per_node, double bytes, int channels)
+{
+  g_autofree int *node = g_new (int, n);
+  for (int r = 0; r < n; r++)
+    node[r] = r / per_node;
+  DtsCollParams p = { .n_ranks = n, .bytes = bytes, .channels = channels,
+                      .chunk_bytes = 2 * 1048576.0, .gpu_node = node };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (alg, &p, &error);
+  ck_assert_ptr_nonnull (plan);
+  FakeNet *f = g_new0 (FakeNet, 1);
+  f->kind = kind;
+  f->bw = 10e9;
+  double s = -1;
+  ck_assert (dts_coll_plan_load_s (plan, fake_links, f, &s, NULL, &error));
+  ck_assert_int_gt (f->calls, 0);
+  g_free (f);
+  return s;
+}
+
+/* The link-load time of plans, worked by hand (S = 1 MB, B = 10 GB/s). */
+START_TEST (test_plan_load)
+{
+  double S = 1e6, B = 10e9;
+  /* Contention-free: the closed forms at latency 0 with the GPU's own
+   * link as B (each step of the ring sends S/N on every up link). */
+  ck_assert_double_eq_tol (fake_load_s ("ring", FAKE_STAR, 8, 8, S, 2), 14.0 / 8 * S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_load_s ("rhd", FAKE_STAR, 8, 8, S, 2), 2 * 7.0 / 8 * S / B,
+                           1e-15);
+  ck_assert_double_eq_tol (fake_load_s ("rd", FAKE_STAR, 8, 8, S, 2), 3 * S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_load_s ("direct", FAKE_STAR, 8, 8, S, 2), 2 * 7.0 / 8 * S / B,
+                           1e-15);
+  /* The fold (N = 6, p = 4): the extra ranks' whole buffers before and
+   * after, 2 (p-1)/p S/B between. */
+  ck_assert_double_eq_tol (fake_load_s ("rhd", FAKE_STAR, 6, 6, S, 2),
+                           (2 * 3.0 / 4 + 2) * S / B, 1e-15);
+  /* Two flows through one shared link get half its bandwidth: the two
+   * ranks of a ring send to each other at once over the bus. */
+  ck_assert_double_eq_tol (fake_load_s ("ring", FAKE_STAR, 2, 2, S, 1), S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_load_s ("ring", FAKE_BUS, 2, 2, S, 1), 2 * S / B, 1e-15);
+  /* ... and all of it each through a FATPIPE, channels included. */
+  ck_assert_double_eq_tol (fake_load_s ("ring", FAKE_FATPIPE, 2, 2, S, 2), S / 2 / B, 1e-15);
+  /* N flows on the bus at every step of a ring of 4: 2(N-1) steps of
+   * N x S/N. */
+  ck_assert_double_eq_tol (fake_load_s ("ring", FAKE_BUS, 4, 4, S, 2), 6 * S / B, 1e-15);
+  /* A link per pair of GPUs: rhd's partners never share one, so each
+   * slot takes its bytes over B; the closed form, which reads B as a
+   * link's share x the partners that cross it (k = 3), is 3x too fast. */
+  ck_assert_double_eq_tol (fake_load_s ("rhd", FAKE_PAIR, 8, 8, S, 2), 2 * 7.0 / 8 * S / B,
+                           1e-15);
+  {
+    DtsCollParams p = { .n_ranks = 8, .bytes = S, .channels = 2, .chunk_bytes = 2 * 1048576.0 };
+    g_autoptr (DtsCollPlan) rhd = dts_coll_plan_new ("rhd", &p, NULL);
+    ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (rhd, B, 0), 2 * 7.0 / 8 * S / B / 3,
+                             1e-15);
+  }
+  /* The tree over two ranks (one per node): each tree's half goes up in
+   * slot 0 and down in slot 1, both trees at once, one each way: S/B on
+   * the star, twice that on the bus. In 2 chunks per tree (8 MiB) its
+   * slots come from step_slot: up 0, then down 0 with up 1 (two chunks
+   * out of each rank), then down 1: 2 + 4 + 2 MiB over every up link. */
+  ck_assert_double_eq_tol (fake_load_s ("tree", FAKE_STAR, 2, 1, S, 1), S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_load_s ("tree", FAKE_BUS, 2, 1, S, 1), 2 * S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_load_s ("tree", FAKE_STAR, 2, 1, 8 * 1048576.0, 1),
+                           8 * 1048576.0 / B, 1e-15);
+}
+END_TEST
+
+/* --collective auto (tune.c): the model's terms against NCCL's constants
+ * worked by hand, on the contention-free STAR platform of 10 GB/s links. */
+static gboolean
+fake_measure (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s, gpointer data,
+              GError **error)
+{
+  FakeNet *f = g_new0 (FakeNet, 1);
+  f->kind = FAKE_STAR;
+  f->bw = 10e9;
+  f->lat = data ? *(const double *) data : 0;
+  gboolean ok = dts_coll_plan_load_s (plan, fake_links, f, bandwidth_s, latency_s, error);
+  g_free (f);
+  return ok;
 }
 
 static const DtsCollTuneRow *
@@ -606,12 +724,12 @@ tune_row (GArray *rows, const char *alg, DtsCollProto proto)
   return NULL;
 }
 
+/* The candidates on the STAR of 10 GB/s links of latency LINK_LAT_S. */
 static GArray *
-tune_rows (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
-           DtsCollPlan **chosen)
+tune_rows_lat (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
+               double link_lat_s, DtsCollPlan **chosen)
 {
-  static double share = 10e9;
-  DtsCollTuner t = { fixed_share, &share, arch, nvlink };
+  DtsCollTuner t = { fake_measure, &link_lat_s, arch, nvlink };
   g_autofree int *node = g_new (int, n);
   for (int r = 0; r < n; r++)
     node[r] = r / per_node;
@@ -622,6 +740,13 @@ tune_rows (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
   *chosen = dts_coll_tune_plan_new (&p, rows, &error);
   ck_assert_ptr_nonnull (*chosen);
   return rows;
+}
+
+static GArray *
+tune_rows (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
+           DtsCollPlan **chosen)
+{
+  return tune_rows_lat (n, per_node, bytes, arch, nvlink, 0, chosen);
 }
 
 #define US 1e-6
@@ -668,18 +793,13 @@ START_TEST (test_tune_model)
                            (6.6 + 3 * 0.6 + 2.7) * US, 1e-12);
   ck_assert_double_eq_tol (tune_row (two, "rhd", DTS_COLL_PROTO_LL)->latency_s,
                            (6.6 + 2 * (3 * 0.6 + 2.7)) * US, 1e-12);
-  /* The tree's bandwidth: 0.92 x the correction for 1 MB (log2 (1e6 / 64)
-   * = 13: Simple 0.5). */
-  {
-    g_autofree int *node = g_new (int, 16);
-    for (int r = 0; r < 16; r++)
-      node[r] = r / 8;
-    DtsCollParams tp = { .n_ranks = 16, .bytes = 1e6, .channels = 2,
-                         .chunk_bytes = 2 * 1048576.0, .gpu_node = node };
-    g_autoptr (DtsCollPlan) tree = dts_coll_plan_new ("tree", &tp, NULL);
-    ck_assert_double_eq_tol (tune_row (two, "tree", DTS_COLL_PROTO_SIMPLE)->bandwidth_s,
-                             dts_coll_plan_closed_form_s (tree, 10e9 * 0.92 * 0.5, 0), 1e-12);
-  }
+  /* The tree's bandwidth: its link load over 0.92 x the correction for
+   * 1 MB (log2 (1e6 / 64) = 13: Simple 0.5). */
+  ck_assert_double_eq_tol (tune_row (two, "tree", DTS_COLL_PROTO_SIMPLE)->bandwidth_s,
+                           fake_load_s ("tree", FAKE_STAR, 16, 8, 1e6, 2) / (0.92 * 0.5), 1e-12);
+  /* rhd on the star: 2(N-1)/N S/B over the ring's efficiency. */
+  ck_assert_double_eq_tol (tune_row (two, "rhd", DTS_COLL_PROTO_LL)->bandwidth_s,
+                           2 * 15.0 / 16 * 1e6 / 10e9 / 0.5, 1e-12);
   dts_coll_plan_free (plan);
   g_autoptr (GArray) volta = tune_rows (16, 8, 1e6, "Volta", TRUE, &plan);
   ck_assert_double_eq_tol (tune_row (volta, "ring", DTS_COLL_PROTO_SIMPLE)->latency_s,
@@ -696,6 +816,19 @@ START_TEST (test_tune_model)
   g_autoptr (GArray) uneven = tune_rows (12, 8, 1e6, "Ampere", TRUE, &plan);
   ck_assert_ptr_null (tune_row (uneven, "hier", DTS_COLL_PROTO_SIMPLE));
   ck_assert_ptr_nonnull (tune_row (uneven, "ring", DTS_COLL_PROTO_SIMPLE));
+  dts_coll_plan_free (plan);
+
+  /* Links of 5 us: every route (up and down) is 10 us, more than NCCL's
+   * hops, and floors the latency: base + 10 us per step (direct 2, rd 3,
+   * the ring 14); at 8 B direct's 2 steps still win. */
+  g_autoptr (GArray) slow = tune_rows_lat (8, 8, 8, "Ampere", TRUE, 5e-6, &plan);
+  ck_assert_double_eq_tol (tune_row (slow, "direct", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 2 * 10) * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (slow, "rd", DTS_COLL_PROTO_LL)->latency_s,
+                           (6.6 + 3 * 10) * US, 1e-12);
+  ck_assert_double_eq_tol (tune_row (slow, "ring", DTS_COLL_PROTO_SIMPLE)->latency_s,
+                           (8.4 + 14 * 10) * US, 1e-12);
+  ck_assert_str_eq (plan->algorithm, "direct");
   dts_coll_plan_free (plan);
 
   /* PCIe: no LL128, PCIe hop latencies. */
@@ -740,6 +873,7 @@ collective_suite (void)
   tcase_add_test (generic, test_multirail_plan);
   suite_add_tcase (s, generic);
   TCase *tune = tcase_create ("tune");
+  tcase_add_test (tune, test_plan_load);
   tcase_add_test (tune, test_tune_model);
   tcase_add_test (tune, test_tune_errors);
   suite_add_tcase (s, tune);

@@ -1,0 +1,210 @@
+/* load.c - the bandwidth time of a plan from the load its steps put on the
+ * links of their routes (dts_coll_plan_load_s, collective.h).
+ *
+ * Model: the participants' steps run in slots (a step's slot is its index,
+ * or what the algorithm's step_slot says: the fold's extra ranks, the
+ * tree's pipeline), every transfer of a slot at the same time and each
+ * slot after the one before. A slot takes as long as its most loaded link
+ * needs to carry the bytes that cross it: a link shared by its flows
+ * (SimGrid's SHARED) carries the sum of the bytes of the slot's transfers
+ * whose route crosses it (every channel's), a FATPIPE link the largest
+ * transfer alone, so
+ *   T = sum over slots t of max over links l of load(t, l) / bandwidth(l).
+ * Two flows of a slot through one shared link thus get half its bandwidth
+ * each; flows of different slots never meet. This is what max-min sharing
+ * gives when the most loaded link of a slot stays the bottleneck of all of
+ * its flows (the common case of symmetric exchanges: a ring, halving and
+ * doubling, a node's rails). The latency is apart: per slot, the largest
+ * latency of the routes of its transfers (a route's is the sum of its
+ * links'), once per slot, as flow granularity sends a step's bytes in one
+ * message (the step granularity pays it once per round of chunks, more
+ * for steps of several chunks). It ignores that a slot's transfers may
+ * start apart (ranks that skip a slot start the
+ * next one early, so this is at most the time of lock-step slots), and the
+ * reduction's compute. The steps of a lock-step phase (same peers and
+ * bytes at every step: the ring's) are weighed once and counted n_steps
+ * times, and so are consecutive slots with the same transfers. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective/collective-private.h"
+
+typedef struct {
+  int slot, from, to;
+  double bytes;          /* per channel */
+  int channels;
+  int times;             /* identical slots it stands for (a lock-step phase's steps) */
+} Flow;
+
+typedef struct {
+  double load, largest, bandwidth_Bps;
+  gboolean shared;
+} Load;
+
+static int
+flow_cmp (const void *a, const void *b)
+{
+  const Flow *x = a, *y = b;
+  if (x->slot != y->slot)
+    return x->slot < y->slot ? -1 : 1;
+  if (x->from != y->from)
+    return x->from < y->from ? -1 : 1;
+  return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* The transfers of the flows [A, A + N) and [B, B + N) are the same. */
+static gboolean
+same_flows (const Flow *a, const Flow *b, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (a[i].from != b[i].from || a[i].to != b[i].to || a[i].bytes != b[i].bytes
+        || a[i].channels != b[i].channels || a[i].times != b[i].times)
+      return FALSE;
+  return TRUE;
+}
+
+static int
+step_slot (const DtsCollPlan *plan, int part, int step)
+{
+  return plan->alg != NULL && plan->alg->step_slot != NULL
+           ? plan->alg->step_slot (plan, part, step)
+           : step;
+}
+
+/* What the slots so far add up to, and the last slot weighed. */
+typedef struct {
+  DtsCollLinksFn links;
+  gpointer data;
+  GHashTable *load;      /* link id -> Load, one slot's */
+  GArray *prev;          /* Flow: the last slot weighed */
+  double prev_s, prev_lat, total, total_lat;
+} Weigh;
+
+/* Add the slot of the N_FLOWS flows FLOWS (sorted by from and to). */
+static gboolean
+weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
+{
+  if (n == 0)
+    return TRUE;
+  if (w->prev->len == n && same_flows ((const Flow *) w->prev->data, flows, n)) {
+    w->total += w->prev_s;
+    w->total_lat += w->prev_lat;
+    return TRUE;
+  }
+  g_hash_table_remove_all (w->load);
+  double slot_s = 0, slot_lat = 0;
+  int slot_times = 1;
+  for (const Flow *f = flows; f < flows + n; f++) {
+    const DtsCollLink *route = NULL;
+    int n_links = 0;
+    if (!w->links (f->from, f->to, &route, &n_links, w->data, error))
+      return FALSE;
+    double lat = 0;
+    for (int l = 0; l < n_links; l++)
+      lat += route[l].latency_s;
+    slot_lat = MAX (slot_lat, lat);
+    slot_times = f->times;
+    for (int l = 0; l < n_links; l++) {
+      Load *ld = g_hash_table_lookup (w->load, route[l].id);
+      if (ld == NULL) {
+        ld = g_new0 (Load, 1);
+        ld->bandwidth_Bps = route[l].bandwidth_Bps;
+        ld->shared = route[l].shared;
+        g_hash_table_insert (w->load, (gpointer) route[l].id, ld);
+      }
+      ld->load += f->bytes * f->channels;
+      ld->largest = MAX (ld->largest, f->bytes);
+      if (ld->bandwidth_Bps > 0)
+        slot_s = MAX (slot_s, (ld->shared ? ld->load : ld->largest) / ld->bandwidth_Bps);
+    }
+  }
+  w->prev_s = slot_s * slot_times;
+  w->prev_lat = slot_lat * slot_times;
+  w->total += w->prev_s;
+  w->total_lat += w->prev_lat;
+  g_array_set_size (w->prev, 0);
+  g_array_append_vals (w->prev, flows, n);
+  return TRUE;
+}
+
+/* Append the sends of PART's step STEP to FLOWS, standing for TIMES slots. */
+static void
+add_step (const DtsCollPlan *plan, int part, int step, int times, DtsCollStepOps *ops,
+          GArray *flows)
+{
+  dts_coll_plan_step_ops (plan, part, step, ops);
+  for (guint i = 0; i < ops->xfers->len; i++) {
+    const DtsCollXfer *x = &g_array_index (ops->xfers, DtsCollXfer, i);
+    if (x->kind != DTS_XFER_SEND || x->peer == part || !(x->bytes > 0))
+      continue;
+    Flow f = { step_slot (plan, part, step), part, x->peer, x->bytes, x->channels, times };
+    g_array_append_val (flows, f);
+  }
+}
+
+gboolean
+dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer data,
+                      double *bandwidth_s, double *latency_s, GError **error)
+{
+  g_return_val_if_fail (plan != NULL && links != NULL && bandwidth_s != NULL, FALSE);
+  *bandwidth_s = 0;
+  if (latency_s != NULL)
+    *latency_s = 0;
+  g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (Flow));
+  g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (DtsCollXfer));
+  g_autoptr (GArray) prev = g_array_new (FALSE, FALSE, sizeof (Flow));
+  g_autoptr (GHashTable) load = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  DtsCollStepOps ops = { .xfers = xfers };
+  Weigh w = { links, data, load, prev, 0, 0, 0, 0 };
+  if (plan->alg != NULL && plan->alg->step_slot != NULL) {
+    /* Steps are not slots: gather every step, then weigh slot by slot. */
+    for (int part = 0; part < plan->n_parts; part++) {
+      int n = dts_coll_plan_n_steps (plan, part);
+      for (int s = 0; s < n; s++)
+        add_step (plan, part, s, 1, &ops, flows);
+    }
+    qsort (flows->data, flows->len, sizeof (Flow), flow_cmp);
+    for (guint i = 0; i < flows->len;) {
+      guint j = i;
+      while (j < flows->len
+             && g_array_index (flows, Flow, j).slot == g_array_index (flows, Flow, i).slot)
+        j++;
+      if (!weigh_slot (&w, &g_array_index (flows, Flow, i), j - i, error))
+        return FALSE;
+      i = j;
+    }
+  } else {
+    /* Step s of every participant is slot s: weigh them one at a time. The
+     * steps of a lock-step phase have the same peers and bytes: its first
+     * step stands for all. */
+    int n_slots = 0;
+    g_autofree int *n_steps = g_new (int, MAX (plan->n_parts, 1));
+    for (int part = 0; part < plan->n_parts; part++) {
+      n_steps[part] = dts_coll_plan_n_steps (plan, part);
+      n_slots = MAX (n_slots, n_steps[part]);
+    }
+    for (int s = 0; s < n_slots; s++) {
+      int ph = -1;
+      for (int q = 0; q < plan->n_phases && ph < 0; q++)
+        if (s >= plan->phases[q].first_step
+            && s < plan->phases[q].first_step + plan->phases[q].n_steps)
+          ph = q;
+      gboolean lockstep = ph >= 0 && plan->phases[ph].lockstep;
+      if (lockstep && s > plan->phases[ph].first_step)
+        continue;
+      g_array_set_size (flows, 0);
+      for (int part = 0; part < plan->n_parts; part++)
+        if (s < n_steps[part])
+          add_step (plan, part, s, lockstep ? plan->phases[ph].n_steps : 1, &ops, flows);
+      qsort (flows->data, flows->len, sizeof (Flow), flow_cmp);
+      if (!weigh_slot (&w, (const Flow *) flows->data, flows->len, error))
+        return FALSE;
+    }
+  }
+  *bandwidth_s = w.total;
+  if (latency_s != NULL)
+    *latency_s = w.total_lat;
+  return TRUE;
+}
