@@ -17,13 +17,9 @@
 # build (two actors per GPU), and memory: check `free -g` first.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -eq 2 ] || { echo "usage: analytic-scale.sh OLD_BUILD NEW_BUILD" >&2; exit 2; }
-for b in "$1" "$2"; do
-  [ -x "$b/dtsim" ] || { echo "analytic-scale.sh: no dtsim in '$b'" >&2; exit 2; }
-done
-[ -x /usr/bin/time ] || { echo "analytic-scale.sh: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
-: "${DTSIM_DATADIR:=$(cd "$here/.." && pwd)}"
-export DTSIM_DATADIR
+name=analytic-scale.sh
+# shellcheck source=two-builds.sh
+. "$here/two-builds.sh"
 flat_sizes=${FLAT_SIZES-4096 16384 65536 131072}
 ft_sizes=${FT_SIZES-4096 16384}
 old_max=${OLD_MAX:-65536}

@@ -15,13 +15,9 @@
 # the simulator itself (simulation.wall_time_s).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -eq 2 ] || { echo "usage: compare.sh OLD_BUILD NEW_BUILD" >&2; exit 2; }
-for b in "$1" "$2"; do
-  [ -x "$b/dtsim" ] || { echo "compare.sh: no dtsim in '$b'" >&2; exit 2; }
-done
-[ -x /usr/bin/time ] || { echo "compare.sh: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
-: "${DTSIM_DATADIR:=$(cd "$here/.." && pwd)}"
-export DTSIM_DATADIR
+name=compare.sh
+# shellcheck source=two-builds.sh
+. "$here/two-builds.sh"
 sizes=${SIZES:-1024 4096}
 step_max=${STEP_MAX:-64}
 workload=${WORKLOAD:-resnet50}
