@@ -67,43 +67,20 @@ dts_coll_hier_plan_new (const DtsCollParams *params, GError **error)
     return NULL;
   int n = params->n_ranks;
   g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("hier", params);
-  /* Nodes in order of first appearance, ranks in rank order. */
-  plan->node_of = g_new (int, n);
-  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
-  g_autoptr (GArray) count = g_array_new (FALSE, TRUE, sizeof (int));
-  for (int r = 0; r < n; r++) {
-    int node = params->gpu_node ? params->gpu_node[r] : 0;
-    gpointer v;
-    if (!g_hash_table_lookup_extended (index, GINT_TO_POINTER (node), NULL, &v)) {
-      v = GINT_TO_POINTER (count->len);
-      g_hash_table_insert (index, GINT_TO_POINTER (node), v);
-      g_array_set_size (count, count->len + 1);
-    }
-    plan->node_of[r] = GPOINTER_TO_INT (v);
-    g_array_index (count, int, plan->node_of[r])++;
-  }
-  int m = (int) count->len, g = g_array_index (count, int, 0);
+  /* Nodes in order of first appearance, ranks in rank order; position is
+   * the local position. */
+  dts_coll_group_nodes (plan, params, FALSE);
+  int m = plan->n_nodes, g = plan->node_start[1];
   for (int i = 1; i < m; i++)
-    if (g_array_index (count, int, i) != g) {
+    if (plan->node_start[i + 1] - plan->node_start[i] != g) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                    "hierarchical all-reduce: every node needs the same number of GPUs (node 0 has "
                    "%d, node %d has %d); use a multiple of %d GPUs",
-                   g, i, g_array_index (count, int, i), g);
+                   g, i, plan->node_start[i + 1] - plan->node_start[i], g);
       return NULL;
     }
-  plan->n_nodes = m;
   plan->n_levels = g;
-  plan->node_start = g_new (int, m + 1);
-  plan->node_ranks = g_new (int, n);
   plan->node_leader = g_new (int, m);
-  for (int i = 0; i <= m; i++)
-    plan->node_start[i] = i * g;
-  g_autofree int *fill = g_new0 (int, m);
-  for (int r = 0; r < n; r++) {
-    int i = plan->node_of[r];
-    plan->node_ranks[i * g + fill[i]] = r;
-    plan->position[r] = fill[i]++; /* local position */
-  }
   for (int i = 0; i < m; i++)
     plan->node_leader[i] = plan->node_ranks[i * g];
   double slice = params->bytes / params->channels;
