@@ -51,18 +51,15 @@ row() {
       -w "$workload" --iterations 1 --comm-granularity analytic --format json --quiet \
       > "$tmp/$side.json"
   done
-  python3 - "$tmp" "$kind" "$n" <<'PY'
-import json, os, sys
-tmp, kind, n = sys.argv[1:4]
-def load(side):
-    if not os.path.exists("%s/time-%s" % (tmp, side)):
-        return None, None, None
-    d = json.load(open("%s/%s.json" % (tmp, side)))
-    wall, rss_kb = open("%s/time-%s" % (tmp, side)).read().split()[-2:]
-    d["simulation"].pop("wall_time_s", None)
-    return d, float(wall), int(rss_kb) / 1024
-old, old_wall, old_rss = load("old")
-new, new_wall, new_rss = load("new")
+  python3 - "$here" "$tmp" "$kind" "$n" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from importlib import import_module
+load = import_module("two-builds").load
+tmp, kind, n = sys.argv[2:5]
+old, old_wall, old_rss = load(tmp, "old")
+new, new_wall, new_rss = load(tmp, "new")
 fmt = lambda v, f: "-" if v is None else f % v
 same = "-" if old is None else ("yes" if old == new else "**no**")
 print("| %s | %s | %s | %.2f | %s | %s | %.0f | %s |" % (

@@ -39,16 +39,15 @@ for n in $sizes; do
         -w "$workload" --iterations "$iterations" --comm-granularity "$g" --format json \
         --quiet > "$tmp/$side.json"
     done
-    python3 - "$tmp" "$n" "$g" <<'PY'
-import json, sys
-tmp, n, g = sys.argv[1:4]
-def load(side):
-    d = json.load(open("%s/%s.json" % (tmp, side)))
-    wall, rss_kb = open("%s/time-%s" % (tmp, side)).read().split()[-2:]
-    d["simulation"].pop("wall_time_s", None)
-    return d, float(wall), int(rss_kb) / 1024
-old, old_wall, old_rss = load("old")
-new, new_wall, new_rss = load("new")
+    python3 - "$here" "$tmp" "$n" "$g" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from importlib import import_module
+load = import_module("two-builds").load
+tmp, n, g = sys.argv[2:5]
+old, old_wall, old_rss = load(tmp, "old")
+new, new_wall, new_rss = load(tmp, "new")
 print("| %s | %s | %.2f | %.2f | %.2f | %.0f | %.0f | %s |" % (
     n, g, old_wall, new_wall, old_wall / max(new_wall, 1e-3), old_rss, new_rss,
     "yes" if old == new else "**no**"))
