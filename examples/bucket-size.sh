@@ -58,11 +58,7 @@ grad_MB=$("$dtsim" run --quiet --iterations 1 --format json |
   sed -n 's/^ *"allreduce_bytes_per_iteration": *\([0-9.e+]*\),*$/\1/p' |
   awk '{ print $1 / 1e6 }')
 png=$out/bucket-size.png
-gnuplot <<EOF
-set terminal $term size 1200,500 font ",11"
-set output "$png"
-set datafile separator ","
-set datafile columnheaders
+example_gnuplot 1200 500 "$png" <<EOF
 set logscale x 10
 set xrange [0.8:250]
 set xtics (1, 2, 5, 10, 25, 50, 100, 200)

@@ -1,6 +1,6 @@
 # common.sh - the command line and set-up shared by the example studies
-# (whatif-bandwidth.sh, scaling.sh, bucket-size.sh), sourced by each one from
-# its own directory:
+# (whatif-bandwidth.sh, scaling.sh, bucket-size.sh, and those in async-sgd/,
+# hybrid-parallel/ and k80-cluster/), sourced by each one:
 #
 #   here=$(cd "$(dirname "$0")" && pwd)
 #   . "$here/common.sh"
@@ -73,4 +73,16 @@ example_plot_setup() {
   fi
   term=png
   gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1 && term=pngcairo
+}
+
+# Runs gnuplot on the script read from stdin, after the lines every study's
+# plot starts with: a WIDTH x HEIGHT PNG in file PNG (terminal term, 11-point
+# font) from comma-separated columns with a header row.
+example_gnuplot() {
+  {
+    printf 'set terminal %s size %s,%s font ",11"\n' "$term" "$1" "$2"
+    printf 'set output "%s"\n' "$3"
+    printf 'set datafile separator ","\nset datafile columnheaders\n'
+    cat
+  } | gnuplot
 }

@@ -69,11 +69,7 @@ example_plot_setup
 one=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   $col["n_gpus"] == 1 && $col["overlap"] == "true" { print $col["throughput_samples_per_s"] }' "$csv")
 png=$out/scaling.png
-gnuplot <<EOF
-set terminal $term size 1200,500 font ",11"
-set output "$png"
-set datafile separator ","
-set datafile columnheaders
+example_gnuplot 1200 500 "$png" <<EOF
 one = $one
 set logscale x 2
 set xrange [0.8:80]

@@ -55,11 +55,7 @@ echo "wrote $csv ($(($(wc -l < "$csv") - 1)) runs)"
 
 example_plot_setup
 png=$out/whatif-bandwidth.png
-gnuplot <<EOF
-set terminal $term size 1200,500 font ",11"
-set output "$png"
-set datafile separator ","
-set datafile columnheaders
+example_gnuplot 1200 500 "$png" <<EOF
 set logscale x 2
 set xrange [0.1:5]
 set xtics ("1/8" 0.125, "1/4" 0.25, "1/2" 0.5, "1" 1, "2" 2, "4" 4)

@@ -61,11 +61,7 @@ echo "wrote $csv"
 
 example_plot_setup
 png=$out/histograms.png
-gnuplot <<GNUPLOT
-set terminal $term size 1200,480 font ",11"
-set output "$png"
-set datafile separator ","
-set datafile columnheaders
+example_gnuplot 1200 480 "$png" <<GNUPLOT
 set grid
 set key top right
 set multiplot layout 1,2 title "Asynchronous SGD, ResNet-50 on cluster-4x4-v100, kernel times lognormal (sigma 0.1)"

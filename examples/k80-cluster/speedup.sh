@@ -81,11 +81,7 @@ echo "wrote $csv ($(($(wc -l < "$csv") - 1)) runs)"
 
 example_plot_setup
 png=$out/speedup.png
-gnuplot <<GNUPLOT
-set terminal $term size 800,560 font ",11"
-set output "$png"
-set datafile separator ","
-set datafile columnheaders
+example_gnuplot 800 560 "$png" <<GNUPLOT
 set title "ResNet-50 on MinoTauro K80 nodes (4 GK210 dies each), speed-up over one node"
 set xlabel "nodes (4 K80 dies each; batch 64 per die)"
 set ylabel "speed-up over one node"
