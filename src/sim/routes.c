@@ -184,7 +184,7 @@ dts_sim_check_routes (const DtsPlatform *platform, const DtsSchedule *sched, GEr
 {
   if (!seal (platform->path, error))
     return FALSE;
-  g_autoptr (GHashTable) checked = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+  g_autoptr (GHashTable) checked = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
                                                           NULL);
   for (guint i = 0; i < sched->plans->len; i++) {
     const DtsCollPlan *plan = g_ptr_array_index (sched->plans, i);
@@ -392,7 +392,7 @@ dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, G
   DtsSimTuner *t = g_new0 (DtsSimTuner, 1);
   t->platform = platform;
   t->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  t->routes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+  t->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
                                      (GDestroyNotify) g_array_unref);
   const DtsGpu *gpu = dts_platform_gpu (platform, 0);
   t->tuner = (DtsCollTuner){ .measure = tuner_measure, .data = t, .arch = gpu->spec.arch,

@@ -15,6 +15,20 @@ G_BEGIN_DECLS
  * two operands and writes one. */
 #define DTS_SIM_REDUCE_BYTES_PER_BYTE DTS_COLL_REDUCE_TRAFFIC_PER_BYTE
 
+/* Hash of a guint64 key made of two 32-bit halves (rank x 2^32 + tag,
+ * from x 2^32 + to), for GHashTable. g_int64_hash folds the halves with an
+ * exclusive or, under which the pairs (r, r + 1) of a ring all fall on a
+ * few values and GLib's probing grows quadratically with the collisions;
+ * this mixes the bits (the finaliser of splitmix64). */
+static inline guint
+dts_sim_pair_hash (gconstpointer key)
+{
+  guint64 z = *(const guint64 *) key;
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  return (guint) (z ^ (z >> 31));
+}
+
 /* The SimGrid host of RANK's GPU, checked for what the simulators need of
  * it: the host exists, has a positive speed (kernel times become work with
  * it; SPEED_USE says what for, in the error) and its GPU a positive memory

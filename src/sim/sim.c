@@ -140,6 +140,11 @@ typedef struct {
   double reply_bytes;
   int reply_tag;
   gint64 recv_claimed;       /* receives its receiver actors have started or done */
+  GQueue pending;            /* senders of the gradients sent and not yet taken by a receiver,
+                                in the order they were sent (GINT_TO_POINTER) */
+  sg_sem_t sent;             /* released once per entry of pending */
+  sg_mailbox_t *lane;        /* [sender]: the mailbox its gradients travel on, or NULL before
+                                the first */
   gint64 send_claimed;       /* replies its sender actors have taken or sent */
 } Server;
 
@@ -188,6 +193,7 @@ struct _Sim {
   GArray *link_bytes;        /* index -> bytes sent through it */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
   GHashTable *p2p;           /* rank x 2^32 + tag -> mailbox of point-to-point receives */
+  GHashTable *servers;       /* rank x 2^32 + tag -> the Server receiving on it */
   int finished;              /* streams that ran every iteration */
   gint64 wall_start_us;
   gint64 last_progress_us;
@@ -676,6 +682,23 @@ p2p_mailbox (Sim *sim, int rank, int tag)
   return mb;
 }
 
+/* The mailbox of the gradients worker FROM sends to server SV, made on
+ * first use. Each worker has its own, and the server takes them in the
+ * order they were sent (Server.pending): one mailbox for all would give
+ * the same order, but SimGrid matches a send by scanning the mailbox's
+ * queue, which holds a message of every worker waiting its turn. */
+static sg_mailbox_t
+server_lane (Sim *sim, Server *sv, int from)
+{
+  g_return_val_if_fail (from >= 0 && from < sv->apply->senders, NULL);
+  if (sv->lane[from] == NULL) {
+    g_autofree char *name = g_strdup_printf ("dtsim-p2p-%d-%d-from-%d", sv->rank, sv->apply->tag,
+                                             from);
+    sv->lane[from] = sg_mailbox_by_name (name);
+  }
+  return sv->lane[from];
+}
+
 /* Send MSG on MB and wait for it, or (DETACH) go on and leave it to the
  * end of the iteration. (SimGrid's own detached communications cost time
  * in proportion to how many are in flight: 16k of them at 1024 workers.) */
@@ -712,12 +735,13 @@ server_receiver (int argc, char **argv)
 {
   Stream *s = sg_actor_self_get_data ();
   Server *sv = s->server;
-  sg_mailbox_t mb = p2p_mailbox (s->sim, sv->rank, sv->apply->tag);
   /* Each of the server's receivers claims a receive before it waits, so
    * that together they post exactly `total` of them. */
   while (sv->recv_claimed < sv->total) {
     sv->recv_claimed++;
-    SimMsg *m = sg_mailbox_get (mb);
+    sg_sem_acquire (sv->sent);
+    int from = GPOINTER_TO_INT (g_queue_pop_head (&sv->pending));
+    SimMsg *m = sg_mailbox_get (server_lane (s->sim, sv, from));
     if (sv->apply->overhead_s > 0) {
       sg_actor_sleep_for (sv->apply->overhead_s);
       s->sim->trace->events++;
@@ -921,7 +945,14 @@ stream_actor (int argc, char **argv)
         *msg = (SimMsg){ .sender = rk->rank, .clock = it, .samples = op->samples,
                          .version = s->peer_version ? s->peer_version[op->peer] : 0,
                          .sent_s = t0 };
-        post (s, p2p_mailbox (sim, op->peer, op->tag), msg, op->bytes, op->detach);
+        guint64 key = ((guint64) (guint32) op->peer << 32) | (guint32) op->tag;
+        Server *to = g_hash_table_lookup (sim->servers, &key);
+        if (to != NULL) {
+          g_queue_push_tail (&to->pending, GINT_TO_POINTER (rk->rank));
+          sg_sem_release (to->sent);
+          post (s, server_lane (sim, to, rk->rank), msg, op->bytes, op->detach);
+        } else
+          post (s, p2p_mailbox (sim, op->peer, op->tag), msg, op->bytes, op->detach);
         break;
       case DTS_OP_RECV: {
         void *slot = NULL;
@@ -1485,6 +1516,12 @@ start_actors (Sim *sim)
       sv->n_at_min = op->senders;
       sv->total = (gint64) op->senders * sim->set->iterations;
       sv->rank = st->rank;
+      g_queue_init (&sv->pending);
+      sv->sent = sg_sem_init (0);
+      sv->lane = g_new0 (sg_mailbox_t, op->senders);
+      guint64 *key = g_new (guint64, 1);
+      *key = ((guint64) (guint32) st->rank << 32) | (guint32) op->tag;
+      g_hash_table_insert (sim->servers, key, sv);
       s->server = sv;
       s->reply_to = g_array_new (FALSE, FALSE, sizeof (int));
     }
@@ -1548,6 +1585,9 @@ tear_down (Sim *sim)
       g_queue_clear_full (&sv->outbox, g_free);
       sg_sem_destroy (sv->arrived);
       sg_sem_destroy (sv->to_send);
+      g_queue_clear (&sv->pending);
+      sg_sem_destroy (sv->sent);
+      g_free (sv->lane);
       g_free (sv->delivered);
       g_free (sv);
     }
@@ -1633,7 +1673,9 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   g_autofree double *analytic_s = g_new (double, sched->plans->len + 1);
   for (guint k = 0; k <= sched->plans->len; k++)
     analytic_s[k] = -1;
-  g_autoptr (GHashTable) p2p = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) p2p = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) servers = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
+                                                          NULL);
   sim.ranks = ranks;
   sim.comms = comms;
   sim.streams = streams;
@@ -1644,7 +1686,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   g_autoptr (GPtrArray) links = NULL;
   g_autoptr (GArray) link_bytes = NULL;
   if (set->link_stats) {
-    route_links = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+    route_links = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
                                          (GDestroyNotify) g_array_unref);
     link_index = g_hash_table_new (g_direct_hash, g_direct_equal);
     links = g_ptr_array_new ();
@@ -1655,6 +1697,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
     sim.link_bytes = link_bytes;
   }
   sim.p2p = p2p;
+  sim.servers = servers;
   g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint p = 0; p < sched->programs->len; p++)
     g_ptr_array_add (ops, compile_program (g_ptr_array_index (sched->programs, p),
