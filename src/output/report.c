@@ -47,6 +47,7 @@ typedef enum {
   FIELD_BOOL,
   FIELD_DOUBLE,
   FIELD_STRING,
+  FIELD_HISTOGRAM, /* a DtsDistribution's bins (CSV only): FROM:COUNT;FROM:COUNT... */
 } FieldKind;
 
 typedef struct {
@@ -65,6 +66,7 @@ typedef struct {
 #define S_BOOL(key, m) FIELD (DtsRunSummary, FIELD_BOOL, gboolean, key, m)
 #define S_DOUBLE(key, m) FIELD (DtsRunSummary, FIELD_DOUBLE, double, key, m)
 #define S_STRING(key, m) FIELD (DtsRunSummary, FIELD_STRING, char *, key, m)
+#define S_HISTOGRAM(key, m) FIELD (DtsRunSummary, FIELD_HISTOGRAM, DtsDistribution, key, m)
 #define END_FIELDS { NULL, 0, 0 }
 
 #define MEMBER(ctype, record, f) G_STRUCT_MEMBER (ctype, (gpointer) (record), (f)->offset)
@@ -92,6 +94,8 @@ json_fields (DtsJson *j, const void *record, const Field *fields)
     case FIELD_STRING:
       dts_json_kv_string (j, f->key, MEMBER (char *, record, f));
       break;
+    case FIELD_HISTOGRAM:
+      g_assert_not_reached (); /* JSON writes distributions whole (ps.c) */
     }
   }
 }
@@ -419,6 +423,8 @@ static const Field csv_ps_fields[] = {
   S_DOUBLE ("staleness_p90", staleness.p90),
   S_DOUBLE ("staleness_p99", staleness.p99),
   S_DOUBLE ("staleness_max", staleness.max),
+  S_DOUBLE ("staleness_bin_width", staleness.bin_width),
+  S_HISTOGRAM ("staleness_histogram", staleness),
   S_DOUBLE ("minibatch_mean", minibatch.mean),
   S_DOUBLE ("minibatch_std", minibatch.std),
   S_DOUBLE ("minibatch_min", minibatch.min),
@@ -426,6 +432,8 @@ static const Field csv_ps_fields[] = {
   S_DOUBLE ("minibatch_p90", minibatch.p90),
   S_DOUBLE ("minibatch_p99", minibatch.p99),
   S_DOUBLE ("minibatch_max", minibatch.max),
+  S_DOUBLE ("minibatch_bin_width", minibatch.bin_width),
+  S_HISTOGRAM ("minibatch_histogram", minibatch),
   S_DOUBLE ("epoch_time_s", epoch_time_s),
   END_FIELDS,
 };
@@ -492,6 +500,16 @@ csv_value (GString *out, const void *s, const Field *f)
   case FIELD_STRING:
     csv_string (out, MEMBER (char *, s, f));
     break;
+  case FIELD_HISTOGRAM: {
+    const DtsDistribution *d = &MEMBER (DtsDistribution, s, f);
+    for (int b = 0; b < d->n_bins; b++) {
+      if (b > 0)
+        g_string_append_c (out, ';');
+      csv_double (out, d->bin_lo[b]);
+      g_string_append_printf (out, ":%" G_GINT64_FORMAT, d->bin_count[b]);
+    }
+    break;
+  }
   }
 }
 
