@@ -103,7 +103,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("[WORKLOAD|PLATFORM ...]");
   g_option_context_set_summary (
       ctx, "Describe workloads (per-layer shapes, parameters, FLOPs = 2 x MACs,\n"
-           "activation sizes) and platforms (GPUs by node, links).\n"
+           "activation sizes) and platforms (GPUs by node, CPU hosts, links).\n"
            "Bare names resolve to shipped files; without arguments the default\n"
            "platform (" DTS_DEFAULT_PLATFORM ") and workload (" DTS_DEFAULT_WORKLOAD
            ") are shown.");

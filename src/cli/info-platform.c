@@ -1,10 +1,12 @@
 /* info-platform.c - `dtsim info PLATFORM`: GPUs by node with their specs,
- * the GPU models with their sources, and the links.
+ * the GPU models with their sources, the CPU hosts (parameter servers'
+ * hosts) when there are any, and the links.
  *
  * Text and JSON carry the same facts. Text rounds for reading (4
  * significant digits); JSON carries SI values with their unit in the
  * field name. The order is the platform's: ranks, nodes by first rank,
- * links in document order (one row per cluster link pattern). */
+ * CPU hosts and links in document order (one row per cluster link
+ * pattern). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -157,6 +159,27 @@ print_text (const DtsPlatform *p)
     printf ("    source: %s\n", s->source);
   }
 
+  if (p->cpus->len > 0) {
+    printf ("\nCPU hosts: %u (parameter servers with --strategy async-ps|sync-ps "
+            "--ps-placement cpus)\n",
+            p->cpus->len);
+    static const gboolean cpu_right[] = { FALSE, FALSE, FALSE, TRUE };
+    Table t;
+    table_init (&t, G_N_ELEMENTS (cpu_right), cpu_right);
+    table_row (&t, "host", "node", "role", "mem GB/s");
+    gboolean any_no_bw = FALSE;
+    for (guint i = 0; i < p->cpus->len; i++) {
+      const DtsCpu *c = &g_array_index (p->cpus, DtsCpu, i);
+      DtsFormatBuf bw;
+      table_row (&t, c->host, c->node_name, c->ps ? "ps" : "cpu",
+                 c->mem_bw_Bps > 0 ? num (&bw, c->mem_bw_Bps, DTS_FORMAT_UNIT_GBPS) : "?");
+      any_no_bw |= !(c->mem_bw_Bps > 0);
+    }
+    table_print (&t, "  ");
+    if (any_no_bw)
+      printf ("  (?: no mem_bw property; a server cannot run there)\n");
+  }
+
   if (p->links->len == 0) {
     printf ("\nlinks: none\n");
     return;
@@ -230,6 +253,20 @@ print_json (const DtsPlatform *p)
     dts_json_kv_double (j, "mem_bytes", g->spec.mem_bytes);
     dts_json_kv_int (j, "sm_count", g->spec.sm_count);
     dts_json_kv_string (j, "source", g->spec.source);
+    dts_json_end_object (j);
+  }
+  dts_json_end_array (j);
+
+  dts_json_key (j, "cpus");
+  dts_json_begin_array (j);
+  for (guint i = 0; i < p->cpus->len; i++) {
+    const DtsCpu *c = &g_array_index (p->cpus, DtsCpu, i);
+    dts_json_begin_object (j);
+    dts_json_kv_string (j, "host", c->host);
+    dts_json_kv_string (j, "node", c->node_name);
+    dts_json_kv_string (j, "role", c->ps ? "ps" : "cpu");
+    dts_json_kv_double (j, "mem_bw_Bps", c->mem_bw_Bps);
+    dts_json_kv_int (j, "line", c->line);
     dts_json_end_object (j);
   }
   dts_json_end_array (j);
