@@ -1,4 +1,4 @@
-# two-builds.py - what the two-build benchmarks (compare.sh,
+# two-builds.py - what the two-build benchmarks (compare.sh, async-ps.sh,
 # analytic-scale.sh) read back from one side of a run: the JSON result
 # without its wall time, and /usr/bin/time's wall seconds and peak RSS.
 # They import it from their heredocs (sys.path holds bench/).

@@ -1,5 +1,6 @@
 # two-builds.sh - sourced by the benchmarks that run two dtsim builds side by
-# side (compare.sh, analytic-scale.sh; two-builds.py reads back a side): checks the command line (OLD_BUILD
+# side (compare.sh, analytic-scale.sh, async-ps.sh; two-builds.py reads back a
+# side): checks the command line (OLD_BUILD
 # NEW_BUILD, each a directory holding a dtsim binary) and /usr/bin/time,
 # and exports DTSIM_DATADIR (the source tree unless set). Needs `here` (the
 # benchmark's directory) and `name` (its file name, for messages).
