@@ -113,17 +113,31 @@ shared_data_dir (const char *dir, const char *sub, const char *option, GError **
 /* The kernel timings (--data DIR, else $DTSIM_SHARED/data/kernels) and the
  * GPU catalogue that training and evaluation read. */
 static gboolean
-load_training_inputs (const char *dir, DtsKernelData **data, DtsGpuCatalog **cat,
-                      GError **error)
+load_training_inputs (const char *dir, const char *gpu, DtsKernelData **data,
+                      DtsGpuCatalog **cat, GError **error)
 {
   g_autofree char *data_dir = shared_data_dir (dir, "kernels", "--data DIR", error);
   if (data_dir == NULL || (*data = dts_kernel_data_load (data_dir, error)) == NULL)
     return FALSE;
-  return (*cat = dts_gpu_catalog_load (NULL, error)) != NULL;
+  if ((*cat = dts_gpu_catalog_load (NULL, error)) == NULL)
+    return FALSE;
+  /* --gpu names the catalogue GPU of the measured rows; checked here so
+   * that an unknown id is a usage error with the catalogue's ids. */
+  if (gpu != NULL) {
+    g_autoptr (GError) local = NULL;
+    if (dts_gpu_catalog_get (*cat, gpu, &local) == NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--gpu: %s", local->message);
+      return FALSE;
+    }
+    if (!dts_kernel_data_name_measured (*data, gpu, error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 typedef struct {
   char *data;
+  char *gpu;
   char *format;
   int seed, folds, test_percent, epochs, hidden, members;
 } TrainArgs;
@@ -132,6 +146,7 @@ static void
 train_args_clear (TrainArgs *a)
 {
   g_free (a->data);
+  g_free (a->gpu);
   g_free (a->format);
 }
 
@@ -166,9 +181,13 @@ add_train_entries (GOptionContext *ctx, TrainArgs *a)
               o.members);
   GOptionEntry entries[] = {
     { "data", 0, 0, G_OPTION_ARG_FILENAME, &a->data,
-      "Directory of deepbench_conv.csv and deepbench_gemm.csv (default: "
-      "$DTSIM_SHARED/data/kernels)",
+      "Directory of deepbench_conv.csv and deepbench_gemm.csv, or of the conv.csv and gemm.csv "
+      "of tools/measure-kernels (default: $DTSIM_SHARED/data/kernels)",
       "DIR" },
+    { "gpu", 0, 0, G_OPTION_ARG_STRING, &a->gpu,
+      "Catalogue GPU of the measured rows (precision fp32, tf32, fp16 or bf16) when their "
+      "device column is not its id (default: the device column)",
+      "ID" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &a->seed, h_seed, "N" },
     { "folds", 0, 0, G_OPTION_ARG_INT, &a->folds, h_folds, "K" },
     { "test-percent", 0, 0, G_OPTION_ARG_INT, &a->test_percent, h_test, "P" },
@@ -241,7 +260,7 @@ cost_train (int argc, char **argv, GError **error)
     return FALSE;
   g_autoptr (DtsKernelData) data = NULL;
   g_autoptr (DtsGpuCatalog) cat = NULL;
-  if (!load_training_inputs (a.data, &data, &cat, error))
+  if (!load_training_inputs (a.data, a.gpu, &data, &cat, error))
     return FALSE;
   g_autofree char *dir = out ? g_strdup (out) : dts_mlp_default_dir ();
   if (!dts_mlp_train (data, cat, &opts, dir, error))
@@ -449,7 +468,7 @@ cost_eval (int argc, char **argv, GError **error)
     return FALSE;
   g_autoptr (DtsKernelData) data = NULL;
   g_autoptr (DtsGpuCatalog) cat = NULL;
-  if (!load_training_inputs (a.data, &data, &cat, error))
+  if (!load_training_inputs (a.data, a.gpu, &data, &cat, error))
     return FALSE;
   g_autoptr (DtsMlpEval) ev = dts_mlp_evaluate (
       data, cat, &opts, isatty (STDERR_FILENO) ? eval_progress : NULL, NULL, error);

@@ -280,21 +280,21 @@ dts_kernel_shape_key (const DtsKernel *k, gboolean without_batch)
 /* ---- the device table ---------------------------------------------------- */
 
 static const DtsKernelDevice devices[] = {
-  { "Nvidia Tesla M40", "Float", "M40", DTS_PREC_FP32, DTS_PREC_FP32 },
-  { "Nvidia TitanX", "Float", "TitanX-Maxwell", DTS_PREC_FP32, DTS_PREC_FP32 },
-  { "Nvidia TitanX Pascal", "Float", "TitanX-Pascal", DTS_PREC_FP32, DTS_PREC_FP32 },
-  { "NVIDIA GTX TitanXp", "Float", "TitanXp", DTS_PREC_FP32, DTS_PREC_FP32 },
-  { "NVIDIA GTX 1080 Ti", "Float", "GTX1080Ti", DTS_PREC_FP32, DTS_PREC_FP32 },
-  { "NVIDIA Tesla P100", "Float", "P100-PCIE-16GB", DTS_PREC_FP32, DTS_PREC_FP32 },
+  { "Nvidia Tesla M40", "Float", "M40", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
+  { "Nvidia TitanX", "Float", "TitanX-Maxwell", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
+  { "Nvidia TitanX Pascal", "Float", "TitanX-Pascal", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
+  { "NVIDIA GTX TitanXp", "Float", "TitanXp", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
+  { "NVIDIA GTX 1080 Ti", "Float", "GTX1080Ti", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
+  { "NVIDIA Tesla P100", "Float", "P100-PCIE-16GB", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
   { "NVIDIA Tesla P100", "16 bit inputs, 32 bit multiplication, 32 bit addition",
-    "P100-PCIE-16GB", DTS_PREC_FP16, DTS_PREC_FP32 },
-  { "NVIDIA V100", "Float", "V100-PCIE-16GB", DTS_PREC_FP32, DTS_PREC_FP32 },
+    "P100-PCIE-16GB", DTS_PREC_FP16, DTS_PREC_FP32, NULL, 0 },
+  { "NVIDIA V100", "Float", "V100-PCIE-16GB", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
   { "NVIDIA V100", "16 bit inputs, 16 bit multiplication, 32 bit addition", "V100-PCIE-16GB",
-    DTS_PREC_FP16, DTS_PREC_FP16 },
-  { "NVIDIA T4", "Float", "T4", DTS_PREC_FP32, DTS_PREC_FP32 },
+    DTS_PREC_FP16, DTS_PREC_FP16, NULL, 0 },
+  { "NVIDIA T4", "Float", "T4", DTS_PREC_FP32, DTS_PREC_FP32, NULL, 0 },
   { "NVIDIA T4", "16 bit inputs, 16 bit multiplication, 32 bit addition", "T4", DTS_PREC_FP16,
-    DTS_PREC_FP16 },
-  { NULL, NULL, NULL, 0, 0 },
+    DTS_PREC_FP16, NULL, 0 },
+  { NULL, NULL, NULL, 0, 0, NULL, 0 },
 };
 
 const DtsKernelDevice *
@@ -309,14 +309,36 @@ dts_kernel_n_devices (void)
   return G_N_ELEMENTS (devices) - 1;
 }
 
+/* The index in DATA's devices of a row's DEVICE and PRECISION, adding a
+ * measured device on its first row; -1 for rows of no device dtsim learns
+ * from, -2 with ERROR set past DTS_KERNEL_MAX_DEVICES. */
 static int
-device_index (const char *device, const char *precision)
+device_index (DtsKernelData *data, const char *device, const char *precision, const char *path,
+              int line, GError **error)
 {
-  for (guint i = 0; devices[i].deepbench_device; i++)
-    if (strcmp (devices[i].deepbench_device, device) == 0
-        && strcmp (devices[i].deepbench_precision, precision) == 0)
+  for (guint i = 0; i < data->devices->len; i++) {
+    const DtsKernelDevice *d = &g_array_index (data->devices, DtsKernelDevice, i);
+    if (strcmp (d->deepbench_device, device) == 0
+        && strcmp (d->deepbench_precision, precision) == 0)
       return (int) i;
-  return -1;
+  }
+  DtsPrecision p;
+  if (!dts_precision_from_string (precision, &p, NULL) || *device == '\0')
+    return -1;
+  if (data->devices->len >= DTS_KERNEL_MAX_DEVICES) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "kernel data '%s': line %d: more than %d (GPU, precision) pairs in one data set",
+                 path, line, DTS_KERNEL_MAX_DEVICES);
+    return -2;
+  }
+  const char *name = g_string_chunk_insert_const (data->names, device);
+  DtsKernelDevice d = { .deepbench_device = name,
+                        .deepbench_precision = g_string_chunk_insert_const (data->names,
+                                                                            precision),
+                        .gpu_id = name, .precision = p, .math = p,
+                        .file = g_string_chunk_insert_const (data->names, path), .line = line };
+  g_array_append_val (data->devices, d);
+  return (int) data->devices->len - 1;
 }
 
 /* ---- CSV reading ------------------------------------------------------- */
@@ -366,6 +388,15 @@ csv_get (const CsvRow *row, const char *column)
     if (strcmp (g_ptr_array_index (row->header, i), column) == 0)
       return i < row->fields->len ? g_ptr_array_index (row->fields, i) : "";
   g_return_val_if_reached ("");
+}
+
+static gboolean
+csv_has (const CsvRow *row, const char *column)
+{
+  for (guint i = 0; i < row->header->len; i++)
+    if (strcmp (g_ptr_array_index (row->header, i), column) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -440,6 +471,13 @@ read_conv_row (DtsKernelData *data, const CsvRow *row, guint device, GError **er
 {
   DtsKernel k = { .klass = DTS_KERNEL_CONV_FWD };
   DtsConvShape *c = &k.conv;
+  /* Grouped (depthwise) convolutions of measured data: not a dense
+   * convolution's time. */
+  int groups = 1;
+  if (csv_has (row, "groups") && !csv_int (row, "groups", 1, &groups, error))
+    return FALSE;
+  if (groups != 1)
+    return TRUE;
   if (!csv_int (row, "N", 1, &c->n, error) || !csv_int (row, "C", 1, &c->c, error)
       || !csv_int (row, "H", 1, &c->h, error) || !csv_int (row, "W", 1, &c->w, error)
       || !csv_int (row, "K", 1, &c->k, error) || !csv_int (row, "filter_h", 1, &c->r, error)
@@ -495,8 +533,9 @@ read_csv (DtsKernelData *data, const char *path, const char *const *required, Ro
   g_autoptr (GError) local = NULL;
   if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_IO,
-                 "kernel data '%s': no such file (expected DeepBench's CSV files in the data "
-                 "directory)",
+                 "kernel data '%s': no such file (expected DeepBench's CSV files, "
+                 "deepbench_conv.csv and deepbench_gemm.csv, or conv.csv and gemm.csv as "
+                 "tools/measure-kernels writes them, in the data directory)",
                  path);
     return FALSE;
   }
@@ -544,7 +583,10 @@ read_csv (DtsKernelData *data, const char *path, const char *const *required, Ro
     CsvRow row = { path, lineno, fields, header };
     if (strcmp (csv_get (&row, "mode"), "train") != 0)
       continue;
-    int dev = device_index (csv_get (&row, "device"), csv_get (&row, "precision"));
+    int dev = device_index (data, csv_get (&row, "device"), csv_get (&row, "precision"), path,
+                            lineno, error);
+    if (dev == -2)
+      return FALSE;
     if (dev < 0)
       continue;
     if (!reader (data, &row, (guint) dev, error))
@@ -572,8 +614,25 @@ dts_kernel_data_load (const char *dir, GError **error)
   g_autoptr (DtsKernelData) data = g_new0 (DtsKernelData, 1);
   data->dir = g_strdup (dir);
   data->points = g_array_new (FALSE, FALSE, sizeof (DtsKernelPoint));
-  g_autofree char *conv = g_build_filename (dir, "deepbench_conv.csv", NULL);
-  g_autofree char *gemm = g_build_filename (dir, "deepbench_gemm.csv", NULL);
+  data->devices = g_array_new (FALSE, FALSE, sizeof (DtsKernelDevice));
+  g_array_append_vals (data->devices, devices, G_N_ELEMENTS (devices) - 1);
+  data->names = g_string_chunk_new (256);
+  /* DeepBench's names, else those of tools/measure-kernels. */
+  data->conv_file = g_strdup ("deepbench_conv.csv");
+  data->gemm_file = g_strdup ("deepbench_gemm.csv");
+  g_autofree char *db_conv = g_build_filename (dir, data->conv_file, NULL);
+  if (!g_file_test (db_conv, G_FILE_TEST_EXISTS)) {
+    g_autofree char *m_conv = g_build_filename (dir, "conv.csv", NULL);
+    g_autofree char *m_gemm = g_build_filename (dir, "gemm.csv", NULL);
+    if (g_file_test (m_conv, G_FILE_TEST_EXISTS) && g_file_test (m_gemm, G_FILE_TEST_EXISTS)) {
+      g_free (data->conv_file);
+      g_free (data->gemm_file);
+      data->conv_file = g_strdup ("conv.csv");
+      data->gemm_file = g_strdup ("gemm.csv");
+    }
+  }
+  g_autofree char *conv = g_build_filename (dir, data->conv_file, NULL);
+  g_autofree char *gemm = g_build_filename (dir, data->gemm_file, NULL);
   if (!read_csv (data, conv, conv_cols, read_conv_row, &data->conv_source, &data->conv_sha256,
                  error)
       || !read_csv (data, gemm, gemm_cols, read_gemm_row, &data->gemm_source,
@@ -581,10 +640,45 @@ dts_kernel_data_load (const char *dir, GError **error)
     return NULL;
   if (data->points->len == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "kernel data '%s': no training rows of a known NVIDIA GPU", dir);
+                 "kernel data '%s': no training rows of a known NVIDIA GPU (DeepBench's, or "
+                 "measured rows with precision fp32, tf32, fp16 or bf16)",
+                 dir);
     return NULL;
   }
   return g_steal_pointer (&data);
+}
+
+gboolean
+dts_kernel_data_name_measured (DtsKernelData *data, const char *gpu_id, GError **error)
+{
+  const char *id = g_string_chunk_insert_const (data->names, gpu_id);
+  guint n = 0;
+  for (guint i = 0; i < data->devices->len; i++) {
+    DtsKernelDevice *d = &g_array_index (data->devices, DtsKernelDevice, i);
+    if (d->file == NULL)
+      continue;
+    for (guint j = 0; j < i; j++) {
+      const DtsKernelDevice *e = &g_array_index (data->devices, DtsKernelDevice, j);
+      if (e->file != NULL && e->precision == d->precision) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--gpu %s: kernel data '%s' measures two devices at %s ('%s', line %d, "
+                     "and '%s', line %d); give them one device per data directory",
+                     gpu_id, data->dir, dts_precision_to_string (d->precision),
+                     e->deepbench_device, e->line, d->deepbench_device, d->line);
+        return FALSE;
+      }
+    }
+    d->gpu_id = id;
+    n++;
+  }
+  if (n == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--gpu %s: kernel data '%s' has no measured rows (rows whose precision is "
+                 "fp32, tf32, fp16 or bf16)",
+                 gpu_id, data->dir);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 void
@@ -598,6 +692,12 @@ dts_kernel_data_free (DtsKernelData *data)
   g_free (data->conv_source);
   g_free (data->gemm_source);
   g_free (data->conv_sha256);
+  g_free (data->conv_file);
+  g_free (data->gemm_file);
+  if (data->devices)
+    g_array_unref (data->devices);
+  if (data->names)
+    g_string_chunk_free (data->names);
   g_free (data->gemm_sha256);
   g_free (data);
 }

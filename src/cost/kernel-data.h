@@ -93,18 +93,24 @@ guint32 dts_kernel_shape_key (const DtsKernel *k, gboolean without_batch);
  * fields (owned strings). */
 GPtrArray *dts_kernel_csv_split (const char *line);
 
-/* DeepBench devices that dtsim learns from. */
+/* A device that dtsim learns from: a (GPU, precision) of the data. */
 typedef struct {
   const char *deepbench_device;    /* "NVIDIA V100" (the CSV's device column) */
   const char *deepbench_precision; /* the CSV's precision column */
   const char *gpu_id;              /* GPU catalogue id */
   DtsPrecision precision;          /* what a user asks for: storage precision */
   DtsPrecision math;               /* whose peak bounds the arithmetic */
+  const char *file;                /* measured rows (below): the file and line of the first */
+  int line;
 } DtsKernelDevice;
 
-/* The device table, terminated by a row with deepbench_device NULL. */
+/* DeepBench's devices, terminated by a row with deepbench_device NULL: the
+ * first devices of every data set, in this order. */
 const DtsKernelDevice *dts_kernel_devices (void);
 guint dts_kernel_n_devices (void);
+
+/* At most this many devices in one data set (a device set is a bit mask). */
+#define DTS_KERNEL_MAX_DEVICES 64
 
 /* One measured kernel time. */
 typedef struct {
@@ -121,14 +127,33 @@ typedef struct {
   char *gemm_source;
   char *conv_sha256;     /* checksums of the files read */
   char *gemm_sha256;
+  char *conv_file;       /* the files' names in dir */
+  char *gemm_file;
+  GArray *devices;       /* DtsKernelDevice: DeepBench's (dts_kernel_devices), then one per
+                            (device, precision) of measured rows, in order of first row */
+  GStringChunk *names;   /* the strings of the measured devices */
 } DtsKernelData;
 
-/* Read DIR/deepbench_conv.csv and DIR/deepbench_gemm.csv. Rows of devices
- * outside the table are skipped; an empty time (DeepBench leaves backward-data
- * empty for layers that read the data) is no point. Malformed rows are
+/* Read DIR/deepbench_conv.csv and DIR/deepbench_gemm.csv, or DIR/conv.csv
+ * and DIR/gemm.csv (what tools/measure-kernels writes). A row is
+ * DeepBench's when its device and precision are a row of
+ * dts_kernel_devices, measured when its precision is one of dtsim's names
+ * (fp32, tf32, fp16, bf16): its device column then names a GPU of the
+ * catalogue (its id; checked by the caller that has the catalogue, with the
+ * device's file and line). Other rows (DeepBench's other devices) are
+ * skipped, as are convolutions with a `groups` column other than 1
+ * (depthwise); an empty time (DeepBench leaves backward-data empty for
+ * layers that read the data) is no point. Malformed rows are
  * DTS_ERROR_PARSE "kernel data 'FILE': line N: ...". */
 DtsKernelData *dts_kernel_data_load (const char *dir, GError **error);
 void dts_kernel_data_free (DtsKernelData *data);
+
+/* Say that DATA's measured rows are of catalogue GPU GPU_ID, whatever
+ * their device column says (tools/measure-kernels writes the driver's name
+ * of the GPU). DTS_ERROR_USAGE when DATA has no measured rows, or when two
+ * measured devices would then be the same (GPU, precision). */
+gboolean dts_kernel_data_name_measured (DtsKernelData *data, const char *gpu_id,
+                                        GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsKernelData, dts_kernel_data_free)
 
 G_END_DECLS

@@ -155,16 +155,23 @@ test_split (const DtsMlpTrainOptions *o, DtsKernelClass k, guint64 devices)
 
 /* GPU records of the device table (DtsMlpGpu, table order), from the catalogue. */
 static GArray *
-build_gpus (const DtsGpuCatalog *cat, GError **error)
+build_gpus (const DtsKernelData *data, const DtsGpuCatalog *cat, GError **error)
 {
-  const DtsKernelDevice *table = dts_kernel_devices ();
+  const DtsKernelDevice *table = (const DtsKernelDevice *) data->devices->data;
   g_autoptr (GArray) arr = g_array_sized_new (FALSE, TRUE, sizeof (DtsMlpGpu),
-                                              dts_kernel_n_devices ());
+                                              data->devices->len);
   g_array_set_clear_func (arr, (GDestroyNotify) dts_mlp_gpu_clear);
-  g_array_set_size (arr, dts_kernel_n_devices ());
+  g_array_set_size (arr, data->devices->len);
   DtsMlpGpu *gpus = (DtsMlpGpu *) arr->data;
-  for (guint d = 0; table[d].deepbench_device; d++) {
+  for (guint d = 0; d < data->devices->len; d++) {
     const DtsGpuSpec *spec = dts_gpu_catalog_get (cat, table[d].gpu_id, error);
+    if (spec == NULL && table[d].file != NULL) {
+      g_prefix_error (error,
+                      "kernel data '%s': line %d: measured rows of device '%s' (name its "
+                      "catalogue GPU with --gpu ID): ",
+                      table[d].file, table[d].line, table[d].deepbench_device);
+      return NULL;
+    }
     if (spec == NULL) {
       g_prefix_error (error, "the DeepBench device table names a GPU the catalogue lacks: ");
       return NULL;
@@ -196,7 +203,7 @@ static DtsMlpNet *
 train_net (const DtsKernelData *data, const DtsMlpGpu *gpus, const Selection *sel,
            DtsPrecision precision, const char *gpu_id, const DtsMlpTrainOptions *opts)
 {
-  const DtsKernelDevice *table = dts_kernel_devices ();
+  const DtsKernelDevice *table = (const DtsKernelDevice *) data->devices->data;
   g_autoptr (GArray) raw = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) targets = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (DtsMlpNet) net = dts_mlp_net_new (sel->klass, precision, gpu_id);
@@ -250,12 +257,13 @@ sum_ape (const DtsKernelData *data, const DtsMlpGpu *gpus, const DtsMlpNet *net,
 
 /* The roofline model's time for point P on its catalogue GPU. */
 static double
-roofline_time (const DtsKernelPoint *p, const DtsGpuSpec *spec)
+roofline_time (const DtsKernelData *data, const DtsKernelPoint *p, const DtsGpuSpec *spec)
 {
   DtsLayer layer;
   int batch = 0;
   DtsLayerWork w;
-  DtsPrecision precision = dts_kernel_devices ()[p->device].precision;
+  DtsPrecision precision =
+      ((const DtsKernelDevice *) data->devices->data)[p->device].precision;
   dts_kernel_to_layer (&p->kernel, &layer, &batch);
   dts_roofline_layer_work (&layer, precision, batch, &w);
   const DtsKernelWork *k = p->kernel.klass == DTS_KERNEL_CONV_BWD_DATA     ? &w.bwd_data
@@ -349,8 +357,8 @@ manifest_head (GString *s, const DtsKernelData *data, const DtsMlpTrainOptions *
   const struct {
     const char *file, *sha, *source;
   } files[] = {
-    { "deepbench_conv.csv", data->conv_sha256, data->conv_source },
-    { "deepbench_gemm.csv", data->gemm_sha256, data->gemm_source },
+    { data->conv_file, data->conv_sha256, data->conv_source },
+    { data->gemm_file, data->gemm_sha256, data->gemm_source },
   };
   for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
     g_string_append (s, "  <data");
@@ -360,7 +368,7 @@ manifest_head (GString *s, const DtsKernelData *data, const DtsMlpTrainOptions *
     put_str (s, "source", files[i].source);
     g_string_append (s, "/>\n");
   }
-  for (guint d = 0; d < dts_kernel_n_devices (); d++) {
+  for (guint d = 0; d < data->devices->len; d++) {
     const DtsMlpGpu *g = &gpus[d];
     if (!(present & BIT (d)))
       continue;
@@ -394,8 +402,8 @@ dts_mlp_train (const DtsKernelData *data, const DtsGpuCatalog *cat,
 {
   if (!check_options (opts, error))
     return FALSE;
-  const guint n_dev = dts_kernel_n_devices ();
-  g_autoptr (GArray) gpu_arr = build_gpus (cat, error);
+  const guint n_dev = data->devices->len;
+  g_autoptr (GArray) gpu_arr = build_gpus (data, cat, error);
   if (gpu_arr == NULL)
     return FALSE;
   const DtsMlpGpu *gpus = (const DtsMlpGpu *) gpu_arr->data;
@@ -405,7 +413,7 @@ dts_mlp_train (const DtsKernelData *data, const DtsGpuCatalog *cat,
                  out_dir, g_strerror (e));
     return FALSE;
   }
-  const DtsKernelDevice *table = dts_kernel_devices ();
+  const DtsKernelDevice *table = (const DtsKernelDevice *) data->devices->data;
   g_autoptr (GString) networks = g_string_new (NULL);
   guint64 present = 0;
   for (guint d = 0; d < n_dev; d++) {
@@ -483,7 +491,7 @@ sum_ape_roofline (const DtsKernelData *data, const DtsGpuSpec *spec, const Selec
   for (guint i = 0; i < data->points->len; i++) {
     const DtsKernelPoint *p = &g_array_index (data->points, DtsKernelPoint, i);
     if (selected (sel, p))
-      sum += dts_mlp_ape (roofline_time (p, spec), p->time_s);
+      sum += dts_mlp_ape (roofline_time (data, p, spec), p->time_s);
   }
   return sum;
 }
@@ -498,8 +506,8 @@ static void
 eval_heldout (const DtsKernelData *data, const DtsGpuCatalog *cat, const DtsMlpGpu *gpus,
               const DtsMlpTrainOptions *opts, GArray *rows, Progress *pr)
 {
-  const DtsKernelDevice *table = dts_kernel_devices ();
-  for (guint d = 0; d < dts_kernel_n_devices (); d++) {
+  const DtsKernelDevice *table = (const DtsKernelDevice *) data->devices->data;
+  for (guint d = 0; d < data->devices->len; d++) {
     const DtsGpuSpec *spec = dts_gpu_catalog_lookup (cat, table[d].gpu_id);
     for (int k = 0; k < DTS_KERNEL_CLASS_COUNT; k++) {
       DtsMlpEvalRow row = { .klass = k, .gpu_id = table[d].gpu_id,
@@ -544,8 +552,8 @@ static gboolean
 eval_logo (const DtsKernelData *data, const DtsGpuCatalog *cat, DtsMlpGpu *gpus,
            const DtsMlpTrainOptions *opts, GArray *rows, Progress *pr, GError **error)
 {
-  const DtsKernelDevice *table = dts_kernel_devices ();
-  const guint n_dev = dts_kernel_n_devices ();
+  const DtsKernelDevice *table = (const DtsKernelDevice *) data->devices->data;
+  const guint n_dev = data->devices->len;
   /* The shipped networks of every device (development split). */
   g_autoptr (GPtrArray) nets = g_ptr_array_new_with_free_func (net_free_cb);
   for (guint d = 0; d < n_dev; d++) {
@@ -598,7 +606,7 @@ eval_logo (const DtsKernelData *data, const DtsGpuCatalog *cat, DtsMlpGpu *gpus,
           if (cond != NULL)
             conditioned += dts_mlp_ape (
                 dts_mlp_net_predict (cond, &gpus[h], &p->kernel, table[h].precision), p->time_s);
-          roof += dts_mlp_ape (roofline_time (p, spec), p->time_s);
+          roof += dts_mlp_ape (roofline_time (data, p, spec), p->time_s);
           row.points++;
         }
         if (row.points == 0)
@@ -621,8 +629,8 @@ dts_mlp_evaluate (const DtsKernelData *data, const DtsGpuCatalog *cat,
 {
   if (!check_options (opts, error))
     return NULL;
-  Progress pr = { progress, user_data, 0, 3 * dts_kernel_n_devices () };
-  g_autoptr (GArray) gpus = build_gpus (cat, error);
+  Progress pr = { progress, user_data, 0, 3 * data->devices->len };
+  g_autoptr (GArray) gpus = build_gpus (data, cat, error);
   if (gpus == NULL)
     return NULL;
   g_autoptr (DtsMlpEval) eval = g_new0 (DtsMlpEval, 1);

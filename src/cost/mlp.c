@@ -786,7 +786,10 @@ static gpointer
 mlp_init (GError **error)
 {
   MlpState *s = g_new0 (MlpState, 1);
-  s->dir = dts_mlp_default_dir ();
+  /* DTSIM_KERNEL_MODELS: networks of `dtsim cost train -o DIR` in place of
+   * the shipped ones (a GPU measured with tools/measure-kernels). */
+  const char *env = g_getenv ("DTSIM_KERNEL_MODELS");
+  s->dir = env != NULL && *env != '\0' ? g_strdup (env) : dts_mlp_default_dir ();
   return s;
 }
 
