@@ -4,6 +4,7 @@
 usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] [KEY ...]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] --scaling [KEY]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --tf2017
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE --convnet
 
 Minimises the mean absolute percentage error of `dtsim run` images/s on the
 1-GPU rows of the FIT set of tools/validate-compute.py (Lambda's 2022 table,
@@ -31,6 +32,15 @@ wave-quantisation), on the 9 1-GPU DGX-1 (P100) rows, by coordinate search;
 with compute-efficiency-fp32-kepler tied to compute-efficiency-fp32 x
 562/875 (the K80's base over its boost clock, from NVIDIA's board
 specification; not fitted).  The REPORT rows are never read.
+
+--convnet fits frameworks/torch7-cudnn4.conf on the FIT rows of the
+convnet-benchmarks set only, the VGG-A pair (cuDNN R4 fp32 and fp16 under
+Torch7 on the Maxwell Titan X, all 3x3 convolutions): compute-efficiency-fp32
+and memory-efficiency by coordinate search on the MAPE of forward+backward
+time, with compute-efficiency-fp16-maxwell tied to compute-efficiency-fp32
+(cuDNN's fp16 on GM200 stores fp16 and computes in fp32: the same
+arithmetic, half the bytes).  AlexNet OWT, OverFeat fast and GoogLeNet V1
+(REPORT rows) are never read.
 """
 import atexit
 import importlib.util
@@ -179,6 +189,52 @@ def fit_tf2017(build, base):
     assert abs(m1 - mk) < 1e-9
 
 
+def fit_convnet(build, base):
+    rows = [r for r in vc.convnet_rows(vc.shared_dir()) if r["split"] == "fit"]
+    keys, order = read_profile(base)
+    for k, v in (("compute-efficiency-fp32", "0.70"), ("compute-efficiency-fp16-maxwell", "0.70"),
+                 ("memory-efficiency", "0.80")):
+        if k not in keys:
+            keys[k] = v
+            order.append(k)
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
+    d = vc.Dtsim(build, [])
+    fws = {"convnet": tmp}
+
+    def loss():
+        keys["compute-efficiency-fp16-maxwell"] = keys["compute-efficiency-fp32"]
+        write_profile(tmp, keys, order)
+        errs = [r["measured"] / vc.predict(d, r, fws)[0] - 1 for r in rows]
+        return 100 * sum(abs(e) for e in errs) / len(errs), 100 * sum(errs) / len(errs), errs
+
+    names = ["compute-efficiency-fp32", "memory-efficiency"]
+    best = loss()[0]
+    for step in (0.08, 0.04, 0.02, 0.01):
+        improved = True
+        while improved:
+            improved = False
+            for n in names:
+                for sgn in (1, -1):
+                    old = keys[n]
+                    x = round(float(old) + sgn * step, 2)
+                    if not (0 < x <= 1):
+                        continue
+                    keys[n] = "%.2f" % x
+                    l = loss()[0]
+                    if l < best - 1e-9:
+                        best, improved = l, True
+                    else:
+                        keys[n] = old
+    m, b, errs = loss()
+    for n in names + ["compute-efficiency-fp16-maxwell"]:
+        print("%s = %s" % (n, keys[n]))
+    print("# FIT MAPE (convnet VGG-A, %d rows): %.2f%% (bias %+.2f%%; %s)" % (
+        len(rows), m, b, ", ".join("%s %+.1f%%" % (r["precision"], 100 * e)
+                                   for r, e in zip(rows, errs))))
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -192,6 +248,8 @@ def main():
         del args[i:i + 2]
     if "--tf2017" in args:
         return fit_tf2017(build, base)
+    if "--convnet" in args:
+        return fit_convnet(build, base)
     if "--scaling" in args:
         rest = [a for a in args if a != "--scaling"]
         return fit_scaling(build, base, rest[0] if rest else "gpu-speed-spread")

@@ -8,7 +8,7 @@ usage: tools/validate-compute.py BUILD_DIR [--rows] [--set fit|report|all]
 under the framework profile ID (a shipped name or a file; lambda= sets both
 Lambda tables); by default lambda-v0 rows run under `pytorch`, lambda-v1
 under `pytorch-ngc22`, tf2017 under `tensorflow1` and convnet under
-`generic`.  --quick keeps the 1- and 8-GPU Lambda rows and the 1-GPU TF rows.
+`torch7-cudnn4`.  --quick keeps the 1- and 8-GPU Lambda rows and the 1-GPU TF rows.
 
 Reads $DTSIM_SHARED/data/validation (else ../shared/data/validation beside the
 source tree); exits 77 when it is absent.  Rows:
@@ -23,9 +23,11 @@ source tree); exits 77 when it is absent.  Rows:
               (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs: the 1-GPU
               DGX-1 rows and the p2.8xlarge ResNet-50 rows FIT set, the
               others REPORT set.
-  convnet     convnet_benchmarks_titanx.csv, cuDNN R4 fp32 (Torch) whole
-              networks AlexNet (OWT) and GoogLeNet V1, Titan X
-              (taken as Maxwell), forward+backward ms.             REPORT set.
+  convnet     convnet_benchmarks_titanx.csv, cuDNN R4 fp32 and fp16 (Torch)
+              whole networks on the Titan X (taken as Maxwell), the
+              benchmark's own models (workloads/convnet-benchmarks/),
+              forward+backward ms: VGG-A (fp32, fp16)              FIT set;
+              AlexNet OWT, OverFeat fast, GoogLeNet V1             REPORT set.
 
 The FIT set is what any constant of the cost models or framework profiles
 may be fitted on; the REPORT set is never looked at while fitting.  fp32 on
@@ -53,7 +55,11 @@ LAMBDA_GPUS = {  # name in the source, without the count prefix -> catalogue id
 }
 TF_MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "resnet152",
              "AlexNet": "alexnet", "VGG16": "vgg16"}
-CONVNET_MODELS = {"AlexNet (One Weird Trick paper)": "alexnet", "GoogleNet V1": "googlenet"}
+CONVNET_MODELS = {"AlexNet (One Weird Trick paper)": "alexnet-owt", "Overfeat [fast]": "overfeat-fast",
+                  "OxfordNet [Model-A]": "vgg-a", "GoogleNet V1": "googlenet-v1"}
+# cuDNN R4 "fp16" on the Maxwell Titan X: fp16 storage, fp32 arithmetic (the
+# catalogue's fp16 peak of 0 falls back to fp32; the bytes halve)
+CONVNET_LIBRARIES = {"CuDNN[R4]-fp32 (Torch)": "fp32", "CuDNN[R4]-fp16 (Torch)": "fp16"}
 
 
 def shared_dir():
@@ -168,26 +174,29 @@ def tf_rows(vdir, quick):
 def convnet_rows(vdir):
     rows = []
     for r in read_csv(os.path.join(vdir, "convnet_benchmarks_titanx.csv")):
-        if r["table"] != "imagenet_winners" or r["library"] != "CuDNN[R4]-fp32 (Torch)":
-            continue
+        prec = CONVNET_LIBRARIES.get(r["library"])
         w = CONVNET_MODELS.get(r["model_or_layer"])
-        if w is None or not r["total_ms"]:
+        if r["table"] != "imagenet_winners" or prec is None or w is None or not r["total_ms"]:
             continue
-        rows.append(dict(set="convnet", split="report", gpu="TitanX-Maxwell", n=1, workload=w,
-                         batch=int(r["batch_size"]), precision="fp32",
+        path = os.path.join(os.environ.get("DTSIM_DATADIR", SRC), "workloads",
+                            "convnet-benchmarks", w + ".xml")
+        # FIT (frameworks/torch7-cudnn4.conf): the VGG-A pair; REPORT: the rest
+        rows.append(dict(set="convnet", split="fit" if w == "vgg-a" else "report",
+                         gpu="TitanX-Maxwell", n=1, workload=w, path=path,
+                         batch=int(r["batch_size"]), precision=prec,
                          measured=float(r["total_ms"]), unit="ms fwd+bwd"))
     return rows
 
 
 DEFAULT_FRAMEWORKS = {"lambda": "pytorch", "lambda-v1": "pytorch-ngc22", "tf2017": "tensorflow1",
-                      "convnet": "generic"}
+                      "convnet": "torch7-cudnn4"}
 
 
 def predict(d, row, frameworks=None):
     plat = row.get("platform") or d.platform(row["gpu"])
     fws = frameworks or DEFAULT_FRAMEWORKS
     fw = fws.get(row["set"], fws.get(row["set"].split("-")[0]))
-    j = d.run(plat, row["workload"], row["batch"], row["n"], row["precision"], fw)
+    j = d.run(plat, row.get("path", row["workload"]), row["batch"], row["n"], row["precision"], fw)
     if row["unit"] == "img/s":
         return j["throughput_samples_per_s"], j
     b = j["breakdown"]
@@ -202,6 +211,8 @@ def slices(row):
               "%s %d-GPU" % (row["set"], row["n"])]
     elif row["set"] == "tf2017":
         s += ["tf2017 " + row["gpu"]]
+    elif row["set"] == "convnet":
+        s += ["convnet " + row["precision"]]
     return s
 
 

@@ -16,8 +16,11 @@
  *   tf2017     tf_benchmarks_2017_images_per_sec.csv synthetic rows, dgx1-p100
  *              and aws-p2-8xlarge, 1..8 GPUs, `tensorflow1`: the 1-GPU DGX-1
  *              rows and the p2.8xlarge ResNet-50 rows FIT, the rest REPORT.
- *   convnet    convnet_benchmarks_titanx.csv, cuDNN R4 fp32 (Torch) whole
- *              networks AlexNet and GoogLeNet V1 on a Maxwell Titan X.   REPORT.
+ *   convnet    convnet_benchmarks_titanx.csv, cuDNN R4 fp32 and fp16 (Torch)
+ *              whole networks on a Maxwell Titan X, the benchmark's own
+ *              models (workloads/convnet-benchmarks/), `torch7-cudnn4`:
+ *              the VGG-A pair FIT, AlexNet OWT, OverFeat fast and
+ *              GoogLeNet V1 REPORT.
  *   deepbench  deepbench_allreduce.csv, every GPU row against `dtsim allreduce`
  *              on deepbench-p100-x4 (step granularity); the 16.8M-float rows at
  *              16 and 32 ranks are outliers (data README), shown, not counted.
@@ -59,6 +62,7 @@ typedef struct {
   int n;             /* GPUs */
   int nodes;         /* deepbench: nodes */
   char *workload;    /* NULL for deepbench */
+  char *workload_path; /* the file run, when not a shipped name (convnet) */
   int batch;
   char *precision;
   double floats;     /* deepbench: buffer in floats */
@@ -77,6 +81,7 @@ row_free (gpointer p)
   g_free (r->gpu);
   g_free (r->platform);
   g_free (r->workload);
+  g_free (r->workload_path);
   g_free (r->precision);
   g_free (r);
 }
@@ -346,14 +351,28 @@ tf_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
   return TRUE;
 }
 
+/* The benchmark's own networks (workloads/convnet-benchmarks/, from its
+ * Torch files at the revisions of the cuDNN R4 rows), not the zoo's
+ * torchvision ones. */
 static gboolean
 convnet_rows (const char *dir, GPtrArray *rows, GError **error)
 {
   static const struct {
     const char *source, *workload;
   } models[] = {
-    { "AlexNet (One Weird Trick paper)", "alexnet" },
-    { "GoogleNet V1", "googlenet" },
+    { "AlexNet (One Weird Trick paper)", "alexnet-owt" },
+    { "Overfeat [fast]", "overfeat-fast" },
+    { "OxfordNet [Model-A]", "vgg-a" },
+    { "GoogleNet V1", "googlenet-v1" },
+  };
+  /* cuDNN R4 "fp16" on the Maxwell Titan X stores fp16 and computes in fp32
+   * (GM200 has no fp16 arithmetic): run as --precision fp16, which halves
+   * the bytes while the catalogue's fp16 peak of 0 falls back to fp32. */
+  static const struct {
+    const char *library, *precision;
+  } libraries[] = {
+    { "CuDNN[R4]-fp32 (Torch)", "fp32" },
+    { "CuDNN[R4]-fp16 (Torch)", "fp16" },
   };
   static const char *const names[] = { "table", "library", "model_or_layer", "total_ms",
                                        "batch_size", NULL };
@@ -364,14 +383,15 @@ convnet_rows (const char *dir, GPtrArray *rows, GError **error)
     return FALSE;
   for (guint i = 1; i < t.rows->len; i++) {
     char **r = g_ptr_array_index (t.rows, i);
-    if (strcmp (cell (r, col[0]), "imagenet_winners") != 0
-        || strcmp (cell (r, col[1]), "CuDNN[R4]-fp32 (Torch)") != 0 || cell (r, col[3])[0] == '\0')
-      continue;
-    const char *w = NULL;
+    const char *prec = NULL, *w = NULL;
+    for (guint k = 0; k < G_N_ELEMENTS (libraries); k++)
+      if (strcmp (cell (r, col[1]), libraries[k].library) == 0)
+        prec = libraries[k].precision;
     for (guint k = 0; k < G_N_ELEMENTS (models); k++)
       if (strcmp (cell (r, col[2]), models[k].source) == 0)
         w = models[k].workload;
-    if (w == NULL)
+    if (strcmp (cell (r, col[0]), "imagenet_winners") != 0 || prec == NULL || w == NULL
+        || cell (r, col[3])[0] == '\0')
       continue;
     double ms, batch;
     if (!number (&t, i + 1, cell (r, col[3]), &ms, error)
@@ -379,11 +399,16 @@ convnet_rows (const char *dir, GPtrArray *rows, GError **error)
       return FALSE;
     Row *row = g_new0 (Row, 1);
     row->set = "convnet";
+    /* FIT (frameworks/torch7-cudnn4.conf): the VGG-A pair, all 3x3 convolutions */
+    row->fit = strcmp (w, "vgg-a") == 0;
     row->gpu = g_strdup ("TitanX-Maxwell");
     row->n = 1;
     row->workload = g_strdup (w);
+    g_autofree char *file = g_strconcat (w, ".xml", NULL);
+    row->workload_path
+        = g_build_filename (dts_datadir_get (), "workloads", "convnet-benchmarks", file, NULL);
     row->batch = (int) batch;
-    row->precision = g_strdup ("fp32");
+    row->precision = g_strdup (prec);
     row->measured = ms;
     row->unit = UNIT_MS;
     g_ptr_array_add (rows, row);
@@ -546,7 +571,8 @@ predict_run (Validate *v, Row *r, GError **error)
   char b[16], n[16];
   g_snprintf (b, sizeof b, "%d", r->batch);
   g_snprintf (n, sizeof n, "%d", r->n);
-  const char *base[] = { "run", "-p", plat, "-w", r->workload, "-b", b, "-n", n, "--precision",
+  const char *wl = r->workload_path ? r->workload_path : r->workload;
+  const char *base[] = { "run", "-p", plat, "-w", wl, "-b", b, "-n", n, "--precision",
                          r->precision, "-i", "3", "--format", "json", "--quiet", "--framework",
                          framework_of (v, r), NULL };
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
@@ -688,6 +714,9 @@ row_slices (GHashTable *acc, const Row *r)
   } else if (strcmp (r->set, "tf2017") == 0) {
     g_autofree char *a = g_strdup_printf ("tf2017 %s", r->gpu);
     add_error (acc, r, a, r->error);
+  } else if (strcmp (r->set, "convnet") == 0) {
+    g_autofree char *a = g_strdup_printf ("convnet %s", r->precision);
+    add_error (acc, r, a, r->error);
   } else if (strcmp (r->set, "deepbench") == 0) {
     g_autofree char *a = g_strdup_printf ("deepbench %s", r->gpu);
     add_error (acc, r, a, r->error);
@@ -806,7 +835,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
     { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
       "Run the rows of SET (lambda, lambda-v1, tf2017, convnet) under framework profile ID "
       "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
-      "generic; lambda= sets both Lambda tables; repeatable)", "SET=ID" },
+      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable)", "SET=ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
       "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
@@ -838,7 +867,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   v.fw_lambda = "pytorch";
   v.fw_lambda_v1 = "pytorch-ngc22";
   v.fw_tf2017 = "tensorflow1";
-  v.fw_convnet = "generic";
+  v.fw_convnet = "torch7-cudnn4";
   gboolean v1_given = FALSE;
   for (int i = 0; frameworks && frameworks[i]; i++) {
     const char *eq = strchr (frameworks[i], '=');
@@ -923,7 +952,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   printf ("Framework profiles: convnet %s, lambda-v0 %s, lambda-v1 %s, tf2017 %s\n",
           v.fw_convnet, v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017);
   printf ("FIT rows (%u: lambda-v0 for pytorch, lambda-v1 A100 PCIe for pytorch-ngc22, "
-          "tf2017 1-GPU DGX-1 and p2.8xlarge ResNet-50 for tensorflow1): %s\n", n_fit,
+          "tf2017 1-GPU DGX-1 and p2.8xlarge ResNet-50 for tensorflow1, convnet VGG-A for "
+          "torch7-cudnn4): %s\n", n_fit,
           show_fit ? "shown apart below" : "not reported");
   printf ("REPORT rows (%u): never used to fit anything\n", n_report);
   printf ("Error (positive: dtsim too fast): predicted/measured throughput - 1; convnet "

@@ -49,7 +49,7 @@ golden = {
     "lambda-v1 scaling 1->8": ("4", "3.3%", "+1.1%"),
     "tf2017 K80": ("5", "17.3%", "+13.1%"),
     # doc/VALIDATION.md part 5, "convnet-benchmarks on the Titan X"
-    "convnet": ("2", "33.3%", "-0.5%"),
+    "convnet": ("6", "39.7%", "+8.8%"),
 }
 for k, v in golden.items():
     if r.get(k) != v:
@@ -72,10 +72,10 @@ check_convnet() {
     exit 1
   fi
 }
-check_convnet '| convnet | 2 | 22.9% | -4.3% |' -F convnet=generic -- --cost-model mlp
-check_convnet '| convnet | 2 | 22.9% | -4.3% |' -F convnet=pytorch -- --cost-model mlp
-check_convnet '| convnet | 2 | 32.8% | +6.1% |' -F convnet=pytorch
-check_convnet '| convnet | 2 | 32.8% | +6.1% |' -F convnet=pytorch-ngc22
-check_convnet '| convnet | 2 | 17.6% | +7.0% |' -F convnet=tensorflow1
-check_convnet '| convnet | 2 | 19.2% | -19.2% |' -F convnet=tensorflow1 -- --cost-model mlp
+check_convnet '| convnet | 6 | 45.6% | -9.4% |' -F convnet=generic
+check_convnet '| convnet | 6 | 20.8% | -8.7% |' -F convnet=generic -- --cost-model mlp
+check_convnet '| convnet | 6 | 60.4% | -41.7% |' -F convnet=pytorch
+check_convnet '| convnet | 6 | 33.6% | +11.4% |' -F convnet=tensorflow1
+check_convnet '| convnet | 6 | 18.6% | -14.7% |' -F convnet=tensorflow1 -- --cost-model mlp
+check_convnet '| convnet | 6 | 19.9% | -11.1% |' -F convnet=torch7-cudnn4 -- --cost-model mlp
 echo "validate-quick: convnet table of doc/VALIDATION.md part 5 holds"
