@@ -88,6 +88,10 @@ gboolean dts_cli_parse_int_option (const char *option, const char *text, int min
 /* A byte count from 1 byte to 1PB with dtsim's units (64MB, 2MiB). */
 gboolean dts_cli_parse_bytes_option (const char *option, const char *text, double *out,
                                      GError **error);
+/* A time from 0 to 1000 s with dtsim's units (30us, 1.5ms); NULL TEXT
+ * leaves *OUT as it is. */
+gboolean dts_cli_parse_time_option (const char *option, const char *text, double *out,
+                                    GError **error);
 
 /* --set then --scale (SimGrid what-ifs, platform/override.h) as one array of
  * DtsOverride in that order, or NULL with ERROR set. */
@@ -111,6 +115,7 @@ typedef struct {
   char *collective;
   char *channels;
   char *chunk_size;
+  char *coll_overhead;
   char *granularity;
   gboolean dump_plan;
   char *format;

@@ -154,7 +154,9 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       || !dts_cli_parse_int_option ("iterations", a->iterations, 1, 100000, &o->iterations, error)
       || !dts_cli_parse_int_option ("channels", a->c.channels, 1, DTS_COLL_MAX_CHANNELS, &o->channels, error)
       || !dts_cli_parse_bytes_option ("bucket-size", a->bucket_size, &o->bucket_bytes, error)
-      || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &o->chunk_bytes, error))
+      || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &o->chunk_bytes, error)
+      || !dts_cli_parse_time_option ("coll-overhead", a->c.coll_overhead, &o->coll_overhead_s,
+                                     error))
     return FALSE;
   if (a->max_activities != NULL) {
     double v;

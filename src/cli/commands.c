@@ -227,6 +227,18 @@ dts_cli_parse_bytes_option (const char *option, const char *text, double *out, G
   return TRUE;
 }
 
+gboolean
+dts_cli_parse_time_option (const char *option, const char *text, double *out, GError **error)
+{
+  if (text == NULL)
+    return TRUE;
+  double v;
+  if (!dts_units_parse (text, DTS_UNIT_TIME, &v, NULL) || !(v >= 0) || !(v <= 1e3))
+    return dts_cli_bad_option (option, text, "a time in 0..1000s, e.g. 30us", error);
+  *out = v;
+  return TRUE;
+}
+
 GArray *
 dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error)
 {

@@ -14,6 +14,7 @@ dts_cli_common_args_clear (DtsCommonArgs *c)
   g_free (c->collective);
   g_free (c->channels);
   g_free (c->chunk_size);
+  g_free (c->coll_overhead);
   g_free (c->granularity);
   g_free (c->format);
   g_free (c->trace);
@@ -43,6 +44,10 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
       "collective's time on its routes, without contention; default: flow; step for "
       "dtsim allreduce --steps and --svg)",
       "G" },
+    { "coll-overhead", 0, 0, S, &c->coll_overhead,
+      "Fixed cost of every collective call on every rank, before its first transfer "
+      "(kernel launch, stream synchronisation; e.g. 30us; default: 0)",
+      "T" },
     { "dump-plan", 0, 0, G_OPTION_ARG_NONE, &c->dump_plan,
       "Print every rank's program and every collective's steps, and simulate nothing "
       "(default: simulate)",

@@ -48,6 +48,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->warmup_iterations = o->iterations > 1 ? 1 : 0;
   s->bucket_bytes = o->bucket_bytes;
   s->chunk_bytes = o->chunk_bytes;
+  s->coll_overhead_s = o->coll_overhead_s;
   s->channels = o->channels;
   s->comm_streams = sched->comms->len > 0 ? (int) sched->comms->len : 1;
   if (sched->plans->len > 0)

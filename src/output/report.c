@@ -164,6 +164,7 @@ static const Field json_options[] = {
   S_STRING ("comm_granularity", granularity),
   S_DOUBLE ("bucket_bytes", bucket_bytes),
   S_DOUBLE ("chunk_bytes", chunk_bytes),
+  S_DOUBLE ("coll_overhead_s", coll_overhead_s),
   S_INT ("channels", channels),
   S_INT ("comm_streams", comm_streams),
   S_INT ("ps_servers", ps_servers),

@@ -83,6 +83,8 @@ typedef struct {
   DtsPsAggregation ps_aggregation; /* ps: per-node sum before the servers */
   double bucket_bytes;         /* gradient bucket cap, > 0 */
   double chunk_bytes;          /* collective chunk, > 0 */
+  double coll_overhead_s;      /* --coll-overhead: every collective's fixed cost before its
+                                  transfers, on every rank, >= 0 */
   int channels;                /* parallel rings, >= 1 */
   int comm_streams;            /* communication streams per GPU; 0 means 1 */
   /* pipeline and hybrid (0 / NULL: the strategy's default) */

@@ -606,6 +606,11 @@ run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
     s->xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
     s->prepared = g_array_new (FALSE, TRUE, sizeof (Prepared));
   }
+  /* --coll-overhead: the call's fixed cost, before its first transfer. */
+  if (sim->set->coll_overhead_s > 0) {
+    sg_actor_sleep_for (sim->set->coll_overhead_s);
+    sim->trace->events++;
+  }
   if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
     run_analytic (sim, s, k, part);
     return;
@@ -1800,6 +1805,7 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
     .speed_use = "converts kernel times to work with it",
     .compute_jitter_sigma = opts->compute_jitter_sigma,
     .seed = opts->seed,
+    .coll_overhead_s = opts->coll_overhead_s,
   };
   return dts_sim_execute (sched, platform, workload, &set, error);
 }

@@ -78,6 +78,9 @@ typedef struct {
   gpointer sealed_data;
   double compute_jitter_sigma; /* > 0: each compute execution x lognormal (mean 1, sigma) */
   guint64 seed;                /* of the jitter's generator (GLib's GRand) */
+  double coll_overhead_s;      /* each rank waits this long at the start of every collective
+                                  (a library call's fixed cost: kernel launch, stream
+                                  synchronisation), >= 0 */
 } DtsSimSettings;
 
 /* Run SCHED on the platform file set->platform_path (loaded, with

@@ -265,6 +265,7 @@ typedef struct {
   int warmup_iterations;
   double bucket_bytes;
   double chunk_bytes;
+  double coll_overhead_s;      /* --coll-overhead */
   int channels;
   int comm_streams;            /* communication streams per GPU */
   int ps_servers;              /* parameter servers (collective ps), else 0 */
