@@ -75,6 +75,30 @@ def write_profile(path, keys, order):
 LAMBDA_SET = ["lambda-v0"]
 
 
+def descend(keys, names, loss, allowed=lambda name, x: 0 < x <= 1):
+    """Coordinate descent: move each of KEYS[NAMES] (strings with two
+    decimals) by +-0.08, then 0.04, 0.02 and 0.01, keeping a move while
+    loss() falls and allowed(name, value) holds; returns the last loss."""
+    best = loss()
+    for step in (0.08, 0.04, 0.02, 0.01):
+        improved = True
+        while improved:
+            improved = False
+            for n in names:
+                for sgn in (1, -1):
+                    old = keys[n]
+                    x = round(float(old) + sgn * step, 2)
+                    if not allowed(n, x):
+                        continue
+                    keys[n] = "%.2f" % x
+                    l = loss()
+                    if l < best - 1e-9:
+                        best, improved = l, True
+                    else:
+                        keys[n] = old
+    return best
+
+
 def fit_rows():
     return [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
             and r["set"] == LAMBDA_SET[0]]
@@ -148,25 +172,8 @@ def fit_tf2017(build, base):
               "winograd-3x3": (1.0, 4.0), "memory-efficiency-kepler": (0.01, 1.0)}
 
     def search(names, rs):
-        best = loss(rs)[0]
-        for step in (0.08, 0.04, 0.02, 0.01):
-            improved = True
-            while improved:
-                improved = False
-                for n in names:
-                    lo, hi = ranges[n]
-                    for sgn in (1, -1):
-                        old = keys[n]
-                        x = round(float(old) + sgn * step, 2)
-                        if not (lo <= x <= hi):
-                            continue
-                        keys[n] = "%.2f" % x
-                        l = loss(rs)[0]
-                        if l < best - 1e-9:
-                            best, improved = l, True
-                        else:
-                            keys[n] = old
-        return best
+        return descend(keys, names, lambda: loss(rs)[0],
+                       lambda n, x: ranges[n][0] <= x <= ranges[n][1])
 
     stage1 = ["compute-efficiency-fp32", "memory-efficiency", "winograd-3x3"]
     start = dict(keys)
@@ -210,23 +217,7 @@ def fit_convnet(build, base):
         return 100 * sum(abs(e) for e in errs) / len(errs), 100 * sum(errs) / len(errs), errs
 
     names = ["compute-efficiency-fp32", "memory-efficiency"]
-    best = loss()[0]
-    for step in (0.08, 0.04, 0.02, 0.01):
-        improved = True
-        while improved:
-            improved = False
-            for n in names:
-                for sgn in (1, -1):
-                    old = keys[n]
-                    x = round(float(old) + sgn * step, 2)
-                    if not (0 < x <= 1):
-                        continue
-                    keys[n] = "%.2f" % x
-                    l = loss()[0]
-                    if l < best - 1e-9:
-                        best, improved = l, True
-                    else:
-                        keys[n] = old
+    descend(keys, names, lambda: loss()[0])
     m, b, errs = loss()
     for n in names + ["compute-efficiency-fp16-maxwell"]:
         print("%s = %s" % (n, keys[n]))
@@ -275,23 +266,7 @@ def main():
             errs.append(abs(p / r["measured"] - 1))
         return 100 * sum(errs) / len(errs)
 
-    best = loss()
-    for step in (0.08, 0.04, 0.02, 0.01):
-        improved = True
-        while improved:
-            improved = False
-            for n in names:
-                for sgn in (1, -1):
-                    old = keys[n]
-                    x = round(float(old) + sgn * step, 2)
-                    if not (0 < x <= 1):
-                        continue
-                    keys[n] = "%.2f" % x
-                    l = loss()
-                    if l < best - 1e-9:
-                        best, improved = l, True
-                    else:
-                        keys[n] = old
+    best = descend(keys, names, loss)
     for n in names:
         print("%s = %s" % (n, keys[n]))
     print("# FIT MAPE (1-GPU rows of %s, %d rows): %.2f%%" % (LAMBDA_SET[0], len(rows), best))
