@@ -163,7 +163,8 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     DtsCollParams params = { .n_ranks = n, .ring = NULL, .bytes = opts->sizes_bytes[k],
                              .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
                              .gpu_node = gpu_node,
-                             .tuner = tuner ? dts_sim_tuner_get (tuner) : NULL };
+                             .tuner = tuner ? dts_sim_tuner_get (tuner) : NULL,
+                             .op = (DtsCollOp) opts->op, .root = opts->root };
     GArray *rows = tuned ? g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow)) : NULL;
     if (rows != NULL)
       g_ptr_array_add (candidates, rows);

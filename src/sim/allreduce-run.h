@@ -41,6 +41,8 @@ typedef struct {
   gboolean record_steps;       /* keep one slice per rank and step (phase at flow) */
   const char *collective;      /* algorithm table id or "auto" (tune.c: per size); NULL: "ring" */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
+  int op;                      /* DtsCollOp (collective/collective.h); 0: all-reduce */
+  int root;                    /* broadcast, reduce: the root rank */
 } DtsAllreduceOptions;
 
 /* One rank's part of one step (step granularity) or one phase (flow). */
