@@ -98,8 +98,6 @@ add_entries (GOptionContext *ctx, ArArgs *a)
 
 typedef struct {
   DtsFormat format;
-  DtsCollOp op;
-  int root;
   GArray *sizes;       /* double */
   int n_gpus;
   int channels;
