@@ -111,6 +111,16 @@ gboolean dts_coll_chain_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpoi
 double dts_coll_chain_closed_form_s (const DtsCollPlan *plan, double share_Bps,
                                      double latency_s);
 
+/* Binomial-tree broadcast and reduce from a root (binomial.c). */
+DtsCollPlan *dts_coll_binomial_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_binomial_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_binomial_step_ops (const DtsCollPlan *plan, int part, int step,
+                                 DtsCollStepOps *out);
+int dts_coll_binomial_step_slot (const DtsCollPlan *plan, int part, int step);
+gboolean dts_coll_binomial_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_binomial_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                        double latency_s);
+
 /* Direct all-gather, reduce-scatter and all-to-all (direct-ops.c). */
 DtsCollPlan *dts_coll_direct_op_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_direct_op_n_steps (const DtsCollPlan *plan, int part);

@@ -84,6 +84,8 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
   "sum over the N + K - 2 slots of (L + C b / B), K chunks of --chunk-size per channel, b "  \
   "the largest in the slot; (N + K - 2) (L + S/(K B)) for equal chunks"
 #define DIRECT_FORM "R L + S/(N B), R rounds"
+#define BINOMIAL_FORM                                                                    \
+  "K (R L + S/B'), K = ceil(log2 N) levels, R rounds, B' = B x K (the root's K routes)"
 
 static const DtsCollOpAlgorithm op_algorithms[] = {
   { DTS_COLL_OP_ALLGATHER,
@@ -119,6 +121,18 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_chain_plan_new, dts_coll_chain_n_steps, dts_coll_chain_step_ops,
     dts_coll_member_host, dts_coll_chain_routes, dts_coll_chain_closed_form_s, NULL, CHAIN_FORM,
     dts_coll_chain_step_slot } },
+  { DTS_COLL_OP_BROADCAST,
+    { "binomial", "binomial tree (MPI's for small buffers): ceil(log2 N) levels, each rank "
+                  "passing the whole buffer on to a rank 2^k further at level k",
+    dts_coll_binomial_plan_new, dts_coll_binomial_n_steps, dts_coll_binomial_step_ops,
+    dts_coll_member_host, dts_coll_binomial_routes, dts_coll_binomial_closed_form_s, NULL,
+    BINOMIAL_FORM, dts_coll_binomial_step_slot } },
+  { DTS_COLL_OP_REDUCE,
+    { "binomial", "binomial tree (MPI's for small buffers): the broadcast's tree backwards, each "
+                  "rank adding its children's sums and sending the result to its parent",
+    dts_coll_binomial_plan_new, dts_coll_binomial_n_steps, dts_coll_binomial_step_ops,
+    dts_coll_member_host, dts_coll_binomial_routes, dts_coll_binomial_closed_form_s, NULL,
+    BINOMIAL_FORM, dts_coll_binomial_step_slot } },
   { DTS_COLL_OP_ALLTOALL,
     { "direct", "direct all-to-all: every rank sends block j to rank j, all at once",
     dts_coll_direct_op_plan_new, dts_coll_direct_op_n_steps, dts_coll_direct_op_step_ops,

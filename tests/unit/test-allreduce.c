@@ -278,7 +278,14 @@ START_TEST (test_ops_closed_form_flat)
                             .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .op = row->op,
                             .root = st.root };
         g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (row->alg.id, &p, NULL);
-        double share = strcmp (row->alg.id, "direct") == 0 ? 12.5e9 / (ns[i] - 1) : 12.5e9;
+        /* A route's share of a link: direct's N - 1 routes out of every
+         * rank, the binomial root's ceil(log2 N), one for the rings. */
+        int k = 0;
+        while ((1 << k) < ns[i])
+          k++;
+        double share = strcmp (row->alg.id, "direct") == 0     ? 12.5e9 / (ns[i] - 1)
+                       : strcmp (row->alg.id, "binomial") == 0 ? 12.5e9 / k
+                                                               : 12.5e9;
         ck_assert_double_eq_tol (o.closed_form_s[2],
                                  dts_coll_plan_closed_form_s (plan, share, 2e-6), 1e-12);
       }

@@ -1044,6 +1044,7 @@ START_TEST (test_op_reference_catches_errors)
     { "direct", DTS_COLL_OP_REDUCE_SCATTER, send_next_block },
     { "direct", DTS_COLL_OP_ALLTOALL, send_next_block },
     { "ring", DTS_COLL_OP_REDUCE, drop_reduce_flag },
+    { "binomial", DTS_COLL_OP_REDUCE, drop_reduce_flag },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     for (int n = 3; n <= 6; n++) {
@@ -1113,6 +1114,36 @@ START_TEST (test_op_plans)
   /* The reduce's chain ends at the root: rank 3 starts it. */
   ck_assert_int_eq (red->ring[0], 3);
   ck_assert_int_eq (red->ring[3], 2);
+  /* The binomial tree over 5 ranks from root 2 (relative ranks r): 3
+   * levels; the root sends to r = 1, 2, 4 (ranks 3, 4, 1), r = 1 to r = 3
+   * (rank 0) at level 1; its reduce runs the levels backwards, each
+   * level on a tag of its own. */
+  g_autoptr (DtsCollPlan) bn = op_plan ("binomial", DTS_COLL_OP_BROADCAST, 5, 2, NULL, 0);
+  g_autoptr (DtsCollPlan) bnr = op_plan ("binomial", DTS_COLL_OP_REDUCE, 5, 2, NULL, 0);
+  ck_assert_int_eq (bn->n_levels, 3);
+  ck_assert_int_eq (dts_coll_plan_n_steps (bn, 2), 3);
+  ck_assert_int_eq (dts_coll_plan_n_steps (bn, 3), 2);
+  ck_assert_int_eq (dts_coll_plan_n_steps (bn, 1), 1);
+  static const int root_to[] = { 3, 4, 1 };
+  for (int k = 0; k < 3; k++) {
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (bn, 2, k, &ops);
+    const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, 0);
+    ck_assert_int_eq (x->kind, DTS_XFER_SEND);
+    ck_assert_int_eq (x->peer, root_to[k]);
+    ck_assert_int_eq (x->tag, k);
+    ck_assert_double_eq_tol (x->bytes, 1.5e6, 1e-6);
+    dts_coll_plan_step_ops (bnr, 2, k, &ops);
+    ck_assert_int_eq (x->kind, DTS_XFER_RECV);
+    ck_assert_int_eq (x->peer, root_to[2 - k]);
+    ck_assert (x->reduce);
+  }
+  DtsCollStepOps ops0 = { .xfers = xfers };
+  dts_coll_plan_step_ops (bn, 3, 1, &ops0);
+  ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 0).peer, 0);
+  /* 3 levels of 6 rounds of 1 us and 3 MB over B' = 3 x 1 GB/s. */
+  ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (bn, 1e9, 1e-6),
+                           3 * (6e-6 + 3e6 / 3e9), 1e-15);
   for (int n = 1; n <= 8; n++)
     ck_assert_double_eq_tol (dts_coll_op_bus_factor (DTS_COLL_OP_ALLGATHER, n),
                              (n - 1.0) / n, 1e-15);
