@@ -84,6 +84,7 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
   "sum over the N + K - 2 slots of (L + C b / B), K chunks of --chunk-size per channel, b "  \
   "the largest in the slot; (N + K - 2) (L + S/(K B)) for equal chunks"
 #define DIRECT_FORM "R L + S/(N B), R rounds"
+#define RHD_FORM "L sum_j R_j + (N-1)/N x S/B', B' = B x log2 N, R_j rounds of step j"
 #define BINOMIAL_FORM                                                                    \
   "K (R L + S/B'), K = ceil(log2 N) levels, R rounds, B' = B x K (the root's K routes)"
 
@@ -98,6 +99,12 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_direct_op_plan_new, dts_coll_direct_op_n_steps, dts_coll_direct_op_step_ops,
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_op_closed_form_s, NULL,
     DIRECT_FORM, NULL } },
+  { DTS_COLL_OP_ALLGATHER,
+    { "rhd", "recursive doubling (N a power of two): log2 N steps, each rank swapping all it "
+             "holds with the rank 1, 2, 4, ... away",
+    dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
+    dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
+    RHD_FORM, NULL } },
   { DTS_COLL_OP_REDUCE_SCATTER,
     { "ring", "ring reduce-scatter: N-1 steps, each rank adds the block it receives and passes "
             "it on",
@@ -109,6 +116,12 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_direct_op_plan_new, dts_coll_direct_op_n_steps, dts_coll_direct_op_step_ops,
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_op_closed_form_s, NULL,
     DIRECT_FORM, NULL } },
+  { DTS_COLL_OP_REDUCE_SCATTER,
+    { "rhd", "recursive halving (N a power of two): log2 N steps, each rank sending half its "
+             "window to the rank N/2, N/4, ... away and adding the half it keeps",
+    dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
+    dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
+    RHD_FORM, NULL } },
   { DTS_COLL_OP_BROADCAST,
     { "ring", "NCCL's ring broadcast: a chain from the root along the ring, pipelined in chunks "
             "of --chunk-size",

@@ -976,6 +976,16 @@ START_TEST (test_op_reference)
             continue;
           for (int p = 0; p < n; p++)
             ring[p] = (p * 5) % n;
+          if (strcmp (a->id, "rhd") == 0 && (n & (n - 1)) != 0) {
+            /* Powers of two only, with a clear error for the others. */
+            DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = 2,
+                                     .chunk_bytes = 2.5e5, .op = row->op };
+            g_autoptr (GError) error = NULL;
+            g_autoptr (DtsCollPlan) none = dts_coll_plan_new (a->id, &params, &error);
+            ck_assert_ptr_null (none);
+            dts_test_assert_error (error, DTS_ERROR_INVALID, "is not a power of two", NULL);
+            continue;
+          }
           g_autoptr (DtsCollPlan) plan =
               op_plan (a->id, row->op, n, roots[k], shape == 2 ? ring : NULL,
                        shape == 1 ? 1234.5 : 0);
@@ -986,7 +996,7 @@ START_TEST (test_op_reference)
           runs++;
         }
     }
-    ck_assert_int_ge (runs, 64);
+    ck_assert_int_ge (runs, strcmp (a->id, "rhd") == 0 ? 7 * 2 : 64);
   }
 }
 END_TEST
@@ -1043,11 +1053,15 @@ START_TEST (test_op_reference_catches_errors)
     { "ring", DTS_COLL_OP_REDUCE_SCATTER, send_next_block },
     { "direct", DTS_COLL_OP_REDUCE_SCATTER, send_next_block },
     { "direct", DTS_COLL_OP_ALLTOALL, send_next_block },
+    { "rhd", DTS_COLL_OP_ALLGATHER, send_next_block },
+    { "rhd", DTS_COLL_OP_REDUCE_SCATTER, drop_reduce_flag },
     { "ring", DTS_COLL_OP_REDUCE, drop_reduce_flag },
     { "binomial", DTS_COLL_OP_REDUCE, drop_reduce_flag },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    for (int n = 3; n <= 6; n++) {
+    for (int n = 3; n <= 8; n++) {
+      if (strcmp (cases[i].alg, "rhd") == 0 && (n & (n - 1)) != 0)
+        continue;
       g_autofree char *why = run_broken (cases[i].alg, cases[i].op, n, 1, cases[i].ops);
       ck_assert_msg (why != NULL, "%s %s N=%d: not caught", cases[i].alg,
                      dts_coll_op_to_string (cases[i].op), n);
@@ -1165,8 +1179,10 @@ op_bad (const char *algo, DtsCollOp op, int n, int root, const char *fragment)
 
 START_TEST (test_op_errors)
 {
-  op_bad ("rhd", DTS_COLL_OP_ALLGATHER, 4, 0,
-          "the collective algorithm 'rhd' does not do all-gather (all-gather: ring, direct)");
+  op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
+          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd)");
+  op_bad ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 12, 0,
+          "recursive-halving reduce-scatter: 12 ranks is not a power of two");
   op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct)");
   op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
   op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-reduce algorithms only");
