@@ -188,7 +188,15 @@ END_TEST
  * contribution over every byte. When a plan does not say where its bytes
  * are (offset -1: ring, direct and ps), the whole slice is one atom and a
  * reduction and a copy alike add the message's set: only what reaches whom
- * is tracked, and the per-segment check of the ring is test_ring_reference. */
+ * is tracked, and the per-segment check of the ring is test_ring_reference.
+ * Plans of other ops (plan->op) must say where their bytes are; members
+ * start and must end as the op says (all-gather: {i} on block i alone, then
+ * exactly {b} on every block b; reduce-scatter: block i of member i full;
+ * broadcast: the root's {root} everywhere; reduce: the root full), and an
+ * all-to-all tracks, instead of sets, the label of every atom of every
+ * send buffer: sends read the send buffers, receives write the receive
+ * buffers at their own offsets, and block i of member j's receive buffer
+ * must end with the labels of block j of member i's send buffer. */
 typedef struct {
   guint64 *set;         /* one per channel of the message and atom of [a0, a1) */
   int a0, a1;
@@ -787,6 +795,51 @@ START_TEST (test_plan_load)
 }
 END_TEST
 
+/* The link-load time of a plan of OP on the STAR (10 GB/s links). */
+static double
+fake_op_load_s (const char *alg, DtsCollOp op, int n, double bytes)
+{
+  DtsCollParams p = { .n_ranks = n, .bytes = bytes, .channels = 2,
+                      .chunk_bytes = 2 * 1048576.0, .op = op };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (alg, &p, &error);
+  ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+  FakeNet *f = g_new0 (FakeNet, 1);
+  f->kind = FAKE_STAR;
+  f->bw = 10e9;
+  double s = -1;
+  ck_assert (dts_coll_plan_load_s (plan, fake_links, f, &s, NULL, &error));
+  g_free (f);
+  return s;
+}
+
+/* The ops' link loads, worked by hand (B = 10 GB/s): the chain's slots
+ * and the binomial tree's levels come from their step_slot. */
+START_TEST (test_op_plan_load)
+{
+  double S = 1e6, B = 10e9, MiB = 1048576.0;
+  /* (N-1)/N S leaves every rank. */
+  ck_assert_double_eq_tol (fake_op_load_s ("ring", DTS_COLL_OP_ALLGATHER, 8, S), 7.0 / 8 * S / B,
+                           1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 8, S),
+                           7.0 / 8 * S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("direct", DTS_COLL_OP_ALLTOALL, 8, S),
+                           7.0 / 8 * S / B, 1e-15);
+  /* The chain over 4 ranks, 8 MiB in 2 channels of 2 chunks: 4 slots,
+   * each a rank's 2 channels of one 2 MiB chunk on its up link. */
+  ck_assert_double_eq_tol (fake_op_load_s ("ring", DTS_COLL_OP_BROADCAST, 4, 8 * MiB),
+                           4 * 2 * 2 * MiB / B, 1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("ring", DTS_COLL_OP_REDUCE, 4, 8 * MiB),
+                           4 * 2 * 2 * MiB / B, 1e-15);
+  /* The binomial tree over 4: 2 levels of the whole buffer (the root's up
+   * link, or down link for reduce, at each). */
+  ck_assert_double_eq_tol (fake_op_load_s ("binomial", DTS_COLL_OP_BROADCAST, 4, S), 2 * S / B,
+                           1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("binomial", DTS_COLL_OP_REDUCE, 4, S), 2 * S / B,
+                           1e-15);
+}
+END_TEST
+
 /* --collective auto (tune.c): the model's terms against NCCL's constants
  * worked by hand, on the contention-free STAR platform of 10 GB/s links. */
 static gboolean
@@ -1219,6 +1272,7 @@ collective_suite (void)
   suite_add_tcase (s, generic);
   TCase *tune = tcase_create ("tune");
   tcase_add_test (tune, test_plan_load);
+  tcase_add_test (tune, test_op_plan_load);
   tcase_add_test (tune, test_tune_model);
   tcase_add_test (tune, test_tune_errors);
   suite_add_tcase (s, tune);
