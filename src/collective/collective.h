@@ -62,6 +62,14 @@
  * candidates' plans and returns the one NCCL's tuning model predicts
  * fastest.
  *
+ * Other operations (DtsCollOp, ops.c): all-gather and reduce-scatter by
+ * the ring's halves (ring-halves.c), recursive doubling and halving
+ * (rhd-ops.c) and one-shot (direct-ops.c); broadcast and reduce from a root
+ * by NCCL's pipelined ring chain (chain.c) and a binomial tree
+ * (binomial.c); all-to-all one-shot (direct-ops.c). Their rows are a table
+ * of their own (dts_coll_op_algorithms) and go through the same generic
+ * interface; the files have the models and closed forms.
+ *
  * The generic interface (what src/sim/ and the tests interpret): a plan has
  * n_parts participants: its n_ranks members (participant i is member i of
  * the communicator the plan runs over) and, for parameter servers, one
