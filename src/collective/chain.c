@@ -18,7 +18,9 @@
  * Closed form on a contention-free chain (each hop's route its own links,
  * bottleneck share B, hop latency L): the sum over the slots of
  * (L + C b / B), b the largest chunk moving in the slot; with equal chunks
- * (S a multiple of C x chunk) (N + K - 2) (L + S/(K B)). Small chunks
+ * (S a multiple of C x chunk) (N + K - 2) (L + S/(K B)). With hops of
+ * different speeds it is an upper bound (the fill runs at each hop's own
+ * pace, only the steady state at the slowest's). Small chunks
  * shorten the pipeline's fill (N - 2 slots) and pay K latencies; NCCL's
  * broadcast moves 512 KiB (one of the 8 steps of its 4 MiB buffer) per
  * chunk, --chunk-size 512KiB here. */
