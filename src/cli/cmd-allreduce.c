@@ -12,6 +12,10 @@
  * --collective auto picks each size's algorithm with NCCL's tuning model
  * (collective/tune.c) and prints it, the protocol and the model's time
  * beside the simulated one and the chosen algorithm's closed form.
+ * --op runs another collective operation (collective/ops.c: all-gather,
+ * reduce-scatter, broadcast and reduce from --root, all-to-all) with the
+ * algorithms that do it; bus bandwidth is then S/t times the op's factor
+ * (nccl-tests': (N-1)/N, or 1 for broadcast and reduce).
  * Options are checked before anything is loaded: command-line mistakes are
  * usage errors (exit status 2), bad files input errors (1). */
 #include "config.h"
@@ -44,6 +48,9 @@ typedef struct {
   char *sizes;
   char *svg;
   gboolean steps;
+  char *op;
+  char *root;
+  char *op_help;        /* the --op entry's help, made from the table (owned) */
 } ArArgs;
 
 static void
@@ -53,6 +60,9 @@ ar_args_clear (ArArgs *a)
   g_free (a->size);
   g_free (a->sizes);
   g_free (a->svg);
+  g_free (a->op);
+  g_free (a->root);
+  g_free (a->op_help);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ArArgs, ar_args_clear)
 
@@ -61,7 +71,15 @@ static void
 add_entries (GOptionContext *ctx, ArArgs *a)
 {
   dts_cli_add_common_entries (ctx, &a->c);
+  g_autoptr (GString) ops = g_string_new ("Collective operation: ");
+  for (const DtsCollOpInfo *o = dts_coll_ops (); o->id; o++)
+    g_string_append_printf (ops, "%s%s", o->op ? ", " : "", o->id);
+  g_string_append (ops, "; help lists them and their algorithms (default: all-reduce)");
+  a->op_help = g_string_free (g_steal_pointer (&ops), FALSE);
   GOptionEntry entries[] = {
+    { "op", 0, 0, S, &a->op, a->op_help, "OP" },
+    { "root", 0, 0, S, &a->root, "The rank that sends (broadcast) or receives (reduce) it all "
+                                 "(--op broadcast or reduce; default: 0)", "R" },
     { "size", 's', 0, S, &a->size, "Buffer size (default: " DEFAULT_SIZE ")", "BYTES" },
     { "sizes", 0, 0, S, &a->sizes,
       "Comma-separated buffer sizes, simulated one after another (default: one, --size)",
@@ -163,6 +181,15 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
   return dts_sim_cfg_check (a->c.cfg, error);
 }
 
+/* nccl-tests' bus bandwidth of OP (all-reduce's as it always was). */
+static double
+bus_bw (DtsCollOp op, int n, double bytes, double time_s)
+{
+  if (op == DTS_COLL_OP_ALLREDUCE)
+    return dts_allreduce_bus_bw_Bps (n, bytes, time_s);
+  return time_s > 0 ? bytes / time_s * dts_coll_op_bus_factor (op, n) : 0;
+}
+
 static double
 ratio (const DtsAllreduceSize *sz)
 {
@@ -197,11 +224,15 @@ write_text_tuned (const DtsAllreduceResult *r, GString *out)
 }
 
 static void
-write_text (const DtsAllreduceResult *r, GString *out)
+write_text (const DtsAllreduceResult *r, DtsCollOp op, int root, GString *out)
 {
   gboolean ring = strcmp (r->algorithm, "ring") == 0;
-  g_string_append_printf (out, "all-reduce:   %s over %d GPUs on %d node%s (%s), platform %s\n",
+  g_autofree char *label = g_strdup_printf ("%s:", dts_coll_op_to_string (op));
+  g_string_append_printf (out, "%-13s %s over %d GPUs on %d node%s (%s), platform %s", label,
                           r->algorithm, r->n_gpus, r->n_nodes, r->n_nodes == 1 ? "" : "s", r->gpu, r->platform);
+  if (dts_coll_ops ()[op].rooted)
+    g_string_append_printf (out, ", root %d", root);
+  g_string_append_c (out, '\n');
   g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
                           r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
                           r->granularity);
@@ -215,18 +246,20 @@ write_text (const DtsAllreduceResult *r, GString *out)
                           r->bottleneck_Bps / 1e9, r->bottleneck_link ? r->bottleneck_link : "-",
                           r->bottleneck_hops, r->bottleneck_hops == 1 ? "" : "s",
                           r->hop_latency_s * 1e6);
-  const DtsCollAlgorithm *alg = dts_coll_algorithms ();
-  while (alg->id && strcmp (alg->id, r->algorithm) != 0)
-    alg++;
-  g_string_append_printf (out, "closed form:  %s\n\n",
-                          alg->closed_form_text ? alg->closed_form_text : "-");
+  const DtsCollAlgorithm *alg = dts_coll_algorithm_lookup (r->algorithm, op);
+  g_string_append_printf (out, "closed form:  %s\n",
+                          alg && alg->closed_form_text ? alg->closed_form_text : "-");
+  if (op != DTS_COLL_OP_ALLREDUCE)
+    g_string_append_printf (out, "bus bw:       S/t x %s (nccl-tests' %s)\n",
+                            dts_coll_ops ()[op].bus_factor_text, dts_coll_op_to_string (op));
+  g_string_append_c (out, '\n');
   g_string_append_printf (out, "%14s %14s %12s %12s %16s %10s\n", "size_bytes", "time_us",
                           "algbw_GBps", "busbw_GBps", "closed_form_us", "sim/closed");
   for (guint k = 0; k < r->sizes->len; k++) {
     const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
     g_string_append_printf (out, "%14.0f %14.3f %12.3f %12.3f %16.3f %10.4f\n", sz->bytes,
                             sz->time_s * 1e6, sz->time_s > 0 ? sz->bytes / sz->time_s / 1e9 : 0,
-                            dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes, sz->time_s) / 1e9,
+                            bus_bw (op, r->n_gpus, sz->bytes, sz->time_s) / 1e9,
                             sz->closed_form_s * 1e6, ratio (sz));
   }
 }
@@ -260,6 +293,7 @@ typedef struct {
   const DtsAllreduceResult *r;
   int size_index; /* of plan; -1 before the first slice */
   DtsCollPlan *plan;
+  DtsCollOp op;   /* ring steps are the all-reduce's only */
 } PlanCursor;
 
 static void
@@ -281,7 +315,7 @@ plan_cursor_move (PlanCursor *c, const DtsAllreduceSlice *sl, DtsCollStep *st)
                              .channels = c->r->channels, .chunk_bytes = c->r->chunk_bytes };
     g_clear_pointer (&c->plan, dts_coll_plan_free);
     /* Ring sizes only: plan stays NULL for the other algorithms. */
-    if (strcmp (sz->algorithm, "ring") == 0)
+    if (strcmp (sz->algorithm, "ring") == 0 && c->op == DTS_COLL_OP_ALLREDUCE)
       c->plan = dts_coll_plan_new ("ring", &params, NULL);
     c->size_index = sl->size_index;
   }
@@ -295,7 +329,7 @@ static void
 write_steps_text (const DtsAllreduceResult *r, GString *out)
 {
   g_autoptr (GArray) s = sorted_slices (r);
-  g_auto (PlanCursor) cur = { r, -1, NULL };
+  g_auto (PlanCursor) cur = { r, -1, NULL, DTS_COLL_OP_ALLREDUCE };
   for (guint i = 0; i < s->len; i++) {
     const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
     DtsCollStep st;
@@ -320,7 +354,7 @@ write_steps_text (const DtsAllreduceResult *r, GString *out)
 }
 
 static void
-write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
+write_json (const DtsAllreduceResult *r, DtsCollOp op, int root, gboolean steps, GString *out)
 {
   g_autoptr (DtsJson) j = dts_json_new ();
   dts_json_begin_object (j);
@@ -329,6 +363,11 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
   dts_json_kv_int (j, "n_gpus", r->n_gpus);
   dts_json_kv_int (j, "n_nodes", r->n_nodes);
   dts_json_kv_string (j, "algorithm", r->algorithm);
+  /* All-reduce is the op when none is named. */
+  if (op != DTS_COLL_OP_ALLREDUCE)
+    dts_json_kv_string (j, "op", dts_coll_op_to_string (op));
+  if (dts_coll_ops ()[op].rooted)
+    dts_json_kv_int (j, "root", root);
   dts_json_kv_int (j, "channels", r->channels);
   dts_json_kv_double (j, "chunk_bytes", r->chunk_bytes);
   dts_json_kv_string (j, "granularity", r->granularity);
@@ -344,8 +383,7 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
     dts_json_kv_double (j, "bytes", sz->bytes);
     dts_json_kv_double (j, "time_s", sz->time_s);
     dts_json_kv_double (j, "algbw_Bps", sz->time_s > 0 ? sz->bytes / sz->time_s : 0);
-    dts_json_kv_double (j, "busbw_Bps", dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes,
-                                                                  sz->time_s));
+    dts_json_kv_double (j, "busbw_Bps", bus_bw (op, r->n_gpus, sz->bytes, sz->time_s));
     dts_json_kv_double (j, "closed_form_s", sz->closed_form_s);
     dts_json_kv_double (j, "ratio_to_closed_form", ratio (sz));
     dts_json_kv_int (j, "rounds_per_step", sz->n_rounds);
@@ -373,7 +411,7 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
   dts_json_end_array (j);
   if (steps && r->slices) {
     g_autoptr (GArray) s = sorted_slices (r);
-    g_auto (PlanCursor) cur = { r, -1, NULL };
+    g_auto (PlanCursor) cur = { r, -1, NULL, DTS_COLL_OP_ALLREDUCE };
     dts_json_key (j, "steps");
     dts_json_begin_array (j);
     for (guint i = 0; i < s->len; i++) {
@@ -411,15 +449,16 @@ write_json (const DtsAllreduceResult *r, gboolean steps, GString *out)
 }
 
 static void
-write_csv (const DtsAllreduceResult *r, GString *out)
+write_csv (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
 {
   g_string_append (out, "platform,gpu,n_gpus,n_nodes,channels,chunk_bytes,granularity,bytes,"
                         "time_s,algbw_Bps,busbw_Bps,closed_form_s,ratio_to_closed_form");
-  g_string_append (out, r->tuned ? ",algorithm,protocol,predicted_s\n" : "\n");
+  g_string_append (out, r->tuned ? ",algorithm,protocol,predicted_s\n"
+                        : op != DTS_COLL_OP_ALLREDUCE ? ",algorithm,op\n" : "\n");
   for (guint k = 0; k < r->sizes->len; k++) {
     const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
     double v[] = { sz->time_s, sz->time_s > 0 ? sz->bytes / sz->time_s : 0,
-                   dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes, sz->time_s),
+                   bus_bw (op, r->n_gpus, sz->bytes, sz->time_s),
                    sz->closed_form_s, ratio (sz) };
     g_string_append_printf (out, "%s,%s,%d,%d,%d,%.0f,%s,%.0f", r->platform, r->gpu, r->n_gpus,
                             r->n_nodes, r->channels, r->chunk_bytes, r->granularity, sz->bytes);
@@ -432,6 +471,8 @@ write_csv (const DtsAllreduceResult *r, GString *out)
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       dts_json_format_double (buf, sizeof buf, sz->predicted_s);
       g_string_append_printf (out, ",%s,%s,%s", sz->algorithm, sz->protocol, buf);
+    } else if (op != DTS_COLL_OP_ALLREDUCE) {
+      g_string_append_printf (out, ",%s,%s", sz->algorithm, dts_coll_op_to_string (op));
     }
     g_string_append_c (out, '\n');
   }
@@ -441,7 +482,7 @@ write_csv (const DtsAllreduceResult *r, GString *out)
  * thread, one complete event per ring step (flow: per phase), timestamps in
  * microseconds of simulated time, slices sorted by (size, step, rank). */
 static void
-write_trace (const DtsAllreduceResult *r, GString *out)
+write_trace (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
 {
   g_autoptr (DtsJson) j = dts_json_new ();
   dts_json_begin_object (j);
@@ -462,7 +503,7 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     dts_report_chrome_metadata (j, "thread_name", rank, 0, r->algorithm, 0);
   }
   g_autoptr (GArray) s = sorted_slices (r);
-  g_auto (PlanCursor) cur = { r, -1, NULL };
+  g_auto (PlanCursor) cur = { r, -1, NULL, op };
   for (guint i = 0; i < s->len; i++) {
     const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
     DtsCollStep st;
@@ -486,7 +527,7 @@ write_trace (const DtsAllreduceResult *r, GString *out)
     dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
     dts_json_key (j, "args");
     dts_json_begin_object (j);
-    dts_json_kv_double (j, "allreduce_bytes",
+    dts_json_kv_double (j, op == DTS_COLL_OP_ALLREDUCE ? "allreduce_bytes" : "bytes",
                         g_array_index (r->sizes, DtsAllreduceSize, sl->size_index).bytes);
     if (sl->step >= 0)
       dts_json_kv_int (j, "step", sl->step);
@@ -515,7 +556,7 @@ write_svg (const DtsAllreduceResult *r, GString *out)
   g_autoptr (GArray) s = sorted_slices (r);
   g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (DtsSvgRingStep));
   g_autofree int *reduced = g_new0 (int, r->n_gpus);
-  g_auto (PlanCursor) cur = { r, -1, NULL };
+  g_auto (PlanCursor) cur = { r, -1, NULL, DTS_COLL_OP_ALLREDUCE };
   for (guint i = 0; i < s->len; i++) {
     const DtsAllreduceSlice *sl = &g_array_index (s, DtsAllreduceSlice, i);
     DtsCollStep st;
@@ -547,6 +588,82 @@ write_svg (const DtsAllreduceResult *r, GString *out)
   dts_svg_write_ring_allreduce (&ring, out);
 }
 
+/* --op help: the ops, what S is for each, their bus-bandwidth factor and
+ * the algorithms that do them. */
+static void
+list_ops (void)
+{
+  for (const DtsCollOpInfo *o = dts_coll_ops (); o->id; o++) {
+    g_autofree char *ids = dts_coll_op_algorithm_ids (o->op);
+    if (o->op == DTS_COLL_OP_ALLREDUCE) {
+      /* dtsim allreduce runs the all-reduce rows with a closed form. */
+      g_autoptr (GString) s = g_string_new (NULL);
+      for (const DtsCollAlgorithm *b = dts_coll_algorithms (); b->id; b++)
+        if (b->closed_form_s != NULL)
+          g_string_append_printf (s, "%s%s", s->len ? ", " : "", b->id);
+      g_string_append (s, ", auto");
+      g_free (ids);
+      ids = g_string_free (g_steal_pointer (&s), FALSE);
+    }
+    printf ("%-15s %s\n", o->id, o->description);
+    printf ("%-15s   bus bandwidth S/t x %s; --collective %s%s\n", "", o->bus_factor_text, ids,
+            o->rooted ? "; --root R" : "");
+  }
+}
+
+/* --op and --root, and --collective against the op: usage errors. */
+static gboolean
+check_op (const ArArgs *a, DtsCollOp *op, int *root, GError **error)
+{
+  if (a->op != NULL) {
+    const DtsCollOpInfo *o = dts_coll_op_lookup (a->op);
+    if (o == NULL) {
+      g_autoptr (GString) known = g_string_new (NULL);
+      for (const DtsCollOpInfo *k = dts_coll_ops (); k->id; k++)
+        g_string_append_printf (known, "%s%s", known->len ? ", " : "", k->id);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --op '%s' (known: %s, help)",
+                   a->op, known->str);
+      return FALSE;
+    }
+    *op = o->op;
+  }
+  const DtsCollOpInfo *o = &dts_coll_ops ()[*op];
+  if (a->root != NULL) {
+    if (!o->rooted) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--root is only for --op broadcast or reduce, not %s", o->id);
+      return FALSE;
+    }
+    if (!dts_cli_parse_int_option ("root", a->root, 0, (1 << 20) - 1, root, error))
+      return FALSE;
+  }
+  if (*op == DTS_COLL_OP_ALLREDUCE)
+    return TRUE;
+  g_autofree char *ids = dts_coll_op_algorithm_ids (*op);
+  if (g_strcmp0 (a->c.collective, "auto") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--collective auto picks all-reduce algorithms only (its tuning model is "
+                 "NCCL's for all-reduce); for --op %s give one of: %s",
+                 o->id, ids);
+    return FALSE;
+  }
+  if (a->c.collective != NULL && dts_coll_algorithm_lookup (a->c.collective, *op) == NULL) {
+    gboolean known = dts_coll_algorithm_lookup (a->c.collective, DTS_COLL_OP_ALLREDUCE) != NULL;
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s--collective '%s' %s %s (%s: %s)",
+                 known ? "" : "unknown ", a->c.collective, known ? "does not do" : "for", o->id,
+                 o->id, ids);
+    return FALSE;
+  }
+  if (a->steps || a->svg != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--%s shows the ring all-reduce step by step, not --op %s (--trace and "
+                 "--dump-plan show every op's steps)",
+                 a->steps ? "steps" : "svg", o->id);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 dts_cmd_allreduce (int argc, char **argv, GError **error)
 {
@@ -556,7 +673,8 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
       ctx, "Simulate one all-reduce alone (NCCL-style ring, or --collective help): time,\n"
            "algorithm and bus bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with\n"
            "the ring's bottleneck B and hop latency L (each algorithm prints its own).\n"
-           "--steps shows the ring step by step, --svg draws it in one picture.");
+           "--steps shows the ring step by step, --svg draws it in one picture.\n"
+           "--op runs another collective (--op help).");
   add_entries (ctx, &a);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "allreduce", &argc, &argv, &help, error))
@@ -569,13 +687,22 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     dts_cli_list_collectives ();
     return TRUE;
   }
+  if (g_strcmp0 (a.op, "help") == 0) {
+    list_ops ();
+    return TRUE;
+  }
+  DtsCollOp op = DTS_COLL_OP_ALLREDUCE;
+  int root = 0;
+  if (!check_op (&a, &op, &root, error))
+    return FALSE;
   if (g_strcmp0 (a.c.collective, "auto") == 0 && (a.steps || a.svg != NULL)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--%s shows the ring step by step: only with --collective ring, not auto",
                  a.steps ? "steps" : "svg");
     return FALSE;
   }
-  if (a.c.collective != NULL && strcmp (a.c.collective, "auto") != 0) {
+  if (op == DTS_COLL_OP_ALLREDUCE && a.c.collective != NULL
+      && strcmp (a.c.collective, "auto") != 0) {
     const DtsCollAlgorithm *alg = dts_coll_algorithms ();
     while (alg->id && strcmp (alg->id, a.c.collective) != 0)
       alg++;
@@ -625,7 +752,11 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .overrides = overrides->len ? overrides : NULL,
     .record_steps = a.steps || a.c.trace != NULL || a.svg != NULL,
     .collective = a.c.collective,
+    .op = op,
+    .root = root,
   };
+  if (op != DTS_COLL_OP_ALLREDUCE && a.c.collective == NULL)
+    o.collective = dts_coll_ops ()[op].default_algorithm;
   if (a.c.dump_plan) {
     g_autoptr (GString) plan = g_string_new (NULL);
     o.dump_plan = plan;
@@ -663,7 +794,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
 
   if (a.c.trace != NULL) {
     g_autoptr (GString) tr = g_string_new (NULL);
-    write_trace (r, tr);
+    write_trace (r, op, tr);
     if (!dts_report_save (tr, a.c.trace, "trace", error))
       return FALSE;
   }
@@ -679,15 +810,15 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_autoptr (GString) out = g_string_new (NULL);
   switch (c.format) {
   case DTS_FORMAT_TEXT:
-    write_text (r, out);
+    write_text (r, op, root, out);
     if (a.steps)
       write_steps_text (r, out);
     break;
   case DTS_FORMAT_JSON:
-    write_json (r, a.steps, out);
+    write_json (r, op, root, a.steps, out);
     break;
   case DTS_FORMAT_CSV:
-    write_csv (r, out);
+    write_csv (r, op, out);
     break;
   }
   fwrite (out->str, 1, out->len, stdout);

@@ -84,7 +84,65 @@ gboolean dts_coll_fold_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpoin
 int dts_coll_fold_phase (const DtsCollPlan *plan, int slot, int n_pow2_slots);
 int dts_coll_fold_routes_per_rank (const DtsCollPlan *plan);
 
+/* Ops other than all-reduce (ops.c): the plan of ALGORITHM for
+ * params->op, from the rows of dts_coll_op_algorithms. */
+DtsCollPlan *dts_coll_op_plan_new (const char *algorithm, const DtsCollParams *params,
+                                   GError **error);
+
+/* Ring all-gather and reduce-scatter (ring-halves.c). */
+DtsCollPlan *dts_coll_ring_half_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_ring_half_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_ring_half_step_ops (const DtsCollPlan *plan, int part, int step,
+                                  DtsCollStepOps *out);
+double dts_coll_ring_half_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                         double latency_s);
+
+/* Set PLAN's ring and position from params->ring (identity when NULL);
+ * FALSE with ERROR set (naming WHAT) when it is not a permutation. */
+gboolean dts_coll_set_ring_order (DtsCollPlan *plan, const DtsCollParams *params,
+                                  const char *what, GError **error);
+
+/* Ring-pipelined broadcast and reduce from a root (chain.c). */
+DtsCollPlan *dts_coll_chain_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_chain_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_chain_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+int dts_coll_chain_step_slot (const DtsCollPlan *plan, int part, int step);
+gboolean dts_coll_chain_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_chain_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                     double latency_s);
+
+/* Binomial-tree broadcast and reduce from a root (binomial.c). */
+DtsCollPlan *dts_coll_binomial_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_binomial_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_binomial_step_ops (const DtsCollPlan *plan, int part, int step,
+                                 DtsCollStepOps *out);
+int dts_coll_binomial_step_slot (const DtsCollPlan *plan, int part, int step);
+gboolean dts_coll_binomial_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_binomial_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                        double latency_s);
+
+/* Recursive-halving reduce-scatter, recursive-doubling all-gather
+ * (rhd-ops.c). */
+DtsCollPlan *dts_coll_rhd_op_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_rhd_op_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_rhd_op_step_ops (const DtsCollPlan *plan, int part, int step,
+                               DtsCollStepOps *out);
+gboolean dts_coll_rhd_op_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_rhd_op_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                      double latency_s);
+
+/* Direct all-gather, reduce-scatter and all-to-all (direct-ops.c). */
+DtsCollPlan *dts_coll_direct_op_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_direct_op_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_direct_op_step_ops (const DtsCollPlan *plan, int part, int step,
+                                  DtsCollStepOps *out);
+double dts_coll_direct_op_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                         double latency_s);
+
 /* Helpers shared by the algorithms. */
+/* Chunk rounds of SEG_BYTES per step (>= 1), or 0 with ERROR set (naming
+ * WHAT) when there are too many. */
+int dts_coll_rounds (double seg_bytes, double chunk_bytes, const char *what, GError **error);
 /* The checks every plan makes: ranks, buffer size and, when CHUNKED,
  * channels and chunk size; errors start with WHAT ("ring all-reduce"). */
 gboolean dts_coll_check_params (const DtsCollParams *params, const char *what, gboolean chunked,

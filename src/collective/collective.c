@@ -91,6 +91,8 @@ DtsCollPlan *
 dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **error)
 {
   g_return_val_if_fail (algorithm != NULL && params != NULL, NULL);
+  if (params->op != DTS_COLL_OP_ALLREDUCE)
+    return dts_coll_op_plan_new (algorithm, params, error);
   if (strcmp (algorithm, "auto") == 0)
     return dts_coll_tune_plan_new (params, NULL, error);
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)

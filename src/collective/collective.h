@@ -62,6 +62,14 @@
  * candidates' plans and returns the one NCCL's tuning model predicts
  * fastest.
  *
+ * Other operations (DtsCollOp, ops.c): all-gather and reduce-scatter by
+ * the ring's halves (ring-halves.c), recursive doubling and halving
+ * (rhd-ops.c) and one-shot (direct-ops.c); broadcast and reduce from a root
+ * by NCCL's pipelined ring chain (chain.c) and a binomial tree
+ * (binomial.c); all-to-all one-shot (direct-ops.c). Their rows are a table
+ * of their own (dts_coll_op_algorithms) and go through the same generic
+ * interface; the files have the models and closed forms.
+ *
  * The generic interface (what src/sim/ and the tests interpret): a plan has
  * n_parts participants: its n_ranks members (participant i is member i of
  * the communicator the plan runs over) and, for parameter servers, one
@@ -100,6 +108,43 @@ G_BEGIN_DECLS
 
 typedef struct _DtsCollTuner DtsCollTuner;
 
+/* The collective operation a plan performs (ops.c has the table: ids,
+ * nccl-tests' bus-bandwidth factors and size conventions). S, the plan's
+ * bytes, is nccl-tests' "size": the larger of a rank's two buffers, so
+ * all-gather's output (N blocks of S/N, block i rank i's contribution),
+ * reduce-scatter's input (rank i ends with the sum of block i), the
+ * buffer of all-reduce, broadcast and reduce, and all-to-all's send
+ * buffer (block j, S/N bytes, goes to rank j, which stores it as block i
+ * of its receive buffer). */
+typedef enum {
+  DTS_COLL_OP_ALLREDUCE,
+  DTS_COLL_OP_ALLGATHER,
+  DTS_COLL_OP_REDUCE_SCATTER,
+  DTS_COLL_OP_BROADCAST,
+  DTS_COLL_OP_REDUCE,
+  DTS_COLL_OP_ALLTOALL,
+  DTS_COLL_N_OPS
+} DtsCollOp;
+
+typedef struct {
+  DtsCollOp op;
+  const char *id;           /* "all-gather" */
+  const char *description;  /* what every rank ends with, and what S is */
+  const char *bus_factor_text; /* "(N-1)/N" */
+  gboolean rooted;          /* takes --root (broadcast, reduce) */
+  const char *default_algorithm; /* table id run when none is given */
+} DtsCollOpInfo;
+
+/* The table of ops, in DtsCollOp order, terminated by a row with id NULL. */
+const DtsCollOpInfo *dts_coll_ops (void);
+/* The op called ID, or NULL. */
+const DtsCollOpInfo *dts_coll_op_lookup (const char *id);
+const char *dts_coll_op_to_string (DtsCollOp op);
+/* nccl-tests' bus bandwidth over algorithm bandwidth for OP over N ranks:
+ * all-reduce 2(N-1)/N; all-gather, reduce-scatter and all-to-all (N-1)/N;
+ * broadcast and reduce 1. */
+double dts_coll_op_bus_factor (DtsCollOp op, int n);
+
 typedef struct {
   int n_ranks;          /* participants */
   const int *ring;      /* ring order: position -> rank (0..n_ranks-1 when NULL) */
@@ -114,6 +159,8 @@ typedef struct {
                            hier); NULL: callers that do not know the platform */
   const DtsCollTuner *tuner; /* "auto": what the platform says of a candidate plan (tune.c);
                                 NULL for every other algorithm */
+  DtsCollOp op;         /* the operation (zero: all-reduce) */
+  int root;             /* broadcast, reduce: the rank that sends or receives it all */
 } DtsCollParams;
 
 typedef struct _DtsCollAlgorithm DtsCollAlgorithm;
@@ -171,6 +218,8 @@ typedef struct {
   double predicted_s;   /* "auto": the model's time for this algorithm and protocol */
   int *aux;             /* per-algorithm table (owned): tree: parent, children, height and
                            depth of every rank in both trees; hier: pieces, steps apart */
+  DtsCollOp op;         /* what the plan does (the row's op) */
+  int root;             /* broadcast, reduce: the root rank; 0 for the other ops */
 } DtsCollPlan;
 
 typedef enum {
@@ -247,13 +296,33 @@ struct _DtsCollAlgorithm {
   int (*step_slot) (const DtsCollPlan *plan, int part, int step);
 };
 
+/* A row of an op other than all-reduce (ops.c). */
+typedef struct {
+  DtsCollOp op;
+  DtsCollAlgorithm alg;
+} DtsCollOpAlgorithm;
+
 /* The table of all-reduce algorithms, terminated by a row with id NULL. */
 const DtsCollAlgorithm *dts_coll_algorithms (void);
 
-/* Build the plan of all-reduce ALGORITHM ("ring"). Invalid parameters
- * (no ranks, a ring that is not a permutation, negative bytes, channels
- * outside 1..DTS_COLL_MAX_CHANNELS, chunk <= 0) and unknown algorithms are
- * DTS_ERROR_INVALID. */
+/* The rows of the other ops (ops.c): one per algorithm and op it does,
+ * with the id of the all-reduce row of the same family ("ring", "direct");
+ * terminated by a row with alg.id NULL. */
+const DtsCollOpAlgorithm *dts_coll_op_algorithms (void);
+
+/* The row of ALGORITHM for OP, or NULL when it does not do OP (or is
+ * unknown). */
+const DtsCollAlgorithm *dts_coll_algorithm_lookup (const char *algorithm, DtsCollOp op);
+
+/* "ring, direct": the algorithms that do OP, in table order (owned). */
+char *dts_coll_op_algorithm_ids (DtsCollOp op);
+
+/* Build the plan of ALGORITHM ("ring") for params->op (all-reduce by
+ * default). Invalid parameters (no ranks, a ring that is not a
+ * permutation, negative bytes, channels outside 1..DTS_COLL_MAX_CHANNELS,
+ * chunk <= 0, a root that is not a rank), unknown algorithms and
+ * algorithms that do not do the op (the error lists those that do; "auto"
+ * is all-reduce only) are DTS_ERROR_INVALID. */
 DtsCollPlan *dts_coll_plan_new (const char *algorithm, const DtsCollParams *params,
                                 GError **error);
 void dts_coll_plan_free (DtsCollPlan *plan);

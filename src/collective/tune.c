@@ -303,6 +303,8 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
 {
   if (!dts_coll_check_params (params, "auto all-reduce", TRUE, error))
     return NULL;
+  if (params->op != DTS_COLL_OP_ALLREDUCE)
+    return dts_coll_op_plan_new ("auto", params, error); /* the error: all-reduce only */
   const DtsCollTuner *tuner = params->tuner;
   if (tuner == NULL || tuner->measure == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,

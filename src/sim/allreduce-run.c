@@ -163,7 +163,8 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     DtsCollParams params = { .n_ranks = n, .ring = NULL, .bytes = opts->sizes_bytes[k],
                              .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
                              .gpu_node = gpu_node,
-                             .tuner = tuner ? dts_sim_tuner_get (tuner) : NULL };
+                             .tuner = tuner ? dts_sim_tuner_get (tuner) : NULL,
+                             .op = (DtsCollOp) opts->op, .root = opts->root };
     GArray *rows = tuned ? g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow)) : NULL;
     if (rows != NULL)
       g_ptr_array_add (candidates, rows);
@@ -176,6 +177,27 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     g_ptr_array_add (plans, plan);
   }
   g_autoptr (DtsSchedule) sched = dts_schedule_collectives_new (n, plans);
+  /* At flow granularity only lock-step phases become flows; the other
+   * steps run one by one, as at step (the ring broadcast's chain, ...). */
+  gboolean flow = opts->granularity == DTS_GRANULARITY_FLOW;
+  double flow_transfers = 0;
+  for (guint k = 0; flow && k < plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (plans, k);
+    gboolean lockstep = TRUE;
+    for (int i = 0; i < plan->n_phases; i++)
+      lockstep = lockstep && plan->phases[i].lockstep;
+    if (!lockstep)
+      flow_transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * n
+                        * MAX (plan->sends_per_step, 1);
+  }
+  if (flow_transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--comm-granularity flow: %.3g transfers to simulate (steps that are not "
+                 "lock-step run one by one; at most %.0e, about ten minutes); use a larger "
+                 "--chunk-size or smaller sizes",
+                 flow_transfers, DTS_ALLREDUCE_MAX_STEP_TRANSFERS);
+    return NULL;
+  }
   if (opts->granularity == DTS_GRANULARITY_STEP) {
     double transfers = 0;
     for (guint k = 0; k < plans->len; k++) {

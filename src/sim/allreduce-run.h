@@ -41,6 +41,8 @@ typedef struct {
   gboolean record_steps;       /* keep one slice per rank and step (phase at flow) */
   const char *collective;      /* algorithm table id or "auto" (tune.c: per size); NULL: "ring" */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
+  int op;                      /* DtsCollOp (collective/collective.h); 0: all-reduce */
+  int root;                    /* broadcast, reduce: the root rank */
 } DtsAllreduceOptions;
 
 /* One rank's part of one step (step granularity) or one phase (flow). */
@@ -97,7 +99,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsAllreduceResult, dts_allreduce_result_free)
 /* Step granularity simulates every chunk transfer: 2(N-1) steps x rounds x
  * channels x N ranks per size. Beyond this many (about ten minutes at
  * SimGrid's 2-4 us per transfer, SIMGRID-NOTES.md) a run is refused rather
- * than left to look hung. */
+ * than left to look hung; at flow granularity too when the plans whose
+ * phases are not all lock-step (run step by step there) have that many. */
 #define DTS_ALLREDUCE_MAX_STEP_TRANSFERS 2e8
 
 /* Load the platform, check the options against it, simulate and return the

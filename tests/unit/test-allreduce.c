@@ -28,6 +28,9 @@ typedef struct {
   int channels;          /* 0: default */
   double chunk_bytes;    /* 0: default */
   gboolean steps;
+  const char *collective; /* NULL: ring */
+  DtsCollOp op;
+  int root;
 } Setup;
 
 typedef struct {
@@ -76,6 +79,7 @@ simulate_here (const void *setup, void *result)
     .channels = st->channels ? st->channels : DTS_COLL_DEFAULT_CHANNELS,
     .chunk_bytes = st->chunk_bytes ? st->chunk_bytes : DTS_COLL_DEFAULT_CHUNK_BYTES,
     .granularity = st->granularity, .record_steps = st->steps,
+    .collective = st->collective, .op = st->op, .root = st->root,
   };
   g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, &error);
   if (r == NULL) {
@@ -247,6 +251,73 @@ START_TEST (test_errors)
 }
 END_TEST
 
+/* Every op's rows on the contention-free flat platform (B = 12.5 GB/s per
+ * route alone, L = 2 us): the simulated time is the closed form within
+ * 1e-6 (the simulator sends whole bytes) at step and flow granularity, for
+ * sizes of one and several chunk rounds (8 MiB in 2 channels is 2 chunks
+ * of 2 MiB: the chain pipelines), N prime and not, the root inside. */
+START_TEST (test_ops_closed_form_flat)
+{
+  static const int ns[] = { 2, 5, 16 };
+  for (const DtsCollOpAlgorithm *row = dts_coll_op_algorithms (); row->alg.id; row++)
+    for (int g = 0; g <= DTS_GRANULARITY_FLOW; g++)
+      for (gsize i = 0; i < G_N_ELEMENTS (ns); i++) {
+        gboolean rhd = strcmp (row->alg.id, "rhd") == 0;
+        if (rhd && (ns[i] & (ns[i] - 1)) != 0)
+          continue; /* powers of two only (test-collective.c) */
+        Setup st = { .platform = "flat-16", .n_gpus = ns[i], .granularity = g,
+                     .sizes = { 1e5, 8388608, 64e6 }, .n_sizes = 3, .collective = row->alg.id,
+                     .op = row->op, .root = dts_coll_ops ()[row->op].rooted ? ns[i] / 2 : 0 };
+        Outcome o = simulate_ok (&st);
+        for (int k = 0; k < st.n_sizes; k++) {
+          double cf = o.closed_form_s[k];
+          ck_assert_msg (cf > 0 && fabs (o.time_s[k] / cf - 1) < 1e-6,
+                         "%s %s N=%d S=%g %s: simulated %.12g s, closed form %.12g s",
+                         row->alg.id, dts_coll_op_to_string (row->op), ns[i], st.sizes[k],
+                         dts_granularity_to_string (g), o.time_s[k], cf);
+        }
+        /* The closed form is the row's, with the plan's B and L. */
+        DtsCollParams p = { .n_ranks = ns[i], .bytes = 64e6, .channels = 2,
+                            .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .op = row->op,
+                            .root = st.root };
+        g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (row->alg.id, &p, NULL);
+        /* A route's share of a link: direct's N - 1 routes out of every
+         * rank, the binomial root's and rhd's ceil(log2 N), one for the
+         * rings. */
+        int k = 0;
+        while ((1 << k) < ns[i])
+          k++;
+        double share = strcmp (row->alg.id, "direct") == 0     ? 12.5e9 / (ns[i] - 1)
+                       : strcmp (row->alg.id, "binomial") == 0 || rhd ? 12.5e9 / k
+                                                               : 12.5e9;
+        ck_assert_double_eq_tol (o.closed_form_s[2],
+                                 dts_coll_plan_closed_form_s (plan, share, 2e-6), 1e-12);
+      }
+}
+END_TEST
+
+/* The ring all-gather and reduce-scatter take half the ring all-reduce's
+ * bandwidth term; the all-reduce by default is what it always was. */
+START_TEST (test_ops_halves)
+{
+  Setup ar = { .platform = "flat-16", .n_gpus = 8, .granularity = DTS_GRANULARITY_STEP,
+               .sizes = { 64e6 }, .n_sizes = 1 };
+  Setup ag = ar, rs = ar;
+  ag.op = DTS_COLL_OP_ALLGATHER;
+  rs.op = DTS_COLL_OP_REDUCE_SCATTER;
+  Outcome a = simulate_ok (&ar), g = simulate_ok (&ag), r = simulate_ok (&rs);
+  ck_assert_double_eq_tol (g.time_s[0], a.time_s[0] / 2, 1e-9);
+  ck_assert_double_eq_tol (r.time_s[0], g.time_s[0], 1e-12);
+  Setup bad = ar;
+  bad.op = DTS_COLL_OP_BROADCAST;
+  bad.root = 8;
+  Outcome o = simulate (&bad);
+  ck_assert (!o.ok);
+  ck_assert_int_eq (o.code, DTS_ERROR_INVALID);
+  ck_assert_ptr_nonnull (strstr (o.message, "root 8 is not one of the 8 ranks"));
+}
+END_TEST
+
 static Suite *
 allreduce_suite (void)
 {
@@ -259,6 +330,8 @@ allreduce_suite (void)
   tcase_add_test (tc, test_sizes_independent);
   tcase_add_test (tc, test_steps_recorded);
   tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_ops_closed_form_flat);
+  tcase_add_test (tc, test_ops_halves);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -188,7 +188,15 @@ END_TEST
  * contribution over every byte. When a plan does not say where its bytes
  * are (offset -1: ring, direct and ps), the whole slice is one atom and a
  * reduction and a copy alike add the message's set: only what reaches whom
- * is tracked, and the per-segment check of the ring is test_ring_reference. */
+ * is tracked, and the per-segment check of the ring is test_ring_reference.
+ * Plans of other ops (plan->op) must say where their bytes are; members
+ * start and must end as the op says (all-gather: {i} on block i alone, then
+ * exactly {b} on every block b; reduce-scatter: block i of member i full;
+ * broadcast: the root's {root} everywhere; reduce: the root full), and an
+ * all-to-all tracks, instead of sets, the label of every atom of every
+ * send buffer: sends read the send buffers, receives write the receive
+ * buffers at their own offsets, and block i of member j's receive buffer
+ * must end with the labels of block j of member i's send buffer. */
 typedef struct {
   guint64 *set;         /* one per channel of the message and atom of [a0, a1) */
   int a0, a1;
@@ -219,6 +227,28 @@ boundary (const GArray *b, double x, double tol)
     if (fabs (g_array_index (b, double, i) - x) <= tol)
       return (int) i;
   return -1;
+}
+
+/* The block of atom A (of a slice cut in blocks of BLK). */
+static int
+atom_block (const GArray *b, int a, double blk, double tol)
+{
+  return (int) ((g_array_index (b, double, a) + tol) / blk);
+}
+
+/* Whether the W atoms from A and from B have the same lengths. */
+static gboolean
+same_atoms (const GArray *b, int a, int bb, int w, double tol)
+{
+  if (a < 0 || bb < 0 || bb + w >= (int) b->len)
+    return FALSE;
+  for (int i = 0; i < w; i++) {
+    double la = g_array_index (b, double, a + i + 1) - g_array_index (b, double, a + i);
+    double lb = g_array_index (b, double, bb + i + 1) - g_array_index (b, double, bb + i);
+    if (fabs (la - lb) > tol)
+      return FALSE;
+  }
+  return TRUE;
 }
 
 static char *
@@ -252,6 +282,19 @@ generic_run (const DtsCollPlan *plan)
   g_array_set_size (bounds, 0);
   double zero = 0;
   g_array_append_val (bounds, zero);
+  DtsCollOp op = plan->op;
+  if (op != DTS_COLL_OP_ALLREDUCE && !segmented)
+    return g_strdup_printf ("a %s plan that does not say where its bytes are",
+                            dts_coll_op_to_string (op));
+  /* The ops of blocks: block b of a slice is [b blk, (b+1) blk). */
+  gboolean blocks = op == DTS_COLL_OP_ALLGATHER || op == DTS_COLL_OP_REDUCE_SCATTER
+                    || op == DTS_COLL_OP_ALLTOALL;
+  double blk = slice / MAX (n, 1);
+  for (int b = 1; blocks && b < n; b++) {
+    double x = b * blk;
+    if (boundary (bounds, x, tol) < 0)
+      g_array_append_val (bounds, x);
+  }
   if (segmented) {
     for (int p = 0; p < np; p++)
       for (int st = 0; st < dts_coll_plan_n_steps (plan, p); st++) {
@@ -276,6 +319,13 @@ generic_run (const DtsCollPlan *plan)
   /* know[(p * nc + channel) * na + atom]; one channel without offsets. */
   int nc = segmented ? MAX (plan->channels, 1) : 1;
   g_autofree guint64 *know = g_new0 (guint64, (gsize) np * nc * MAX (na, 1));
+  /* All-to-all: KNOW holds, per atom of a send buffer, its own label
+   * (which participant, channel and atom it is, + 1); sends read it, and
+   * receives write the labels into the receive buffers, GOT. Every other
+   * op sends from and receives into the one buffer. */
+  gboolean a2a = op == DTS_COLL_OP_ALLTOALL;
+  g_autofree guint64 *got_buf = a2a ? g_new0 (guint64, (gsize) np * nc * MAX (na, 1)) : NULL;
+  guint64 *into = a2a ? got_buf : know;
   g_autofree int *step = g_new0 (int, np);
   g_autofree gboolean *posted = g_new0 (gboolean, np);
   /* queue[(from * np + to) * nt + tag] */
@@ -284,8 +334,21 @@ generic_run (const DtsCollPlan *plan)
     g_ptr_array_add (queues, g_queue_new ());
   g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (message_free);
   for (int r = 0; r < n; r++)
-    for (int a = 0; a < nc * na; a++)
-      know[r * nc * na + a] = G_GUINT64_CONSTANT (1) << r;
+    for (int a = 0; a < nc * na; a++) {
+      guint64 mine = G_GUINT64_CONSTANT (1) << r;
+      int blk_of = blocks ? atom_block (bounds, a % na, blk, tol) : -1;
+      if (op == DTS_COLL_OP_ALLGATHER && blk_of != r)
+        mine = 0;   /* a rank starts with its own block only */
+      if (op == DTS_COLL_OP_BROADCAST && r != plan->root)
+        mine = 0;   /* and the root with the buffer */
+      if (a2a)
+        mine = (guint64) (r * nc * na + a) + 1;
+      know[r * nc * na + a] = mine;
+      /* A rank's own block of an all-to-all is a copy on the GPU, not a
+       * transfer of the plan. */
+      if (a2a && blk_of == r)
+        got_buf[r * nc * na + a] = mine;
+    }
   for (gboolean progress = TRUE; progress;) {
     progress = FALSE;
     for (int p = 0; p < np; p++) {
@@ -342,8 +405,12 @@ generic_run (const DtsCollPlan *plan)
         if (x->kind != DTS_XFER_RECV)
           continue;
         Message *m = g_queue_pop_head (g_ptr_array_index (queues, (x->peer * np + p) * nt + x->tag));
+        /* A receive lands where the send came from, except all-to-all's
+         * (block j of i's send buffer into block i of j's receive buffer). */
+        int r0 = a2a ? boundary (bounds, x->offset, tol) : m->a0;
         if (m->bytes != x->bytes || m->channels != x->channels || m->channel != x->channel
-            || (segmented && fabs (m->offset - x->offset) > tol))
+            || (segmented && !a2a && fabs (m->offset - x->offset) > tol)
+            || (a2a && !same_atoms (bounds, m->a0, r0, m->a1 - m->a0, tol)))
           return g_strdup_printf ("participant %d step %d: receives %g at %g x%d from %d, which "
                                   "sent %g at %g x%d",
                                   p, step[p], x->bytes, x->offset, x->channels, x->peer, m->bytes,
@@ -352,7 +419,7 @@ generic_run (const DtsCollPlan *plan)
         int c0 = segmented ? m->channel : 0;
         for (int c = 0; c < mc; c++)
           for (int a = m->a0; a < m->a1; a++) {
-            guint64 *mine = &know[(p * nc + c0 + c) * na + a];
+            guint64 *mine = &into[(p * nc + c0 + c) * na + a - m->a0 + r0];
             guint64 got = m->set[c * w + a - m->a0];
             if (segmented && x->reduce && (*mine & got))
               return g_strdup_printf ("participant %d step %d: counts a contribution of %d twice",
@@ -374,10 +441,40 @@ generic_run (const DtsCollPlan *plan)
                               i / nt % np);
   guint64 all = n == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << n) - 1;
   for (int r = 0; r < n; r++)
-    for (int a = 0; a < nc * na; a++)
-      if (know[r * nc * na + a] != all)
-        return g_strdup_printf ("member %d ends without every contribution%s", r,
+    for (int a = 0; a < nc * na; a++) {
+      guint64 have = into[r * nc * na + a], want = all;
+      int b = blocks ? atom_block (bounds, a % na, blk, tol) : -1;
+      switch (op) {
+      case DTS_COLL_OP_ALLGATHER:
+        want = G_GUINT64_CONSTANT (1) << b;
+        break;
+      case DTS_COLL_OP_REDUCE_SCATTER:
+        if (b != r)
+          continue;
+        break;
+      case DTS_COLL_OP_BROADCAST:
+        want = G_GUINT64_CONSTANT (1) << plan->root;
+        break;
+      case DTS_COLL_OP_REDUCE:
+        if (r != plan->root)
+          continue;
+        break;
+      case DTS_COLL_OP_ALLTOALL: {
+        /* Block b of r's receive buffer: block r of b's send buffer. */
+        double d = g_array_index (bounds, double, a % na) - b * blk;
+        int src = boundary (bounds, r * blk + d, tol);
+        want = (guint64) (b * nc * na + a / na * na + src) + 1;
+        break;
+      }
+      default:
+        break;
+      }
+      if (have != want)
+        return g_strdup_printf ("member %d ends without %s%s", r,
+                                op == DTS_COLL_OP_ALLREDUCE ? "every contribution"
+                                                            : "what the op gives it",
                                 segmented ? " to some of its bytes" : "");
+    }
   return NULL;
 }
 
@@ -698,6 +795,51 @@ START_TEST (test_plan_load)
 }
 END_TEST
 
+/* The link-load time of a plan of OP on the STAR (10 GB/s links). */
+static double
+fake_op_load_s (const char *alg, DtsCollOp op, int n, double bytes)
+{
+  DtsCollParams p = { .n_ranks = n, .bytes = bytes, .channels = 2,
+                      .chunk_bytes = 2 * 1048576.0, .op = op };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (alg, &p, &error);
+  ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+  FakeNet *f = g_new0 (FakeNet, 1);
+  f->kind = FAKE_STAR;
+  f->bw = 10e9;
+  double s = -1;
+  ck_assert (dts_coll_plan_load_s (plan, fake_links, f, &s, NULL, &error));
+  g_free (f);
+  return s;
+}
+
+/* The ops' link loads, worked by hand (B = 10 GB/s): the chain's slots
+ * and the binomial tree's levels come from their step_slot. */
+START_TEST (test_op_plan_load)
+{
+  double S = 1e6, B = 10e9, MiB = 1048576.0;
+  /* (N-1)/N S leaves every rank. */
+  ck_assert_double_eq_tol (fake_op_load_s ("ring", DTS_COLL_OP_ALLGATHER, 8, S), 7.0 / 8 * S / B,
+                           1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 8, S),
+                           7.0 / 8 * S / B, 1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("direct", DTS_COLL_OP_ALLTOALL, 8, S),
+                           7.0 / 8 * S / B, 1e-15);
+  /* The chain over 4 ranks, 8 MiB in 2 channels of 2 chunks: 4 slots,
+   * each a rank's 2 channels of one 2 MiB chunk on its up link. */
+  ck_assert_double_eq_tol (fake_op_load_s ("ring", DTS_COLL_OP_BROADCAST, 4, 8 * MiB),
+                           4 * 2 * 2 * MiB / B, 1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("ring", DTS_COLL_OP_REDUCE, 4, 8 * MiB),
+                           4 * 2 * 2 * MiB / B, 1e-15);
+  /* The binomial tree over 4: 2 levels of the whole buffer (the root's up
+   * link, or down link for reduce, at each). */
+  ck_assert_double_eq_tol (fake_op_load_s ("binomial", DTS_COLL_OP_BROADCAST, 4, S), 2 * S / B,
+                           1e-15);
+  ck_assert_double_eq_tol (fake_op_load_s ("binomial", DTS_COLL_OP_REDUCE, 4, S), 2 * S / B,
+                           1e-15);
+}
+END_TEST
+
 /* --collective auto (tune.c): the model's terms against NCCL's constants
  * worked by hand, on the contention-free STAR platform of 10 GB/s links. */
 static gboolean
@@ -851,6 +993,258 @@ START_TEST (test_tune_errors)
 }
 END_TEST
 
+/* A plan of ALGORITHM for OP over N ranks: 3 MB + BYTES_EXTRA in 2
+ * channels of 250 kB chunks, in ring order RING (NULL: rank order). */
+static DtsCollPlan *
+op_plan (const char *algorithm, DtsCollOp op, int n, int root, const int *ring,
+         double bytes_extra)
+{
+  DtsCollParams params = { .n_ranks = n, .ring = ring, .bytes = 3e6 + bytes_extra,
+                           .channels = 2, .chunk_bytes = 2.5e5, .op = op, .root = root };
+  g_autoptr (GError) error = NULL;
+  DtsCollPlan *plan = dts_coll_plan_new (algorithm, &params, &error);
+  ck_assert_msg (plan != NULL, "%s %s: %s", algorithm, dts_coll_op_to_string (op),
+                 error ? error->message : "");
+  ck_assert_int_eq (plan->op, op);
+  return plan;
+}
+
+/* Every row of every op other than all-reduce for N = 1..64, several
+ * roots, a buffer that is not a multiple of the chunks, and a permuted
+ * ring: the reference checks the op's postcondition (generic_run). */
+START_TEST (test_op_reference)
+{
+  int ring[64];
+  for (const DtsCollOpAlgorithm *row = dts_coll_op_algorithms (); row->alg.id; row++) {
+    const DtsCollAlgorithm *a = &row->alg;
+    int runs = 0;
+    for (int n = 1; n <= 64; n++) {
+      gboolean rooted = dts_coll_ops ()[row->op].rooted;
+      int roots[] = { 0, n - 1, n / 2 };
+      for (int k = 0; k < (rooted ? 3 : 1); k++)
+        for (int shape = 0; shape < 3; shape++) {
+          /* shape 1: 1234.5 bytes more (an uneven last chunk); 2: the ring
+           * in the order 0, 5, 10, ... (mod N, for N coprime with 5). */
+          if (shape == 2 && (n % 5 == 0 || strcmp (a->id, "ring") != 0))
+            continue;
+          for (int p = 0; p < n; p++)
+            ring[p] = (p * 5) % n;
+          if (strcmp (a->id, "rhd") == 0 && (n & (n - 1)) != 0) {
+            /* Powers of two only, with a clear error for the others. */
+            DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = 2,
+                                     .chunk_bytes = 2.5e5, .op = row->op };
+            g_autoptr (GError) error = NULL;
+            g_autoptr (DtsCollPlan) none = dts_coll_plan_new (a->id, &params, &error);
+            ck_assert_ptr_null (none);
+            dts_test_assert_error (error, DTS_ERROR_INVALID, "is not a power of two", NULL);
+            continue;
+          }
+          g_autoptr (DtsCollPlan) plan =
+              op_plan (a->id, row->op, n, roots[k], shape == 2 ? ring : NULL,
+                       shape == 1 ? 1234.5 : 0);
+          ck_assert (plan->alg == a);
+          g_autofree char *why = generic_run (plan);
+          ck_assert_msg (why == NULL, "%s %s N=%d root %d shape %d: %s", a->id,
+                         dts_coll_op_to_string (row->op), n, roots[k], shape, why);
+          runs++;
+        }
+    }
+    ck_assert_int_ge (runs, strcmp (a->id, "rhd") == 0 ? 7 * 2 : 64);
+  }
+}
+END_TEST
+
+/* The op reference finds plans that are wrong in each op's way. */
+static void (*op_step_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
+
+/* Every send one block further on (receives unchanged). */
+static void
+send_next_block (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  op_step_ops (plan, part, step, out);
+  double slice = plan->bytes / plan->channels, blk = slice / plan->n_ranks;
+  for (guint i = 0; i < out->xfers->len; i++) {
+    DtsCollXfer *x = &g_array_index (out->xfers, DtsCollXfer, i);
+    if (x->kind == DTS_XFER_SEND)
+      x->offset = fmod (x->offset + blk, slice);
+  }
+}
+
+/* Receives that copy instead of adding: the root of a reduce ends with
+ * one rank's buffer. */
+static void
+drop_reduce_flag (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  op_step_ops (plan, part, step, out);
+  for (guint i = 0; i < out->xfers->len; i++)
+    g_array_index (out->xfers, DtsCollXfer, i).reduce = FALSE;
+}
+
+static char *
+run_broken (const char *alg, DtsCollOp op, int n, int root,
+            void (*broken_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *))
+{
+  g_autoptr (DtsCollPlan) plan = op_plan (alg, op, n, root, NULL, 0);
+  g_autofree char *good = generic_run (plan);
+  ck_assert_msg (good == NULL, "%s", good);
+  DtsCollAlgorithm broken = *plan->alg;
+  op_step_ops = broken.step_ops;
+  broken.step_ops = broken_ops;
+  plan->alg = &broken;
+  return generic_run (plan);
+}
+
+START_TEST (test_op_reference_catches_errors)
+{
+  struct {
+    const char *alg;
+    DtsCollOp op;
+    void (*ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
+  } cases[] = {
+    { "ring", DTS_COLL_OP_ALLGATHER, send_next_block },
+    { "direct", DTS_COLL_OP_ALLGATHER, send_next_block },
+    { "ring", DTS_COLL_OP_REDUCE_SCATTER, send_next_block },
+    { "direct", DTS_COLL_OP_REDUCE_SCATTER, send_next_block },
+    { "direct", DTS_COLL_OP_ALLTOALL, send_next_block },
+    { "rhd", DTS_COLL_OP_ALLGATHER, send_next_block },
+    { "rhd", DTS_COLL_OP_REDUCE_SCATTER, drop_reduce_flag },
+    { "ring", DTS_COLL_OP_REDUCE, drop_reduce_flag },
+    { "binomial", DTS_COLL_OP_REDUCE, drop_reduce_flag },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int n = 3; n <= 8; n++) {
+      if (strcmp (cases[i].alg, "rhd") == 0 && (n & (n - 1)) != 0)
+        continue;
+      g_autofree char *why = run_broken (cases[i].alg, cases[i].op, n, 1, cases[i].ops);
+      ck_assert_msg (why != NULL, "%s %s N=%d: not caught", cases[i].alg,
+                     dts_coll_op_to_string (cases[i].op), n);
+    }
+  /* A broadcast from root 0 checked as one from root 1. */
+  g_autoptr (DtsCollPlan) plan = op_plan ("ring", DTS_COLL_OP_BROADCAST, 5, 0, NULL, 0);
+  plan->root = 1;
+  g_autofree char *why = generic_run (plan);
+  ck_assert_ptr_nonnull (why);
+}
+END_TEST
+
+/* Steps, bytes and the closed forms of the ops' plans, worked by hand. */
+START_TEST (test_op_plans)
+{
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  for (int n = 2; n <= 16; n++) {
+    g_autoptr (DtsCollPlan) ag = op_plan ("ring", DTS_COLL_OP_ALLGATHER, n, 0, NULL, 0);
+    g_autoptr (DtsCollPlan) rs = op_plan ("ring", DTS_COLL_OP_REDUCE_SCATTER, n, 0, NULL, 0);
+    ck_assert_int_eq (ag->n_steps, n - 1);
+    ck_assert_int_eq (rs->n_steps, n - 1);
+    /* 3 MB in 2 channels and N blocks: ceil(1.5e6 / N / 2.5e5) rounds. */
+    int rounds = (int) ceil (1.5e6 / n / 2.5e5 * (1 - 1e-12));
+    ck_assert_int_eq (ag->n_rounds, rounds);
+    ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (ag, 1e9, 1e-6),
+                             (n - 1) * (rounds * 1e-6 + 3e6 / n / 1e9), 1e-15);
+    ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (rs, 1e9, 1e-6),
+                             (n - 1) * (rounds * 1e-6 + 3e6 / n / 1e9), 1e-15);
+    g_autoptr (DtsCollPlan) a2a = op_plan ("direct", DTS_COLL_OP_ALLTOALL, n, 0, NULL, 0);
+    ck_assert_int_eq (a2a->n_steps, 1);
+    ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (a2a, 1e9, 1e-6),
+                             rounds * 1e-6 + 3e6 / n / 1e9, 1e-15);
+    /* Rank 1 of the all-to-all sends block j to rank j and receives block
+     * 1 of rank j into its block j. */
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (a2a, 1, 0, &ops);
+    ck_assert_int_eq (xfers->len, 2 * (n - 1));
+    for (guint i = 0; i < xfers->len; i++) {
+      const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+      ck_assert_double_eq_tol (x->offset, x->peer * 1.5e6 / n, 1e-6);
+    }
+    /* The broadcast: 6 chunks per channel, N + 4 slots of 1 us + 2 x 250 kB
+     * at 1 GB/s; the middle ranks take 7 steps, the ends 6. */
+    g_autoptr (DtsCollPlan) bc = op_plan ("ring", DTS_COLL_OP_BROADCAST, n, n - 1, NULL, 0);
+    ck_assert_int_eq (bc->n_levels, 6);
+    ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (bc, 1e9, 1e-6),
+                             (n + 4) * (1e-6 + 5e5 / 1e9), 1e-15);
+    ck_assert_int_eq (dts_coll_plan_n_steps (bc, n - 1), 6);
+    ck_assert_int_eq (dts_coll_plan_n_steps (bc, n - 2), 6);
+    if (n > 2)
+      ck_assert_int_eq (dts_coll_plan_n_steps (bc, 0), 7);
+    /* The root sends chunk s to rank 0 at step s. */
+    dts_coll_plan_step_ops (bc, n - 1, 3, &ops);
+    ck_assert_int_eq (xfers->len, 1);
+    ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 0).peer, 0);
+    ck_assert_double_eq_tol (g_array_index (xfers, DtsCollXfer, 0).offset, 7.5e5, 1e-6);
+  }
+  /* An uneven last chunk: 1.5e6 + 617.25 bytes per channel, 7 chunks,
+   * the last 617.25 bytes: it moves alone in the last slot. */
+  g_autoptr (DtsCollPlan) red = op_plan ("ring", DTS_COLL_OP_REDUCE, 4, 2, NULL, 1234.5);
+  ck_assert_int_eq (red->n_levels, 7);
+  ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (red, 1e9, 0),
+                           8 * 5e5 / 1e9 + 2 * 617.25 / 1e9, 1e-15);
+  /* The reduce's chain ends at the root: rank 3 starts it. */
+  ck_assert_int_eq (red->ring[0], 3);
+  ck_assert_int_eq (red->ring[3], 2);
+  /* The binomial tree over 5 ranks from root 2 (relative ranks r): 3
+   * levels; the root sends to r = 1, 2, 4 (ranks 3, 4, 1), r = 1 to r = 3
+   * (rank 0) at level 1; its reduce runs the levels backwards, each
+   * level on a tag of its own. */
+  g_autoptr (DtsCollPlan) bn = op_plan ("binomial", DTS_COLL_OP_BROADCAST, 5, 2, NULL, 0);
+  g_autoptr (DtsCollPlan) bnr = op_plan ("binomial", DTS_COLL_OP_REDUCE, 5, 2, NULL, 0);
+  ck_assert_int_eq (bn->n_levels, 3);
+  ck_assert_int_eq (dts_coll_plan_n_steps (bn, 2), 3);
+  ck_assert_int_eq (dts_coll_plan_n_steps (bn, 3), 2);
+  ck_assert_int_eq (dts_coll_plan_n_steps (bn, 1), 1);
+  static const int root_to[] = { 3, 4, 1 };
+  for (int k = 0; k < 3; k++) {
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (bn, 2, k, &ops);
+    const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, 0);
+    ck_assert_int_eq (x->kind, DTS_XFER_SEND);
+    ck_assert_int_eq (x->peer, root_to[k]);
+    ck_assert_int_eq (x->tag, k);
+    ck_assert_double_eq_tol (x->bytes, 1.5e6, 1e-6);
+    dts_coll_plan_step_ops (bnr, 2, k, &ops);
+    ck_assert_int_eq (x->kind, DTS_XFER_RECV);
+    ck_assert_int_eq (x->peer, root_to[2 - k]);
+    ck_assert (x->reduce);
+  }
+  DtsCollStepOps ops0 = { .xfers = xfers };
+  dts_coll_plan_step_ops (bn, 3, 1, &ops0);
+  ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 0).peer, 0);
+  /* 3 levels of 6 rounds of 1 us and 3 MB over B' = 3 x 1 GB/s. */
+  ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (bn, 1e9, 1e-6),
+                           3 * (6e-6 + 3e6 / 3e9), 1e-15);
+  for (int n = 1; n <= 8; n++)
+    ck_assert_double_eq_tol (dts_coll_op_bus_factor (DTS_COLL_OP_ALLGATHER, n),
+                             (n - 1.0) / n, 1e-15);
+  ck_assert_double_eq (dts_coll_op_bus_factor (DTS_COLL_OP_BROADCAST, 8), 1);
+  ck_assert_double_eq (dts_coll_op_bus_factor (DTS_COLL_OP_ALLREDUCE, 4), 1.5);
+}
+END_TEST
+
+static void
+op_bad (const char *algo, DtsCollOp op, int n, int root, const char *fragment)
+{
+  DtsCollParams p = { .n_ranks = n, .bytes = 1e6, .channels = 1, .chunk_bytes = 1e6, .op = op,
+                      .root = root };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (algo, &p, &error);
+  ck_assert_ptr_null (plan);
+  dts_test_assert_error (error, DTS_ERROR_INVALID, fragment, NULL);
+}
+
+START_TEST (test_op_errors)
+{
+  op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
+          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd)");
+  op_bad ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 12, 0,
+          "recursive-halving reduce-scatter: 12 ranks is not a power of two");
+  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct)");
+  op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
+  op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-reduce algorithms only");
+  op_bad ("ring", DTS_COLL_OP_BROADCAST, 4, 4, "root 4 is not one of the 4 ranks (0..3)");
+  op_bad ("ring", DTS_COLL_OP_REDUCE, 4, -1, "root -1");
+  op_bad ("ring", DTS_COLL_OP_ALLGATHER, 0, 0, "ring all-gather: needs at least one rank");
+}
+END_TEST
+
 static Suite *
 collective_suite (void)
 {
@@ -871,9 +1265,14 @@ collective_suite (void)
   tcase_add_test (generic, test_generic_reference_tracks_bytes);
   tcase_add_test (generic, test_rd_rhd_plans);
   tcase_add_test (generic, test_multirail_plan);
+  tcase_add_test (generic, test_op_reference);
+  tcase_add_test (generic, test_op_reference_catches_errors);
+  tcase_add_test (generic, test_op_plans);
+  tcase_add_test (generic, test_op_errors);
   suite_add_tcase (s, generic);
   TCase *tune = tcase_create ("tune");
   tcase_add_test (tune, test_plan_load);
+  tcase_add_test (tune, test_op_plan_load);
   tcase_add_test (tune, test_tune_model);
   tcase_add_test (tune, test_tune_errors);
   suite_add_tcase (s, tune);
