@@ -102,6 +102,7 @@ typedef struct {
   int n_gpus;
   int channels;
   double chunk_bytes;
+  double coll_overhead_s;
   DtsGranularity granularity;
 } ArChecked;
 
@@ -113,7 +114,9 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
   if (!dts_cli_parse_int_option ("gpus", a->c.gpus, 2, 1 << 20, &c->n_gpus, error)
       || !dts_cli_parse_int_option ("channels", a->c.channels, 1, DTS_COLL_MAX_CHANNELS,
                                     &c->channels, error)
-      || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &c->chunk_bytes, error))
+      || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &c->chunk_bytes, error)
+      || !dts_cli_parse_time_option ("coll-overhead", a->c.coll_overhead, &c->coll_overhead_s,
+                                     error))
     return FALSE;
   if (a->size != NULL && a->sizes != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--size and --sizes exclude each other");
@@ -236,6 +239,10 @@ write_text (const DtsAllreduceResult *r, DtsCollOp op, int root, GString *out)
   g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
                           r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
                           r->granularity);
+  if (r->coll_overhead_s > 0)
+    g_string_append_printf (out, "call:         %.3f us fixed cost per call (--coll-overhead), "
+                                 "in every time and closed form below\n",
+                            r->coll_overhead_s * 1e6);
   if (r->tuned) {
     write_text_tuned (r, out);
     return;
@@ -370,6 +377,7 @@ write_json (const DtsAllreduceResult *r, DtsCollOp op, int root, gboolean steps,
     dts_json_kv_int (j, "root", root);
   dts_json_kv_int (j, "channels", r->channels);
   dts_json_kv_double (j, "chunk_bytes", r->chunk_bytes);
+  dts_json_kv_double (j, "coll_overhead_s", r->coll_overhead_s);
   dts_json_kv_string (j, "granularity", r->granularity);
   dts_json_kv_double (j, "bottleneck_Bps", r->bottleneck_Bps);
   dts_json_kv_string (j, "bottleneck_link", r->bottleneck_link);
@@ -747,6 +755,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .n_sizes = sizes->len,
     .channels = c.channels,
     .chunk_bytes = c.chunk_bytes,
+    .coll_overhead_s = c.coll_overhead_s,
     .granularity = c.granularity,
     .cfg = a.c.cfg,
     .overrides = overrides->len ? overrides : NULL,

@@ -229,6 +229,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   res->algorithm = g_strdup (algorithm);
   res->channels = opts->channels;
   res->chunk_bytes = opts->chunk_bytes;
+  res->coll_overhead_s = opts->coll_overhead_s;
   res->granularity = g_strdup (dts_granularity_to_string (opts->granularity));
   res->sizes = g_array_new (FALSE, TRUE, sizeof (DtsAllreduceSize));
   if (opts->record_steps)
@@ -257,6 +258,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     .iterations = 1,
     .record_steps = opts->record_steps,
     .speed_use = "runs the reduction kernel on it",
+    .coll_overhead_s = opts->coll_overhead_s,
     .sealed = read_routes,
     .sealed_data = &sealed,
   };
@@ -271,7 +273,8 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     sz->t_start_s = trace->bucket_start_s[k];
     sz->time_s = MAX (trace->bucket_end_max_s[k], sz->t_start_s) - sz->t_start_s;
     sz->closed_form_s = dts_coll_plan_closed_form_s (g_ptr_array_index (sched->plans, k),
-                                                     sz->share_Bps, sz->latency_s);
+                                                     sz->share_Bps, sz->latency_s)
+                        + opts->coll_overhead_s;
   }
   for (guint i = 0; res->slices != NULL && i < trace->steps->len; i++) {
     const DtsTraceStep *st = &g_array_index (trace->steps, DtsTraceStep, i);

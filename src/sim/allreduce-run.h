@@ -35,6 +35,7 @@ typedef struct {
   int n_sizes;                 /* >= 1 */
   int channels;                /* 1..DTS_COLL_MAX_CHANNELS */
   double chunk_bytes;          /* > 0 */
+  double coll_overhead_s;      /* --coll-overhead: each call's fixed cost, >= 0 */
   DtsGranularity granularity;
   char **cfg;                  /* --cfg items or NULL */
   GArray *overrides;           /* DtsOverride or NULL */
@@ -80,6 +81,7 @@ typedef struct {
   gboolean tuned;          /* --collective auto: each size's algorithm in its DtsAllreduceSize */
   int channels;
   double chunk_bytes;
+  double coll_overhead_s;  /* in time_s and closed_form_s of every size */
   char *granularity;
   double bottleneck_Bps;   /* B of the closed form */
   char *bottleneck_link;   /* the link that sets it (SimGrid name) */
