@@ -1,4 +1,5 @@
-/* svg.c - a ring all-reduce in one picture (svg.h has the layout).
+/* svg.c - a ring all-reduce in one picture, and any collective's steps as
+ * arrows between rank rows (svg.h has the layouts).
  *
  * Geometry is in SVG user units (pixels at 100%). Coordinates are written
  * with one decimal and times with three, through printf in the C numeric
@@ -436,8 +437,15 @@ dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
     svg_rect (o, "phase", x0 + 1, gy0 - 46, x1 - x0 - 2, 20, 3,
               bands[band++ % G_N_ELEMENTS (bands)], NULL);
     const char *name = st->col_phase[c0] ? st->col_phase[c0] : "";
-    if (text_w (name, 11) <= x1 - x0 - 6)
+    const char *dash = strchr (name, '-');
+    if (text_w (name, 11) <= x1 - x0 - 6) {
       svg_text (o, (x0 + x1) / 2, gy0 - 32, 11, "middle", "bold", "#222222", name);
+    } else if (dash != NULL && text_w (dash + 1, 9) <= x1 - x0 - 4) {
+      /* "rail-reduce-scatter" over one column: on two lines. */
+      g_autofree char *head = g_strndup (name, dash - name + 1);
+      svg_text (o, (x0 + x1) / 2, gy0 - 37, 9, "middle", "bold", "#222222", head);
+      svg_text (o, (x0 + x1) / 2, gy0 - 28, 9, "middle", "bold", "#222222", dash + 1);
+    }
     c0 = c1 + 1;
   }
   for (int c = 0; c < nc; c++) {

@@ -1,4 +1,5 @@
-/* svg.h - a ring all-reduce in one picture (`dtsim allreduce --svg`).
+/* svg.h - a ring all-reduce in one picture (`dtsim allreduce --svg`), and
+ * the steps of any other algorithm and op (DtsSvgSteps, below).
  *
  * The teaching view of the ring: on the left the N ranks on a circle in ring
  * order with an arrow to each successor; on the right a timeline with one
