@@ -809,7 +809,8 @@ write_generic_svg (const DtsAllreduceResult *r, DtsCollOp op, int root, GString 
           || dts_coll_plan_part_host (plan, x->peer) == dts_coll_plan_part_host (plan, sl->rank))
         continue;
       DtsSvgArrow a = { .from = x->peer, .to = sl->rank, .column = ss->slot,
-                        .reduce = x->reduce, .bytes = x->bytes, .channels = x->channels };
+                        .reduce = x->reduce, .bytes = x->bytes, .offset = x->offset,
+                        .channels = x->channels };
       g_array_append_val (arrows, a);
     }
   }

@@ -475,11 +475,13 @@ dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
     double x0 = gx0 + a->column * cw + 0.18 * cw, x1 = gx0 + a->column * cw + 0.82 * cw;
     double y0 = gy0 + (a->from + 0.5) * ROW_H, y1 = gy0 + (a->to + 0.5) * ROW_H;
     const char *col = a->reduce ? phases[0].fill : phases[1].fill;
+    g_autofree char *at = a->offset >= 0 ? g_strdup_printf (" at offset %.0f", a->offset)
+                                         : g_strdup ("");
     g_string_append_printf (o,
                             "<path class=\"xfer\" d=\"M %.1f %.1f L %.1f %.1f\" stroke=\"%s\" "
                             "stroke-width=\"1.6\" fill=\"none\"><title>step %d: r%d -&gt; r%d, "
-                            "%.0f bytes x %d channel%s, %s</title></path>\n",
-                            x0, y0, x1, y1, col, a->column, a->from, a->to, a->bytes,
+                            "%.0f bytes%s x %d channel%s, %s</title></path>\n",
+                            x0, y0, x1, y1, col, a->column, a->from, a->to, a->bytes, at,
                             a->channels, a->channels == 1 ? "" : "s",
                             a->reduce ? "added" : "copied");
     arrow_head (o, x1, y1, x1 - x0, y1 - y0, col);

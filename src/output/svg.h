@@ -66,12 +66,13 @@ void dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out);
  * their duration, so that the structure (distances N/2, N/4, ... of
  * halving-doubling, the two trees of the double binary tree) reads at a
  * glance; the times are on the axis. Each arrow carries a <title> with its
- * bytes. */
+ * bytes and offset. */
 typedef struct {
   int from, to;       /* ranks */
   int column;         /* 0 .. n_columns-1 */
   gboolean reduce;    /* the receiver adds it */
   double bytes;       /* per channel */
+  double offset;      /* where they start in each channel's slice; -1: not said */
   int channels;
 } DtsSvgArrow;
 
