@@ -6,9 +6,12 @@
  * (as nccl-tests reports it, comparable across N), the closed form
  * 2(N-1)/N x S/B + 2(N-1) x L with B the ring's bottleneck share and L the
  * largest hop latency, and t over the closed form. --steps prints, for a
- * small ring, which chunk every rank sends to whom at every step and when;
+ * small ring, which chunk every rank sends to whom at every step and when,
+ * and for every other algorithm and op every transfer of every rank's step
+ * (peer, bytes, adds or copies, offset) from the plan's generic interface;
  * --trace writes the same as a Chrome/Perfetto trace, one track per GPU;
- * --svg draws one size's ring and steps in one picture (output/svg.h).
+ * --svg draws one size's ring and steps in one picture, or the other
+ * algorithms' steps as arrows between rank rows (output/svg.h).
  * --collective auto picks each size's algorithm with NCCL's tuning model
  * (collective/tune.c) and prints it, the protocol and the model's time
  * beside the simulated one and the chosen algorithm's closed form.
@@ -40,6 +43,9 @@
 /* --steps prints 2(N-1) x N lines per size and --svg draws as many boxes:
  * readable up to 16 ranks. */
 #define MAX_STEPS_GPUS 16
+/* --svg of the other algorithms: one column per step slot, at least 44
+ * pixels wide. */
+#define MAX_SVG_STEPS 64
 #define MAX_SIZES 256
 
 typedef struct {
@@ -85,10 +91,10 @@ add_entries (GOptionContext *ctx, ArArgs *a)
       "Comma-separated buffer sizes, simulated one after another (default: one, --size)",
       "S1,S2,..." },
     { "steps", 0, 0, G_OPTION_ARG_NONE, &a->steps,
-      "Print every ring step of every rank (step granularity, at most 16 GPUs)", NULL },
+      "Print every step of every rank: its transfers and when (step granularity, at most 16 GPUs)", NULL },
     { "svg", 0, 0, S, &a->svg,
-      "Draw the ring and its steps as an SVG picture in FILE, - for stdout (one size, step "
-      "granularity, at most 16 GPUs; default: none)",
+      "Draw the steps as an SVG picture in FILE, - for stdout (one size, step granularity, at "
+      "most 16 GPUs and 64 steps; default: none)",
       "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -360,6 +366,167 @@ write_steps_text (const DtsAllreduceResult *r, GString *out)
   }
 }
 
+/* Every algorithm but the ring all-reduce: the transfers of each recorded
+ * step from the simulated plan's generic interface (dts_coll_plan_step_ops),
+ * sorted by (size, slot, rank, the rank's own step). The slot is the
+ * algorithm's step_slot, the column in which steps that run at once line up
+ * (a folded rank's first step and the others' are in different slots), or
+ * the rank's step when the algorithm has none. */
+typedef struct {
+  const DtsAllreduceSlice *sl;
+  int slot;
+} SlotSlice;
+
+static int
+slot_slice_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SlotSlice *a = pa, *b = pb;
+  if (a->sl->size_index != b->sl->size_index)
+    return a->sl->size_index < b->sl->size_index ? -1 : 1;
+  if (a->slot != b->slot)
+    return a->slot < b->slot ? -1 : 1;
+  if (a->sl->rank != b->sl->rank)
+    return a->sl->rank < b->sl->rank ? -1 : 1;
+  return a->sl->step < b->sl->step ? -1 : a->sl->step > b->sl->step;
+}
+
+static int
+plan_slot (const DtsCollPlan *plan, int part, int step)
+{
+  return plan->alg != NULL && plan->alg->step_slot != NULL
+             ? plan->alg->step_slot (plan, part, step)
+             : step;
+}
+
+/* The step slices of R (step granularity: every slice has a step) with
+ * their slots, sorted. */
+static GArray *
+slot_slices (const DtsAllreduceResult *r)
+{
+  GArray *s = g_array_sized_new (FALSE, FALSE, sizeof (SlotSlice), r->slices->len);
+  for (guint i = 0; i < r->slices->len; i++) {
+    const DtsAllreduceSlice *sl = &g_array_index (r->slices, DtsAllreduceSlice, i);
+    if (sl->step < 0)
+      continue;
+    const DtsCollPlan *plan = g_ptr_array_index (r->plans, sl->size_index);
+    SlotSlice v = { sl, plan_slot (plan, sl->rank, sl->step) };
+    g_array_append_val (s, v);
+  }
+  g_array_sort (s, slot_slice_cmp);
+  return s;
+}
+
+/* "0-1": the channels a transfer's copies carry. */
+static char *
+xfer_channels (const DtsCollXfer *x)
+{
+  if (x->channels <= 1)
+    return g_strdup_printf ("%d", x->channel);
+  return g_strdup_printf ("%d-%d", x->channel, x->channel + x->channels - 1);
+}
+
+static void
+write_generic_steps_text (const DtsAllreduceResult *r, DtsCollOp op, int root, GString *out)
+{
+  g_autoptr (GArray) s = slot_slices (r);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (DtsCollXfer));
+  int size_index = -1;
+  for (guint i = 0; i < s->len; i++) {
+    const SlotSlice *ss = &g_array_index (s, SlotSlice, i);
+    const DtsAllreduceSlice *sl = ss->sl;
+    const DtsCollPlan *plan = g_ptr_array_index (r->plans, sl->size_index);
+    if (sl->size_index != size_index) {
+      size_index = sl->size_index;
+      g_string_append_printf (out, "\nsteps of the %.0f-byte %s (%s): %d ranks", plan->bytes,
+                              dts_coll_op_to_string (op), plan->alg->id, r->n_gpus);
+      if (dts_coll_ops ()[op].rooted)
+        g_string_append_printf (out, ", root %d", root);
+      g_string_append_printf (out,
+                              ", %d channel%s; bytes and offsets per channel, offsets into "
+                              "the channel's slice of S/C = %.0f bytes\n",
+                              plan->channels, plan->channels == 1 ? "" : "s",
+                              plan->bytes / plan->channels);
+      g_string_append_printf (out, "%4s %4s  %-19s %4s  %-14s %12s %-7s %12s %-5s %12s %12s\n",
+                              "step", "own", "phase", "rank", "transfer", "bytes", "data",
+                              "offset", "ch", "start_us", "end_us");
+    }
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (plan, sl->rank, sl->step, &ops);
+    const char *phase = plan->phases[ops.phase].name;
+    if (ops.xfers->len == 0)
+      g_string_append_printf (out, "%4d %4d  %-19s %4d  %-14s %12.0f %-7s %12s %-5s %12.3f %12.3f\n",
+                              ss->slot, sl->step, phase, sl->rank,
+                              ops.reduce_bytes > 0 ? "reduce" : "none", ops.reduce_bytes,
+                              ops.reduce_bytes > 0 ? "adds" : "-", "-", "-", sl->t_start_s * 1e6,
+                              sl->t_end_s * 1e6);
+    for (guint k = 0; k < ops.xfers->len; k++) {
+      const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, k);
+      g_autofree char *what = g_strdup_printf ("%s %d", x->kind == DTS_XFER_SEND ? "send to"
+                                                                                 : "recv from",
+                                               x->peer);
+      g_autofree char *off = x->offset >= 0 ? g_strdup_printf ("%.0f", x->offset) : g_strdup ("-");
+      g_autofree char *ch = xfer_channels (x);
+      g_string_append_printf (out, "%4d %4d  %-19s %4d  %-14s %12.0f %-7s %12s %-5s %12.3f %12.3f\n",
+                              ss->slot, sl->step, phase, sl->rank, what, x->bytes,
+                              x->kind == DTS_XFER_SEND ? "-" : x->reduce ? "adds" : "copies", off,
+                              ch, sl->t_start_s * 1e6, sl->t_end_s * 1e6);
+    }
+  }
+}
+
+static void
+write_generic_steps_json (const DtsAllreduceResult *r, DtsJson *j)
+{
+  g_autoptr (GArray) s = slot_slices (r);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (DtsCollXfer));
+  dts_json_key (j, "steps");
+  dts_json_begin_array (j);
+  for (guint i = 0; i < s->len; i++) {
+    const SlotSlice *ss = &g_array_index (s, SlotSlice, i);
+    const DtsAllreduceSlice *sl = ss->sl;
+    const DtsCollPlan *plan = g_ptr_array_index (r->plans, sl->size_index);
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (plan, sl->rank, sl->step, &ops);
+    dts_json_begin_object (j);
+    dts_json_kv_double (j, "bytes", plan->bytes);
+    dts_json_kv_int (j, "step", ss->slot);
+    dts_json_kv_int (j, "rank_step", sl->step);
+    dts_json_kv_string (j, "phase", plan->phases[ops.phase].name);
+    dts_json_kv_int (j, "rank", sl->rank);
+    dts_json_kv_int (j, "rounds", ops.n_rounds);
+    if (ops.reduce_bytes > 0)
+      dts_json_kv_double (j, "reduce_bytes", ops.reduce_bytes);
+    dts_json_key (j, "transfers");
+    dts_json_begin_array (j);
+    for (guint k = 0; k < ops.xfers->len; k++) {
+      const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, k);
+      dts_json_begin_object (j);
+      dts_json_kv_string (j, "kind", x->kind == DTS_XFER_SEND ? "send" : "recv");
+      dts_json_kv_int (j, "peer", x->peer);
+      dts_json_kv_double (j, "bytes", x->bytes);
+      dts_json_kv_int (j, "channels", x->channels);
+      dts_json_kv_int (j, "channel", x->channel);
+      if (x->kind == DTS_XFER_RECV)
+        dts_json_kv_bool (j, "reduce", x->reduce);
+      if (x->offset >= 0)
+        dts_json_kv_double (j, "offset", x->offset);
+      dts_json_end_object (j);
+    }
+    dts_json_end_array (j);
+    dts_json_kv_double (j, "t_start_s", sl->t_start_s);
+    dts_json_kv_double (j, "t_end_s", sl->t_end_s);
+    dts_json_end_object (j);
+  }
+  dts_json_end_array (j);
+}
+
+/* The ring all-reduce has its own step view (chunks round the ring). */
+static gboolean
+ring_steps (const DtsAllreduceResult *r, DtsCollOp op)
+{
+  return op == DTS_COLL_OP_ALLREDUCE && strcmp (r->algorithm, "ring") == 0;
+}
+
 static void
 write_json (const DtsAllreduceResult *r, DtsCollOp op, int root, gboolean steps, GString *out)
 {
@@ -417,7 +584,9 @@ write_json (const DtsAllreduceResult *r, DtsCollOp op, int root, gboolean steps,
     dts_json_end_object (j);
   }
   dts_json_end_array (j);
-  if (steps && r->slices) {
+  if (steps && r->slices && !ring_steps (r, op)) {
+    write_generic_steps_json (r, j);
+  } else if (steps && r->slices) {
     g_autoptr (GArray) s = sorted_slices (r);
     g_auto (PlanCursor) cur = { r, -1, NULL, DTS_COLL_OP_ALLREDUCE };
     dts_json_key (j, "steps");
@@ -596,6 +765,80 @@ write_svg (const DtsAllreduceResult *r, GString *out)
   dts_svg_write_ring_allreduce (&ring, out);
 }
 
+/* The generic picture of the (only) size: one column per slot, one arrow
+ * per received transfer that crosses hosts (the receiver knows whether it
+ * adds), in the order of the sorted slices. FALSE (a usage error) when the
+ * plan has more slots than a picture can show. */
+static gboolean
+write_generic_svg (const DtsAllreduceResult *r, DtsCollOp op, int root, GString *out,
+                   GError **error)
+{
+  const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, 0);
+  const DtsCollPlan *plan = g_ptr_array_index (r->plans, 0);
+  g_autoptr (GArray) s = slot_slices (r);
+  int n_cols = 0;
+  for (guint i = 0; i < s->len; i++)
+    n_cols = MAX (n_cols, g_array_index (s, SlotSlice, i).slot + 1);
+  if (n_cols > MAX_SVG_STEPS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--svg: the %s plan of %.0f bytes has %d steps, too many to draw (at most %d; "
+                 "use a larger --chunk-size, a smaller --size, or --steps)",
+                 plan->alg->id, sz->bytes, n_cols, MAX_SVG_STEPS);
+    return FALSE;
+  }
+  n_cols = MAX (n_cols, 1);
+  g_autofree double *col_end = g_new (double, n_cols);
+  g_autofree const char **col_phase = g_new0 (const char *, n_cols);
+  for (int c = 0; c < n_cols; c++)
+    col_end[c] = sz->t_start_s;
+  g_autoptr (GArray) arrows = g_array_new (FALSE, FALSE, sizeof (DtsSvgArrow));
+  g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (DtsCollXfer));
+  for (guint i = 0; i < s->len; i++) {
+    const SlotSlice *ss = &g_array_index (s, SlotSlice, i);
+    const DtsAllreduceSlice *sl = ss->sl;
+    if (sl->size_index != 0)
+      continue;
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (plan, sl->rank, sl->step, &ops);
+    col_end[ss->slot] = MAX (col_end[ss->slot], sl->t_end_s);
+    if (col_phase[ss->slot] == NULL)
+      col_phase[ss->slot] = plan->phases[ops.phase].name;
+    for (guint k = 0; k < ops.xfers->len; k++) {
+      const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, k);
+      if (x->kind != DTS_XFER_RECV
+          || dts_coll_plan_part_host (plan, x->peer) == dts_coll_plan_part_host (plan, sl->rank))
+        continue;
+      DtsSvgArrow a = { .from = x->peer, .to = sl->rank, .column = ss->slot,
+                        .reduce = x->reduce, .bytes = x->bytes, .offset = x->offset,
+                        .channels = x->channels };
+      g_array_append_val (arrows, a);
+    }
+  }
+  DtsSvgSteps st = {
+    .algorithm = plan->alg->id,
+    .op = dts_coll_op_to_string (op),
+    .description = plan->alg->description,
+    .platform = r->platform,
+    .gpu = r->gpu,
+    .n_ranks = r->n_gpus,
+    .root = dts_coll_ops ()[op].rooted ? root : -1,
+    .channels = r->channels,
+    .bytes = sz->bytes,
+    .bottleneck_Bps = r->bottleneck_Bps,
+    .hop_latency_s = r->hop_latency_s,
+    .closed_form_s = sz->closed_form_s,
+    .time_s = sz->time_s,
+    .t_origin_s = sz->t_start_s,
+    .n_columns = n_cols,
+    .col_end_s = col_end,
+    .col_phase = col_phase,
+    .arrows = (const DtsSvgArrow *) arrows->data,
+    .n_arrows = (int) arrows->len,
+  };
+  dts_svg_write_steps (&st, out);
+  return TRUE;
+}
+
 /* --op help: the ops, what S is for each, their bus-bandwidth factor and
  * the algorithms that do them. */
 static void
@@ -662,13 +905,6 @@ check_op (const ArArgs *a, DtsCollOp *op, int *root, GError **error)
                  o->id, ids);
     return FALSE;
   }
-  if (a->steps || a->svg != NULL) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--%s shows the ring all-reduce step by step, not --op %s (--trace and "
-                 "--dump-plan show every op's steps)",
-                 a->steps ? "steps" : "svg", o->id);
-    return FALSE;
-  }
   return TRUE;
 }
 
@@ -681,7 +917,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
       ctx, "Simulate one all-reduce alone (NCCL-style ring, or --collective help): time,\n"
            "algorithm and bus bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with\n"
            "the ring's bottleneck B and hop latency L (each algorithm prints its own).\n"
-           "--steps shows the ring step by step, --svg draws it in one picture.\n"
+           "--steps shows the algorithm step by step, --svg draws it in one picture.\n"
            "--op runs another collective (--op help).");
   add_entries (ctx, &a);
   gboolean help = FALSE;
@@ -705,8 +941,10 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     return FALSE;
   if (g_strcmp0 (a.c.collective, "auto") == 0 && (a.steps || a.svg != NULL)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--%s shows the ring step by step: only with --collective ring, not auto",
-                 a.steps ? "steps" : "svg");
+                 "--%s shows one algorithm step by step, and auto may pick a different one "
+                 "for each size: give it with --collective (the algorithm auto picks is in "
+                 "the output without --%s)",
+                 a.steps ? "steps" : "svg", a.steps ? "steps" : "svg");
     return FALSE;
   }
   if (op == DTS_COLL_OP_ALLREDUCE && a.c.collective != NULL
@@ -723,12 +961,6 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
                    "%s --collective '%s' in dtsim allreduce (known: %s, auto; parameter servers "
                    "run in dtsim run --collective ps)",
                    alg->id ? "no" : "unknown", a.c.collective, ids->str);
-      return FALSE;
-    }
-    if ((a.steps || a.svg != NULL) && strcmp (a.c.collective, "ring") != 0) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--%s shows the ring step by step: only with --collective ring",
-                   a.steps ? "steps" : "svg");
       return FALSE;
     }
   }
@@ -809,7 +1041,10 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   }
   if (a.svg != NULL) {
     g_autoptr (GString) svg = g_string_new (NULL);
-    write_svg (r, svg);
+    if (ring_steps (r, op))
+      write_svg (r, svg);
+    else if (!write_generic_svg (r, op, root, svg, error))
+      return FALSE;
     if (!dts_report_save (svg, a.svg, "svg", error))
       return FALSE;
     /* The picture alone on stdout, so that it can be piped. */
@@ -820,8 +1055,10 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   switch (c.format) {
   case DTS_FORMAT_TEXT:
     write_text (r, op, root, out);
-    if (a.steps)
+    if (a.steps && ring_steps (r, op))
       write_steps_text (r, out);
+    else if (a.steps)
+      write_generic_steps_text (r, op, root, out);
     break;
   case DTS_FORMAT_JSON:
     write_json (r, op, root, a.steps, out);

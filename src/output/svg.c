@@ -1,4 +1,5 @@
-/* svg.c - a ring all-reduce in one picture (svg.h has the layout).
+/* svg.c - a ring all-reduce in one picture, and any collective's steps as
+ * arrows between rank rows (svg.h has the layouts).
  *
  * Geometry is in SVG user units (pixels at 100%). Coordinates are written
  * with one decimal and times with three, through printf in the C numeric
@@ -356,6 +357,165 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
     }
   }
 #undef TX
+  g_string_append (o, "</svg>\n");
+  g_string_append_len (out, o->str, o->len);
+}
+
+/* The generic picture (svg.h, DtsSvgSteps). */
+#define GRID_LABEL_W 96.0
+#define COL_MIN_W 44.0
+#define COL_MAX_W 120.0
+#define GRID_MIN_W 720.0
+
+static const char *const bands[] = { "#dbe7f3", "#fbe3cc", "#dcefdc", "#eadff2" };
+
+void
+dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
+{
+  g_return_if_fail (st != NULL && st->n_ranks >= 2 && st->n_columns >= 1 && out != NULL);
+  int n = st->n_ranks, nc = st->n_columns;
+  double cw = MIN (COL_MAX_W, MAX (COL_MIN_W, GRID_MIN_W / nc));
+  double gx0 = MARGIN + GRID_LABEL_W;
+  double gw = nc * cw;
+  double width = MAX (gx0 + gw + MARGIN, 860);
+  /* The description, wrapped at word boundaries to the picture's width. */
+  g_autoptr (GPtrArray) desc = g_ptr_array_new_with_free_func (g_free);
+  if (st->description) {
+    g_auto (GStrv) words = g_strsplit (st->description, " ", -1);
+    g_autoptr (GString) line = g_string_new (NULL);
+    for (char **w = words; *w; w++) {
+      g_autofree char *next = g_strdup_printf ("%s%s%s", line->str, line->len ? " " : "", *w);
+      if (line->len && text_w (next, 12) > width - 2 * MARGIN) {
+        g_ptr_array_add (desc, g_strdup (line->str));
+        g_string_assign (line, *w);
+      } else {
+        g_string_assign (line, next);
+      }
+    }
+    if (line->len)
+      g_ptr_array_add (desc, g_strdup (line->str));
+  }
+  double gy0 = TITLE_H + 24 + 46 + 16 * MAX ((int) desc->len - 1, 0);
+  double axis_y = gy0 + n * ROW_H + 8;
+  double legend_y = axis_y + 62;
+  double height = legend_y + 4 * 20 + MARGIN;
+  g_autoptr (GString) o = g_string_new (NULL);
+  dts_svg_begin (o, width, height);
+
+  /* Title. */
+  g_autofree char *size = format_bytes (st->bytes);
+  g_autofree char *t1 = g_strdup_printf ("%s %s of %s over N = %d GPUs", st->algorithm, st->op,
+                                         size, n);
+  if (st->root >= 0) {
+    g_autofree char *t = g_strdup_printf ("%s, root r%d", t1, st->root);
+    g_free (t1);
+    t1 = g_steal_pointer (&t);
+  }
+  svg_text (o, MARGIN, 34, 20, "start", "bold", "#111111", t1);
+  g_autofree char *t2 = g_strdup_printf (
+      "%s%s%s%s, %d channel%s; routes' bottleneck B = %.3f GB/s, hop latency L = %.3f us",
+      st->platform ? "platform " : "", st->platform ? st->platform : "", st->gpu ? ", " : "",
+      st->gpu ? st->gpu : "", st->channels, st->channels == 1 ? "" : "s",
+      st->bottleneck_Bps / 1e9, st->hop_latency_s * 1e6);
+  svg_text (o, MARGIN, 58, 14, "start", NULL, "#333333", t2);
+  g_autofree char *t3 = g_strdup_printf (
+      "closed form %.3f us; simulated %.3f us (x %.4f)", st->closed_form_s * 1e6,
+      st->time_s * 1e6, st->closed_form_s > 0 ? st->time_s / st->closed_form_s : 0);
+  svg_text (o, MARGIN, 80, 14, "start", NULL, "#333333", t3);
+  for (guint i = 0; i < desc->len; i++)
+    svg_text (o, MARGIN, 104 + 16 * i, 12, "start", NULL, "#444444",
+              g_ptr_array_index (desc, i));
+
+  /* Phase bands: runs of columns with the same phase. */
+  g_string_append (o, "<!-- the steps: one row per rank, one column per step -->\n");
+  int band = 0;
+  for (int c0 = 0; c0 < nc;) {
+    int c1 = c0;
+    while (c1 + 1 < nc && g_strcmp0 (st->col_phase[c1 + 1], st->col_phase[c0]) == 0)
+      c1++;
+    double x0 = gx0 + c0 * cw, x1 = gx0 + (c1 + 1) * cw;
+    svg_rect (o, "phase", x0 + 1, gy0 - 46, x1 - x0 - 2, 20, 3,
+              bands[band++ % G_N_ELEMENTS (bands)], NULL);
+    const char *name = st->col_phase[c0] ? st->col_phase[c0] : "";
+    const char *dash = strchr (name, '-');
+    if (text_w (name, 11) <= x1 - x0 - 6) {
+      svg_text (o, (x0 + x1) / 2, gy0 - 32, 11, "middle", "bold", "#222222", name);
+    } else if (dash != NULL && text_w (dash + 1, 9) <= x1 - x0 - 4) {
+      /* "rail-reduce-scatter" over one column: on two lines. */
+      g_autofree char *head = g_strndup (name, dash - name + 1);
+      svg_text (o, (x0 + x1) / 2, gy0 - 37, 9, "middle", "bold", "#222222", head);
+      svg_text (o, (x0 + x1) / 2, gy0 - 28, 9, "middle", "bold", "#222222", dash + 1);
+    }
+    c0 = c1 + 1;
+  }
+  for (int c = 0; c < nc; c++) {
+    g_autofree char *l = g_strdup_printf ("step %d", c);
+    if (text_w (l, 11) > cw - 4)
+      g_snprintf (l, strlen (l) + 1, "%d", c);
+    svg_text (o, gx0 + (c + 0.5) * cw, gy0 - 10, 11, "middle", NULL, "#444444", l);
+  }
+  /* Rows and column guides. */
+  for (int k = 0; k < n; k++) {
+    double y = gy0 + k * ROW_H;
+    if (k % 2 == 1)
+      svg_rect (o, NULL, gx0, y, gw, ROW_H, 0, "#f4f4f4", NULL);
+    g_autofree char *l = k == st->root ? g_strdup_printf ("rank %d (root)", k)
+                                       : g_strdup_printf ("rank %d", k);
+    svg_text (o, gx0 - 8, y + ROW_H / 2 + 4.5, 13, "end", NULL, "#222222", l);
+  }
+  for (int c = 0; c <= nc; c++)
+    svg_line (o, gx0 + c * cw, gy0, gx0 + c * cw, gy0 + n * ROW_H, "#cccccc", 1, FALSE);
+
+  /* Arrows: from the sender's row on the column's left to the receiver's
+   * on its right. */
+  for (int i = 0; i < st->n_arrows; i++) {
+    const DtsSvgArrow *a = &st->arrows[i];
+    g_return_if_fail (a->from >= 0 && a->from < n && a->to >= 0 && a->to < n && a->column >= 0
+                      && a->column < nc);
+    double x0 = gx0 + a->column * cw + 0.18 * cw, x1 = gx0 + a->column * cw + 0.82 * cw;
+    double y0 = gy0 + (a->from + 0.5) * ROW_H, y1 = gy0 + (a->to + 0.5) * ROW_H;
+    const char *col = a->reduce ? phases[0].fill : phases[1].fill;
+    g_autofree char *at = a->offset >= 0 ? g_strdup_printf (" at offset %.0f", a->offset)
+                                         : g_strdup ("");
+    g_string_append_printf (o,
+                            "<path class=\"xfer\" d=\"M %.1f %.1f L %.1f %.1f\" stroke=\"%s\" "
+                            "stroke-width=\"1.6\" fill=\"none\"><title>step %d: r%d -&gt; r%d, "
+                            "%.0f bytes%s x %d channel%s, %s</title></path>\n",
+                            x0, y0, x1, y1, col, a->column, a->from, a->to, a->bytes, at,
+                            a->channels, a->channels == 1 ? "" : "s",
+                            a->reduce ? "added" : "copied");
+    arrow_head (o, x1, y1, x1 - x0, y1 - y0, col);
+  }
+
+  /* Under each column, when its last rank ends it. */
+  svg_line (o, gx0, axis_y, gx0 + gw, axis_y, "#222222", 1, FALSE);
+  int dec = 1;
+  for (int c = 0; c < nc; c++) {
+    g_autofree char *l = g_strdup_printf ("%.*f", dec, (st->col_end_s[c] - st->t_origin_s) * 1e6);
+    /* Staggered on two lines when the numbers are wider than a column. */
+    double y = axis_y + 16 + (text_w (l, 10) > cw - 4 && c % 2 == 1 ? 13 : 0);
+    svg_line (o, gx0 + (c + 1) * cw, axis_y, gx0 + (c + 1) * cw, axis_y + 4, "#222222", 1,
+              FALSE);
+    svg_text (o, gx0 + (c + 0.5) * cw, y, 10, "middle", NULL, "#333333", l);
+  }
+  svg_text (o, gx0 + gw / 2, axis_y + 46, 12, "middle", NULL, "#333333",
+            "simulated end of each step (us since all ranks entered; its slowest rank)");
+
+  /* Legend. */
+  double y = legend_y;
+  const char *what[] = { "received and added (reduce)", "received and copied" };
+  for (int k = 0; k < 2; k++, y += 20) {
+    const char *col = phases[k].fill;
+    svg_line (o, MARGIN + 8, y, MARGIN + 40, y, col, 1.6, FALSE);
+    arrow_head (o, MARGIN + 40, y, 1, 0, col);
+    svg_text (o, MARGIN + 50, y + 4, 12, "start", NULL, "#222222", what[k]);
+  }
+  svg_text (o, MARGIN + 8, y + 4, 12, "start", NULL, "#222222",
+            "One arrow per transfer, from sender to receiver; columns are the steps that run "
+            "at once,");
+  svg_text (o, MARGIN + 8, y + 22, 12, "start", NULL, "#222222",
+            "drawn one width whatever they last (times on the axis; --steps lists bytes and "
+            "offsets).");
   g_string_append (o, "</svg>\n");
   g_string_append_len (out, o->str, o->len);
 }

@@ -1,4 +1,5 @@
-/* svg.h - a ring all-reduce in one picture (`dtsim allreduce --svg`).
+/* svg.h - a ring all-reduce in one picture (`dtsim allreduce --svg`), and
+ * the steps of any other algorithm and op (DtsSvgSteps, below).
  *
  * The teaching view of the ring: on the left the N ranks on a circle in ring
  * order with an arrow to each successor; on the right a timeline with one
@@ -54,6 +55,51 @@ typedef struct {
  * follows send_to from rank 0; every record must have step and rank in
  * range (programming errors otherwise). */
 void dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out);
+
+/* Any collective algorithm and op in one picture (`dtsim allreduce --svg`
+ * for every algorithm but the ring all-reduce): one row per rank, one
+ * column per step slot (the steps that run at once), one arrow per
+ * transfer from the sender's row to the receiver's in that column, blue
+ * when the receiver adds what it receives (reduce), orange when it copies
+ * it; phase bands over the columns and, under each column, the simulated
+ * time at which its last rank ends it. Columns have one width whatever
+ * their duration, so that the structure (distances N/2, N/4, ... of
+ * halving-doubling, the two trees of the double binary tree) reads at a
+ * glance; the times are on the axis. Each arrow carries a <title> with its
+ * bytes and offset. */
+typedef struct {
+  int from, to;       /* ranks */
+  int column;         /* 0 .. n_columns-1 */
+  gboolean reduce;    /* the receiver adds it */
+  double bytes;       /* per channel */
+  double offset;      /* where they start in each channel's slice; -1: not said */
+  int channels;
+} DtsSvgArrow;
+
+typedef struct {
+  const char *algorithm;     /* table id, "tree" */
+  const char *op;            /* "all-reduce" */
+  const char *description;   /* one line on the algorithm; NULL for none */
+  const char *platform;      /* NULL for none */
+  const char *gpu;           /* NULL for none */
+  int n_ranks;               /* N >= 2 */
+  int root;                  /* broadcast, reduce: the root; -1 otherwise */
+  int channels;
+  double bytes;              /* S */
+  double bottleneck_Bps;     /* B of the closed form */
+  double hop_latency_s;      /* L */
+  double closed_form_s;
+  double time_s;
+  double t_origin_s;         /* the axis' zero */
+  int n_columns;             /* >= 1 */
+  const double *col_end_s;   /* n_columns: latest end of a step of the column */
+  const char *const *col_phase; /* n_columns: phase name of the column (static strings) */
+  const DtsSvgArrow *arrows;
+  int n_arrows;
+} DtsSvgSteps;
+
+/* Append the SVG document of STEPS to OUT (arrows in the caller's order). */
+void dts_svg_write_steps (const DtsSvgSteps *steps, GString *out);
 
 /* The drawing primitives of the pictures (svg.c, timeline.c), in the same
  * number formats: coordinates with one decimal. TEXT is escaped; WEIGHT,

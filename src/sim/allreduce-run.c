@@ -54,6 +54,8 @@ dts_allreduce_result_free (DtsAllreduceResult *r)
     g_array_unref (r->sizes);
   if (r->slices)
     g_array_unref (r->slices);
+  if (r->plans)
+    g_ptr_array_unref (r->plans);
   g_strfreev (r->rank_hosts);
   g_strfreev (r->cfg);
   g_free (r);
@@ -266,6 +268,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   if (trace == NULL)
     return NULL;
   res->cfg = g_strdupv (dts_sim_cfg_applied ());
+  res->plans = g_ptr_array_ref (sched->plans);
   res->events = trace->events;
   res->wall_time_s = trace->wall_time_s;
   for (int k = 0; k < opts->n_sizes; k++) {

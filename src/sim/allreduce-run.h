@@ -89,6 +89,7 @@ typedef struct {
   double hop_latency_s;    /* L of the closed form */
   GArray *sizes;           /* DtsAllreduceSize, in the order given */
   GArray *slices;          /* DtsAllreduceSlice in the order recorded, or NULL */
+  GPtrArray *plans;        /* DtsCollPlan simulated for each size (owned ref) */
   char **rank_hosts;       /* SimGrid host of each rank (owned strv) */
   char **cfg;              /* SimGrid items set (owned strv) */
   gint64 events;
