@@ -99,6 +99,22 @@ def descend(keys, names, loss, allowed=lambda name, x: 0 < x <= 1):
     return best
 
 
+def setup(build, base, defaults, sets):
+    """BASE's keys and their order, with DEFAULTS ((name, value) pairs) added
+    where the profile lacks them; the temporary profile file each loss
+    evaluation rewrites; the dtsim runner; and the data sets SETS mapped to
+    that file."""
+    keys, order = read_profile(base)
+    for k, v in defaults:
+        if k not in keys:
+            keys[k] = v
+            order.append(k)
+    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
+    atexit.register(shutil.rmtree, tmpdir, True)
+    tmp = os.path.join(tmpdir, "fit.conf")
+    return keys, order, tmp, vc.Dtsim(build, []), dict((name, tmp) for name in sets)
+
+
 def fit_rows():
     return [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
             and r["set"] == LAMBDA_SET[0]]
@@ -106,14 +122,7 @@ def fit_rows():
 
 def fit_scaling(build, base, key):
     rows = fit_rows()
-    keys, order = read_profile(base)
-    if key not in keys:
-        order.append(key)
-    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
-    atexit.register(shutil.rmtree, tmpdir, True)
-    tmp = os.path.join(tmpdir, "fit.conf")
-    d = vc.Dtsim(build, [])
-    fws = {"lambda": tmp, "lambda-v1": tmp}
+    keys, order, tmp, d, fws = setup(build, base, [(key, "0")], ["lambda", "lambda-v1"])
     bases = {}
     for r in rows:
         if r["n"] == 1:
@@ -147,19 +156,10 @@ def fit_tf2017(build, base):
     rows = [r for r in vc.tf_rows(vc.shared_dir(), True) if r["split"] == "fit"]
     p100 = [r for r in rows if r["gpu"] != "K80"]
     k80 = [r for r in rows if r["gpu"] == "K80"]
-    keys, order = read_profile(base)
-    for k, v in (("compute-efficiency-fp32", "0.90"), ("memory-efficiency", "0.50"),
-                 ("winograd-3x3", "2.25"), ("wave-quantisation", "yes"), ("tile", "128"),
-                 ("compute-efficiency-fp32-kepler", "0.578"),
-                 ("memory-efficiency-kepler", "0.30")):
-        if k not in keys:
-            keys[k] = v
-            order.append(k)
-    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
-    atexit.register(shutil.rmtree, tmpdir, True)
-    tmp = os.path.join(tmpdir, "fit.conf")
-    d = vc.Dtsim(build, [])
-    fws = {"tf2017": tmp}
+    defaults = (("compute-efficiency-fp32", "0.90"), ("memory-efficiency", "0.50"),
+                ("winograd-3x3", "2.25"), ("wave-quantisation", "yes"), ("tile", "128"),
+                ("compute-efficiency-fp32-kepler", "0.578"), ("memory-efficiency-kepler", "0.30"))
+    keys, order, tmp, d, fws = setup(build, base, defaults, ["tf2017"])
 
     def loss(rs):
         keys["compute-efficiency-fp32-kepler"] = "%.3f" % (
@@ -198,17 +198,9 @@ def fit_tf2017(build, base):
 
 def fit_convnet(build, base):
     rows = [r for r in vc.convnet_rows(vc.shared_dir()) if r["split"] == "fit"]
-    keys, order = read_profile(base)
-    for k, v in (("compute-efficiency-fp32", "0.70"), ("compute-efficiency-fp16-maxwell", "0.70"),
-                 ("memory-efficiency", "0.80")):
-        if k not in keys:
-            keys[k] = v
-            order.append(k)
-    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
-    atexit.register(shutil.rmtree, tmpdir, True)
-    tmp = os.path.join(tmpdir, "fit.conf")
-    d = vc.Dtsim(build, [])
-    fws = {"convnet": tmp}
+    defaults = (("compute-efficiency-fp32", "0.70"), ("compute-efficiency-fp16-maxwell", "0.70"),
+                ("memory-efficiency", "0.80"))
+    keys, order, tmp, d, fws = setup(build, base, defaults, ["convnet"])
 
     def loss():
         keys["compute-efficiency-fp16-maxwell"] = keys["compute-efficiency-fp32"]
@@ -247,16 +239,8 @@ def main():
     names = args or ["compute-efficiency-fp32", "compute-efficiency-tf32",
                              "compute-efficiency-fp16-volta", "compute-efficiency-fp16-ampere"]
     rows = [r for r in fit_rows() if r["n"] == 1]
-    keys, order = read_profile(base)
-    for n in names:
-        if n not in keys:
-            keys[n] = "0.70"
-            order.append(n)
-    tmpdir = tempfile.mkdtemp(prefix="dtsim-fit-")
-    atexit.register(shutil.rmtree, tmpdir, True)
-    tmp = os.path.join(tmpdir, "fit.conf")
-    d = vc.Dtsim(build, [])
-    fws = {"lambda": tmp, "lambda-v1": tmp}
+    keys, order, tmp, d, fws = setup(build, base, [(n, "0.70") for n in names],
+                                     ["lambda", "lambda-v1"])
 
     def loss():
         write_profile(tmp, keys, order)

@@ -46,12 +46,10 @@ dts_coll_chain_plan_new (const DtsCollParams *params, GError **error)
   gboolean bcast = params->op == DTS_COLL_OP_BROADCAST;
   const char *what = bcast ? "ring broadcast" : "ring reduce";
   g_return_val_if_fail (bcast || params->op == DTS_COLL_OP_REDUCE, NULL);
-  if (!dts_coll_check_params (params, what, TRUE, error))
+  g_autoptr (DtsCollPlan) plan = dts_coll_ring_order_plan_new (params, what, error);
+  if (plan == NULL)
     return NULL;
   int n = params->n_ranks;
-  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("ring", params);
-  if (!dts_coll_set_ring_order (plan, params, what, error))
-    return NULL;
   /* The chain: position q of plan->ring holds chain rank q. */
   g_autofree int *ring = g_memdup2 (plan->ring, sizeof (int) * n);
   int start = plan->position[params->root] + (bcast ? 0 : 1);

@@ -97,10 +97,11 @@ void dts_coll_ring_half_step_ops (const DtsCollPlan *plan, int part, int step,
 double dts_coll_ring_half_closed_form_s (const DtsCollPlan *plan, double share_Bps,
                                          double latency_s);
 
-/* Set PLAN's ring and position from params->ring (identity when NULL);
- * FALSE with ERROR set (naming WHAT) when it is not a permutation. */
-gboolean dts_coll_set_ring_order (DtsCollPlan *plan, const DtsCollParams *params,
-                                  const char *what, GError **error);
+/* A plan of the ring family (id "ring") for PARAMS, checked, with its ring
+ * and position from params->ring (identity when NULL); NULL with ERROR set
+ * (naming WHAT) for bad parameters or an order that is not a permutation. */
+DtsCollPlan *dts_coll_ring_order_plan_new (const DtsCollParams *params, const char *what,
+                                          GError **error);
 
 /* Ring-pipelined broadcast and reduce from a root (chain.c). */
 DtsCollPlan *dts_coll_chain_plan_new (const DtsCollParams *params, GError **error);

@@ -33,11 +33,13 @@ mod (int a, int n)
   return r < 0 ? r + n : r;
 }
 
-gboolean
-dts_coll_set_ring_order (DtsCollPlan *plan, const DtsCollParams *params, const char *what,
-                         GError **error)
+DtsCollPlan *
+dts_coll_ring_order_plan_new (const DtsCollParams *params, const char *what, GError **error)
 {
+  if (!dts_coll_check_params (params, what, TRUE, error))
+    return NULL;
   int n = params->n_ranks;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("ring", params);
   for (int r = 0; r < n; r++)
     plan->position[r] = -1;
   for (int p = 0; p < n; p++) {
@@ -46,12 +48,12 @@ dts_coll_set_ring_order (DtsCollPlan *plan, const DtsCollParams *params, const c
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                    "%s: ring order is not a permutation of 0..%d (position %d holds %d)", what,
                    n - 1, p, r);
-      return FALSE;
+      return NULL;
     }
     plan->ring[p] = r;
     plan->position[r] = p;
   }
-  return TRUE;
+  return g_steal_pointer (&plan);
 }
 
 DtsCollPlan *
@@ -60,12 +62,10 @@ dts_coll_ring_half_plan_new (const DtsCollParams *params, GError **error)
   gboolean gather = params->op == DTS_COLL_OP_ALLGATHER;
   const char *what = gather ? "ring all-gather" : "ring reduce-scatter";
   g_return_val_if_fail (gather || params->op == DTS_COLL_OP_REDUCE_SCATTER, NULL);
-  if (!dts_coll_check_params (params, what, TRUE, error))
+  g_autoptr (DtsCollPlan) plan = dts_coll_ring_order_plan_new (params, what, error);
+  if (plan == NULL)
     return NULL;
   int n = params->n_ranks;
-  g_autoptr (DtsCollPlan) plan = dts_coll_plan_alloc ("ring", params);
-  if (!dts_coll_set_ring_order (plan, params, what, error))
-    return NULL;
   plan->n_steps = n - 1;
   plan->n_reduce_steps = gather ? 0 : n - 1;
   plan->seg_bytes = params->bytes / ((double) n * params->channels);
