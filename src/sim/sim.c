@@ -188,7 +188,8 @@ typedef struct {
   double *slot_s_per_byte;   /* analytic, plans whose members run lock-step: step of
                                 participant 0 -> the link-load time of the step's slot over
                                 the plan's bytes, -1 until known (NULL otherwise) */
-  int n_slot_steps;          /* its entries */
+  double *slot_lat_s;        /* the same steps -> the largest latency of a route of the slot */
+  int n_slot_steps;          /* their entries */
 } PlanLatency;
 
 /* Routes as the analytic granularity reads them: links by index, each
@@ -545,6 +546,7 @@ plan_latency (Sim *sim, int k)
       && plan->n_parts > 0) {
     int n = dts_coll_plan_n_steps (plan, 0);
     lat->slot_s_per_byte = g_new (double, MAX (n, 1));
+    lat->slot_lat_s = g_new0 (double, MAX (n, 1));
     lat->n_slot_steps = n;
     for (int i = 0; i < n; i++)
       lat->slot_s_per_byte[i] = -1;
@@ -606,7 +608,7 @@ an_route (Sim *sim, const Rank *a, const Rank *b)
  * channel's; a FATPIPE link: the largest transfer alone) over its
  * bandwidth, as load.c weighs a slot. Hand-offs on one host cross no link. */
 static double
-an_slot_s (Sim *sim, Stream *s, int k, int step)
+an_slot_s (Sim *sim, Stream *s, int k, int step, double *lat_s)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
@@ -623,6 +625,7 @@ an_slot_s (Sim *sim, Stream *s, int k, int step)
       if (x->kind != DTS_XFER_SEND || peer->host == me->host || !(x->bytes > 0))
         continue;
       const GArray *route = an_route (sim, me, peer);
+      *lat_s = MAX (*lat_s, sg_host_get_route_latency (me->host, peer->host));
       for (guint l = 0; l < route->len; l++) {
         int idx = g_array_index (route, int, l);
         double *load = &g_array_index (an->load, double, idx);
@@ -676,21 +679,27 @@ run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhas
  * lock-step phase (its steps have the same peers and bytes); -1 where it
  * is not known (plans that are not lock-step). */
 static double
-an_plan_slot_s (Sim *sim, Stream *s, int k, int step, const DtsCollStepOps *ops)
+an_plan_slot_s (Sim *sim, Stream *s, int k, int step, const DtsCollStepOps *ops,
+                double *slot_lat_s)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const PlanLatency *lat = plan_latency (sim, k);
   if (lat->slot_s_per_byte == NULL || step >= lat->n_slot_steps || !(plan->bytes > 0))
     return -1;
   double *v = &lat->slot_s_per_byte[step];
+  double *l = &lat->slot_lat_s[step];
   if (*v < 0) {
     const DtsCollPhase *ph = &plan->phases[ops->phase];
     if (ph->lockstep && step > ph->first_step && ph->first_step < lat->n_slot_steps
-        && lat->slot_s_per_byte[ph->first_step] >= 0)
+        && lat->slot_s_per_byte[ph->first_step] >= 0) {
       *v = lat->slot_s_per_byte[ph->first_step];
-    else
-      *v = an_slot_s (sim, s, k, step) / plan->bytes;
+      *l = lat->slot_lat_s[ph->first_step];
+    } else {
+      *l = 0;
+      *v = an_slot_s (sim, s, k, step, l) / plan->bytes;
+    }
   }
+  *slot_lat_s = *l;
   return *v * plan->bytes;
 }
 
@@ -821,9 +830,13 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTa
        * loop: it reuses the scratch transfers). Where they give the same
        * time (a contention-free ring), the time above stays, to the last
        * bit. */
-      double slot_s = an_plan_slot_s (sim, s, k, step, &ops);
+      double slot_lat = 0, slot_s = an_plan_slot_s (sim, s, k, step, &ops, &slot_lat);
       if (slot_s >= 0 && fabs (slot_s - bw_s) > 1e-9 * bw_s)
         bw_s = slot_s;
+      /* a lock-step phase is paced by its own slowest hop (hier's node
+       * and rail phases differ), a ring's by the plan's */
+      if (slot_s >= 0 && slot_lat > 0 && fabs (slot_lat - hop) > 1e-9 * hop)
+        hop = slot_lat;
     } else if (loads != NULL && fabs (links_s - bw_s) > 1e-9 * bw_s) {
       /* the loads of the participant's routes in its slot: its own
        * transfers over different links run side by side, shared links
@@ -1903,6 +1916,7 @@ tear_down (Sim *sim)
     if (!sim->latency[p].borrowed) {
       g_free (sim->latency[p].hop_s);
       g_free (sim->latency[p].slot_s_per_byte);
+      g_free (sim->latency[p].slot_lat_s);
     }
   g_clear_pointer (&sim->an.routes, g_hash_table_unref);
   g_clear_pointer (&sim->an.index, g_hash_table_unref);
