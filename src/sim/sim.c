@@ -190,6 +190,7 @@ typedef struct {
                                 the plan's bytes, -1 until known (NULL otherwise) */
   double *slot_lat_s;        /* the same steps -> the largest latency of a route of the slot */
   int n_slot_steps;          /* their entries */
+  gboolean own_slots;        /* they are this entry's (not borrowed) */
 } PlanLatency;
 
 /* Routes as the analytic granularity reads them: links by index, each
@@ -530,24 +531,46 @@ plan_latency (Sim *sim, int k)
     return lat;
   const DtsSchedule *sc = sim->sched;
   const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+  gboolean slots = sim->set->granularity == DTS_GRANULARITY_ANALYTIC && plan_uniform (plan)
+                   && plan->n_parts > 0;
+  int n = slots ? dts_coll_plan_n_steps (plan, 0) : 0;
   for (int q = 0; q < k; q++) {
     if (sim->latency[q].known && dts_schedule_same_peers (sc, q, k)) {
       *lat = sim->latency[q];
       lat->borrowed = TRUE;
+      lat->own_slots = FALSE;
+      /* a plan of the same peers in pieces (hier) is not lock-step and
+       * weighed no slots: this one weighs its own */
+      if (slots && (lat->slot_s_per_byte == NULL || lat->n_slot_steps != n))
+        break;
+      if (!slots) {
+        lat->slot_s_per_byte = NULL;
+        lat->slot_lat_s = NULL;
+        lat->n_slot_steps = 0;
+      }
       return lat;
     }
+  }
+  if (lat->borrowed) {
+    /* latencies borrowed, slots its own */
+    lat->slot_s_per_byte = g_new (double, MAX (n, 1));
+    lat->slot_lat_s = g_new0 (double, MAX (n, 1));
+    lat->n_slot_steps = n;
+    lat->own_slots = TRUE;
+    for (int i = 0; i < n; i++)
+      lat->slot_s_per_byte[i] = -1;
+    return lat;
   }
   lat->hop_s = g_new0 (double, plan->n_parts);
   lat->max_s = 0;
   lat->min_bw_Bps = 0;
   LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat };
   dts_coll_plan_routes (plan, fill_latency, &f);
-  if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC && plan_uniform (plan)
-      && plan->n_parts > 0) {
-    int n = dts_coll_plan_n_steps (plan, 0);
+  if (slots) {
     lat->slot_s_per_byte = g_new (double, MAX (n, 1));
     lat->slot_lat_s = g_new0 (double, MAX (n, 1));
     lat->n_slot_steps = n;
+    lat->own_slots = TRUE;
     for (int i = 0; i < n; i++)
       lat->slot_s_per_byte[i] = -1;
   }
@@ -1913,11 +1936,14 @@ tear_down (Sim *sim)
   const DtsSchedule *sc = sim->sched;
   g_clear_pointer (&sim->rep, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
-    if (!sim->latency[p].borrowed) {
+  {
+    if (!sim->latency[p].borrowed)
       g_free (sim->latency[p].hop_s);
+    if (sim->latency[p].own_slots) {
       g_free (sim->latency[p].slot_s_per_byte);
       g_free (sim->latency[p].slot_lat_s);
     }
+  }
   g_clear_pointer (&sim->an.routes, g_hash_table_unref);
   g_clear_pointer (&sim->an.index, g_hash_table_unref);
   g_clear_pointer (&sim->an.bw_Bps, g_array_unref);
