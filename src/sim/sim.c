@@ -37,10 +37,11 @@
  * differ by the amounts measured in doc/SIMULATION.md. Phases that are not
  * lock-step (parameter servers) run step by step at both granularities.
  *
- * analytic: a collective is its communicator's barrier and a sleep of the
- * plan's closed-form time (run_analytic); ranks that cannot tell each
- * other apart then run as one (fold_ranks, doc/SIMULATION.md "Folded
- * analytic runs").
+ * analytic: a collective is its communicator's barrier and a wait of the
+ * plan's time on its routes, from the link loads of its steps
+ * (analytic_part_s), shared with the rank's other collectives in flight
+ * (run_analytic); ranks that cannot tell each other apart then run as
+ * one (fold_ranks, doc/SIMULATION.md "Folded analytic runs").
  *
  * Messages: a participant receives on one mailbox per communicator and
  * tag (as many tags as the communicator's plans use); the algorithms choose tags so that no receive can match a message
@@ -177,8 +178,9 @@ typedef struct {
   GArray *posted;            /* sg_comm_t of detached SENDs, waited for at the iteration's end */
 } Stream;
 
-/* Latencies of a plan's routes, for flow granularity. Plans with the same
- * peers (every bucket of a communicator) share the first one's. */
+/* Latencies of a plan's routes, for flow and analytic granularity, and
+ * the link loads of a lock-step plan's slots (analytic). Plans with the
+ * same peers (every bucket of a communicator) share the first one's. */
 typedef struct {
   gboolean known;
   gboolean borrowed;         /* hop_s belongs to an earlier plan's entry */
@@ -200,6 +202,7 @@ typedef struct {
   GHashTable *index;         /* sg_link_t -> index + 1 */
   GArray *bw_Bps;            /* index -> bandwidth */
   GArray *shared;            /* index -> gboolean: SHARED (else FATPIPE) */
+  GArray *lat_s;             /* index -> latency */
   GArray *load;              /* index -> bytes of the slot being weighed */
   GArray *largest;           /* index -> largest flow of it (per channel) */
   GArray *touched;           /* indices with load in the slot being weighed */
@@ -590,6 +593,7 @@ an_route (Sim *sim, const Rank *a, const Rank *b)
     an->index = g_hash_table_new (g_direct_hash, g_direct_equal);
     an->bw_Bps = g_array_new (FALSE, FALSE, sizeof (double));
     an->shared = g_array_new (FALSE, FALSE, sizeof (gboolean));
+    an->lat_s = g_array_new (FALSE, FALSE, sizeof (double));
     an->load = g_array_new (FALSE, TRUE, sizeof (double));
     an->largest = g_array_new (FALSE, TRUE, sizeof (double));
     an->touched = g_array_new (FALSE, FALSE, sizeof (int));
@@ -610,6 +614,8 @@ an_route (Sim *sim, const Rank *a, const Rank *b)
       idx = an->bw_Bps->len;
       double bw = sg_link_get_bandwidth (link);
       gboolean shared = sg_link_is_shared (link);
+      double lat = sg_link_get_latency (link);
+      g_array_append_val (an->lat_s, lat);
       g_array_append_val (an->bw_Bps, bw);
       g_array_append_val (an->shared, shared);
       g_array_set_size (an->load, idx + 1);
@@ -648,9 +654,10 @@ an_slot_s (Sim *sim, Stream *s, int k, int step, double *lat_s)
       if (x->kind != DTS_XFER_SEND || peer->host == me->host || !(x->bytes > 0))
         continue;
       const GArray *route = an_route (sim, me, peer);
-      *lat_s = MAX (*lat_s, sg_host_get_route_latency (me->host, peer->host));
+      double route_lat = 0;
       for (guint l = 0; l < route->len; l++) {
         int idx = g_array_index (route, int, l);
+        route_lat += g_array_index (an->lat_s, double, idx);
         double *load = &g_array_index (an->load, double, idx);
         double *largest = &g_array_index (an->largest, double, idx);
         if (*load == 0)
@@ -658,6 +665,7 @@ an_slot_s (Sim *sim, Stream *s, int k, int step, double *lat_s)
         *load += x->bytes * x->channels;
         *largest = MAX (*largest, x->bytes);
       }
+      *lat_s = MAX (*lat_s, route_lat);
     }
   }
   double t = 0;
@@ -1948,6 +1956,7 @@ tear_down (Sim *sim)
   g_clear_pointer (&sim->an.index, g_hash_table_unref);
   g_clear_pointer (&sim->an.bw_Bps, g_array_unref);
   g_clear_pointer (&sim->an.shared, g_array_unref);
+  g_clear_pointer (&sim->an.lat_s, g_array_unref);
   g_clear_pointer (&sim->an.load, g_array_unref);
   g_clear_pointer (&sim->an.largest, g_array_unref);
   g_clear_pointer (&sim->an.touched, g_array_unref);
