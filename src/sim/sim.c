@@ -37,10 +37,11 @@
  * differ by the amounts measured in doc/SIMULATION.md. Phases that are not
  * lock-step (parameter servers) run step by step at both granularities.
  *
- * analytic: a collective is its communicator's barrier and a sleep of the
- * plan's closed-form time (run_analytic); ranks that cannot tell each
- * other apart then run as one (fold_ranks, doc/SIMULATION.md "Folded
- * analytic runs").
+ * analytic: a collective is its communicator's barrier and a wait of the
+ * plan's time on its routes, from the link loads of its steps
+ * (analytic_part_s), shared with the rank's other collectives in flight
+ * (run_analytic); ranks that cannot tell each other apart then run as
+ * one (fold_ranks, doc/SIMULATION.md "Folded analytic runs").
  *
  * Messages: a participant receives on one mailbox per communicator and
  * tag (as many tags as the communicator's plans use); the algorithms choose tags so that no receive can match a message
@@ -95,7 +96,18 @@ typedef struct {
   double *arrived_s;         /* [event]: when the data of the last receive that signalled it
                                 started to flow (point-to-point streams) */
   int weight;                /* ranks it stands for (folded analytic runs), else 1 */
+  GPtrArray *flights;        /* analytic: Flight, the rank's collectives in flight */
+  double flights_s;          /* when their progress was last brought up to date */
 } Rank;
+
+/* A collective in flight on a rank at analytic granularity (run_analytic):
+ * what is left of its time alone, and of that the part that is not latency. */
+typedef struct {
+  int plan;                  /* its plan: a rank's streams that run two participants of one
+                                plan (a server and a worker) are one collective */
+  double left_s, bw_s;
+  sg_sem_t wake;             /* released when the rank's other collectives change */
+} Flight;
 
 /* A communicator as the simulation runs it. */
 typedef struct {
@@ -166,15 +178,35 @@ typedef struct {
   GArray *posted;            /* sg_comm_t of detached SENDs, waited for at the iteration's end */
 } Stream;
 
-/* Latencies of a plan's routes, for flow granularity. Plans with the same
- * peers (every bucket of a communicator) share the first one's. */
+/* Latencies of a plan's routes, for flow and analytic granularity, and
+ * the link loads of a lock-step plan's slots (analytic). Plans with the
+ * same peers (every bucket of a communicator) share the first one's. */
 typedef struct {
   gboolean known;
   gboolean borrowed;         /* hop_s belongs to an earlier plan's entry */
   double max_s;              /* largest route latency of the plan */
   double min_bw_Bps;         /* smallest route bandwidth of the plan (analytic) */
   double *hop_s;             /* participant -> largest latency of its own routes */
+  double *slot_s_per_byte;   /* analytic, plans whose members run lock-step: step of
+                                participant 0 -> the link-load time of the step's slot over
+                                the plan's bytes, -1 until known (NULL otherwise) */
+  double *slot_lat_s;        /* the same steps -> the largest latency of a route of the slot */
+  int n_slot_steps;          /* their entries */
+  gboolean own_slots;        /* they are this entry's (not borrowed) */
 } PlanLatency;
+
+/* Routes as the analytic granularity reads them: links by index, each
+ * route looked up once per pair of hosts. */
+typedef struct {
+  GHashTable *routes;        /* host pair -> GArray of link indices */
+  GHashTable *index;         /* sg_link_t -> index + 1 */
+  GArray *bw_Bps;            /* index -> bandwidth */
+  GArray *shared;            /* index -> gboolean: SHARED (else FATPIPE) */
+  GArray *lat_s;             /* index -> latency */
+  GArray *load;              /* index -> bytes of the slot being weighed */
+  GArray *largest;           /* index -> largest flow of it (per channel) */
+  GArray *touched;           /* indices with load in the slot being weighed */
+} AnRoutes;
 
 struct _Sim {
   const DtsSchedule *sched;
@@ -186,6 +218,8 @@ struct _Sim {
   DtsTrace *trace;
   PlanLatency *latency;      /* one per plan, filled on first use */
   double *analytic_s;        /* one per plan at analytic granularity, -1 until known */
+  double *analytic_lat_s;    /* the latency part of analytic_s */
+  AnRoutes an;               /* analytic: route links, made on first use */
   /* --link-stats: bytes per link, routes looked up once per pair of ranks */
   GHashTable *route_links;   /* from x 2^32 + to -> GArray of link indices */
   GHashTable *link_index;    /* sg_link_t -> index + 1 */
@@ -479,6 +513,17 @@ fill_latency (int from, int to, const char *why, gpointer data)
   return TRUE;
 }
 
+/* Whether every member of PLAN runs every phase lock-step (no servers):
+ * then member 0 stands for all at analytic granularity. */
+static gboolean
+plan_uniform (const DtsCollPlan *plan)
+{
+  gboolean uniform = plan->n_parts == plan->n_ranks;
+  for (int i = 0; i < plan->n_phases; i++)
+    uniform = uniform && plan->phases[i].lockstep;
+  return uniform;
+}
+
 /* Route latencies of collective K's plan; routes are known once the
  * platform is sealed. */
 static const PlanLatency *
@@ -489,20 +534,154 @@ plan_latency (Sim *sim, int k)
     return lat;
   const DtsSchedule *sc = sim->sched;
   const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+  gboolean slots = sim->set->granularity == DTS_GRANULARITY_ANALYTIC && plan_uniform (plan)
+                   && plan->n_parts > 0;
+  int n = slots ? dts_coll_plan_n_steps (plan, 0) : 0;
   for (int q = 0; q < k; q++) {
     if (sim->latency[q].known && dts_schedule_same_peers (sc, q, k)) {
       *lat = sim->latency[q];
       lat->borrowed = TRUE;
+      lat->own_slots = FALSE;
+      /* a plan of the same peers in pieces (hier) is not lock-step and
+       * weighed no slots: this one weighs its own */
+      if (slots && (lat->slot_s_per_byte == NULL || lat->n_slot_steps != n))
+        break;
+      if (!slots) {
+        lat->slot_s_per_byte = NULL;
+        lat->slot_lat_s = NULL;
+        lat->n_slot_steps = 0;
+      }
       return lat;
     }
+  }
+  if (lat->borrowed) {
+    /* latencies borrowed, slots its own */
+    lat->slot_s_per_byte = g_new (double, MAX (n, 1));
+    lat->slot_lat_s = g_new0 (double, MAX (n, 1));
+    lat->n_slot_steps = n;
+    lat->own_slots = TRUE;
+    for (int i = 0; i < n; i++)
+      lat->slot_s_per_byte[i] = -1;
+    return lat;
   }
   lat->hop_s = g_new0 (double, plan->n_parts);
   lat->max_s = 0;
   lat->min_bw_Bps = 0;
   LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat };
   dts_coll_plan_routes (plan, fill_latency, &f);
+  if (slots) {
+    lat->slot_s_per_byte = g_new (double, MAX (n, 1));
+    lat->slot_lat_s = g_new0 (double, MAX (n, 1));
+    lat->n_slot_steps = n;
+    lat->own_slots = TRUE;
+    for (int i = 0; i < n; i++)
+      lat->slot_s_per_byte[i] = -1;
+  }
   lat->known = TRUE;
   return lat;
+}
+
+/* The links of the route from rank A to rank B, as indices into SIM->an
+ * (looked up once per pair). */
+static const GArray *
+an_route (Sim *sim, const Rank *a, const Rank *b)
+{
+  AnRoutes *an = &sim->an;
+  if (an->routes == NULL) {
+    an->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
+                                        (GDestroyNotify) g_array_unref);
+    an->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+    an->bw_Bps = g_array_new (FALSE, FALSE, sizeof (double));
+    an->shared = g_array_new (FALSE, FALSE, sizeof (gboolean));
+    an->lat_s = g_array_new (FALSE, FALSE, sizeof (double));
+    an->load = g_array_new (FALSE, TRUE, sizeof (double));
+    an->largest = g_array_new (FALSE, TRUE, sizeof (double));
+    an->touched = g_array_new (FALSE, FALSE, sizeof (int));
+  }
+  guint64 key = ((guint64) (guint32) a->rank << 32) | (guint32) b->rank;
+  GArray *route = g_hash_table_lookup (an->routes, &key);
+  if (route != NULL)
+    return route;
+  route = g_array_new (FALSE, FALSE, sizeof (int));
+  xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
+  sg_host_get_route (a->host, b->host, links);
+  unsigned int cursor;
+  sg_link_t link;
+  xbt_dynar_foreach (links, cursor, link)
+  {
+    int idx = GPOINTER_TO_INT (g_hash_table_lookup (an->index, link)) - 1;
+    if (idx < 0) {
+      idx = an->bw_Bps->len;
+      double bw = sg_link_get_bandwidth (link);
+      gboolean shared = sg_link_is_shared (link);
+      double lat = sg_link_get_latency (link);
+      g_array_append_val (an->lat_s, lat);
+      g_array_append_val (an->bw_Bps, bw);
+      g_array_append_val (an->shared, shared);
+      g_array_set_size (an->load, idx + 1);
+      g_array_set_size (an->largest, idx + 1);
+      g_hash_table_insert (an->index, link, GINT_TO_POINTER (idx + 1));
+    }
+    g_array_append_val (route, idx);
+  }
+  xbt_dynar_free (&links);
+  guint64 *stored = g_new (guint64, 1);
+  *stored = key;
+  g_hash_table_insert (an->routes, stored, route);
+  return route;
+}
+
+/* The link-load time of step STEP of collective K's plan, every member's
+ * step STEP running at once (the members of a lock-step plan): the largest
+ * over the links of the bytes the step's transfers put on it (every
+ * channel's; a FATPIPE link: the largest transfer alone) over its
+ * bandwidth, as load.c weighs a slot. Hand-offs on one host cross no link. */
+static double
+an_slot_s (Sim *sim, Stream *s, int k, int step, double *lat_s)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  AnRoutes *an = &sim->an;
+  DtsCollStepOps ops = { .xfers = s->xfers };
+  for (int p = 0; p < plan->n_parts; p++) {
+    if (step >= dts_coll_plan_n_steps (plan, p))
+      continue;
+    dts_coll_plan_step_ops (plan, p, step, &ops);
+    const Rank *me = part_rank (sim, c, plan, p);
+    for (guint i = 0; i < ops.xfers->len; i++) {
+      const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
+      const Rank *peer = part_rank (sim, c, plan, x->peer);
+      if (x->kind != DTS_XFER_SEND || peer->host == me->host || !(x->bytes > 0))
+        continue;
+      const GArray *route = an_route (sim, me, peer);
+      double route_lat = 0;
+      for (guint l = 0; l < route->len; l++) {
+        int idx = g_array_index (route, int, l);
+        route_lat += g_array_index (an->lat_s, double, idx);
+        double *load = &g_array_index (an->load, double, idx);
+        double *largest = &g_array_index (an->largest, double, idx);
+        if (*load == 0)
+          g_array_append_val (an->touched, idx);
+        *load += x->bytes * x->channels;
+        *largest = MAX (*largest, x->bytes);
+      }
+      *lat_s = MAX (*lat_s, route_lat);
+    }
+  }
+  double t = 0;
+  for (guint i = 0; i < an->touched->len; i++) {
+    int idx = g_array_index (an->touched, int, i);
+    double bw = g_array_index (an->bw_Bps, double, idx);
+    double *load = &g_array_index (an->load, double, idx);
+    double *largest = &g_array_index (an->largest, double, idx);
+    if (bw > 0)
+      t = MAX (t, (g_array_index (an->shared, gboolean, idx) ? *load : *largest) / bw);
+    *load = 0;
+    *largest = 0;
+  }
+  if (an->touched != NULL)
+    g_array_set_size (an->touched, 0);
+  return t;
 }
 
 static void
@@ -525,15 +704,121 @@ run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhas
   add_step (sim, bucket, s->rank->rank, -1, ops.phase, t0, now ());
 }
 
+/* The link-load time of step STEP of collective K's lock-step plan
+ * (an_slot_s), worked out once per plan and communicator (plans with the
+ * same peers share it, in proportion to their bytes) and once per
+ * lock-step phase (its steps have the same peers and bytes); -1 where it
+ * is not known (plans that are not lock-step). */
+static double
+an_plan_slot_s (Sim *sim, Stream *s, int k, int step, const DtsCollStepOps *ops,
+                double *slot_lat_s)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  const PlanLatency *lat = plan_latency (sim, k);
+  if (lat->slot_s_per_byte == NULL || step >= lat->n_slot_steps || !(plan->bytes > 0))
+    return -1;
+  double *v = &lat->slot_s_per_byte[step];
+  double *l = &lat->slot_lat_s[step];
+  if (*v < 0) {
+    const DtsCollPhase *ph = &plan->phases[ops->phase];
+    if (ph->lockstep && step > ph->first_step && ph->first_step < lat->n_slot_steps
+        && lat->slot_s_per_byte[ph->first_step] >= 0) {
+      *v = lat->slot_s_per_byte[ph->first_step];
+      *l = lat->slot_lat_s[ph->first_step];
+    } else {
+      *l = 0;
+      *v = an_slot_s (sim, s, k, step, l) / plan->bytes;
+    }
+  }
+  *slot_lat_s = *l;
+  return *v * plan->bytes;
+}
+
+/* The slot in which participant PART's step STEP of PLAN runs (collective.h). */
+static int
+an_step_slot (const DtsCollPlan *plan, int part, int step)
+{
+  return plan->alg != NULL && plan->alg->step_slot != NULL
+           ? plan->alg->step_slot (plan, part, step)
+           : step;
+}
+
+static guint64
+an_load_key (int slot, int link)
+{
+  return ((guint64) (guint32) slot << 32) | (guint32) link;
+}
+
+/* For a plan whose members do not all run lock-step: the bytes every slot
+ * of its steps puts on each link, slot x 2^32 + link index -> double[2]
+ * (the bytes of every channel; the largest transfer per channel, what a
+ * FATPIPE link carries). */
+static GHashTable *
+an_plan_loads_new (Sim *sim, Stream *s, int k)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  GHashTable *loads = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free, g_free);
+  DtsCollStepOps ops = { .xfers = s->xfers };
+  for (int p = 0; p < plan->n_parts; p++) {
+    const Rank *me = part_rank (sim, c, plan, p);
+    int n = dts_coll_plan_n_steps (plan, p);
+    for (int step = 0; step < n; step++) {
+      dts_coll_plan_step_ops (plan, p, step, &ops);
+      int slot = an_step_slot (plan, p, step);
+      for (guint i = 0; i < ops.xfers->len; i++) {
+        const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
+        const Rank *peer = part_rank (sim, c, plan, x->peer);
+        if (x->kind != DTS_XFER_SEND || peer->host == me->host || !(x->bytes > 0))
+          continue;
+        const GArray *route = an_route (sim, me, peer);
+        for (guint l = 0; l < route->len; l++) {
+          guint64 key = an_load_key (slot, g_array_index (route, int, l));
+          double *v = g_hash_table_lookup (loads, &key);
+          if (v == NULL) {
+            v = g_new0 (double, 2);
+            guint64 *stored = g_new (guint64, 1);
+            *stored = key;
+            g_hash_table_insert (loads, stored, v);
+          }
+          v[0] += x->bytes * x->channels;
+          v[1] = MAX (v[1], x->bytes);
+        }
+      }
+    }
+  }
+  return loads;
+}
+
+/* The longest a link of ROUTE needs for what slot SLOT puts on it (LOADS). */
+static double
+an_route_load_s (Sim *sim, GHashTable *loads, int slot, const GArray *route)
+{
+  double t = 0;
+  for (guint l = 0; l < route->len; l++) {
+    int idx = g_array_index (route, int, l);
+    guint64 key = an_load_key (slot, idx);
+    const double *v = g_hash_table_lookup (loads, &key);
+    double bw = g_array_index (sim->an.bw_Bps, double, idx);
+    if (v != NULL && bw > 0)
+      t = MAX (t, (g_array_index (sim->an.shared, gboolean, idx) ? v[0] : v[1]) / bw);
+  }
+  return t;
+}
+
 /* Analytic granularity: participant PART's time for collective K alone on
  * its routes, step by step: n_rounds x the plan's largest route latency,
  * plus the larger of its sends and its receives (over every channel, hand-
  * offs on its own host left out) at the plan's smallest route bandwidth, or
- * the reduction kernel of what it reduces if that is longer. On a
- * contention-free platform this is the time of a lock-step collective at
- * flow granularity; contention between flows is not modelled. */
+ * the reduction kernel of what it reduces if that is longer. For a plan
+ * whose members run lock-step (UNIFORM), the transfer time of a step is at
+ * least its slot's link-load time (an_plan_slot_s): routes of the plan
+ * that cross one link in one step share it. On a contention-free platform
+ * this is the time of a lock-step collective at flow granularity. *LAT_S:
+ * the part of it that is latency. */
 static double
-analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform)
+analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTable *loads,
+                 double *lat_s)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
@@ -541,10 +826,12 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform)
   const Rank *me = part_rank (sim, c, plan, part);
   DtsCollStepOps ops = { .xfers = s->xfers };
   double total = 0;
+  *lat_s = 0;
   int n_steps = dts_coll_plan_n_steps (plan, part);
   for (int step = 0; step < n_steps; step++) {
     dts_coll_plan_step_ops (plan, part, step, &ops);
-    double send = 0, recv = 0, reduced = ops.reduce_bytes, hop = 0;
+    double send = 0, recv = 0, reduced = ops.reduce_bytes, hop = 0, links_s = 0;
+    int slot = loads != NULL ? an_step_slot (plan, part, step) : 0;
     for (guint i = 0; i < ops.xfers->len; i++) {
       const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
       double bytes = x->bytes * x->channels;
@@ -562,37 +849,139 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform)
         send += bytes / bw;
       else
         recv += bytes / bw;
+      if (loads != NULL && bytes > 0)
+        links_s = MAX (links_s, an_route_load_s (sim, loads, slot,
+                                                 x->kind == DTS_XFER_SEND
+                                                     ? an_route (sim, me, peer)
+                                                     : an_route (sim, peer, me)));
     }
-    double xfer = ops.n_rounds * hop + MAX (send, recv);
-    total += MAX (xfer, reduced * me->reduce_s_per_byte);
+    double bw_s = MAX (send, recv);
+    if (uniform) {
+      /* The slot's link loads: every member's step at once (after the
+       * loop: it reuses the scratch transfers). Where they give the same
+       * time (a contention-free ring), the time above stays, to the last
+       * bit. */
+      double slot_lat = 0, slot_s = an_plan_slot_s (sim, s, k, step, &ops, &slot_lat);
+      if (slot_s >= 0 && fabs (slot_s - bw_s) > 1e-9 * bw_s)
+        bw_s = slot_s;
+      /* a lock-step phase is paced by its own slowest hop (hier's node
+       * and rail phases differ), a ring's by the plan's */
+      if (slot_s >= 0 && slot_lat > 0 && fabs (slot_lat - hop) > 1e-9 * hop)
+        hop = slot_lat;
+    } else if (loads != NULL && fabs (links_s - bw_s) > 1e-9 * bw_s) {
+      /* the loads of the participant's routes in its slot: its own
+       * transfers over different links run side by side, shared links
+       * carry what every participant of the slot puts on them */
+      bw_s = links_s;
+    }
+    double xfer = ops.n_rounds * hop + bw_s;
+    double step_s = MAX (xfer, reduced * me->reduce_s_per_byte);
+    total += step_s;
+    *lat_s += MIN (ops.n_rounds * hop, step_s);
   }
   return total;
+}
+
+/* How long F needs from now with the collectives in flight on RK: what
+ * is left of its time alone, its bandwidth part n times over, n counting
+ * it and the others of other plans. */
+static double
+flight_wait_s (const Rank *rk, const Flight *f)
+{
+  guint others = 0;
+  for (guint i = 0; i < rk->flights->len; i++)
+    others += ((const Flight *) g_ptr_array_index (rk->flights, i))->plan != f->plan;
+  return others > 0 ? f->left_s + others * f->bw_s : f->left_s;
+}
+
+/* Bring the progress of RK's collectives in flight up to now: each has
+ * gone through the fraction of what it has left that the time since the
+ * last update is of its wait. */
+static void
+flights_update (Rank *rk)
+{
+  double t = now (), d = t - rk->flights_s;
+  for (guint i = 0; i < rk->flights->len && d > 0; i++) {
+    Flight *f = g_ptr_array_index (rk->flights, i);
+    double wait = flight_wait_s (rk, f);
+    double keep = wait > d ? 1 - d / wait : 0;
+    f->left_s *= keep;
+    f->bw_s *= keep;
+  }
+  rk->flights_s = t;
+}
+
+/* Wake RK's collectives in flight but EXCEPT: their share changed. */
+static void
+flights_wake (Rank *rk, const Flight *except)
+{
+  for (guint i = 0; i < rk->flights->len; i++) {
+    Flight *f = g_ptr_array_index (rk->flights, i);
+    if (f != except)
+      sg_sem_release (f->wake);
+  }
 }
 
 /* Collective K at analytic granularity: its members start together (a
  * barrier, as an NCCL collective waits for every rank) and each waits the
  * time of the slowest participant. Computed once per plan: for a plan whose
- * members all run lock-step phases, member 0 stands for them. */
+ * members all run lock-step phases, member 0 stands for them.
+ *
+ * Collectives in flight at once on one rank (several streams) share it:
+ * each progresses through its time alone at a rate that gives it, with n
+ * in flight, lat + n bw seconds for what alone takes lat + bw (latency
+ * part lat, the rest bw), recomputed whenever one starts or ends (the
+ * others are woken through their semaphore). Alone, that is a wait of
+ * the time alone. */
 static void
 run_analytic (Sim *sim, Stream *s, int k, int part)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   Comm *c = &sim->comms[sim->sched->plan_comm[k]];
   if (!(sim->analytic_s[k] >= 0)) {
-    gboolean uniform = plan->n_parts == plan->n_ranks;
-    for (int i = 0; i < plan->n_phases; i++)
-      uniform = uniform && plan->phases[i].lockstep;
-    double t = 0;
-    for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++)
-      t = MAX (t, analytic_part_s (sim, s, k, p, uniform));
+    gboolean uniform = plan_uniform (plan);
+    double t = 0, t_lat = 0;
+    /* Parameter servers' steps of one index do not run at once (each
+     * worker pushes when it is ready): no slots, each participant on its
+     * own routes. */
+    GHashTable *loads = uniform || plan->n_parts > plan->n_ranks
+                            ? NULL
+                            : an_plan_loads_new (sim, s, k);
+    for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++) {
+      double l = 0, v = analytic_part_s (sim, s, k, p, uniform, loads, &l);
+      if (v > t) {
+        t = v;
+        t_lat = l;
+      }
+    }
+    if (loads != NULL)
+      g_hash_table_unref (loads);
     sim->analytic_s[k] = t;
+    sim->analytic_lat_s[k] = MIN (t_lat, t);
   }
   if (part < c->comm->n_ranks)
     sg_barrier_wait (c->barrier);
-  if (sim->analytic_s[k] > 0) {
-    sg_actor_sleep_for (sim->analytic_s[k]);
-    sim->trace->events += s->rank->weight;
+  if (!(sim->analytic_s[k] > 0))
+    return;
+  Rank *rk = s->rank;
+  if (rk->flights == NULL)
+    rk->flights = g_ptr_array_new ();
+  Flight me = { k, sim->analytic_s[k], sim->analytic_s[k] - sim->analytic_lat_s[k],
+                sg_sem_init (0) };
+  flights_update (rk);
+  g_ptr_array_add (rk->flights, &me);
+  flights_wake (rk, &me);
+  for (;;) {
+    double wait = flight_wait_s (rk, &me);
+    sim->trace->events += rk->weight;
+    if (!(wait > 0) || sg_sem_acquire_timeout (me.wake, wait) != 0)
+      break;
+    /* woken: another collective of the rank started or ended */
   }
+  flights_update (rk);
+  g_ptr_array_remove (rk->flights, &me);
+  flights_wake (rk, &me);
+  sg_sem_destroy (me.wake);
 }
 
 /* Participant PART's part of collective K. */
@@ -1555,9 +1944,25 @@ tear_down (Sim *sim)
   const DtsSchedule *sc = sim->sched;
   g_clear_pointer (&sim->rep, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
+  {
     if (!sim->latency[p].borrowed)
       g_free (sim->latency[p].hop_s);
+    if (sim->latency[p].own_slots) {
+      g_free (sim->latency[p].slot_s_per_byte);
+      g_free (sim->latency[p].slot_lat_s);
+    }
+  }
+  g_clear_pointer (&sim->an.routes, g_hash_table_unref);
+  g_clear_pointer (&sim->an.index, g_hash_table_unref);
+  g_clear_pointer (&sim->an.bw_Bps, g_array_unref);
+  g_clear_pointer (&sim->an.shared, g_array_unref);
+  g_clear_pointer (&sim->an.lat_s, g_array_unref);
+  g_clear_pointer (&sim->an.load, g_array_unref);
+  g_clear_pointer (&sim->an.largest, g_array_unref);
+  g_clear_pointer (&sim->an.touched, g_array_unref);
   for (int r = 0; r < sim->n; r++) {
+    if (sim->ranks[r].flights != NULL)
+      g_ptr_array_unref (sim->ranks[r].flights);
     for (int e = 0; e < sc->n_events && sim->ranks[r].events; e++)
       sg_sem_destroy (sim->ranks[r].events[e]);
     g_free (sim->ranks[r].events);
@@ -1676,6 +2081,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   g_autofree Stream *streams = g_new0 (Stream, MAX (sched->streams->len, 1));
   g_autofree PlanLatency *latency = g_new0 (PlanLatency, sched->plans->len + 1);
   g_autofree double *analytic_s = g_new (double, sched->plans->len + 1);
+  g_autofree double *analytic_lat_s = g_new0 (double, sched->plans->len + 1);
   for (guint k = 0; k <= sched->plans->len; k++)
     analytic_s[k] = -1;
   g_autoptr (GHashTable) p2p = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free, NULL);
@@ -1686,6 +2092,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   sim.streams = streams;
   sim.latency = latency;
   sim.analytic_s = analytic_s;
+  sim.analytic_lat_s = analytic_lat_s;
   g_autoptr (GHashTable) route_links = NULL;
   g_autoptr (GHashTable) link_index = NULL;
   g_autoptr (GPtrArray) links = NULL;

@@ -6,7 +6,8 @@
 # that the cases meant to fold did fold (DTSIM_ANALYTIC_ACTORS=count says
 # how many ranks ran): flat, NVLink + InfiniBand, NVSwitch with 8 NICs, a
 # host and a GPU straggler, two communication streams, tensor parallelism,
-# and cases that must not fold (pipeline transfers, parameter servers,
+# links shared at analytic (interleaved ranks behind one NIC, hier's pieces,
+# auto with two streams), and cases that must not fold (pipeline transfers, parameter servers,
 # compute jitter) and must still agree.
 set -eu
 dtsim="${top_builddir:?}/dtsim"
@@ -60,6 +61,9 @@ check 2 -p "$data/flat-16.xml" -w resnet50 -i 3 --scale 'host:gpu3.speed=0.5'
 check 2 -p cluster-4x4-v100 -w resnet50 -i 3 --scale 'gpu:node1-gpu2.flops=0.7'
 check 1 -p cluster-4x4-v100 -w vgg16 -i 3 --comm-streams 2
 check 2 -p cluster-4x4-v100 -w vgg16 -i 2 --comm-streams 2 --scale 'host:node0-gpu0.speed=0.8'
+check 1 -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2
+check 1 -p dgxa100-x8 -w vgg16 -i 2 --collective hier
+check 1 -p cluster-4x4-v100 -w vgg16 -i 2 --collective auto --comm-streams 2
 check all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
 check all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps
 check all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
