@@ -8,7 +8,9 @@
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
@@ -110,4 +112,12 @@ dts_sg_link_unlimit (sg_link_t link)
 {
   link->set_sharing_policy (simgrid::s4u::Link::SharingPolicy::SHARED);
   link->set_bandwidth (1e290);
+}
+
+extern "C" sg_comm_t
+dts_sg_sendto_async (sg_host_t from, sg_host_t to, long bytes)
+{
+  simgrid::s4u::CommPtr comm = simgrid::s4u::Comm::sendto_async (from, to, (uint64_t) bytes);
+  comm->add_ref ();
+  return comm.get ();
 }

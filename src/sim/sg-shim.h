@@ -45,6 +45,12 @@ DtsSgLinkPolicy dts_sg_link_policy (sg_link_t link);
  * for FATPIPE links that provably never limit a flow (see sim.c). */
 void dts_sg_link_unlimit (sg_link_t link);
 
+/* Start a flow of BYTES from host FROM to host TO with no receiver to
+ * match (s4u::Comm::sendto_async), from inside an actor: the same network
+ * action as a mailbox communication between the two hosts. Wait for it
+ * with sg_comm_wait or sg_comm_wait_all, which release it. */
+sg_comm_t dts_sg_sendto_async (sg_host_t from, sg_host_t to, long bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,7 +41,9 @@
  * plan's time on its routes, from the link loads of its steps
  * (analytic_part_s), shared with the rank's other collectives in flight
  * (run_analytic); ranks that cannot tell each other apart then run as
- * one (fold_ranks, doc/SIMULATION.md "Folded analytic runs").
+ * one (fold_ranks, doc/SIMULATION.md "Folded analytic runs"); so do they
+ * at flow where no flows of two pairs share a link (fold_flow_routes,
+ * "Folded flow runs").
  *
  * Messages: a participant receives on one mailbox per communicator and
  * tag (as many tags as the communicator's plans use); the algorithms choose tags so that no receive can match a message
@@ -67,6 +69,7 @@
 #include <xbt/dynar.h>
 
 #include "core/error.h"
+#include "core/input.h"
 #include "sim/override.h"
 #include "sim/routes.h"
 #include "sim/sg-shim.h"
@@ -95,7 +98,7 @@ typedef struct {
   sg_sem_t *events;          /* n_events counting semaphores */
   double *arrived_s;         /* [event]: when the data of the last receive that signalled it
                                 started to flow (point-to-point streams) */
-  int weight;                /* ranks it stands for (folded analytic runs), else 1 */
+  int weight;                /* ranks it stands for (folded runs), else 1 */
   GPtrArray *flights;        /* analytic: Flight, the rank's collectives in flight */
   double flights_s;          /* when their progress was last brought up to date */
 } Rank;
@@ -234,8 +237,11 @@ struct _Sim {
   int payload;               /* mailbox payloads must be non-NULL: &payload */
   GRand *rng;                /* compute jitter, seeded; NULL without */
   double jitter_sigma;
-  int *rep;                  /* folded analytic runs: rank -> the rank that stands for it;
-                                NULL when every rank runs */
+  int *rep;                  /* folded runs: rank -> the rank that stands for it; NULL when
+                                every rank runs */
+  double **fold_extra;       /* folded flow runs: plan -> [phase * n_parts + part], the
+                                latency sleep run_flow_phase gives the participant; NULL
+                                otherwise */
   int n_started;             /* streams started as actors */
 };
 
@@ -269,7 +275,7 @@ reduce_async (Sim *sim, Rank *rk, double bytes)
 {
   if (!(bytes > 0))
     return NULL;
-  sim->trace->events++;
+  sim->trace->events += rk->weight;
   return sg_actor_exec_async (bytes * rk->reduce_s_per_byte * rk->speed_flops);
 }
 
@@ -453,6 +459,93 @@ post_and_wait (Sim *sim, Stream *s, Comm *c, Rank *me, int part,
       comms[k++] = sg_mailbox_get_async (p->mailbox, &slot);
   }
   sim->trace->events += sends;
+  sg_comm_wait_all (comms, k);
+  if (red != NULL)
+    sg_exec_wait (red);
+  for (guint i = 0; i < prep->len; i++) {
+    const Prepared *p = &g_array_index (prep, Prepared, i);
+    if (p->x->kind == DTS_XFER_RECV && p->local)
+      sg_sem_acquire (comm_local (c, part));
+  }
+}
+
+/* A flow of a folded flow run between a running participant and one that
+ * runs in its class's stand-in only: started by the running end, at the
+ * time the whole run starts it (when both ends have posted). */
+typedef struct {
+  double at_s;
+  sg_host_t from, to;
+  long bytes;
+  int channels;
+} Ghost;
+
+static int
+compare_ghost (gconstpointer a, gconstpointer b)
+{
+  const Ghost *x = a, *y = b;
+  return (x->at_s > y->at_s) - (x->at_s < y->at_s);
+}
+
+/* post_and_wait for a flow phase of a folded run (fold_flow_routes): a
+ * transfer whose other end runs goes through its mailbox as in the whole
+ * run; one whose other end does not is started as a host-to-host flow, at
+ * T0 plus the later of the two ends' latency sleeps (EXTRA, per
+ * participant), which is when the whole run's mailboxes match it. */
+static void
+post_and_wait_folded (Sim *sim, Stream *s, Comm *c, Rank *me, int part, int scale,
+                      const double *extra, double t0)
+{
+  const GArray *prep = s->prepared;
+  double red_bytes = 0;
+  gsize n_comms = 0;
+  for (guint i = 0; i < prep->len; i++) {
+    const Prepared *p = &g_array_index (prep, Prepared, i);
+    if (p->x->kind == DTS_XFER_RECV && p->x->reduce)
+      red_bytes += scale * p->x->bytes * p->x->channels;
+    if (!p->local)
+      n_comms += p->x->channels;
+  }
+  sg_exec_t red = reduce_async (sim, me, red_bytes);
+  sg_comm_t *comms = comm_slots (s, n_comms);
+  g_autoptr (GArray) ghosts = g_array_new (FALSE, FALSE, sizeof (Ghost));
+  double mine = MAX (extra[part], 0);
+  void *slot;
+  gsize k = 0;
+  int sends = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < prep->len; i++) {
+      const Prepared *p = &g_array_index (prep, Prepared, i);
+      const DtsCollXfer *x = p->x;
+      gboolean send = x->kind == DTS_XFER_SEND;
+      if (send != (pass == 0))
+        continue;
+      if (p->local) {
+        if (send)
+          sg_sem_release (comm_local (c, x->peer));
+        continue;
+      }
+      long bytes = whole_bytes (scale * x->bytes);
+      if (send)
+        sends += x->channels;
+      if (sim->rep[p->peer->rank] == p->peer->rank) {
+        for (int ch = 0; ch < x->channels; ch++)
+          comms[k++] = send ? sg_mailbox_put_async (p->mailbox, &sim->payload, bytes)
+                            : sg_mailbox_get_async (p->mailbox, &slot);
+        continue;
+      }
+      Ghost g = { t0 + MAX (mine, MAX (extra[x->peer], 0)), send ? me->host : p->peer->host,
+                  send ? p->peer->host : me->host, bytes, x->channels };
+      g_array_append_val (ghosts, g);
+    }
+  g_array_sort (ghosts, compare_ghost);
+  for (guint i = 0; i < ghosts->len; i++) {
+    const Ghost *g = &g_array_index (ghosts, Ghost, i);
+    if (g->at_s > now ())
+      sg_actor_sleep_for (g->at_s - now ());
+    for (int ch = 0; ch < g->channels; ch++)
+      comms[k++] = dts_sg_sendto_async (g->from, g->to, g->bytes);
+  }
+  sim->trace->events += (gint64) sends * me->weight;
   sg_comm_wait_all (comms, k);
   if (red != NULL)
     sg_exec_wait (red);
@@ -694,12 +787,17 @@ run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhas
   const PlanLatency *lat = plan_latency (sim, k);
   double t0 = now ();
   double extra_s = ph->n_steps * ops.n_rounds * lat->max_s - lat->hop_s[part];
+  Rank *me = part_rank (sim, c, plan, part);
   if (extra_s > 0) {
     sg_actor_sleep_for (extra_s);
-    sim->trace->events++;
+    sim->trace->events += me->weight;
   }
   gsize n_comms = prepare (sim, s, c, plan, part, &ops);
-  post_and_wait (sim, s, c, part_rank (sim, c, plan, part), part, &ops, n_comms, 0, ph->n_steps);
+  if (sim->fold_extra != NULL)
+    post_and_wait_folded (sim, s, c, me, part, ph->n_steps,
+                          sim->fold_extra[k] + (ph - plan->phases) * plan->n_parts, t0);
+  else
+    post_and_wait (sim, s, c, me, part, &ops, n_comms, 0, ph->n_steps);
   sg_barrier_wait (c->barrier);
   add_step (sim, bucket, s->rank->rank, -1, ops.phase, t0, now ());
 }
@@ -998,7 +1096,7 @@ run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
   /* --coll-overhead: the call's fixed cost, before its first transfer. */
   if (sim->set->coll_overhead_s > 0) {
     sg_actor_sleep_for (sim->set->coll_overhead_s);
-    sim->trace->events++;
+    sim->trace->events += s->rank->weight;
   }
   if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
     run_analytic (sim, s, k, part);
@@ -1649,7 +1747,8 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
 }
 
 
-/* Folding an analytic run: ranks that behave identically run as one.
+/* Folding a run: ranks that behave identically run as one. Flow
+ * granularity adds its own conditions (fold_flow_routes, above).
  *
  * At analytic granularity a collective is a barrier of its communicator
  * and a sleep whose length is the plan's (the same for every member), so a
@@ -1667,8 +1766,8 @@ set_up (Sim *sim, const DtsPlatform *platform, GError **error)
  * its members, each wholly inside it or the run is not folded), and its
  * per-rank figures are copied to the others after the run. Slices, step
  * records and link statistics are per rank and disable folding; so does
- * DTSIM_ANALYTIC_ACTORS=1 in the environment (every rank an actor pair:
- * the reference the folded run is tested against). */
+ * DTSIM_FOLD=0 in the environment (every rank an actor pair: the
+ * reference the folded run is tested against). */
 static gboolean
 host_overridden (const Sim *sim, const char *host)
 {
@@ -1683,11 +1782,151 @@ host_overridden (const Sim *sim, const char *host)
 static gboolean
 platform_has_profiles (const char *path)
 {
-  g_autofree char *text = NULL;
-  if (path == NULL || !g_file_get_contents (path, &text, NULL, NULL))
+  /* the loaders' copy: a FIFO or a pipe cannot be read again */
+  g_autoptr (GBytes) bytes = path != NULL ? dts_input_read (path, "platform", NULL) : NULL;
+  if (bytes == NULL)
     return TRUE;
-  return strstr (text, "speed_file") != NULL || strstr (text, "availability_file") != NULL
-         || strstr (text, "state_file") != NULL || strstr (text, "<include") != NULL;
+  gsize n;
+  const char *text = g_bytes_get_data (bytes, &n);
+  static const char *const marks[] = { "speed_file", "availability_file", "state_file",
+                                       "<include", NULL };
+  for (int i = 0; marks[i] != NULL; i++)
+    if (g_strstr_len (text, (gssize) n, marks[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Unlimited links (relax_fatpipes) and FATPIPE links never make two flows
+ * share a bandwidth. */
+static gboolean
+link_limits_sharing (const AnRoutes *an, int idx)
+{
+  return g_array_index (an->shared, gboolean, idx) && g_array_index (an->bw_Bps, double, idx) < 1e200;
+}
+
+/* Folded flow runs. At flow granularity a lock-step phase is a sleep (the
+ * plan's latency less the participant's own hops), one flow per transfer
+ * and channel, and the communicator's barrier. Ranks with the same
+ * programs and hosts start every phase at the same time (the barriers'
+ * release, or the same point of the same compute). If no link that
+ * shares its bandwidth is crossed by flows between two different pairs of
+ * ranks that can be in flight together, every flow runs at its route's
+ * rate alone, so two ranks whose transfers have the same bytes, the same
+ * route bandwidth and latency and the same sleeps at both ends finish
+ * each phase at the same time: they can be one class. This appends to
+ * KEY[r] what tells rank r's transfers apart, fills sim->fold_extra, and
+ * returns FALSE when the run cannot fold: a plan that is not lock-step in
+ * every phase, ranks that differ in programs or hosts (KEY not all equal),
+ * a network other than plain max-min, or two pairs sharing a link. Flows
+ * can be in flight together within one phase of one plan when every rank
+ * has one communication stream and one communicator carries every plan
+ * (the barriers close each phase before the next starts), and across the
+ * whole run otherwise. */
+static gboolean
+fold_flow_routes (Sim *sim, GString **key)
+{
+  const DtsSchedule *sc = sim->sched;
+  for (int r = 1; r < sim->n; r++)
+    if (strcmp (key[r]->str, key[0]->str) != 0)
+      return FALSE;
+  if (!dts_sg_network_is_plain_maxmin () || user_set_host_model ())
+    return FALSE;
+  g_autofree int *comm_streams = g_new0 (int, sim->n);
+  gboolean per_phase = TRUE;
+  for (guint i = 0; i < sc->streams->len; i++) {
+    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
+    if (st->kind == DTS_STREAM_COMM && ++comm_streams[st->rank] > 1)
+      per_phase = FALSE;
+  }
+  for (guint k = 1; k < sc->plans->len; k++)
+    if (sc->plan_comm[k] != sc->plan_comm[0])
+      per_phase = FALSE;
+  AnRoutes *an = &sim->an;
+  g_autoptr (GArray) owner = g_array_new (FALSE, TRUE, sizeof (guint64));
+  g_autoptr (GArray) group = g_array_new (FALSE, TRUE, sizeof (int));
+  int n_groups = 0;
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  DtsCollStepOps ops = { .xfers = xfers };
+  sim->fold_extra = g_new0 (double *, MAX (sc->plans->len, 1));
+  for (guint k = 0; k < sc->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+    const Comm *c = &sim->comms[sc->plan_comm[k]];
+    if (plan->n_parts != plan->n_ranks || plan->n_servers > 0)
+      return FALSE;
+    /* every participant's steps are lock-step phases, run as flow phases */
+    for (int part = 0; part < plan->n_parts; part++) {
+      int n_steps = dts_coll_plan_n_steps (plan, part), step = 0;
+      while (step < n_steps) {
+        int i = 0;
+        while (i < plan->n_phases
+               && !(plan->phases[i].lockstep && plan->phases[i].first_step == step
+                    && plan->phases[i].n_steps > 0))
+          i++;
+        if (i == plan->n_phases)
+          return FALSE;
+        step += plan->phases[i].n_steps;
+      }
+    }
+    const PlanLatency *lat = plan_latency (sim, k);
+    double *extra = sim->fold_extra[k] = g_new (double, (gsize) plan->n_phases * plan->n_parts);
+    for (int i = 0; i < plan->n_phases; i++) {
+      const DtsCollPhase *ph = &plan->phases[i];
+      for (int part = 0; part < plan->n_parts; part++) {
+        extra[i * plan->n_parts + part] = 0;
+        if (!ph->lockstep || ph->n_steps == 0 || ph->first_step >= dts_coll_plan_n_steps (plan, part))
+          continue;
+        dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
+        extra[i * plan->n_parts + part] = ph->n_steps * ops.n_rounds * lat->max_s - lat->hop_s[part];
+      }
+    }
+    for (int i = 0; i < plan->n_phases; i++) {
+      const DtsCollPhase *ph = &plan->phases[i];
+      if (!ph->lockstep || ph->n_steps == 0)
+        continue;
+      if (per_phase || n_groups == 0)
+        n_groups++;
+      for (int part = 0; part < plan->n_parts; part++) {
+        if (ph->first_step >= dts_coll_plan_n_steps (plan, part))
+          continue;
+        dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
+        const Rank *me = part_rank (sim, c, plan, part);
+        GString *kr = key[me->rank];
+        g_string_append_printf (kr, "|%u.%d:%a", k, i, extra[i * plan->n_parts + part]);
+        for (guint j = 0; j < ops.xfers->len; j++) {
+          const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, j);
+          const Rank *peer = part_rank (sim, c, plan, x->peer);
+          g_string_append_printf (kr, ",%d%d/%d/%a", x->kind, x->reduce, x->channels, x->bytes);
+          if (peer == me)
+            continue;
+          const Rank *from = x->kind == DTS_XFER_SEND ? me : peer;
+          const Rank *to = x->kind == DTS_XFER_SEND ? peer : me;
+          const GArray *route = an_route (sim, from, to);
+          double bw = 0, lat_s = 0;
+          guint64 pair = ((guint64) (guint32) from->rank << 32) | (guint32) to->rank;
+          for (guint l = 0; l < route->len; l++) {
+            int idx = g_array_index (route, int, l);
+            double b = g_array_index (an->bw_Bps, double, idx);
+            bw = l == 0 || b < bw ? b : bw;
+            lat_s += g_array_index (an->lat_s, double, idx);
+            if (x->kind != DTS_XFER_SEND || !link_limits_sharing (an, idx))
+              continue;
+            if ((guint) idx >= owner->len) {
+              g_array_set_size (owner, idx + 1);
+              g_array_set_size (group, idx + 1);
+            }
+            if (g_array_index (group, int, idx) == n_groups
+                && g_array_index (owner, guint64, idx) != pair)
+              return FALSE;
+            g_array_index (group, int, idx) = n_groups;
+            g_array_index (owner, guint64, idx) = pair;
+          }
+          g_string_append_printf (kr, "/%a/%a/%a", bw, lat_s,
+                                  extra[i * plan->n_parts + x->peer]);
+        }
+      }
+    }
+  }
+  return TRUE;
 }
 
 /* Sets sim->rep and the ranks' weights; returns the number of classes, or
@@ -1752,6 +1991,8 @@ fold_classes (Sim *sim, const char *env)
     if (host_overridden (sim, sg_host_get_name (rk->host)))
       g_string_append_printf (key[r], "/r%d", r);
   }
+  if (ok && sim->set->granularity == DTS_GRANULARITY_FLOW)
+    ok = fold_flow_routes (sim, key);
   /* Two streams of one rank on one communicator: the streams of a rank
    * are found by scanning its key's programs. */
   for (int r = 0; r < sim->n && ok; r++) {
@@ -1808,18 +2049,25 @@ fold_classes (Sim *sim, const char *env)
     g_clear_pointer (&sim->rep, g_free);
     n_classes = 0;
   }
+  if (n_classes == 0 && sim->fold_extra != NULL) {
+    for (guint k = 0; k < sc->plans->len; k++)
+      g_free (sim->fold_extra[k]);
+    g_clear_pointer (&sim->fold_extra, g_free);
+  }
   return n_classes;
 }
 
 static int
 fold_ranks (Sim *sim)
 {
-  if (sim->set->granularity != DTS_GRANULARITY_ANALYTIC)
+  DtsGranularity g = sim->set->granularity;
+  if (g != DTS_GRANULARITY_ANALYTIC && g != DTS_GRANULARITY_FLOW)
     return 0;
-  const char *env = g_getenv ("DTSIM_ANALYTIC_ACTORS");
-  int n_classes = fold_classes (sim, env);
+  const char *env = g_getenv ("DTSIM_FOLD");
+  int n_classes = fold_classes (sim, env != NULL && strcmp (env, "0") == 0 ? "1" : NULL);
   if (env != NULL && strcmp (env, "count") == 0)
-    fprintf (stderr, "dtsim: analytic: %d ranks run as %d\n", sim->n,
+    fprintf (stderr, "dtsim: %s: %d ranks run as %d\n",
+             g == DTS_GRANULARITY_FLOW ? "flow" : "analytic", sim->n,
              n_classes > 0 ? n_classes : sim->n);
   return n_classes;
 }
@@ -1943,6 +2191,9 @@ tear_down (Sim *sim)
 {
   const DtsSchedule *sc = sim->sched;
   g_clear_pointer (&sim->rep, g_free);
+  for (guint k = 0; sim->fold_extra != NULL && k < sc->plans->len; k++)
+    g_free (sim->fold_extra[k]);
+  g_clear_pointer (&sim->fold_extra, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
   {
     if (!sim->latency[p].borrowed)
