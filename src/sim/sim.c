@@ -1804,6 +1804,21 @@ link_limits_sharing (const AnRoutes *an, int idx)
   return g_array_index (an->shared, gboolean, idx) && g_array_index (an->bw_Bps, double, idx) < 1e200;
 }
 
+/* Append the bits of V to a class key, as hex (g_string_append_printf's
+ * "%a" was a fifth of a 65,536-rank flow run). */
+static void
+key_add_double (GString *key, double v)
+{
+  static const char hex[] = "0123456789abcdef";
+  guint64 bits;
+  memcpy (&bits, &v, sizeof bits);
+  char buf[17];
+  for (int i = 15; i >= 0; i--, bits >>= 4)
+    buf[i] = hex[bits & 15];
+  buf[16] = '/';
+  g_string_append_len (key, buf, sizeof buf);
+}
+
 /* Folded flow runs. At flow granularity a lock-step phase is a sleep (the
  * plan's latency less the participant's own hops), one flow per transfer
  * and channel, and the communicator's barrier. Ranks with the same
@@ -1891,11 +1906,14 @@ fold_flow_routes (Sim *sim, GString **key)
         dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
         const Rank *me = part_rank (sim, c, plan, part);
         GString *kr = key[me->rank];
-        g_string_append_printf (kr, "|%u.%d:%a", k, i, extra[i * plan->n_parts + part]);
+        g_string_append_printf (kr, "|%u.%d:", k, i);
+        key_add_double (kr, extra[i * plan->n_parts + part]);
         for (guint j = 0; j < ops.xfers->len; j++) {
           const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, j);
           const Rank *peer = part_rank (sim, c, plan, x->peer);
-          g_string_append_printf (kr, ",%d%d/%d/%a", x->kind, x->reduce, x->channels, x->bytes);
+          g_string_append_c (kr, x->kind == DTS_XFER_SEND ? 's' : x->reduce ? 'r' : 'c');
+          key_add_double (kr, x->channels);
+          key_add_double (kr, x->bytes);
           if (peer == me)
             continue;
           const Rank *from = x->kind == DTS_XFER_SEND ? me : peer;
@@ -1920,8 +1938,9 @@ fold_flow_routes (Sim *sim, GString **key)
             g_array_index (group, int, idx) = n_groups;
             g_array_index (owner, guint64, idx) = pair;
           }
-          g_string_append_printf (kr, "/%a/%a/%a", bw, lat_s,
-                                  extra[i * plan->n_parts + x->peer]);
+          key_add_double (kr, bw);
+          key_add_double (kr, lat_s);
+          key_add_double (kr, extra[i * plan->n_parts + x->peer]);
         }
       }
     }
