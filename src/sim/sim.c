@@ -198,11 +198,12 @@ typedef struct {
   gboolean own_slots;        /* they are this entry's (not borrowed) */
 } PlanLatency;
 
-/* Routes as the analytic granularity reads them: links by index, each
- * route looked up once per pair of hosts. */
+/* Routes as the analytic granularity, the flow fold and --link-stats read
+ * them: links by index, each route looked up once per pair of hosts. */
 typedef struct {
   GHashTable *routes;        /* host pair -> GArray of link indices */
   GHashTable *index;         /* sg_link_t -> index + 1 */
+  GPtrArray *links;          /* index -> sg_link_t */
   GArray *bw_Bps;            /* index -> bandwidth */
   GArray *shared;            /* index -> gboolean: SHARED (else FATPIPE) */
   GArray *lat_s;             /* index -> latency */
@@ -222,12 +223,10 @@ struct _Sim {
   PlanLatency *latency;      /* one per plan, filled on first use */
   double *analytic_s;        /* one per plan at analytic granularity, -1 until known */
   double *analytic_lat_s;    /* the latency part of analytic_s */
-  AnRoutes an;               /* analytic: route links, made on first use */
-  /* --link-stats: bytes per link, routes looked up once per pair of ranks */
-  GHashTable *route_links;   /* from x 2^32 + to -> GArray of link indices */
-  GHashTable *link_index;    /* sg_link_t -> index + 1 */
-  GPtrArray *links;          /* index -> sg_link_t */
-  GArray *link_bytes;        /* index -> bytes sent through it */
+  AnRoutes an;               /* route links (analytic, folded flow runs, --link-stats),
+                                made on first use */
+  GArray *link_bytes;        /* --link-stats: link index (an) -> bytes sent through it;
+                                NULL without */
   GPtrArray *ops;            /* GArray of SimOp per schedule program */
   GHashTable *p2p;           /* rank x 2^32 + tag -> mailbox of point-to-point receives */
   GHashTable *servers;       /* rank x 2^32 + tag -> the Server receiving on it */
@@ -285,41 +284,18 @@ whole_bytes (double bytes)
   return (long) llround (bytes);
 }
 
-/* The mailbox of participant PART of communicator C for TAG. (Mailboxes
- * are made before the simulation starts: made from an actor, each costs a
- * simcall.) */
+static const GArray *an_route (Sim *sim, const Rank *a, const Rank *b);
+
 /* --link-stats: count BYTES sent from rank FROM to rank TO on every link of
  * their route. */
 static void
 count_link_bytes (Sim *sim, const Rank *from, const Rank *to, double bytes)
 {
-  if (sim->route_links == NULL || from->host == to->host || !(bytes > 0))
+  if (sim->link_bytes == NULL || from->host == to->host || !(bytes > 0))
     return;
-  guint64 key = ((guint64) (guint32) from->rank << 32) | (guint32) to->rank;
-  GArray *route = g_hash_table_lookup (sim->route_links, &key);
-  if (route == NULL) {
-    route = g_array_new (FALSE, FALSE, sizeof (int));
-    xbt_dynar_t links = xbt_dynar_new (sizeof (sg_link_t), NULL);
-    sg_host_get_route (from->host, to->host, links);
-    unsigned int cursor;
-    sg_link_t link;
-    xbt_dynar_foreach (links, cursor, link)
-    {
-      int idx = GPOINTER_TO_INT (g_hash_table_lookup (sim->link_index, link)) - 1;
-      if (idx < 0) {
-        idx = sim->links->len;
-        g_ptr_array_add (sim->links, link);
-        double zero = 0;
-        g_array_append_val (sim->link_bytes, zero);
-        g_hash_table_insert (sim->link_index, link, GINT_TO_POINTER (idx + 1));
-      }
-      g_array_append_val (route, idx);
-    }
-    xbt_dynar_free (&links);
-    guint64 *stored = g_new (guint64, 1);
-    *stored = key;
-    g_hash_table_insert (sim->route_links, stored, route);
-  }
+  const GArray *route = an_route (sim, from, to);
+  if (sim->link_bytes->len < sim->an.links->len)
+    g_array_set_size (sim->link_bytes, sim->an.links->len);
   for (guint i = 0; i < route->len; i++)
     g_array_index (sim->link_bytes, double, g_array_index (route, int, i)) += bytes;
 }
@@ -338,8 +314,10 @@ static GArray *
 link_stats (Sim *sim, double makespan_s)
 {
   GArray *out = dts_trace_links_new ();
-  for (guint i = 0; i < sim->links->len; i++) {
-    sg_link_t link = g_ptr_array_index (sim->links, i);
+  for (guint i = 0; i < sim->link_bytes->len; i++) {
+    if (!(g_array_index (sim->link_bytes, double, i) > 0))
+      continue; /* on a route the simulation looked up, not on one that carried bytes */
+    sg_link_t link = g_ptr_array_index (sim->an.links, i);
     DtsTraceLink l = { g_strdup (sg_link_get_name (link)), sg_link_get_bandwidth (link),
                        g_array_index (sim->link_bytes, double, i), 0 };
     l.busy_fraction = makespan_s > 0 && l.bandwidth_Bps > 0
@@ -350,6 +328,9 @@ link_stats (Sim *sim, double makespan_s)
   return out;
 }
 
+/* The mailbox of participant PART of communicator C for TAG. (Mailboxes
+ * are made before the simulation starts: made from an actor, each costs a
+ * simcall.) */
 static sg_mailbox_t
 comm_mailbox (Comm *c, int part, int tag)
 {
@@ -684,6 +665,7 @@ an_route (Sim *sim, const Rank *a, const Rank *b)
     an->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
                                         (GDestroyNotify) g_array_unref);
     an->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+    an->links = g_ptr_array_new ();
     an->bw_Bps = g_array_new (FALSE, FALSE, sizeof (double));
     an->shared = g_array_new (FALSE, FALSE, sizeof (gboolean));
     an->lat_s = g_array_new (FALSE, FALSE, sizeof (double));
@@ -711,6 +693,7 @@ an_route (Sim *sim, const Rank *a, const Rank *b)
       g_array_append_val (an->lat_s, lat);
       g_array_append_val (an->bw_Bps, bw);
       g_array_append_val (an->shared, shared);
+      g_ptr_array_add (an->links, link);
       g_array_set_size (an->load, idx + 1);
       g_array_set_size (an->largest, idx + 1);
       g_hash_table_insert (an->index, link, GINT_TO_POINTER (idx + 1));
@@ -1955,7 +1938,7 @@ fold_classes (Sim *sim, const char *env)
 {
   const DtsSchedule *sc = sim->sched;
   if ((env != NULL && strcmp (env, "1") == 0) || sim->set->record_slices
-      || sim->trace->steps != NULL || sim->route_links != NULL || sim->rng != NULL
+      || sim->trace->steps != NULL || sim->link_bytes != NULL || sim->rng != NULL
       || sc->n_shards > 0 || sc->rank_cpu != NULL || sim->n < 2)
     return 0;
   for (guint p = 0; p < sc->programs->len; p++) {
@@ -2224,6 +2207,7 @@ tear_down (Sim *sim)
   }
   g_clear_pointer (&sim->an.routes, g_hash_table_unref);
   g_clear_pointer (&sim->an.index, g_hash_table_unref);
+  g_clear_pointer (&sim->an.links, g_ptr_array_unref);
   g_clear_pointer (&sim->an.bw_Bps, g_array_unref);
   g_clear_pointer (&sim->an.shared, g_array_unref);
   g_clear_pointer (&sim->an.lat_s, g_array_unref);
@@ -2363,21 +2347,9 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   sim.latency = latency;
   sim.analytic_s = analytic_s;
   sim.analytic_lat_s = analytic_lat_s;
-  g_autoptr (GHashTable) route_links = NULL;
-  g_autoptr (GHashTable) link_index = NULL;
-  g_autoptr (GPtrArray) links = NULL;
-  g_autoptr (GArray) link_bytes = NULL;
-  if (set->link_stats) {
-    route_links = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
-                                         (GDestroyNotify) g_array_unref);
-    link_index = g_hash_table_new (g_direct_hash, g_direct_equal);
-    links = g_ptr_array_new ();
-    link_bytes = g_array_new (FALSE, FALSE, sizeof (double));
-    sim.route_links = route_links;
-    sim.link_index = link_index;
-    sim.links = links;
-    sim.link_bytes = link_bytes;
-  }
+  g_autoptr (GArray) link_bytes = set->link_stats ? g_array_new (FALSE, TRUE, sizeof (double))
+                                                 : NULL;
+  sim.link_bytes = link_bytes;
   sim.p2p = p2p;
   sim.servers = servers;
   g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -2452,7 +2424,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
     unfold (&sim);
   trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;
   trace->makespan_s = now ();
-  if (sim.route_links != NULL)
+  if (sim.link_bytes != NULL)
     trace->links = link_stats (&sim, trace->makespan_s);
   if (set->progress == DTS_PROGRESS_LIVE)
     fprintf (stderr, "\r%*s\r", 72, "");
