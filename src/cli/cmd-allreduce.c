@@ -723,6 +723,17 @@ write_trace (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
   g_string_append (out, dts_json_get (j));
 }
 
+/* The run and size SZ as the pictures' titles give them. */
+static DtsSvgRun
+svg_run (const DtsAllreduceResult *r, const DtsAllreduceSize *sz)
+{
+  return (DtsSvgRun){ .platform = r->platform, .gpu = r->gpu, .n_ranks = r->n_gpus,
+                      .channels = r->channels, .bytes = sz->bytes,
+                      .bottleneck_Bps = r->bottleneck_Bps, .hop_latency_s = r->hop_latency_s,
+                      .closed_form_s = sz->closed_form_s, .time_s = sz->time_s,
+                      .t_origin_s = sz->t_start_s };
+}
+
 /* The picture of the (only) size: its step slices, sorted by (step, rank),
  * with the chunk each one sends and the chunk each rank holds fully reduced
  * after the last reduce-scatter step (the one it receives and adds then). */
@@ -748,16 +759,7 @@ write_svg (const DtsAllreduceResult *r, GString *out)
       reduced[sl->rank] = st.recv_seg;
   }
   DtsSvgRing ring = {
-    .platform = r->platform,
-    .gpu = r->gpu,
-    .n_ranks = r->n_gpus,
-    .channels = r->channels,
-    .bytes = sz->bytes,
-    .bottleneck_Bps = r->bottleneck_Bps,
-    .hop_latency_s = r->hop_latency_s,
-    .closed_form_s = sz->closed_form_s,
-    .time_s = sz->time_s,
-    .t_origin_s = sz->t_start_s,
+    .run = svg_run (r, sz),
     .steps = (const DtsSvgRingStep *) steps->data,
     .n_steps = (int) steps->len,
     .reduced_chunk = reduced,
@@ -818,17 +820,8 @@ write_generic_svg (const DtsAllreduceResult *r, DtsCollOp op, int root, GString 
     .algorithm = plan->alg->id,
     .op = dts_coll_op_to_string (op),
     .description = plan->alg->description,
-    .platform = r->platform,
-    .gpu = r->gpu,
-    .n_ranks = r->n_gpus,
+    .run = svg_run (r, sz),
     .root = dts_coll_ops ()[op].rooted ? root : -1,
-    .channels = r->channels,
-    .bytes = sz->bytes,
-    .bottleneck_Bps = r->bottleneck_Bps,
-    .hop_latency_s = r->hop_latency_s,
-    .closed_form_s = sz->closed_form_s,
-    .time_s = sz->time_s,
-    .t_origin_s = sz->t_start_s,
     .n_columns = n_cols,
     .col_end_s = col_end,
     .col_phase = col_phase,

@@ -70,11 +70,7 @@ dts_coll_chain_plan_new (const DtsCollParams *params, GError **error)
   plan->sends_per_step = 1;
   plan->n_phases = 1;
   plan->phases[0] = (DtsCollPhase){ 0, plan->n_steps, FALSE, bcast ? "broadcast" : "reduce" };
-  guint64 key = dts_coll_key_add (0, 'c');
-  key = dts_coll_key_add (key, n);
-  for (int q = 0; q < n; q++)
-    key = dts_coll_key_add (key, plan->ring[q]);
-  plan->peer_key = key;
+  plan->peer_key = dts_coll_ring_peer_key (plan, 'c');
   return g_steal_pointer (&plan);
 }
 

@@ -162,6 +162,9 @@ void dts_coll_add_xfer_channel (DtsCollStepOps *out, DtsXferKind kind, int peer,
 DtsCollPlan *dts_coll_plan_alloc (const char *algorithm, const DtsCollParams *params);
 /* Fold VALUE into a plan's peer_key (0 starts a key). */
 guint64 dts_coll_key_add (guint64 key, gint64 value);
+/* The peer_key of a plan whose peers follow its ring order (plan->ring):
+ * FAMILY, then n_ranks, then the order. */
+guint64 dts_coll_ring_peer_key (const DtsCollPlan *plan, char family);
 
 G_END_DECLS
 

@@ -149,6 +149,13 @@ dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
   return plan->n_steps * plan->channels * plan->seg_bytes * MAX (plan->sends_per_step, 1);
 }
 
+double
+dts_coll_plan_step_transfers (const DtsCollPlan *plan)
+{
+  return (double) plan->n_steps * plan->n_rounds * plan->channels * plan->n_ranks
+         * MAX (plan->sends_per_step, 1);
+}
+
 int
 dts_coll_plan_n_steps (const DtsCollPlan *plan, int part)
 {
@@ -243,6 +250,15 @@ dts_coll_key_add (guint64 key, gint64 value)
     key ^= (guint64) ((value >> (8 * i)) & 0xff);
     key *= G_GUINT64_CONSTANT (0x100000001b3);
   }
+  return key;
+}
+
+guint64
+dts_coll_ring_peer_key (const DtsCollPlan *plan, char family)
+{
+  guint64 key = dts_coll_key_add (dts_coll_key_add (0, family), plan->n_ranks);
+  for (int p = 0; p < plan->n_ranks; p++)
+    key = dts_coll_key_add (key, plan->ring[p]);
   return key;
 }
 

@@ -357,6 +357,12 @@ double dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round);
  * algorithms sum what dts_coll_plan_step_ops sends. */
 double dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan);
 
+/* Transfers of the whole collective when every step of every member runs
+ * as its own SimGrid transfers (step granularity), from the plan's counts:
+ * steps x rounds x channels x members x sends per step. What run and
+ * allreduce measure a step-by-step run's cost by before refusing it. */
+double dts_coll_plan_step_transfers (const DtsCollPlan *plan);
+
 /* The generic interface, for every algorithm: */
 
 /* Steps participant PART (0 .. n_parts-1) runs. */

@@ -76,11 +76,7 @@ dts_coll_ring_half_plan_new (const DtsCollParams *params, GError **error)
   plan->sends_per_step = 1;
   plan->n_phases = 1;
   plan->phases[0] = (DtsCollPhase){ 0, n - 1, TRUE, gather ? "all-gather" : "reduce-scatter" };
-  guint64 key = dts_coll_key_add (0, 'r');
-  key = dts_coll_key_add (key, n);
-  for (int p = 0; p < n; p++)
-    key = dts_coll_key_add (key, plan->ring[p]);
-  plan->peer_key = key;
+  plan->peer_key = dts_coll_ring_peer_key (plan, 'r');
   return g_steal_pointer (&plan);
 }
 

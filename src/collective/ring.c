@@ -69,11 +69,7 @@ dts_coll_ring_plan_new (const DtsCollParams *params, GError **error)
   plan->n_phases = 2;
   plan->phases[0] = (DtsCollPhase){ 0, n - 1, TRUE, "reduce-scatter" };
   plan->phases[1] = (DtsCollPhase){ n - 1, n - 1, TRUE, "all-gather" };
-  guint64 key = dts_coll_key_add (0, 'r');
-  key = dts_coll_key_add (key, n);
-  for (int p = 0; p < n; p++)
-    key = dts_coll_key_add (key, plan->ring[p]);
-  plan->peer_key = key;
+  plan->peer_key = dts_coll_ring_peer_key (plan, 'r');
   return g_steal_pointer (&plan);
 }
 

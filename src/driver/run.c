@@ -269,11 +269,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   double local_transfers = 0;
   for (guint k = 0; k < sched->plans->len; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (sched->plans, k);
-    for (guint i = 0; plan->local != NULL && i < plan->local->len; i++) {
-      const DtsCollPlan *local = g_ptr_array_index (plan->local, i);
-      local_transfers += (double) local->n_steps * local->n_rounds * local->channels
-                         * local->n_ranks;
-    }
+    for (guint i = 0; plan->local != NULL && i < plan->local->len; i++)
+      local_transfers += dts_coll_plan_step_transfers (g_ptr_array_index (plan->local, i));
   }
   local_transfers *= o.iterations;
   if (o.granularity == DTS_GRANULARITY_FLOW
@@ -288,10 +285,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     /* Every chunk step is one SimGrid transfer: refuse runs that would take
      * hours (about 1 us to 40 us of wall time per transfer, growing with N). */
     double transfers = 0;
-    for (guint k = 0; k < sched->plans->len; k++) {
-      const DtsCollPlan *plan = g_ptr_array_index (sched->plans, k);
-      transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * o.n_gpus;
-    }
+    for (guint k = 0; k < sched->plans->len; k++)
+      transfers += dts_coll_plan_step_transfers (g_ptr_array_index (sched->plans, k));
     transfers = transfers * o.iterations + local_transfers;
     if (transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,

@@ -142,7 +142,7 @@ arrow_head (GString *o, double x, double y, double dx, double dy, const char *fi
 static double
 draw_ring (const DtsSvgRing *ring, const int *order, GString *o)
 {
-  int n = ring->n_ranks;
+  int n = ring->run.n_ranks;
   double r = n <= 8 ? 120 : 150;
   double cx = MARGIN + LEFT_W / 2, cy = TITLE_H + 24 + r + NODE_H;
   /* Leave the arc where it would run under a node box. */
@@ -171,7 +171,7 @@ draw_ring (const DtsSvgRing *ring, const int *order, GString *o)
     svg_text (o, x, y + 4.5, 13, "middle", "bold", "#222222", label);
   }
   svg_text (o, cx, cy - 8, 13, "middle", NULL, "#444444", "ring of N ranks");
-  g_autofree char *chunk = format_bytes (ring->bytes / n);
+  g_autofree char *chunk = format_bytes (ring->run.bytes / n);
   g_autofree char *c1 = g_strdup_printf ("S is cut into N = %d chunks", n);
   svg_text (o, cx, cy + 10, 13, "middle", NULL, "#444444", c1);
   double y = cy + r + NODE_H + 24;
@@ -201,8 +201,8 @@ draw_ring (const DtsSvgRing *ring, const int *order, GString *o)
 void
 dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
 {
-  g_return_if_fail (ring != NULL && ring->n_ranks >= 2 && out != NULL);
-  int n = ring->n_ranks;
+  g_return_if_fail (ring != NULL && ring->run.n_ranks >= 2 && out != NULL);
+  int n = ring->run.n_ranks;
   int n_cols = 2 * (n - 1);
 
   /* Ring order from rank 0 along send_to; a rank's successor is the same at
@@ -222,14 +222,14 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
     order[k] = succ[order[k - 1]];
 
   /* Time span and, per step, the earliest start and latest end over ranks. */
-  double t_end = ring->t_origin_s;
+  double t_end = ring->run.t_origin_s;
   g_autofree double *col_start = g_new (double, n_cols);
   g_autofree double *col_end = g_new (double, n_cols);
   for (int c = 0; c < n_cols; c++) {
     col_start[c] = G_MAXDOUBLE;
     col_end[c] = -G_MAXDOUBLE;
   }
-  double rs_end = ring->t_origin_s;
+  double rs_end = ring->run.t_origin_s;
   for (int i = 0; i < ring->n_steps; i++) {
     const DtsSvgRingStep *s = &ring->steps[i];
     t_end = MAX (t_end, s->t_end_s);
@@ -238,7 +238,7 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
     if (s->phase == 0)
       rs_end = MAX (rs_end, s->t_end_s);
   }
-  double span_s = t_end - ring->t_origin_s;
+  double span_s = t_end - ring->run.t_origin_s;
   if (!(span_s > 0))
     span_s = 1e-6;
 
@@ -250,28 +250,28 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
   double table_y = axis_y + 76;
   double right_bottom = table_y + 2 * CELL_H + 12;
   double scale = tw / span_s;
-#define TX(t) (tx0 + ((t) - ring->t_origin_s) * scale)
+#define TX(t) (tx0 + ((t) - ring->run.t_origin_s) * scale)
 
   g_autoptr (GString) body = g_string_new (NULL);
   double left_bottom = draw_ring (ring, order, body);
   double height = MAX (left_bottom, right_bottom) + MARGIN;
 
   /* Title. */
-  g_autofree char *size = format_bytes (ring->bytes);
+  g_autofree char *size = format_bytes (ring->run.bytes);
   g_autofree char *t1 = g_strdup_printf ("Ring all-reduce of %s over N = %d GPUs", size, n);
   g_autoptr (GString) hdr = g_string_new (NULL);
   dts_svg_begin (hdr, width, height);
   svg_text (hdr, MARGIN, 34, 20, "start", "bold", "#111111", t1);
   g_autofree char *t2 = g_strdup_printf (
       "%s%s%s%s, %d channel%s; ring bottleneck B = %.3f GB/s, hop latency L = %.3f us",
-      ring->platform ? "platform " : "", ring->platform ? ring->platform : "",
-      ring->gpu ? ", " : "", ring->gpu ? ring->gpu : "", ring->channels,
-      ring->channels == 1 ? "" : "s", ring->bottleneck_Bps / 1e9, ring->hop_latency_s * 1e6);
+      ring->run.platform ? "platform " : "", ring->run.platform ? ring->run.platform : "",
+      ring->run.gpu ? ", " : "", ring->run.gpu ? ring->run.gpu : "", ring->run.channels,
+      ring->run.channels == 1 ? "" : "s", ring->run.bottleneck_Bps / 1e9, ring->run.hop_latency_s * 1e6);
   svg_text (hdr, MARGIN, 58, 14, "start", NULL, "#333333", t2);
   g_autofree char *t3 = g_strdup_printf (
       "closed form 2(N-1)/N x S/B + 2(N-1) x L = %.3f us; simulated %.3f us (x %.4f)",
-      ring->closed_form_s * 1e6, ring->time_s * 1e6,
-      ring->closed_form_s > 0 ? ring->time_s / ring->closed_form_s : 0);
+      ring->run.closed_form_s * 1e6, ring->run.time_s * 1e6,
+      ring->run.closed_form_s > 0 ? ring->run.time_s / ring->run.closed_form_s : 0);
   svg_text (hdr, MARGIN, 80, 14, "start", NULL, "#333333", t3);
   g_string_prepend (body, hdr->str);
 
@@ -310,7 +310,7 @@ dts_svg_write_ring_allreduce (const DtsSvgRing *ring, GString *out)
     svg_text (o, tx0 - 8, y + ROW_H / 2 + 4.5, 13, "end", NULL, "#222222", l);
   }
   /* End of reduce-scatter, under the boxes of ranks that finish it early. */
-  if (rs_end > ring->t_origin_s) {
+  if (rs_end > ring->run.t_origin_s) {
     double x = TX (rs_end);
     svg_line (o, x, ty0 - HEAD_H + 24, x, axis_y, "#222222", 1.5, TRUE);
   }
@@ -372,8 +372,8 @@ static const char *const bands[] = { "#dbe7f3", "#fbe3cc", "#dcefdc", "#eadff2" 
 void
 dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
 {
-  g_return_if_fail (st != NULL && st->n_ranks >= 2 && st->n_columns >= 1 && out != NULL);
-  int n = st->n_ranks, nc = st->n_columns;
+  g_return_if_fail (st != NULL && st->run.n_ranks >= 2 && st->n_columns >= 1 && out != NULL);
+  int n = st->run.n_ranks, nc = st->n_columns;
   double cw = MIN (COL_MAX_W, MAX (COL_MIN_W, GRID_MIN_W / nc));
   double gx0 = MARGIN + GRID_LABEL_W;
   double gw = nc * cw;
@@ -403,7 +403,7 @@ dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
   dts_svg_begin (o, width, height);
 
   /* Title. */
-  g_autofree char *size = format_bytes (st->bytes);
+  g_autofree char *size = format_bytes (st->run.bytes);
   g_autofree char *t1 = g_strdup_printf ("%s %s of %s over N = %d GPUs", st->algorithm, st->op,
                                          size, n);
   if (st->root >= 0) {
@@ -414,13 +414,13 @@ dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
   svg_text (o, MARGIN, 34, 20, "start", "bold", "#111111", t1);
   g_autofree char *t2 = g_strdup_printf (
       "%s%s%s%s, %d channel%s; routes' bottleneck B = %.3f GB/s, hop latency L = %.3f us",
-      st->platform ? "platform " : "", st->platform ? st->platform : "", st->gpu ? ", " : "",
-      st->gpu ? st->gpu : "", st->channels, st->channels == 1 ? "" : "s",
-      st->bottleneck_Bps / 1e9, st->hop_latency_s * 1e6);
+      st->run.platform ? "platform " : "", st->run.platform ? st->run.platform : "", st->run.gpu ? ", " : "",
+      st->run.gpu ? st->run.gpu : "", st->run.channels, st->run.channels == 1 ? "" : "s",
+      st->run.bottleneck_Bps / 1e9, st->run.hop_latency_s * 1e6);
   svg_text (o, MARGIN, 58, 14, "start", NULL, "#333333", t2);
   g_autofree char *t3 = g_strdup_printf (
-      "closed form %.3f us; simulated %.3f us (x %.4f)", st->closed_form_s * 1e6,
-      st->time_s * 1e6, st->closed_form_s > 0 ? st->time_s / st->closed_form_s : 0);
+      "closed form %.3f us; simulated %.3f us (x %.4f)", st->run.closed_form_s * 1e6,
+      st->run.time_s * 1e6, st->run.closed_form_s > 0 ? st->run.time_s / st->run.closed_form_s : 0);
   svg_text (o, MARGIN, 80, 14, "start", NULL, "#333333", t3);
   for (guint i = 0; i < desc->len; i++)
     svg_text (o, MARGIN, 104 + 16 * i, 12, "start", NULL, "#444444",
@@ -491,7 +491,7 @@ dts_svg_write_steps (const DtsSvgSteps *st, GString *out)
   svg_line (o, gx0, axis_y, gx0 + gw, axis_y, "#222222", 1, FALSE);
   int dec = 1;
   for (int c = 0; c < nc; c++) {
-    g_autofree char *l = g_strdup_printf ("%.*f", dec, (st->col_end_s[c] - st->t_origin_s) * 1e6);
+    g_autofree char *l = g_strdup_printf ("%.*f", dec, (st->col_end_s[c] - st->run.t_origin_s) * 1e6);
     /* Staggered on two lines when the numbers are wider than a column. */
     double y = axis_y + 16 + (text_w (l, 10) > cw - 4 && c % 2 == 1 ? 13 : 0);
     svg_line (o, gx0 + (c + 1) * cw, axis_y, gx0 + (c + 1) * cw, axis_y + 4, "#222222", 1,

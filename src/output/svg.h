@@ -35,17 +35,22 @@ typedef struct {
   double t_end_s;
 } DtsSvgRingStep;
 
+/* What both pictures of a collective say of the run in their titles. */
 typedef struct {
   const char *platform;      /* shown in the title; NULL for none */
   const char *gpu;           /* GPU model; NULL for none */
   int n_ranks;               /* N >= 2 */
-  int channels;              /* parallel rings; chunk c is segment c of each */
+  int channels;              /* parallel rings (the ring: chunk c is segment c of each) */
   double bytes;              /* S */
-  double bottleneck_Bps;     /* B */
+  double bottleneck_Bps;     /* B of the closed form */
   double hop_latency_s;      /* L */
   double closed_form_s;
   double time_s;             /* simulated, from the barrier */
   double t_origin_s;         /* simulated time of the barrier: the axis' zero */
+} DtsSvgRun;
+
+typedef struct {
+  DtsSvgRun run;
   const DtsSvgRingStep *steps;
   int n_steps;               /* 2(N-1) x N records, any order */
   const int *reduced_chunk;  /* n_ranks: chunk rank r holds fully reduced after reduce-scatter */
@@ -80,17 +85,8 @@ typedef struct {
   const char *algorithm;     /* table id, "tree" */
   const char *op;            /* "all-reduce" */
   const char *description;   /* one line on the algorithm; NULL for none */
-  const char *platform;      /* NULL for none */
-  const char *gpu;           /* NULL for none */
-  int n_ranks;               /* N >= 2 */
+  DtsSvgRun run;
   int root;                  /* broadcast, reduce: the root; -1 otherwise */
-  int channels;
-  double bytes;              /* S */
-  double bottleneck_Bps;     /* B of the closed form */
-  double hop_latency_s;      /* L */
-  double closed_form_s;
-  double time_s;
-  double t_origin_s;         /* the axis' zero */
   int n_columns;             /* >= 1 */
   const double *col_end_s;   /* n_columns: latest end of a step of the column */
   const char *const *col_phase; /* n_columns: phase name of the column (static strings) */

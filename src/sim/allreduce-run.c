@@ -189,8 +189,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     for (int i = 0; i < plan->n_phases; i++)
       lockstep = lockstep && plan->phases[i].lockstep;
     if (!lockstep)
-      flow_transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * n
-                        * MAX (plan->sends_per_step, 1);
+      flow_transfers += dts_coll_plan_step_transfers (plan);
   }
   if (flow_transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -202,11 +201,8 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   }
   if (opts->granularity == DTS_GRANULARITY_STEP) {
     double transfers = 0;
-    for (guint k = 0; k < plans->len; k++) {
-      const DtsCollPlan *plan = g_ptr_array_index (plans, k);
-      transfers += (double) plan->n_steps * plan->n_rounds * plan->channels * n
-                   * MAX (plan->sends_per_step, 1);
-    }
+    for (guint k = 0; k < plans->len; k++)
+      transfers += dts_coll_plan_step_transfers (g_ptr_array_index (plans, k));
     if (transfers > DTS_ALLREDUCE_MAX_STEP_TRANSFERS) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--comm-granularity step: %.3g transfers to simulate (at most %.0e, about "
