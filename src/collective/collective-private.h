@@ -140,6 +140,14 @@ void dts_coll_direct_op_step_ops (const DtsCollPlan *plan, int part, int step,
 double dts_coll_direct_op_closed_form_s (const DtsCollPlan *plan, double share_Bps,
                                          double latency_s);
 
+/* Pairwise-exchange all-to-all (pairwise.c). */
+DtsCollPlan *dts_coll_pairwise_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_pairwise_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_pairwise_step_ops (const DtsCollPlan *plan, int part, int step,
+                                 DtsCollStepOps *out);
+double dts_coll_pairwise_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                        double latency_s);
+
 /* Helpers shared by the algorithms. */
 /* Chunk rounds of SEG_BYTES per step (>= 1), or 0 with ERROR set (naming
  * WHAT) when there are too many. */

@@ -85,6 +85,7 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
   "the largest in the slot; (N + K - 2) (L + S/(K B)) for equal chunks"
 #define DIRECT_FORM "R L + S/(N B), R rounds"
 #define RHD_FORM "L sum_j R_j + (N-1)/N x S/B', B' = B x log2 N, R_j rounds of step j"
+#define PAIRWISE_FORM "(N-1) (R L + S/(N B')), B' = B x (N-1), R rounds per step"
 #define BINOMIAL_FORM                                                                    \
   "K (R L + S/B'), K = ceil(log2 N) levels, R rounds, B' = B x K (the root's K routes)"
 
@@ -151,6 +152,12 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_direct_op_plan_new, dts_coll_direct_op_n_steps, dts_coll_direct_op_step_ops,
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_op_closed_form_s, NULL,
     DIRECT_FORM, NULL } },
+  { DTS_COLL_OP_ALLTOALL,
+    { "pairwise", "pairwise exchange (MPI's for large blocks): N-1 steps, at step k each rank "
+                  "sending block p+k to rank p+k and receiving from rank p-k",
+    dts_coll_pairwise_plan_new, dts_coll_pairwise_n_steps, dts_coll_pairwise_step_ops,
+    dts_coll_member_host, dts_coll_direct_routes, dts_coll_pairwise_closed_form_s, NULL,
+    PAIRWISE_FORM, NULL } },
   { DTS_COLL_N_OPS, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL } },
 };
 

@@ -281,13 +281,15 @@ START_TEST (test_ops_closed_form_flat)
                             .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .op = row->op,
                             .root = st.root };
         g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (row->alg.id, &p, NULL);
-        /* A route's share of a link: direct's N - 1 routes out of every
-         * rank, the binomial root's and rhd's ceil(log2 N), one for the
+        /* A route's share of a link: direct's and pairwise's N - 1 routes
+         * out of every rank, the binomial root's and rhd's ceil(log2 N), one for the
          * rings. */
         int k = 0;
         while ((1 << k) < ns[i])
           k++;
-        double share = strcmp (row->alg.id, "direct") == 0     ? 12.5e9 / (ns[i] - 1)
+        gboolean all_pairs = strcmp (row->alg.id, "direct") == 0
+                             || strcmp (row->alg.id, "pairwise") == 0;
+        double share = all_pairs ? 12.5e9 / (ns[i] - 1)
                        : strcmp (row->alg.id, "binomial") == 0 || rhd ? 12.5e9 / k
                                                                : 12.5e9;
         ck_assert_double_eq_tol (o.closed_form_s[2],

@@ -1236,7 +1236,7 @@ START_TEST (test_op_errors)
           "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd)");
   op_bad ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 12, 0,
           "recursive-halving reduce-scatter: 12 ranks is not a power of two");
-  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct)");
+  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise)");
   op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
   op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-reduce algorithms only");
   op_bad ("ring", DTS_COLL_OP_BROADCAST, 4, 4, "root 4 is not one of the 4 ranks (0..3)");
