@@ -14,6 +14,8 @@ G_BEGIN_DECLS
 void dts_coll_group_nodes (DtsCollPlan *plan, const DtsCollParams *params, gboolean each_own);
 
 DtsCollPlan *dts_coll_ring_plan_new (const DtsCollParams *params, GError **error);
+/* The ring in the order searched on the platform's routes (topo-ring.c). */
+DtsCollPlan *dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_ring_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_ring_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
 gboolean dts_coll_ring_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
@@ -142,13 +144,14 @@ double dts_coll_direct_op_closed_form_s (const DtsCollPlan *plan, double share_B
 
 /* Pairwise-exchange all-to-all (pairwise.c). */
 DtsCollPlan *dts_coll_pairwise_plan_new (const DtsCollParams *params, GError **error);
-int dts_coll_pairwise_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_pairwise_step_ops (const DtsCollPlan *plan, int part, int step,
                                  DtsCollStepOps *out);
 double dts_coll_pairwise_closed_form_s (const DtsCollPlan *plan, double share_Bps,
                                         double latency_s);
 
 /* Helpers shared by the algorithms. */
+/* n_steps of a plan every member of which runs plan->n_steps steps. */
+int dts_coll_same_n_steps (const DtsCollPlan *plan, int part);
 /* Chunk rounds of SEG_BYTES per step (>= 1), or 0 with ERROR set (naming
  * WHAT) when there are too many. */
 int dts_coll_rounds (double seg_bytes, double chunk_bytes, const char *what, GError **error);

@@ -78,6 +78,12 @@ static const DtsCollAlgorithm algorithms[] = {
     dts_coll_multirail_plan_new, dts_coll_multirail_n_steps, dts_coll_multirail_step_ops,
     dts_coll_member_host, dts_coll_multirail_routes, dts_coll_multirail_closed_form_s, NULL,
     "2(N-1)/N x S/B' + 2(N-1) R L, B' = B x C, R rounds per step", NULL },
+  { "topo-ring", "ring in a searched order: inside each node the path whose busiest link "
+                 "carries the fewest hops per bandwidth (NCCL's ring search over NVLink), "
+                 "nodes in rank order",
+    dts_coll_topo_ring_plan_new, dts_coll_ring_n_steps, dts_coll_ring_step_ops,
+    dts_coll_member_host, dts_coll_ring_routes, ring_closed_form, NULL,
+    "2(N-1)/N x S/B + 2(N-1) x L", NULL },
   { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -147,6 +153,18 @@ dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
   if (plan->n_servers > 0)
     return dts_coll_plan_ps_n_talkers (plan) > 1 ? plan->bytes : 0;
   return plan->n_steps * plan->channels * plan->seg_bytes * MAX (plan->sends_per_step, 1);
+}
+
+int
+dts_coll_same_n_steps (const DtsCollPlan *plan, int part)
+{
+  return plan->n_steps;
+}
+
+gboolean
+dts_coll_algorithm_reads_platform (const char *id)
+{
+  return id != NULL && strcmp (id, "topo-ring") == 0;
 }
 
 double

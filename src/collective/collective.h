@@ -357,6 +357,10 @@ double dts_coll_plan_round_bytes (const DtsCollPlan *plan, int round);
  * algorithms sum what dts_coll_plan_step_ops sends. */
 double dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan);
 
+/* Whether the all-reduce algorithm ID plans from the platform's routes
+ * (params->tuner; topo-ring), so that its callers must give a tuner. */
+gboolean dts_coll_algorithm_reads_platform (const char *id);
+
 /* Transfers of the whole collective when every step of every member runs
  * as its own SimGrid transfers (step granularity), from the plan's counts:
  * steps x rounds x channels x members x sends per step. What run and
@@ -443,6 +447,9 @@ struct _DtsCollTuner {
    * cannot. */
   gboolean (*measure) (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s,
                        gpointer data, GError **error);
+  /* The links of the route from rank A to rank B (as DtsCollLinksFn, with
+   * ranks for participants): what topo-ring's search weighs. */
+  DtsCollLinksFn rank_links;
   gpointer data;
   const char *arch;     /* the GPUs' architecture ("Ampere"), for the ring's latency plateau
                            and LL128 */

@@ -155,7 +155,7 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
   { DTS_COLL_OP_ALLTOALL,
     { "pairwise", "pairwise exchange (MPI's for large blocks): N-1 steps, at step k each rank "
                   "sending block p+k to rank p+k and receiving from rank p-k",
-    dts_coll_pairwise_plan_new, dts_coll_pairwise_n_steps, dts_coll_pairwise_step_ops,
+    dts_coll_pairwise_plan_new, dts_coll_same_n_steps, dts_coll_pairwise_step_ops,
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_pairwise_closed_form_s, NULL,
     PAIRWISE_FORM, NULL } },
   { DTS_COLL_N_OPS, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL } },

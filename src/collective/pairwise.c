@@ -47,12 +47,6 @@ dts_coll_pairwise_plan_new (const DtsCollParams *params, GError **error)
   return g_steal_pointer (&plan);
 }
 
-int
-dts_coll_pairwise_n_steps (const DtsCollPlan *plan, int part)
-{
-  return plan->n_steps;
-}
-
 void
 dts_coll_pairwise_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {

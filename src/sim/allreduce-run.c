@@ -151,7 +151,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   const char *algorithm = opts->collective ? opts->collective : "ring";
   gboolean tuned = strcmp (algorithm, "auto") == 0;
   g_autoptr (DtsSimTuner) tuner = NULL;
-  if (tuned) {
+  if (tuned || dts_coll_algorithm_reads_platform (algorithm)) {
     tuner = dts_sim_tuner_new (platform, opts->cfg, opts->overrides, error);
     if (tuner == NULL)
       return NULL;

@@ -307,18 +307,18 @@ typedef struct {
   const DtsCollPlan *plan;
 } TunerRoutes;
 
-/* DtsCollLinksFn over SimGrid's routes, read once per pair of GPUs. */
+/* DtsCollLinksFn over SimGrid's routes between ranks RA and RB, read once
+ * per pair of GPUs (DATA: the DtsSimTuner). */
 static gboolean
-tuner_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer data,
-             GError **error)
+tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpointer data,
+                  GError **error)
 {
-  TunerRoutes *tr = data;
-  int ra = dts_coll_plan_part_host (tr->plan, from), rb = dts_coll_plan_part_host (tr->plan, to);
+  DtsSimTuner *tuner = data;
   guint64 key = ((guint64) (guint32) ra << 32) | (guint32) rb;
-  GArray *route = g_hash_table_lookup (tr->tuner->routes, &key);
+  GArray *route = g_hash_table_lookup (tuner->routes, &key);
   if (route == NULL) {
-    const DtsGpu *ga = dts_platform_gpu (tr->tuner->platform, ra);
-    const DtsGpu *gb = dts_platform_gpu (tr->tuner->platform, rb);
+    const DtsGpu *ga = dts_platform_gpu (tuner->platform, ra);
+    const DtsGpu *gb = dts_platform_gpu (tuner->platform, rb);
     sg_host_t a = sg_host_by_name (ga->host), b = sg_host_by_name (gb->host);
     route = g_array_new (FALSE, FALSE, sizeof (DtsCollLink));
     if (a != b) {
@@ -330,7 +330,7 @@ tuner_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                      "platform '%s': line %d: no route from GPU '%s' (rank %d) to GPU '%s' "
                      "(rank %d) (expected one: the all-reduce sends between them; SimGrid: %s)",
-                     tr->tuner->platform->path, ga->line, ga->host, ra, gb->host, rb, message);
+                     tuner->platform->path, ga->line, ga->host, ra, gb->host, rb, message);
         return FALSE;
       }
       unsigned int cursor;
@@ -345,11 +345,22 @@ tuner_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer
     }
     guint64 *stored = g_new (guint64, 1);
     *stored = key;
-    g_hash_table_insert (tr->tuner->routes, stored, route);
+    g_hash_table_insert (tuner->routes, stored, route);
   }
   *links = (const DtsCollLink *) route->data;
   *n_links = (int) route->len;
   return TRUE;
+}
+
+/* DtsCollLinksFn over a plan's participants (DATA: TunerRoutes). */
+static gboolean
+tuner_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer data,
+             GError **error)
+{
+  TunerRoutes *tr = data;
+  return tuner_rank_links (dts_coll_plan_part_host (tr->plan, from),
+                           dts_coll_plan_part_host (tr->plan, to), links, n_links, tr->tuner,
+                           error);
 }
 
 static gboolean
@@ -395,7 +406,8 @@ dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, G
   t->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
                                      (GDestroyNotify) g_array_unref);
   const DtsGpu *gpu = dts_platform_gpu (platform, 0);
-  t->tuner = (DtsCollTuner){ .measure = tuner_measure, .data = t, .arch = gpu->spec.arch,
+  t->tuner = (DtsCollTuner){ .measure = tuner_measure, .rank_links = tuner_rank_links,
+                             .data = t, .arch = gpu->spec.arch,
                              .nvlink = strstr (gpu->spec.id, "SXM") != NULL };
   return t;
 }

@@ -393,6 +393,22 @@ prepare (Sim *sim, Stream *s, Comm *c, const DtsCollPlan *plan, int part,
   return n_comms;
 }
 
+/* The end of a round: wait for its K posted communications COMMS and its
+ * reduction RED (or NULL), then take the hand-offs of PREP's receives from
+ * the same host. */
+static void
+wait_round (Comm *c, int part, const GArray *prep, sg_comm_t *comms, gsize k, sg_exec_t red)
+{
+  sg_comm_wait_all (comms, k);
+  if (red != NULL)
+    sg_exec_wait (red);
+  for (guint i = 0; i < prep->len; i++) {
+    const Prepared *p = &g_array_index (prep, Prepared, i);
+    if (p->x->kind == DTS_XFER_RECV && p->local)
+      sg_sem_acquire (comm_local (c, part));
+  }
+}
+
 /* Post the transfers of one round (or a whole flow phase: SCALE steps of
  * bytes) with the reduction alongside, and wait for them. */
 static void
@@ -440,14 +456,7 @@ post_and_wait (Sim *sim, Stream *s, Comm *c, Rank *me, int part,
       comms[k++] = sg_mailbox_get_async (p->mailbox, &slot);
   }
   sim->trace->events += sends;
-  sg_comm_wait_all (comms, k);
-  if (red != NULL)
-    sg_exec_wait (red);
-  for (guint i = 0; i < prep->len; i++) {
-    const Prepared *p = &g_array_index (prep, Prepared, i);
-    if (p->x->kind == DTS_XFER_RECV && p->local)
-      sg_sem_acquire (comm_local (c, part));
-  }
+  wait_round (c, part, prep, comms, k, red);
 }
 
 /* A flow of a folded flow run between a running participant and one that
@@ -527,14 +536,7 @@ post_and_wait_folded (Sim *sim, Stream *s, Comm *c, Rank *me, int part, int scal
       comms[k++] = dts_sg_sendto_async (g->from, g->to, g->bytes);
   }
   sim->trace->events += (gint64) sends * me->weight;
-  sg_comm_wait_all (comms, k);
-  if (red != NULL)
-    sg_exec_wait (red);
-  for (guint i = 0; i < prep->len; i++) {
-    const Prepared *p = &g_array_index (prep, Prepared, i);
-    if (p->x->kind == DTS_XFER_RECV && p->local)
-      sg_sem_acquire (comm_local (c, part));
-  }
+  wait_round (c, part, prep, comms, k, red);
 }
 
 static void

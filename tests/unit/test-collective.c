@@ -871,7 +871,8 @@ static GArray *
 tune_rows_lat (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
                double link_lat_s, DtsCollPlan **chosen)
 {
-  DtsCollTuner t = { fake_measure, &link_lat_s, arch, nvlink };
+  DtsCollTuner t = { .measure = fake_measure, .data = &link_lat_s, .arch = arch,
+                     .nvlink = nvlink };
   g_autofree int *node = g_new (int, n);
   for (int r = 0; r < n; r++)
     node[r] = r / per_node;

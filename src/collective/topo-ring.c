@@ -1,0 +1,227 @@
+/* topo-ring.c - the ring all-reduce in an order searched on the platform's
+ * routes, the way NCCL's graph search looks for rings over NVLink instead
+ * of taking the rank order.
+ *
+ * The search (one node at a time; nodes from params->gpu_node, in order of
+ * first appearance, as hier and multi-rail group them): the node's GPUs are
+ * visited from its first rank along a path that passes every GPU once (a
+ * cycle back to the first when the ring has only this node). A path's
+ * cost is its busiest link: over the shared links of the routes of its
+ * hops (the tuner's rank_links), the most hops that cross one link over
+ * that link's bandwidth (FATPIPE links never count); ties go to fewer links
+ * crossed in all (less latency), then to the first found. Depth-first in
+ * rank order with branch and bound, so the rank order is kept unless a
+ * path is strictly better (every order ties on an NVSwitch or a crossbar).
+ * Nodes of more than TOPO_RING_MAX_GPUS GPUs, and searches past
+ * TOPO_RING_MAX_VISITS partial paths, keep the best found so far. Between
+ * nodes the ring goes from one node's last GPU on its path to the next
+ * node's first rank; those hops are not searched (the NIC a GPU reaches is
+ * the platform's). Without a tuner (no platform: the reference
+ * interpreter's tests) the order is the rank order.
+ *
+ * What it finds on a DGX-1 (hybrid cube mesh of 25 and 50 GB/s NVLinks):
+ * 0 3 2 1 5 6 7 4, every hop a direct double NVLink (50 GB/s), where the
+ * rank order takes single links and two hops (3-4, 7-0) through another
+ * GPU. NCCL also builds several rings over disjoint links, one per channel;
+ * here every channel follows the one ring. The plan is a ring plan in that
+ * order (ring.c), with ring.c's closed form. */
+#include "config.h"
+
+#include <string.h>
+
+#include "collective/collective-private.h"
+#include "core/error.h"
+
+#define TOPO_RING_MAX_GPUS 32
+#define TOPO_RING_MAX_VISITS 2000000
+
+typedef struct {
+  int g;                 /* GPUs of the node */
+  const int *rank;       /* [g]: their ranks, in rank order */
+  gboolean cycle;        /* close the path back to rank[0] */
+  int **hop_links;       /* [a * g + b]: indices of the shared links of rank[a] -> rank[b] */
+  int *n_hop_links;      /* [a * g + b] */
+  int *n_route_links;    /* [a * g + b]: every link of the route (latency tie-break) */
+  double *bw;            /* link index -> bandwidth */
+  int *load;             /* link index -> hops of the current path through it */
+  int *path, *best;
+  gboolean *used;
+  double best_cost;
+  int best_hops;
+  long visits;
+} Search;
+
+/* The cost of hop A -> B added to a path of cost COST: COST or the load of
+ * one of its links, whichever is larger (loads counted in). */
+static double
+add_hop (Search *s, int a, int b, double cost)
+{
+  int k = a * s->g + b;
+  for (int i = 0; i < s->n_hop_links[k]; i++) {
+    int l = s->hop_links[k][i];
+    s->load[l]++;
+    double c = s->load[l] / s->bw[l];
+    if (c > cost)
+      cost = c;
+  }
+  return cost;
+}
+
+static void
+remove_hop (Search *s, int a, int b)
+{
+  int k = a * s->g + b;
+  for (int i = 0; i < s->n_hop_links[k]; i++)
+    s->load[s->hop_links[k][i]]--;
+}
+
+static gboolean
+better (const Search *s, double cost, int hops)
+{
+  return cost < s->best_cost || (cost == s->best_cost && hops < s->best_hops);
+}
+
+static void
+extend (Search *s, int depth, double cost, int hops)
+{
+  if (++s->visits > TOPO_RING_MAX_VISITS || !better (s, cost, hops))
+    return;
+  int last = s->path[depth - 1];
+  if (depth == s->g) {
+    if (s->cycle) {
+      double c = add_hop (s, last, 0, cost);
+      int h = hops + s->n_route_links[last * s->g];
+      remove_hop (s, last, 0);
+      cost = c;
+      hops = h;
+    }
+    if (better (s, cost, hops)) {
+      s->best_cost = cost;
+      s->best_hops = hops;
+      memcpy (s->best, s->path, sizeof (int) * s->g);
+    }
+    return;
+  }
+  for (int b = 1; b < s->g; b++) {
+    if (s->used[b])
+      continue;
+    double c = add_hop (s, last, b, cost);
+    s->used[b] = TRUE;
+    s->path[depth] = b;
+    extend (s, depth + 1, c, hops + s->n_route_links[last * s->g + b]);
+    s->used[b] = FALSE;
+    remove_hop (s, last, b);
+  }
+}
+
+/* Order the G GPUs RANK of one node into OUT (their ranks). */
+static gboolean
+search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, int *out,
+             GError **error)
+{
+  if (tuner == NULL || tuner->rank_links == NULL || g <= 2 || g > TOPO_RING_MAX_GPUS) {
+    memcpy (out, rank, sizeof (int) * g);
+    return TRUE;
+  }
+  Search s = { .g = g, .rank = rank, .cycle = cycle, .best_cost = G_MAXDOUBLE,
+               .best_hops = G_MAXINT };
+  s.hop_links = g_new0 (int *, (gsize) g * g);
+  s.n_hop_links = g_new0 (int, (gsize) g * g);
+  s.n_route_links = g_new0 (int, (gsize) g * g);
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) bw = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean ok = TRUE;
+  for (int a = 0; a < g && ok; a++)
+    for (int b = 0; b < g && ok; b++) {
+      if (a == b)
+        continue;
+      const DtsCollLink *links;
+      int n_links;
+      if (!tuner->rank_links (rank[a], rank[b], &links, &n_links, tuner->data, error)) {
+        ok = FALSE;
+        break;
+      }
+      int k = a * g + b;
+      s.n_route_links[k] = n_links;
+      s.hop_links[k] = g_new (int, MAX (n_links, 1));
+      for (int i = 0; i < n_links; i++) {
+        if (!links[i].shared)
+          continue;
+        gpointer v;
+        if (!g_hash_table_lookup_extended (index, links[i].id, NULL, &v)) {
+          v = GINT_TO_POINTER (bw->len);
+          g_hash_table_insert (index, (gpointer) links[i].id, v);
+          g_array_append_val (bw, links[i].bandwidth_Bps);
+        }
+        s.hop_links[k][s.n_hop_links[k]++] = GPOINTER_TO_INT (v);
+      }
+    }
+  if (ok) {
+    s.bw = (double *) bw->data;
+    s.load = g_new0 (int, MAX (bw->len, 1));
+    s.path = g_new (int, g);
+    s.best = g_new (int, g);
+    s.used = g_new0 (gboolean, g);
+    s.path[0] = 0;
+    s.used[0] = TRUE;
+    extend (&s, 1, 0, 0);
+    for (int i = 0; i < g; i++)
+      out[i] = rank[s.best[i]];
+    g_free (s.load);
+    g_free (s.path);
+    g_free (s.best);
+    g_free (s.used);
+  }
+  for (int k = 0; k < g * g; k++)
+    g_free (s.hop_links[k]);
+  g_free (s.hop_links);
+  g_free (s.n_hop_links);
+  g_free (s.n_route_links);
+  return ok;
+}
+
+DtsCollPlan *
+dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error)
+{
+  if (!dts_coll_check_params (params, "topo-ring all-reduce", TRUE, error))
+    return NULL;
+  if (params->ring != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "topo-ring all-reduce: searches its own order (no ring order to give)");
+    return NULL;
+  }
+  int n = params->n_ranks;
+  /* nodes in order of first appearance, a node's ranks in rank order */
+  g_autofree int *node_of = g_new (int, n);
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  int n_nodes = 0;
+  for (int r = 0; r < n; r++) {
+    int node = params->gpu_node ? params->gpu_node[r] : 0;
+    gpointer v;
+    if (!g_hash_table_lookup_extended (seen, GINT_TO_POINTER (node), NULL, &v)) {
+      v = GINT_TO_POINTER (n_nodes++);
+      g_hash_table_insert (seen, GINT_TO_POINTER (node), v);
+    }
+    node_of[r] = GPOINTER_TO_INT (v);
+  }
+  g_autofree int *order = g_new (int, n);
+  g_autofree int *members = g_new (int, n);
+  int pos = 0;
+  for (int i = 0; i < n_nodes; i++) {
+    int g = 0;
+    for (int r = 0; r < n; r++)
+      if (node_of[r] == i)
+        members[g++] = r;
+    if (!search_node (params->tuner, members, g, n_nodes == 1, order + pos, error))
+      return NULL;
+    pos += g;
+  }
+  DtsCollParams p = *params;
+  p.ring = order;
+  DtsCollPlan *plan = dts_coll_ring_plan_new (&p, error);
+  if (plan == NULL)
+    return NULL;
+  g_free (plan->algorithm);
+  plan->algorithm = g_strdup ("topo-ring");
+  return plan;
+}
