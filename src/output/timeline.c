@@ -104,7 +104,7 @@ chart_build (const DtsTrace *t, const DtsRunSummary *s, Chart *c)
       add_rank (ranks, pick[i]);
     g_array_sort (ranks, compare_int);
   }
-  g_autofree int *row_of = g_new (int, n);
+  g_autofree int *row_of = g_new (int, n > 0 ? (gsize) n : 1);
   for (int r = 0; r < n; r++)
     row_of[r] = -1;
   c->t0_s = G_MAXDOUBLE;
