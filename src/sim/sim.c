@@ -600,6 +600,18 @@ plan_uniform (const DtsCollPlan *plan)
   return uniform;
 }
 
+/* Give LAT slot weights of its own for N steps, none known yet (-1). */
+static void
+own_slots (PlanLatency *lat, int n)
+{
+  lat->slot_s_per_byte = g_new (double, MAX (n, 1));
+  lat->slot_lat_s = g_new0 (double, MAX (n, 1));
+  lat->n_slot_steps = n;
+  lat->own_slots = TRUE;
+  for (int i = 0; i < n; i++)
+    lat->slot_s_per_byte[i] = -1;
+}
+
 /* Route latencies of collective K's plan; routes are known once the
  * platform is sealed. */
 static const PlanLatency *
@@ -632,12 +644,7 @@ plan_latency (Sim *sim, int k)
   }
   if (lat->borrowed) {
     /* latencies borrowed, slots its own */
-    lat->slot_s_per_byte = g_new (double, MAX (n, 1));
-    lat->slot_lat_s = g_new0 (double, MAX (n, 1));
-    lat->n_slot_steps = n;
-    lat->own_slots = TRUE;
-    for (int i = 0; i < n; i++)
-      lat->slot_s_per_byte[i] = -1;
+    own_slots (lat, n);
     return lat;
   }
   lat->hop_s = g_new0 (double, plan->n_parts);
@@ -645,14 +652,8 @@ plan_latency (Sim *sim, int k)
   lat->min_bw_Bps = 0;
   LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat };
   dts_coll_plan_routes (plan, fill_latency, &f);
-  if (slots) {
-    lat->slot_s_per_byte = g_new (double, MAX (n, 1));
-    lat->slot_lat_s = g_new0 (double, MAX (n, 1));
-    lat->n_slot_steps = n;
-    lat->own_slots = TRUE;
-    for (int i = 0; i < n; i++)
-      lat->slot_s_per_byte[i] = -1;
-  }
+  if (slots)
+    own_slots (lat, n);
   lat->known = TRUE;
   return lat;
 }
