@@ -82,6 +82,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
   g_autofree char *format = NULL;
   g_autofree char *gpu = NULL;
   g_autofree char *cost_model = NULL;
+  g_autofree char *framework = NULL;
   g_autofree char *precision = NULL;
   g_autofree char *batch = NULL;
   gboolean routes = FALSE;
@@ -92,6 +93,9 @@ dts_cmd_info (int argc, char **argv, GError **error)
       "Workloads: also show per-layer kernel times on this catalogue GPU (default: none)", "ID" },
     { "cost-model", 0, 0, G_OPTION_ARG_STRING, &cost_model,
       "Cost model for --gpu times (default: roofline)", "ID" },
+    { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
+      "Framework profile for --gpu times: a shipped name (frameworks/) or a file "
+      "(default: generic)", "ID" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &precision,
       "Precision for --gpu times: fp32, tf32, fp16, bf16 (default: fp32)", "P" },
     { "batch-size", 0, 0, G_OPTION_ARG_STRING, &batch,
@@ -117,12 +121,18 @@ dts_cmd_info (int argc, char **argv, GError **error)
   DtsInfoOptions opts = {
     .gpu = gpu,
     .cost_model = cost_model ? cost_model : "roofline",
+    .framework = framework,
     .precision = precision ? precision : "fp32",
     .batch_size = 0,
     .routes = routes,
   };
   if (!dts_cli_parse_format (format, FALSE, &opts.format, error))
     return FALSE;
+  if (framework != NULL && gpu == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--framework prices the per-layer times of --gpu: give --gpu ID too");
+    return FALSE;
+  }
   /* The same range as `dtsim run --batch-size`; 0 stays "not given". */
   if (!dts_cli_parse_int_option ("batch-size", batch, 1, 1 << 20, &opts.batch_size, error))
     return FALSE;

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "cost/cost.h"
+#include "cost/framework.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "platform/gpu.h"
@@ -34,6 +35,7 @@
 typedef struct {
   char *gpu_id;
   const char *cost_model;
+  char *framework;
   DtsPrecision precision;
   int batch;
   DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
@@ -44,6 +46,7 @@ static void
 times_clear (Times *t)
 {
   g_clear_pointer (&t->gpu_id, g_free);
+  g_clear_pointer (&t->framework, g_free);
   g_clear_pointer (&t->layers, g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Times, times_clear)
@@ -69,8 +72,15 @@ compute_times (const DtsWorkload *w, const DtsInfoOptions *opts, Times *t, GErro
   if (gpu == NULL)
     return usage_error (error, "--gpu", local);
 
+  if (opts->framework != NULL) {
+    DtsFramework *fw = dts_framework_load (opts->framework, error);
+    if (fw == NULL)
+      return FALSE;
+    dts_cost_set_framework (cost, fw);
+  }
   t->gpu_id = g_strdup (gpu->id);
   t->cost_model = dts_cost_id (cost);
+  t->framework = g_strdup (dts_cost_framework (cost)->id);
   t->batch = opts->batch_size > 0                ? opts->batch_size
              : w->training.batch_size > 0 ? w->training.batch_size
                                           : DEFAULT_BATCH;
@@ -116,8 +126,10 @@ print_text (const DtsWorkload *w, const Times *t)
     printf ("%s\n", s->str);
   }
   if (t != NULL)
-    printf ("kernel times: %s, batch %d, %s, cost model %s (microseconds per batch)\n",
-            t->gpu_id, t->batch, dts_precision_to_string (t->precision), t->cost_model);
+    printf ("kernel times: %s, batch %d, %s, cost model %s, framework %s (microseconds per "
+            "batch)\n",
+            t->gpu_id, t->batch, dts_precision_to_string (t->precision), t->cost_model,
+            t->framework);
   printf ("\n");
 
   int name_w = 5, type_w = 4, shape_w = 6;
@@ -243,6 +255,7 @@ print_json (const DtsWorkload *w, const Times *t)
     dts_json_begin_object (j);
     dts_json_kv_string (j, "gpu", t->gpu_id);
     dts_json_kv_string (j, "cost_model", t->cost_model);
+    dts_json_kv_string (j, "framework", t->framework);
     dts_json_kv_string (j, "precision", dts_precision_to_string (t->precision));
     dts_json_kv_int (j, "batch_size", t->batch);
     dts_json_end_object (j);

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "cost/cost-private.h"
+#include "cost/roofline.h"
 
 static const DtsCostModelClass *const models[] = {
   &dts_cost_roofline_class,
@@ -115,9 +116,17 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
     out->source = "framework";
     return TRUE;
   }
-  if (layer->type >= 0 && layer->type < DTS_LAYER_TYPE_COUNT && fw->fuse[layer->type]) {
+  if (layer->type >= 0 && layer->type < DTS_LAYER_TYPE_COUNT && fw->fuse[layer->type])
     out->source = "fused";
-    return TRUE;
-  }
-  return cost->klass->layer_times (cost->state, layer, gpu, precision, batch, fw, out, error);
+  else if (!cost->klass->layer_times (cost->state, layer, gpu, precision, batch, fw, out, error))
+    return FALSE;
+  /* An output read by k later layers gets k gradients in the backward pass,
+   * summed before its own backward runs: k - 1 element-wise adds, each
+   * reading two tensors of the output's size and writing one (autograd's
+   * in-place accumulation, Torch7 nn.Concat's copy-then-add), priced by the
+   * roofline at the profile's bandwidth share.  Fused layers still pay it:
+   * fusion removes their own kernel, not their consumers' gradients. */
+  if (layer->type != DTS_LAYER_INPUT && layer->n_consumers > 1)
+    out->bwd_data_s += dts_roofline_grad_sum_time (layer, gpu, precision, batch, fw);
+  return TRUE;
 }

@@ -21,7 +21,8 @@ typedef struct {
   double bwd_data_s;
   double bwd_weight_s;
   double update_s;
-  /* which model produced the times, e.g. "roofline", "mlp:V100-PCIE-16GB",
+  /* which model produced the times, e.g. "roofline", "roofline:fft-fd" (the
+   * forward and data-gradient passes as FFT convolutions), "mlp:V100-PCIE-16GB",
    * "mlp:P100-PCIE-16GB*roofline-ratio"; static or interned string (lent). */
   const char *source;
 } DtsLayerTimes;

@@ -33,7 +33,11 @@
  *                          (Lavin and Gray, CVPR 2016: F(2x2,3x3) does 2.25x
  *                          fewer multiplications, F(4x4,3x3) 4x; the
  *                          transforms eat part of that); 1 (the default):
- *                          direct or implicit-GEMM convolution */
+ *                          direct or implicit-GEMM convolution
+ *   fft-convolution        yes|no: the library also has FFT convolutions
+ *                          (cuDNN R3-R7's FFT and FFT_TILING algorithms) and
+ *                          its auto-tuner takes the faster, per layer and
+ *                          pass (roofline.c prices them); no by default */
 #include "config.h"
 
 #include <math.h>
@@ -186,9 +190,9 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   if (strcmp (key, "memory-efficiency") == 0)
     return parse_fraction (v, &fw->memory_eff, where, key, error);
-  if (strcmp (key, "wave-quantisation") == 0) {
+  if (strcmp (key, "wave-quantisation") == 0 || strcmp (key, "fft-convolution") == 0) {
     if (strcmp (v, "yes") == 0 || strcmp (v, "no") == 0) {
-      fw->waves = strcmp (v, "yes") == 0;
+      *(key[0] == 'w' ? &fw->waves : &fw->fft) = strcmp (v, "yes") == 0;
       return TRUE;
     }
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s = '%s': expected yes or no", where,
@@ -273,7 +277,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
                "bf16[-ARCH], memory-efficiency[-ARCH], wave-quantisation, tile, launch-overhead, "
-               "iteration-overhead, fuse, gpu-speed-spread, gradient-precision or winograd-3x3)",
+               "iteration-overhead, fuse, gpu-speed-spread, gradient-precision, winograd-3x3 or "
+               "fft-convolution)",
                where, key);
   return FALSE;
 }

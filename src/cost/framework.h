@@ -35,6 +35,9 @@ typedef struct {
   double winograd_3x3;                /* FLOPs of a direct 3x3 stride-1 convolution's forward and
                                        * backward-data kernels over what the library's Winograd
                                        * kernels cost (1: no Winograd) */
+  gboolean fft;                       /* fft-convolution: the library may run a stride-1
+                                       * convolution as an FFT (roofline.c); the cheaper of
+                                       * it and the direct kernel is taken */
   /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
    * compute_eff and memory_eff for the GPUs of one architecture (the
    * catalogue's arch, compared without case) */

@@ -44,6 +44,73 @@ set_work (DtsKernelWork *w, double flops, double bytes, int kernels)
   w->kernels = (flops > 0 || bytes > 0) ? kernels : 0;
 }
 
+/* The FFT length cuFFT runs fast for N points: the smallest 2^a 3^b 5^c 7^d
+ * that is at least N. */
+static double
+fft_length (int n)
+{
+  for (int m = MAX (n, 1);; m++) {
+    int r = m;
+    for (int f = 2; f <= 7; f++)
+      while (r % f == 0)
+        r /= f;
+    if (r == 1)
+      return m;
+  }
+}
+
+/* One FFT algorithm for a pass of a convolution: PLANES real planes of
+ * FH x FW points transformed (the pass's two operands forward, its result
+ * back), each to FH x (FW/2 + 1) complex fp32 values, and MACS_PER_FREQ
+ * complex multiply-adds (8 FLOPs each) per frequency in the batched GEMM
+ * (N*C*K, times the tiles).  REAL_BYTES: the pass's tensors, read or
+ * written once. */
+static void
+add_fft (DtsKernelWork *w, double planes, double fh, double fw, double macs_per_freq,
+         double real_bytes)
+{
+  double freqs = fh * (floor (fw / 2.0) + 1.0);
+  double spectra = planes * freqs * 8.0;
+  int i = w->n_fft++;
+  /* 2.5 n log2 n FLOPs per real transform of n points (half a complex one) */
+  w->fft[i].xform_flops = planes * 2.5 * fh * fw * log2 (fh * fw);
+  /* each spectrum is written by its transform (or the GEMM), transposed to
+   * and from frequency-major order, and read once */
+  w->fft[i].xform_bytes = real_bytes + 3.0 * spectra;
+  w->fft[i].gemm_flops = 8.0 * macs_per_freq * freqs;
+  w->fft[i].gemm_bytes = spectra;
+  w->fft[i].kernels = 5; /* two transforms, transposes, the GEMM, the inverse */
+}
+
+/* cuDNN's FFT convolutions of a stride-1, ungrouped convolution (R3-R7):
+ * every pass as a whole-image FFT when the padded input is at most 256
+ * points a side and the filter larger than the padding; the forward also as
+ * FFT_TILING, 32x32 tiles overlapping by the filter size less one. */
+static void
+fft_work (const DtsLayer *l, int batch, double in_b, double out_b, double w_b, DtsLayerWork *out)
+{
+  if (l->groups > 1 || l->stride_h != 1 || l->stride_w != 1)
+    return;
+  double n = batch, c = l->in_shape.c, k = l->out_shape.c;
+  double planes = n * c + k * c + n * k;
+  double macs = n * c * k;
+  double bytes = in_b + out_b + w_b;
+  int ph = l->in_shape.h + 2 * l->pad_h, pw = l->in_shape.w + 2 * l->pad_w;
+  if (ph <= 256 && pw <= 256 && l->kernel_h > l->pad_h && l->kernel_w > l->pad_w) {
+    double fh = fft_length (ph), fw = fft_length (pw);
+    add_fft (&out->fwd, planes, fh, fw, macs, bytes);
+    if (out->bwd_data.kernels > 0)
+      add_fft (&out->bwd_data, planes, fh, fw, macs, bytes);
+    add_fft (&out->bwd_weight, planes, fh, fw, macs, bytes);
+  }
+  int th = 32 - l->kernel_h + 1, tw = 32 - l->kernel_w + 1;
+  if (th > 0 && tw > 0) {
+    double tiles = ceil ((double) l->out_shape.h / th) * ceil ((double) l->out_shape.w / tw);
+    double tplanes = (n * c + n * k) * tiles + k * c;
+    add_fft (&out->fwd, tplanes, 32, 32, macs * tiles, bytes);
+  }
+}
+
 void
 dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batch,
                          DtsLayerWork *out)
@@ -82,10 +149,21 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
       out->fwd.gemm_cols = layer->out_shape.c;
       out->bwd_data.gemm_rows = n * layer->in_shape.h * layer->in_shape.w;
       out->bwd_data.gemm_cols = layer->in_shape.c;
+      if (layer->type == DTS_LAYER_CONV)
+        fft_work (layer, batch, in_b, out_b, w_b, out);
     }
     break;
   case DTS_LAYER_FLATTEN:
     return; /* a view: no kernel, no bytes */
+  case DTS_LAYER_CONCAT:
+    /* forward copies each input into its channel range; backward hands each
+     * input its channel slice of the output gradient, which the next
+     * kernels need contiguous (cuDNN): one copy per input, reading the
+     * output gradient once and writing the inputs' gradients. */
+    set_work (&out->fwd, 0.0, in_b + out_b, 1);
+    if (layer->data_grad)
+      set_work (&out->bwd_data, 0.0, out_b + in_b, layer->n_inputs);
+    return;
   case DTS_LAYER_BATCHNORM:
     /* two passes forward (statistics, normalise); one fused backward kernel
      * (cudnnBatchNormalizationBackward) computes data and weight gradients
@@ -122,10 +200,12 @@ dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms)
   return (rows * cols) / (waves * sms * tm * tn);
 }
 
-double
-dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
-                             DtsPrecision precision, const DtsFramework *fw)
+/* dts_roofline_kernel_time_fw, and whether an FFT algorithm won (*FFT). */
+static double
+kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision precision,
+             const DtsFramework *fw, gboolean *fft)
 {
+  *fft = FALSE;
   if (work->kernels == 0)
     return 0.0;
   double peak = dts_gpu_spec_flops (gpu, precision, NULL);
@@ -135,8 +215,41 @@ dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
   if (fw->waves)
     tc /= dts_roofline_wave_efficiency (work->gemm_rows, work->gemm_cols, fw->tile,
                                         gpu->sm_count);
-  double tm = work->bytes / (gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->arch));
-  return fmax (tc, tm) + work->kernels * fw->launch_s;
+  double bw = gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->arch);
+  double t = fmax (tc, work->bytes / bw) + work->kernels * fw->launch_s;
+  /* The auto-tuner's choice: an FFT algorithm where it is faster.  Its
+   * transforms and complex GEMM run in fp32 whatever the precision. */
+  double p32 = dts_gpu_spec_flops (gpu, DTS_PREC_FP32, NULL)
+               * dts_framework_compute_eff (fw, gpu->arch, DTS_PREC_FP32);
+  for (int i = 0; fw->fft && p32 > 0 && i < work->n_fft; i++) {
+    double tf = fmax (work->fft[i].xform_flops / p32, work->fft[i].xform_bytes / bw)
+                + fmax (work->fft[i].gemm_flops / p32, work->fft[i].gemm_bytes / bw)
+                + work->fft[i].kernels * fw->launch_s;
+    if (tf < t)
+      t = tf, *fft = TRUE;
+  }
+  return t;
+}
+
+double
+dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                             DtsPrecision precision, const DtsFramework *fw)
+{
+  gboolean fft;
+  return kernel_time (work, gpu, precision, fw, &fft);
+}
+
+double
+dts_roofline_grad_sum_time (const DtsLayer *layer, const DtsGpuSpec *gpu, DtsPrecision precision,
+                            int batch, const DtsFramework *fw)
+{
+  int adds = layer->n_consumers - 1;
+  if (adds <= 0 || batch <= 0)
+    return 0.0;
+  double elems = layer->out_elems * batch;
+  DtsKernelWork w = { 0 };
+  set_work (&w, adds * elems, adds * 3.0 * elems * dts_precision_elem_bytes (precision), adds);
+  return dts_roofline_kernel_time_fw (&w, gpu, precision, fw ? fw : dts_framework_generic ());
 }
 
 double
@@ -177,11 +290,17 @@ roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *g
   dts_roofline_layer_work (layer, precision, batch, &w);
   if (fw == NULL)
     fw = dts_framework_generic ();
-  out->fwd_s = dts_roofline_kernel_time_fw (&w.fwd, gpu, precision, fw);
-  out->bwd_data_s = dts_roofline_kernel_time_fw (&w.bwd_data, gpu, precision, fw);
-  out->bwd_weight_s = dts_roofline_kernel_time_fw (&w.bwd_weight, gpu, precision, fw);
+  gboolean f[3];
+  out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &f[0]);
+  out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &f[1]);
+  out->bwd_weight_s = kernel_time (&w.bwd_weight, gpu, precision, fw, &f[2]);
   out->update_s = dts_roofline_kernel_time_fw (&w.update, gpu, precision, fw);
-  out->source = "roofline";
+  /* which passes run as FFTs, forward, data and weight gradient in order */
+  static const char *const fft_source[8] = {
+    "roofline",         "roofline:fft-f",   "roofline:fft-d",  "roofline:fft-fd",
+    "roofline:fft-w",   "roofline:fft-fw",  "roofline:fft-dw", "roofline:fft-fdw",
+  };
+  out->source = fft_source[f[0] | f[1] << 1 | f[2] << 2];
   return TRUE;
 }
 

@@ -27,6 +27,16 @@ typedef struct {
   /* a 3x3, stride-1, ungrouped convolution's forward or backward-data
    * kernel: a library may run it as a Winograd transform (framework.h) */
   gboolean winograd_3x3;
+  /* a stride-1, ungrouped convolution's kernels as cuDNN's FFT algorithms
+   * run them (dts_roofline_fft_work), for a profile with fft-convolution:
+   * n_fft alternatives (whole-image FFT, and for the forward 32x32 tiles),
+   * each two stages: transforms and transposes, then the batched complex
+   * GEMM over the frequencies */
+  int n_fft;
+  struct {
+    double xform_flops, xform_bytes, gemm_flops, gemm_bytes;
+    int kernels;
+  } fft[2];
 } DtsKernelWork;
 
 /* The work of each phase of LAYER at BATCH and PRECISION. */
@@ -51,6 +61,13 @@ double dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec 
  * small dimension), one block per SM at a time, on SMS SMs:
  * rows x cols / (waves x SMs x block area); 1 when rows, cols or SMS is 0. */
 double dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms);
+
+/* Backward-pass time of summing the gradients of LAYER's output from its
+ * n_consumers readers: n_consumers - 1 element-wise adds of two output-sized
+ * tensors into one, at FW's bandwidth share and launch cost (0 for one
+ * reader). */
+double dts_roofline_grad_sum_time (const DtsLayer *layer, const DtsGpuSpec *gpu,
+                                   DtsPrecision precision, int batch, const DtsFramework *fw);
 
 /* Time of WORK on GPU TO divided by its time on GPU FROM, without launch
  * overhead: the factor that carries a measured time from FROM to TO. */

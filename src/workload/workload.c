@@ -441,8 +441,10 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
     return FALSE;
   layer.out_elems = dts_shape_elems (layer.out_shape);
   layer.act_elems = cls->view ? 0.0 : layer.out_elems;
-  /* Nothing upstream of the model input needs a gradient. */
-  if (n_in == 1 && g_array_index (idx, int, 0) == 0)
+  /* Nothing upstream of the model input needs a gradient, unless the
+   * framework computes it anyway (input-gradient="true"). */
+  layer.data_grad = !(n_in == 1 && g_array_index (idx, int, 0) == 0 && !ld->w->input_gradient);
+  if (!layer.data_grad)
     layer.bwd_data_flops = 0.0;
 
   layer.n_inputs = n_in;
@@ -499,7 +501,7 @@ dts_workload_load (const char *path, GError **error)
                   (const char *) root->name);
     return NULL;
   }
-  static const char *const model_attrs[] = { "name", "input", NULL };
+  static const char *const model_attrs[] = { "name", "input", "input-gradient", NULL };
   static const char *const none[] = { NULL };
   if (!check_attrs (&ctx, "<model>", model_attrs, none, error))
     return NULL;
@@ -512,7 +514,8 @@ dts_workload_load (const char *path, GError **error)
     w->name = g_str_has_suffix (base, ".xml") ? g_strndup (base, strlen (base) - 4)
                                               : g_steal_pointer (&base);
   }
-  if (!parse_input_shape (&ctx, &w->input, error))
+  if (!parse_input_shape (&ctx, &w->input, error)
+      || !dts_wl_attr_bool (&ctx, "input-gradient", &w->input_gradient, error))
     return NULL;
 
   w->layers = g_array_new (FALSE, TRUE, sizeof (DtsLayer));
@@ -578,6 +581,11 @@ dts_workload_load (const char *path, GError **error)
   if (!check_outputs (&ld, error))
     return NULL;
 
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = &g_array_index (w->layers, DtsLayer, i);
+    for (int k = 0; k < l->n_inputs; k++)
+      g_array_index (w->layers, DtsLayer, l->inputs[k]).n_consumers++;
+  }
   for (guint i = 0; i < w->layers->len; i++) {
     const DtsLayer *l = &g_array_index (w->layers, DtsLayer, i);
     w->params += l->params;

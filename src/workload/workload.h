@@ -15,7 +15,9 @@
  * and the cost model prices them by bytes (in_elems, out_elems). The MAC total
  * is what published model figures (torchvision's "GFLOPS" column) count.
  * A layer whose only input is the model input has bwd_data_flops = 0 whatever
- * its type: nothing needs the gradient of the data. */
+ * its type: nothing needs the gradient of the data, unless the model says
+ * input-gradient="true" (a framework that computes it anyway, as Torch7
+ * modules do unless told not to); then it keeps 2 * macs. */
 #ifndef DTS_WORKLOAD_WORKLOAD_H
 #define DTS_WORKLOAD_WORKLOAD_H
 
@@ -59,6 +61,10 @@ typedef struct {
   int line;            /* line in the workload file */
   int n_inputs;
   int *inputs;         /* indices of earlier layers (owned) */
+  gboolean data_grad;  /* backward computes the gradient of its inputs: FALSE for a
+                        * layer fed by the model input alone (unless input-gradient) */
+  int n_consumers;     /* later layers that read this one's output: backward sums
+                        * their n_consumers gradients of it */
   DtsShape in_shape;   /* shape of the first input */
   DtsShape out_shape;
   /* conv / pooling / fc geometry (0 where not applicable) */
@@ -91,6 +97,8 @@ typedef struct {
   DtsShape input;
   GArray *layers;      /* DtsLayer, index 0 is the input layer, topological order */
   DtsTraining training;
+  gboolean input_gradient; /* <model input-gradient="true">: layers fed by the model
+                            * input compute their data gradient */
   /* totals per sample */
   double params;
   double macs;         /* conv and fc multiply-accumulates of one forward pass */

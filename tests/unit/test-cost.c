@@ -272,6 +272,133 @@ START_TEST (test_framework_winograd_arch)
 }
 END_TEST
 
+/* fft-convolution: a stride-1 convolution costs the cheaper of its direct
+ * kernel and cuDNN's FFT algorithms, worked out here by hand from the model
+ * of roofline.c.  A 5x5 conv, 64 -> 192 channels, 27x27, pad 2, batch 128:
+ * padded 31 points a side -> FFTs of 32 (2^5), 32 x 17 = 544 frequencies. */
+START_TEST (test_fft_convolution)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  DtsLayer l = { 0 };
+  l.name = (char *) "conv5";
+  l.type = DTS_LAYER_CONV;
+  l.in_shape = (DtsShape){ 64, 27, 27 };
+  l.out_shape = (DtsShape){ 192, 27, 27 };
+  l.kernel_h = l.kernel_w = 5;
+  l.stride_h = l.stride_w = 1;
+  l.pad_h = l.pad_w = 2;
+  l.groups = 1;
+  l.params = 192.0 * 64 * 25;
+  l.fwd_flops = 2.0 * 192 * 64 * 25 * 27 * 27;
+  l.bwd_data_flops = l.bwd_weight_flops = l.fwd_flops;
+  l.in_elems = 64.0 * 27 * 27;
+  l.out_elems = 192.0 * 27 * 27;
+  const double n = 128, c = 64, k = 192;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  dts_cost_set_framework (cost, parse_ok ("fft-convolution = yes\n"));
+  DtsLayerTimes t, d;
+  ck_assert (dts_cost_layer_times (cost, &l, &gpu, DTS_PREC_FP32, 128, &t, &error));
+  g_autoptr (DtsCost) plain = dts_cost_new ("roofline", &error);
+  ck_assert (dts_cost_layer_times (plain, &l, &gpu, DTS_PREC_FP32, 128, &d, &error));
+  double direct = n * l.fwd_flops / 7e12 + 5e-6;
+  ck_assert_double_eq_tol (d.fwd_s, direct, 1e-12);
+
+  double reals = (n * (l.in_elems + l.out_elems) + l.params) * 4;
+  double p = 10e12 * 0.7, bw = 1e12 * 0.8;
+  /* whole image: n*c + k*c + n*k planes of 32x32 */
+  double planes = n * c + k * c + n * k, freqs = 32 * 17;
+  double spectra = planes * freqs * 8;
+  double whole = fmax (planes * 2.5 * 1024 * 10 / p, (reals + 3 * spectra) / bw)
+                 + fmax (8 * n * c * k * freqs / p, spectra / bw) + 5 * 5e-6;
+  /* 32x32 tiles, 28 outputs a side: one tile of the 27x27 output */
+  double tplanes = (n * c + n * k) * 1 + k * c;
+  double tspectra = tplanes * freqs * 8;
+  double tiled = fmax (tplanes * 2.5 * 1024 * 10 / p, (reals + 3 * tspectra) / bw)
+                 + fmax (8 * n * c * k * freqs / p, tspectra / bw) + 5 * 5e-6;
+  ck_assert (whole < direct && tiled < direct);
+  ck_assert_double_eq_tol (t.fwd_s, fmin (whole, tiled), 1e-12);
+  /* backward data and weights: the whole-image FFT only (no tiling) */
+  ck_assert_double_eq_tol (t.bwd_data_s, whole, 1e-12);
+  ck_assert_double_eq_tol (t.bwd_weight_s, whole, 1e-12);
+
+  /* stride 2, or padding as large as the filter: direct only */
+  DtsLayer s2 = l;
+  s2.stride_h = 2;
+  DtsLayerTimes u, v;
+  ck_assert (dts_cost_layer_times (cost, &s2, &gpu, DTS_PREC_FP32, 128, &u, &error));
+  ck_assert (dts_cost_layer_times (plain, &s2, &gpu, DTS_PREC_FP32, 128, &v, &error));
+  ck_assert_double_eq (u.fwd_s, v.fwd_s);
+  ck_assert_double_eq (u.bwd_weight_s, v.bwd_weight_s);
+  /* a 1x1 convolution: the direct kernel is faster than any FFT */
+  DtsLayer one = l;
+  one.kernel_h = one.kernel_w = 1;
+  one.pad_h = one.pad_w = 0;
+  one.fwd_flops = one.bwd_data_flops = one.bwd_weight_flops = 2.0 * 192 * 64 * 27 * 27;
+  one.params = 192.0 * 64;
+  ck_assert (dts_cost_layer_times (cost, &one, &gpu, DTS_PREC_FP32, 128, &u, &error));
+  ck_assert (dts_cost_layer_times (plain, &one, &gpu, DTS_PREC_FP32, 128, &v, &error));
+  ck_assert_double_eq (u.fwd_s, v.fwd_s);
+  ck_assert_double_eq (u.bwd_data_s, v.bwd_data_s);
+  /* an image too large for the whole-image FFT (257 padded points) still
+   * has the tiled forward, and nothing else */
+  DtsLayer big = l;
+  big.in_shape.h = big.in_shape.w = big.out_shape.h = big.out_shape.w = 253;
+  big.in_elems = 64.0 * 253 * 253;
+  big.out_elems = 192.0 * 253 * 253;
+  big.fwd_flops = big.bwd_data_flops = big.bwd_weight_flops = 2.0 * 192 * 64 * 25 * 253 * 253;
+  ck_assert (dts_cost_layer_times (cost, &big, &gpu, DTS_PREC_FP32, 8, &u, &error));
+  ck_assert (dts_cost_layer_times (plain, &big, &gpu, DTS_PREC_FP32, 8, &v, &error));
+  ck_assert (u.fwd_s < v.fwd_s);
+  ck_assert_double_eq (u.bwd_data_s, v.bwd_data_s);
+  ck_assert_double_eq (u.bwd_weight_s, v.bwd_weight_s);
+  parse_fails ("fft-convolution = sometimes\n", "expected yes or no");
+  ck_assert (!dts_framework_generic ()->fft);
+}
+END_TEST
+
+/* Backward sums the gradients of an output read by k layers: k - 1 adds of
+ * two output-sized tensors into one, under every profile, fused or not;
+ * concat hands each input its slice of the output gradient (one copy per
+ * input) unless nothing needs its inputs' gradient. */
+START_TEST (test_gradient_sum_and_concat)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  DtsLayer relu = relu_layer ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  DtsLayerTimes one, three;
+  ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP16, 64, &one, &error));
+  relu.n_consumers = 3;
+  ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP16, 64, &three, &error));
+  double e = 64.0 * 56 * 56 * 64;
+  ck_assert_double_eq_tol (three.bwd_data_s - one.bwd_data_s, 2 * (3 * e * 2 / 0.8e12 + 5e-6),
+                           1e-12);
+  ck_assert_double_eq (three.fwd_s, one.fwd_s);
+  dts_cost_set_framework (cost, parse_ok ("fuse = relu\n"));
+  ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP16, 64, &three, &error));
+  ck_assert_str_eq (three.source, "fused");
+  ck_assert_double_eq (three.fwd_s, 0);
+  ck_assert_double_eq_tol (three.bwd_data_s, 2 * (3 * e * 2 / 0.8e12 + 5e-6), 1e-12);
+
+  DtsLayer cat = { 0 };
+  cat.name = (char *) "cat";
+  cat.type = DTS_LAYER_CONCAT;
+  cat.n_inputs = 2;
+  cat.in_elems = cat.out_elems = 96.0 * 28 * 28;
+  cat.data_grad = TRUE;
+  g_autoptr (DtsCost) plain = dts_cost_new ("roofline", &error);
+  DtsLayerTimes t;
+  ck_assert (dts_cost_layer_times (plain, &cat, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  double b = cat.out_elems * 32 * 4;
+  ck_assert_double_eq_tol (t.fwd_s, 2 * b / 0.8e12 + 5e-6, 1e-12);
+  ck_assert_double_eq_tol (t.bwd_data_s, 2 * b / 0.8e12 + 2 * 5e-6, 1e-12);
+  cat.data_grad = FALSE;
+  ck_assert (dts_cost_layer_times (plain, &cat, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq (t.bwd_data_s, 0);
+}
+END_TEST
+
 /* The slowest of N GPUs whose speeds spread by 2%: 1 + 0.02 E[max of N
  * standard normals]; E[max of 2] = 1/sqrt(pi), E[max of 8] = 1.4236
  * (tables of normal order statistics); one GPU or no spread: 1. */
@@ -409,6 +536,8 @@ main (void)
   tcase_add_test (tc, test_framework_times);
   tcase_add_test (tc, test_framework_sync_slowdown);
   tcase_add_test (tc, test_framework_winograd_arch);
+  tcase_add_test (tc, test_fft_convolution);
+  tcase_add_test (tc, test_gradient_sum_and_concat);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }

@@ -667,8 +667,9 @@ START_TEST (test_scaling_rule)
   ck_assert_double_eq_tol (predict (set, &stream, &flops2, DTS_PREC_FP32, &src), t_stream,
                            1e-9 * t_stream);
   /* the roofline ratio exactly, whatever the kernel */
-  DtsKernelWork w = { dts_kernel_flops (&thin),
-                      (4096.0 * 32 + 32.0 * 4096 + 4096.0 * 4096) * 4, 1, 0, 0, FALSE };
+  DtsKernelWork w = { .flops = dts_kernel_flops (&thin),
+                      .bytes = (4096.0 * 32 + 32.0 * 4096 + 4096.0 * 4096) * 4,
+                      .kernels = 1 };
   double r = dts_roofline_ratio (&w, v100, &flops2, DTS_PREC_FP32);
   ck_assert (r > 0.5 && r < 1.0);
   ck_assert_double_eq_tol (predict (set, &thin, &flops2, DTS_PREC_FP32, &src), t_thin * r,

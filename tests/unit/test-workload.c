@@ -267,6 +267,51 @@ START_TEST (test_input_layer_and_training)
 }
 END_TEST
 
+/* Consumers are counted per output (backward sums their gradients), and
+ * input-gradient="true" keeps the data gradient of the layers fed by the
+ * model input. */
+START_TEST (test_consumers_and_input_gradient)
+{
+  const char *body = "<layer name='c' type='conv' out='4' kernel='3' pad='1'/>\n"
+                     "<layer name='a' type='relu' inputs='c'/>\n"
+                     "<layer name='b' type='relu' inputs='c'/>\n"
+                     "<layer name='j' type='concat' inputs='a,b,c'/>\n";
+  g_autoptr (DtsWorkload) w = load_ok ("3x8x8", body);
+  ck_assert_int_eq (find (w, "c")->n_consumers, 3);
+  ck_assert_int_eq (find (w, "a")->n_consumers, 1);
+  ck_assert_int_eq (find (w, "j")->n_consumers, 0);
+  ck_assert_int_eq (dts_workload_layer (w, 0)->n_consumers, 1);
+  ck_assert (!w->input_gradient);
+  ck_assert (!find (w, "c")->data_grad);
+  ck_assert_double_eq (find (w, "c")->bwd_data_flops, 0);
+  ck_assert (find (w, "j")->data_grad);
+
+  g_autofree char *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n<model name=\"t\" "
+                                          "input=\"3x8x8\" input-gradient=\"true\">\n%s"
+                                          "</model>\n", body);
+  g_autofree char *path = dts_test_write_tmp (xml, ".xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) g = dts_workload_load (path, &error);
+  g_unlink (path);
+  ck_assert_msg (g != NULL, "%s", error ? error->message : "?");
+  ck_assert (g->input_gradient);
+  ck_assert (find (g, "c")->data_grad);
+  ck_assert_double_eq (find (g, "c")->bwd_data_flops, 2.0 * 4 * 3 * 9 * 64);
+
+  g_autofree char *bad = g_strdup_printf ("<?xml version=\"1.0\"?>\n<model name=\"t\" "
+                                          "input=\"3x8x8\" input-gradient=\"yes\">\n%s"
+                                          "</model>\n", body);
+  g_autofree char *bpath = dts_test_write_tmp (bad, ".xml");
+  g_autoptr (GError) berr = NULL;
+  g_autoptr (DtsWorkload) bw = dts_workload_load (bpath, &berr);
+  g_unlink (bpath);
+  ck_assert_ptr_null (bw);
+  ck_assert_msg (strstr (berr->message, "attribute 'input-gradient': 'yes' is not true or false")
+                     && strstr (berr->message, "line 2"),
+                 "%s", berr->message);
+}
+END_TEST
+
 START_TEST (test_type_names)
 {
   for (int t = 0; t < DTS_LAYER_TYPE_COUNT; t++) {
@@ -484,6 +529,7 @@ workload_suite (void)
   tcase_add_test (tc, test_adaptive_span);
   tcase_add_test (tc, test_adaptive_and_elementwise);
   tcase_add_test (tc, test_input_layer_and_training);
+  tcase_add_test (tc, test_consumers_and_input_gradient);
   tcase_add_test (tc, test_type_names);
   suite_add_tcase (s, tc);
   TCase *te = tcase_create ("errors");
