@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """DeepBench all-reduce: calibrate each machine on its 2-GPU rows, report the rest.
 
-usage: tools/calibrate-allreduce.py BUILD_DIR [--rows] [--coarse]
+usage: tools/calibrate-allreduce.py BUILD_DIR [--rows] [--coarse] [--nic]
 
 DeepBench's all-reduce rows (validation/deepbench_allreduce.csv) come from
 five machines, named by their GPU (GTX 1080 Ti, P100, M40, Titan X, Titan X
@@ -31,6 +31,16 @@ signed bias (positive: dtsim too slow), by size class and by one node or
 several; the same rows uncalibrated (B = 1, T = 0) for comparison. --rows
 adds every REPORT row. Reads $DTSIM_SHARED/data/validation, else
 ../shared/data/validation beside the source tree; exits 77 when absent.
+
+--nic adds a third constant per machine, for the links between nodes:
+  NIC factor F        `--scale 'link:*-nic0.bandwidth=F'`: the InfiniBand
+                      links (and only they) carry F times what B gives them,
+                      B x F of their rate, at most all of it (F <= 1/B;
+                      from 0.50 by 0.1, then by 0.02 around the best)
+fitted on the machine's 16-GPU (2-node) rows with B and T held at their
+2-GPU values. The split moves: FIT is the 2-GPU rows (B, T) and the 16-GPU
+rows (F); REPORT is the 4-, 8- and 32-GPU rows (the P100 machine has no
+32-GPU rows, so no several-node REPORT rows).
 """
 import csv
 import os
@@ -80,15 +90,18 @@ class Sim:
         self.env.setdefault("DTSIM_DATADIR", os.path.join(HERE, ".."))
         self.cache = {}
 
-    def times_ms(self, n, sizes, bf, overhead_us):
-        """{bytes: simulated ms} of n GPUs at bandwidth factor bf, call overhead."""
-        key = (n, tuple(sizes), bf, overhead_us)
+    def times_ms(self, n, sizes, bf, overhead_us, nic=1.0):
+        """{bytes: simulated ms} of n GPUs at bandwidth factor bf, call
+        overhead, and the NIC links' bandwidth times nic."""
+        key = (n, tuple(sizes), bf, overhead_us, nic)
         if key not in self.cache:
             cmd = [self.dtsim, "allreduce", "-p", "deepbench-p100-x4", "--gpus", str(n),
                    "--comm-granularity", "step", "--format", "csv",
                    "--sizes", ",".join("%dB" % b for b in sizes),
                    "--cfg", "network/bandwidth-factor:%g" % bf,
                    "--coll-overhead", "%gus" % overhead_us]
+            if nic != 1.0:
+                cmd += ["--scale", "link:*-nic0.bandwidth=%g" % nic]
             out = subprocess.run(cmd, capture_output=True, text=True, env=self.env, check=True)
             self.cache[key] = {float(x["bytes"]): 1e3 * float(x["time_s"])
                                for x in csv.DictReader(out.stdout.splitlines())}
@@ -110,22 +123,25 @@ def size_class(b):
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     flags = [a for a in argv if a.startswith("--")]
-    if len(args) != 1 or any(f not in ("--rows", "--coarse") for f in flags):
+    if len(args) != 1 or any(f not in ("--rows", "--coarse", "--nic") for f in flags):
         usage()
     coarse = "--coarse" in flags
+    per_nic = "--nic" in flags
     rows = load_rows(data_dir())
     sim = Sim(args[0])
     bfs = [round(0.3 + 0.1 * i, 2) for i in range(8)] if coarse else \
         [round(0.3 + 0.02 * i, 2) for i in range(36)]
     overheads = list(range(0, 101, 20 if coarse else 5))
-    print("| machine (DeepBench GPU) | B | T us | FIT rows | FIT MAPE | REPORT rows | "
+    print("| machine (DeepBench GPU) | B | T us |%s FIT rows | FIT MAPE | REPORT rows | "
           "MAPE | bias | small | medium | large | one node | several nodes | "
-          "uncalibrated MAPE | bias |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "uncalibrated MAPE | bias |" % (" F |" if per_nic else ""))
+    print("|---|---:|---:|%s---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+          % ("---:|" if per_nic else ""))
     every, every_raw, listed = [], [], []
     for dev in sorted({r["device"] for r in rows}):
         fit = [r for r in rows if r["device"] == dev and r["n"] == 2]
-        rep = [r for r in rows if r["device"] == dev and r["n"] > 2]
+        fit_nic = [r for r in rows if r["device"] == dev and r["n"] == 16] if per_nic else []
+        rep = [r for r in rows if r["device"] == dev and r["n"] > 2 and r not in fit_nic]
         sizes = sorted({r["bytes"] for r in fit})
         best = None
         for bf in bfs:
@@ -138,30 +154,48 @@ def main(argv):
         # The FIT error as simulated with the call overhead (the search adds
         # T to the times without it: the same, since T only delays the call).
         simulated = sim.times_ms(2, sizes, bf, t)
-        fit_mape = mape([simulated[r["bytes"]] / r["ms"] - 1 for r in fit])
+        fit_errs = [simulated[r["bytes"]] / r["ms"] - 1 for r in fit]
+        nic = 1.0
+        if fit_nic:
+            sz = sorted({r["bytes"] for r in fit_nic})
+            def nic_err(f):
+                got = sim.times_ms(16, sz, bf, t, f)
+                return mape([got[r["bytes"]] / r["ms"] - 1 for r in fit_nic])
+            # by 0.1 from 0.5 up to 1/B, then by 0.02 around the best
+            top = 1.0 / bf + 1e-9
+            coarse_f = [round(0.5 + 0.1 * i, 2) for i in range(60) if 0.5 + 0.1 * i <= top]
+            c = min(coarse_f, key=lambda f: (nic_err(f), f))
+            fine = [round(c + 0.02 * i, 2) for i in range(-5, 6)]
+            nic = min((f for f in fine if 0.5 <= f <= top), key=lambda f: (nic_err(f), f))
+            got = sim.times_ms(16, sz, bf, t, nic)
+            fit_errs += [got[r["bytes"]] / r["ms"] - 1 for r in fit_nic]
+        fit_mape = mape(fit_errs)
         errs, raw = [], []
         for n in sorted({r["n"] for r in rep}):
             these = [r for r in rep if r["n"] == n]
             sz = sorted({r["bytes"] for r in these})
-            cal, unc = sim.times_ms(n, sz, bf, t), sim.times_ms(n, sz, 1.0, 0)
+            cal, unc = sim.times_ms(n, sz, bf, t, nic), sim.times_ms(n, sz, 1.0, 0)
             for r in these:
                 e, u = cal[r["bytes"]] / r["ms"] - 1, unc[r["bytes"]] / r["ms"] - 1
                 errs.append((r, e))
                 raw.append(u)
                 listed.append((dev, r, cal[r["bytes"]], e))
         pick = lambda f: [e for r, e in errs if f(r)]
-        print("| %s | %.2f | %d | %d | %.1f%% | %d | %.1f%% | %+.1f%% | %.1f%% | %.1f%% | %.1f%% "
-              "| %.1f%% | %.1f%% | %.1f%% | %+.1f%% |"
-              % (dev, bf, t, len(fit), fit_mape, len(errs), mape(pick(lambda r: True)),
+        several = pick(lambda r: r["nodes"] > 1)
+        print("| %s | %.2f | %d |%s %d | %.1f%% | %d | %.1f%% | %+.1f%% | %.1f%% | %.1f%% | %.1f%% "
+              "| %.1f%% | %s | %.1f%% | %+.1f%% |"
+              % (dev, bf, t, " %.2f |" % nic if per_nic else "", len(fit) + len(fit_nic),
+                 fit_mape, len(errs), mape(pick(lambda r: True)),
                  bias(pick(lambda r: True)), mape(pick(lambda r: size_class(r["bytes"]) == "small")),
                  mape(pick(lambda r: size_class(r["bytes"]) == "medium")),
                  mape(pick(lambda r: size_class(r["bytes"]) == "large")),
-                 mape(pick(lambda r: r["nodes"] == 1)), mape(pick(lambda r: r["nodes"] > 1)),
-                 mape(raw), bias(raw)))
+                 mape(pick(lambda r: r["nodes"] == 1)),
+                 "%.1f%%" % mape(several) if several else "-", mape(raw), bias(raw)))
         every += [e for _, e in errs]
         every_raw += raw
-    print("| all | | | | | %d | %.1f%% | %+.1f%% | | | | | | %.1f%% | %+.1f%% |"
-          % (len(every), mape(every), bias(every), mape(every_raw), bias(every_raw)))
+    print("| all | | |%s | | %d | %.1f%% | %+.1f%% | | | | | | %.1f%% | %+.1f%% |"
+          % (" |" if per_nic else "", len(every), mape(every), bias(every), mape(every_raw),
+             bias(every_raw)))
     if "--rows" in flags:
         print("\n| machine | GPUs | nodes | bytes | measured ms | simulated ms | error |")
         print("|---|---:|---:|---:|---:|---:|---:|")
