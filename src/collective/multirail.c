@@ -80,10 +80,14 @@ first_local (const DtsCollPlan *plan, int i, int c)
   return (int) ((gint64) c * g / plan->n_levels) % g;
 }
 
-/* Position of rank R in channel C's ring. */
+/* Position of rank R in channel C's ring.  A plan with aux (topo-ring's
+ * searched rings, topo-ring.c) holds every channel's order: aux[c n + p]
+ * the rank at position p, aux[C n + c n + r] the position of rank r. */
 static int
 ring_pos (const DtsCollPlan *plan, int r, int c)
 {
+  if (plan->aux != NULL)
+    return plan->aux[(plan->n_levels + c) * plan->n_ranks + r];
   int i = plan->node_of[r];
   int g = plan->node_start[i + 1] - plan->node_start[i];
   return plan->node_start[i] + mod (plan->position[r] - first_local (plan, i, c), g);
@@ -93,6 +97,8 @@ ring_pos (const DtsCollPlan *plan, int r, int c)
 static int
 ring_rank (const DtsCollPlan *plan, int p, int c)
 {
+  if (plan->aux != NULL)
+    return plan->aux[c * plan->n_ranks + p];
   int lo = 0, hi = plan->n_nodes - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;

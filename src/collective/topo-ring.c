@@ -1,6 +1,7 @@
-/* topo-ring.c - the ring all-reduce in an order searched on the platform's
+/* topo-ring.c - the ring all-reduce in orders searched on the platform's
  * routes, the way NCCL's graph search looks for rings over NVLink instead
- * of taking the rank order.
+ * of taking the rank order: a ring per channel, channel c's searched with
+ * the hops of channels 0 .. c-1 already counted on the links.
  *
  * The search (one node at a time; nodes from params->gpu_node, in order of
  * first appearance, as hier and multi-rail group them): the node's GPUs are
@@ -22,9 +23,12 @@
  * What it finds on a DGX-1 (hybrid cube mesh of 25 and 50 GB/s NVLinks):
  * 0 3 2 1 5 6 7 4, every hop a direct double NVLink (50 GB/s), where the
  * rank order takes single links and two hops (3-4, 7-0) through another
- * GPU. NCCL also builds several rings over disjoint links, one per channel;
- * here every channel follows the one ring. The plan is a ring plan in that
- * order (ring.c), with ring.c's closed form. */
+ * GPU; channel 1 then takes the same NVLinks the other way round (each
+ * direction is a link of its own). Where every channel finds the same order
+ * the plan is a ring plan in it (ring.c, with its closed form); where they
+ * differ, the multi-rail plan (multirail.c) with the orders in aux, each
+ * channel a ring over its slice of the buffer, with multi-rail's closed
+ * form. */
 #include "config.h"
 
 #include <string.h>
@@ -114,13 +118,16 @@ extend (Search *s, int depth, double cost, int hops)
   }
 }
 
-/* Order the G GPUs RANK of one node into OUT (their ranks). */
+/* Order the G GPUs RANK of one node into OUT[c G ..] for each of the C
+ * channels (their ranks): channel c's path is searched with the hops of
+ * channels 0 .. c-1 already on the links. */
 static gboolean
-search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, int *out,
+search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, int C, int *out,
              GError **error)
 {
   if (tuner == NULL || tuner->rank_links == NULL || g <= 2 || g > TOPO_RING_MAX_GPUS) {
-    memcpy (out, rank, sizeof (int) * g);
+    for (int c = 0; c < C; c++)
+      memcpy (out + (gsize) c * g, rank, sizeof (int) * g);
     return TRUE;
   }
   Search s = { .g = g, .rank = rank, .cycle = cycle, .best_cost = G_MAXDOUBLE,
@@ -162,11 +169,23 @@ search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, 
     s.path = g_new (int, g);
     s.best = g_new (int, g);
     s.used = g_new0 (gboolean, g);
-    s.path[0] = 0;
-    s.used[0] = TRUE;
-    extend (&s, 1, 0, 0);
-    for (int i = 0; i < g; i++)
-      out[i] = rank[s.best[i]];
+    for (int c = 0; c < C; c++) {
+      memset (s.used, 0, sizeof (gboolean) * g);
+      s.path[0] = 0;
+      s.used[0] = TRUE;
+      s.best_cost = G_MAXDOUBLE;
+      s.best_hops = G_MAXINT;
+      s.visits = 0;
+      extend (&s, 1, 0, 0);
+      for (int i = 0; i < g; i++)
+        out[c * g + i] = rank[s.best[i]];
+      /* the later channels see this one's hops on the links */
+      for (int i = 0; i + 1 < g + (cycle ? 1 : 0); i++) {
+        int a = s.best[i], b = s.best[(i + 1) % g];
+        for (int k = 0; k < s.n_hop_links[a * g + b]; k++)
+          s.load[s.hop_links[a * g + b][k]]++;
+      }
+    }
     g_free (s.load);
     g_free (s.path);
     g_free (s.best);
@@ -204,24 +223,79 @@ dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error)
     }
     node_of[r] = GPOINTER_TO_INT (v);
   }
-  g_autofree int *order = g_new (int, n);
+  int C = params->channels;
+  /* order[c n + p]: the rank at position p of channel c's ring */
+  g_autofree int *order = g_new (int, (gsize) C * n);
   g_autofree int *members = g_new (int, n);
+  g_autofree int *node_order = g_new (int, (gsize) C * n);
   int pos = 0;
   for (int i = 0; i < n_nodes; i++) {
     int g = 0;
     for (int r = 0; r < n; r++)
       if (node_of[r] == i)
         members[g++] = r;
-    if (!search_node (params->tuner, members, g, n_nodes == 1, order + pos, error))
+    if (!search_node (params->tuner, members, g, n_nodes == 1, C, node_order, error))
       return NULL;
+    for (int c = 0; c < C; c++)
+      memcpy (order + (gsize) c * n + pos, node_order + (gsize) c * g, sizeof (int) * g);
     pos += g;
   }
-  DtsCollParams p = *params;
-  p.ring = order;
-  DtsCollPlan *plan = dts_coll_ring_plan_new (&p, error);
-  if (plan == NULL)
-    return NULL;
+  gboolean same = TRUE;
+  for (int c = 1; c < C && same; c++)
+    same = memcmp (order, order + (gsize) c * n, sizeof (int) * n) == 0;
+  DtsCollPlan *plan;
+  if (same) {
+    /* one ring for every channel: a ring plan in that order */
+    DtsCollParams p = *params;
+    p.ring = order;
+    if ((plan = dts_coll_ring_plan_new (&p, error)) == NULL)
+      return NULL;
+  } else {
+    /* a ring per channel: the multi-rail plan over these orders */
+    if ((plan = dts_coll_multirail_plan_new (params, error)) == NULL)
+      return NULL;
+    plan->aux = g_new (int, (gsize) 2 * C * n);
+    guint64 key = dts_coll_key_add (dts_coll_key_add (dts_coll_key_add (0, 't'), n), C);
+    for (int c = 0; c < C; c++)
+      for (int q = 0; q < n; q++) {
+        plan->aux[c * n + q] = order[c * n + q];
+        plan->aux[(C + c) * n + order[c * n + q]] = q;
+        key = dts_coll_key_add (key, order[c * n + q]);
+      }
+    plan->peer_key = key;
+  }
   g_free (plan->algorithm);
   plan->algorithm = g_strdup ("topo-ring");
   return plan;
+}
+
+/* The topo-ring row's generic interface: a ring plan's or, with a ring per
+ * channel (aux), the multi-rail plan's. */
+int
+dts_coll_topo_ring_n_steps (const DtsCollPlan *plan, int part)
+{
+  return plan->aux ? dts_coll_multirail_n_steps (plan, part) : dts_coll_ring_n_steps (plan, part);
+}
+
+void
+dts_coll_topo_ring_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
+{
+  if (plan->aux)
+    dts_coll_multirail_step_ops (plan, part, step, out);
+  else
+    dts_coll_ring_step_ops (plan, part, step, out);
+}
+
+gboolean
+dts_coll_topo_ring_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data)
+{
+  return plan->aux ? dts_coll_multirail_routes (plan, fn, data)
+                   : dts_coll_ring_routes (plan, fn, data);
+}
+
+double
+dts_coll_topo_ring_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s)
+{
+  return plan->aux ? dts_coll_multirail_closed_form_s (plan, share_Bps, latency_s)
+                   : dts_coll_ring_closed_form_s (plan->n_ranks, plan->bytes, share_Bps, latency_s);
 }

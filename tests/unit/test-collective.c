@@ -671,6 +671,71 @@ START_TEST (test_multirail_plan)
 END_TEST
 
 /* The direct all-reduce sends 2(N-1)/N x S per rank in 2 steps. */
+/* topo-ring with a ring per channel: every ordered pair of GPUs of a node
+ * has a link of its own (a full mesh of one-way links), so channel 0 keeps
+ * the rank order and channel 1, searched with channel 0's hops on the
+ * links, takes other links: the plan is then the multi-rail plan over the
+ * searched orders (aux), checked by the generic reference interpreter. */
+static DtsCollLink mesh_links[64 * 64];
+
+static gboolean
+mesh_rank_links (int a, int b, const DtsCollLink **links, int *n_links, gpointer data,
+                 GError **error)
+{
+  (void) data, (void) error;
+  DtsCollLink *l = &mesh_links[a * 64 + b];
+  *l = (DtsCollLink){ .id = l, .bandwidth_Bps = 10e9, .latency_s = 1e-6, .shared = TRUE };
+  *links = l;
+  *n_links = 1;
+  return TRUE;
+}
+
+START_TEST (test_topo_ring_channels)
+{
+  DtsCollTuner t = { .rank_links = mesh_rank_links };
+  int node[24];
+  for (int r = 0; r < 24; r++)
+    node[r] = r < 5 ? 0 : r < 8 ? 1 : 2 + (r - 8) / 8; /* 5, 3, 8, 8 GPUs */
+  int multi = 0;
+  for (int c = 1; c <= 4; c++)
+    for (int n = 1; n <= 24; n++) {
+      DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = c, .chunk_bytes = 2.5e5,
+                               .gpu_node = node, .tuner = &t };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("topo-ring", &params, &error);
+      ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+      ck_assert_str_eq (plan->algorithm, "topo-ring");
+      /* one channel, or nodes of at most two GPUs: one ring, a ring plan */
+      ck_assert (c > 1 && n > 2 ? plan->aux != NULL : plan->aux == NULL);
+      multi += plan->aux != NULL;
+      g_autofree char *why = generic_run (plan);
+      ck_assert_msg (why == NULL, "C=%d N=%d: %s", c, n, why);
+    }
+  ck_assert_int_gt (multi, 0);
+  /* One node of 5: channel 0 in rank order, channel 1 on other links. */
+  DtsCollParams params = { .n_ranks = 5, .bytes = 5e6, .channels = 2, .chunk_bytes = 1e6,
+                           .gpu_node = node, .tuner = &t };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("topo-ring", &params, &error);
+  ck_assert_ptr_nonnull (plan);
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  gboolean reused = FALSE;
+  for (int r = 0; r < 5; r++) {
+    g_array_set_size (xfers, 0);
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (plan, r, 0, &ops);
+    const DtsCollXfer *x0 = &g_array_index (xfers, DtsCollXfer, 0);
+    const DtsCollXfer *x1 = &g_array_index (xfers, DtsCollXfer, 1);
+    ck_assert_int_eq (x0->kind, DTS_XFER_SEND);
+    ck_assert_int_eq (x0->channel, 0);
+    ck_assert_int_eq (x0->peer, (r + 1) % 5);
+    ck_assert_int_eq (x1->channel, 1);
+    reused |= x1->peer == x0->peer;
+  }
+  ck_assert (!reused); /* no link carries both channels */
+}
+END_TEST
+
 START_TEST (test_direct_plan)
 {
   for (int n = 1; n <= 16; n++) {
@@ -1266,6 +1331,7 @@ collective_suite (void)
   tcase_add_test (generic, test_generic_reference_tracks_bytes);
   tcase_add_test (generic, test_rd_rhd_plans);
   tcase_add_test (generic, test_multirail_plan);
+  tcase_add_test (generic, test_topo_ring_channels);
   tcase_add_test (generic, test_op_reference);
   tcase_add_test (generic, test_op_reference_catches_errors);
   tcase_add_test (generic, test_op_plans);
