@@ -3,7 +3,9 @@
  * 1..1024 (the mlp networks are trained on batch 4..32 and extrapolate
  * beyond it), on a GPU with its own networks (V100 at fp32 and fp16) and
  * on one reached by roofline ratios (A100 at tf32), under the generic and
- * the shipped pytorch profile; and, kernel by kernel, that every pass of
+ * the shipped pytorch profile, and under the two profiles with FFT
+ * convolutions on the zoo and the convnet-benchmarks networks; and, kernel
+ * by kernel, that every pass of
  * every layer the mlp model prices from its networks (convolutions and
  * fully connected layers) never gets faster as the batch grows, on every
  * GPU of the catalogue at every precision it supports (the GPUs and
@@ -81,6 +83,74 @@ START_TEST (test_monotone)
       }
   }
   ck_assert_int_ge (checked, 9 * 2 * 2 * 3 * 87); /* 87 batch sizes per case */
+}
+END_TEST
+
+/* The same under the profiles whose auto-tuners may pick FFT convolutions
+ * (the cheaper of several algorithms per layer and pass), on the zoo and
+ * the convnet-benchmarks networks, roofline, on the Titan X at fp32 and
+ * fp16 and the V100 at fp32. */
+START_TEST (test_monotone_fft)
+{
+  static const char *const extra[] = { "convnet-benchmarks/alexnet-owt",
+                                       "convnet-benchmarks/overfeat-fast",
+                                       "convnet-benchmarks/vgg-a",
+                                       "convnet-benchmarks/googlenet-v1", NULL };
+  static const struct {
+    const char *gpu;
+    DtsPrecision precision;
+  } cases[] = {
+    { "TitanX-Maxwell", DTS_PREC_FP32 },
+    { "TitanX-Maxwell", DTS_PREC_FP16 },
+    { "V100-SXM2-16GB", DTS_PREC_FP32 },
+  };
+  static const char *const frameworks[] = { "torch7-cudnn4", "tensorflow1" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  g_auto (GStrv) zoo = dts_datadir_list ("workloads", ".xml");
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (guint n = 0; zoo[n]; n++)
+    g_ptr_array_add (names, zoo[n]);
+  for (guint n = 0; extra[n]; n++)
+    g_ptr_array_add (names, (gpointer) extra[n]);
+  int checked = 0, fft = 0;
+  for (guint n = 0; n < names->len; n++) {
+    const char *name = g_ptr_array_index (names, n);
+    g_autofree char *file = g_strconcat (name, ".xml", NULL);
+    g_autofree char *path = g_build_filename (dts_datadir_get (), "workloads", file, NULL);
+    g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+    ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+    for (guint f = 0; f < G_N_ELEMENTS (frameworks); f++) {
+      g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+      DtsFramework *fw = dts_framework_load (frameworks[f], &error);
+      ck_assert_msg (fw != NULL && fw->fft, "%s", error ? error->message : "no FFT");
+      dts_cost_set_framework (cost, fw);
+      for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+        const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, cases[c].gpu);
+        ck_assert_ptr_nonnull (gpu);
+        double prev = 0;
+        int prev_b = 0;
+        for (int b = 1; b <= 1024; b += b < 64 ? 1 : b / 8) {
+          double t = iteration_s (cost, w, gpu, cases[c].precision, b);
+          ck_assert_msg (t >= prev, "%s, %s, %s %s: batch %d takes %.9g s, batch %d %.9g s",
+                         name, frameworks[f], cases[c].gpu,
+                         dts_precision_to_string (cases[c].precision), b, t, prev_b, prev);
+          prev = t, prev_b = b;
+          checked++;
+          if (b == 64) /* some layer takes an FFT (the case is one that can) */
+            for (guint l = 0; l < w->layers->len; l++) {
+              DtsLayerTimes lt;
+              ck_assert (dts_cost_layer_times (cost, dts_workload_layer (w, l), gpu,
+                                               cases[c].precision, b, &lt, &error));
+              fft += g_str_has_prefix (lt.source, "roofline:fft");
+            }
+        }
+      }
+    }
+  }
+  ck_assert_int_ge (checked, 13 * 2 * 3 * 87);
+  ck_assert_int_gt (fft, 0);
 }
 END_TEST
 
@@ -189,6 +259,7 @@ main (void)
   TCase *tc = tcase_create ("monotone");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_monotone);
+  tcase_add_test (tc, test_monotone_fft);
   tcase_add_test (tc, test_mlp_layers_monotone);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
