@@ -166,19 +166,22 @@ dts_json_format_double (char *buf, gsize len, double v)
   }
   /* The shortest of %.6g .. %.17g that reads back as V costs up to twelve
    * formattings and parses; reports repeat values (a per-rank table of
-   * identical ranks), so the last ones are remembered by their bits. */
+   * identical ranks), so the last ones are remembered by their bits, in
+   * sets of two: values of one row that hash alike (two of a rank's seven
+   * did, at 16,384 ranks) would otherwise evict each other on every row. */
   static struct {
     guint64 bits;
     char text[G_ASCII_DTOSTR_BUF_SIZE];
-  } memo[256];
+  } memo[256][2];
   guint64 bits;
   memcpy (&bits, &v, sizeof bits);
   guint slot = (guint) ((bits * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 56);
-  gboolean memoize = len >= sizeof memo[slot].text;
-  if (memoize && memo[slot].bits == bits && memo[slot].text[0] != '\0') {
-    g_strlcpy (buf, memo[slot].text, len);
-    return;
-  }
+  gboolean memoize = len >= sizeof memo[slot][0].text;
+  for (int way = 0; memoize && way < 2; way++)
+    if (memo[slot][way].bits == bits && memo[slot][way].text[0] != '\0') {
+      g_strlcpy (buf, memo[slot][way].text, len);
+      return;
+    }
   for (int prec = 6; prec <= 17; prec++) {
     char fmt[8];
     g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
@@ -187,8 +190,10 @@ dts_json_format_double (char *buf, gsize len, double v)
       break;
   }
   if (memoize) {
-    memo[slot].bits = bits;
-    g_strlcpy (memo[slot].text, buf, sizeof memo[slot].text);
+    /* the newest in way 0, the one it displaces in way 1 */
+    memo[slot][1] = memo[slot][0];
+    memo[slot][0].bits = bits;
+    g_strlcpy (memo[slot][0].text, buf, sizeof memo[slot][0].text);
   }
 }
 

@@ -35,12 +35,35 @@ iteration_s (DtsCost *cost, const DtsWorkload *w, const DtsGpuSpec *gpu, DtsPrec
   return total;
 }
 
+typedef struct {
+  const char *gpu;
+  DtsPrecision precision;
+} Case;
+
+/* Assert that W's iteration time under COST on the case's GPU never falls
+ * from batch 1 to 1024 (every batch to 64, then steps of 1/8 of a power of
+ * two: 87 batches, counted in *CHECKED); LABEL names the network, model
+ * and profile in the message. */
+static void
+check_monotone (DtsCost *cost, const DtsWorkload *w, const DtsGpuCatalog *cat, const Case *c,
+                const char *label, int *checked)
+{
+  const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, c->gpu);
+  ck_assert_ptr_nonnull (gpu);
+  double prev = 0;
+  int prev_b = 0;
+  for (int b = 1; b <= 1024; b += b < 64 ? 1 : b / 8) {
+    double t = iteration_s (cost, w, gpu, c->precision, b);
+    ck_assert_msg (t >= prev, "%s, %s %s: batch %d takes %.9g s, batch %d %.9g s", label, c->gpu,
+                   dts_precision_to_string (c->precision), b, t, prev_b, prev);
+    prev = t, prev_b = b;
+    (*checked)++;
+  }
+}
+
 START_TEST (test_monotone)
 {
-  static const struct {
-    const char *gpu;
-    DtsPrecision precision;
-  } cases[] = {
+  static const Case cases[] = {
     { "V100-SXM2-16GB", DTS_PREC_FP32 },
     { "V100-SXM2-16GB", DTS_PREC_FP16 },
     { "A100-SXM4-80GB", DTS_PREC_TF32 },
@@ -65,21 +88,9 @@ START_TEST (test_monotone)
         DtsFramework *fw = dts_framework_load (frameworks[f], &error);
         ck_assert_msg (fw != NULL, "%s", error ? error->message : "");
         dts_cost_set_framework (cost, fw);
-        for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
-          const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, cases[c].gpu);
-          ck_assert_ptr_nonnull (gpu);
-          double prev = 0;
-          int prev_b = 0;
-          /* every batch to 64, then steps of 1/8 of a power of two */
-          for (int b = 1; b <= 1024; b += b < 64 ? 1 : b / 8) {
-            double t = iteration_s (cost, w, gpu, cases[c].precision, b);
-            ck_assert_msg (t >= prev, "%s, %s, %s, %s %s: batch %d takes %.9g s, batch %d %.9g s",
-                           names[n], models[m], frameworks[f], cases[c].gpu,
-                           dts_precision_to_string (cases[c].precision), b, t, prev_b, prev);
-            prev = t, prev_b = b;
-            checked++;
-          }
-        }
+        g_autofree char *label = g_strdup_printf ("%s, %s, %s", names[n], models[m], frameworks[f]);
+        for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+          check_monotone (cost, w, cat, &cases[c], label, &checked);
       }
   }
   ck_assert_int_ge (checked, 9 * 2 * 2 * 3 * 87); /* 87 batch sizes per case */
@@ -96,10 +107,7 @@ START_TEST (test_monotone_fft)
                                        "convnet-benchmarks/overfeat-fast",
                                        "convnet-benchmarks/vgg-a",
                                        "convnet-benchmarks/googlenet-v1", NULL };
-  static const struct {
-    const char *gpu;
-    DtsPrecision precision;
-  } cases[] = {
+  static const Case cases[] = {
     { "TitanX-Maxwell", DTS_PREC_FP32 },
     { "TitanX-Maxwell", DTS_PREC_FP16 },
     { "V100-SXM2-16GB", DTS_PREC_FP32 },
@@ -126,25 +134,16 @@ START_TEST (test_monotone_fft)
       DtsFramework *fw = dts_framework_load (frameworks[f], &error);
       ck_assert_msg (fw != NULL && fw->fft, "%s", error ? error->message : "no FFT");
       dts_cost_set_framework (cost, fw);
+      g_autofree char *label = g_strdup_printf ("%s, roofline, %s", name, frameworks[f]);
       for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+        check_monotone (cost, w, cat, &cases[c], label, &checked);
+        /* some layer takes an FFT (the case is one that can) */
         const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, cases[c].gpu);
-        ck_assert_ptr_nonnull (gpu);
-        double prev = 0;
-        int prev_b = 0;
-        for (int b = 1; b <= 1024; b += b < 64 ? 1 : b / 8) {
-          double t = iteration_s (cost, w, gpu, cases[c].precision, b);
-          ck_assert_msg (t >= prev, "%s, %s, %s %s: batch %d takes %.9g s, batch %d %.9g s",
-                         name, frameworks[f], cases[c].gpu,
-                         dts_precision_to_string (cases[c].precision), b, t, prev_b, prev);
-          prev = t, prev_b = b;
-          checked++;
-          if (b == 64) /* some layer takes an FFT (the case is one that can) */
-            for (guint l = 0; l < w->layers->len; l++) {
-              DtsLayerTimes lt;
-              ck_assert (dts_cost_layer_times (cost, dts_workload_layer (w, l), gpu,
-                                               cases[c].precision, b, &lt, &error));
-              fft += g_str_has_prefix (lt.source, "roofline:fft");
-            }
+        for (guint l = 0; l < w->layers->len; l++) {
+          DtsLayerTimes lt;
+          ck_assert (dts_cost_layer_times (cost, dts_workload_layer (w, l), gpu,
+                                           cases[c].precision, 64, &lt, &error));
+          fft += g_str_has_prefix (lt.source, "roofline:fft");
         }
       }
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "output/format.h"
+#include "output/json.h"
 #include "output/report.h"
 #include "testlib.h"
 
@@ -230,6 +231,39 @@ summary_new (void)
   return s;
 }
 
+/* The shortest round-trip text of a double, remembered by its bits: with
+ * far more values than the memo has sets (so values share sets), each
+ * text read back is still its own value and the shortest that does, in
+ * any order of repeats. */
+START_TEST (test_json_double_memo)
+{
+  enum { N = 4000 };
+  static char first[N][G_ASCII_DTOSTR_BUF_SIZE];
+  for (int pass = 0; pass < 3; pass++)
+    for (int k = 0; k < N; k++) {
+      int i = pass == 1 ? N - 1 - k : (k * 7) % N; /* repeats in other orders */
+      double v = 0.001 * i + 1.0 / (i + 3.0);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      dts_json_format_double (buf, sizeof buf, v);
+      ck_assert_msg (g_ascii_strtod (buf, NULL) == v, "%s for %.17g", buf, v);
+      if (pass == 0) {
+        g_strlcpy (first[i], buf, sizeof first[i]);
+        char shorter[G_ASCII_DTOSTR_BUF_SIZE];
+        int digits = 0; /* significant: from the first non-zero digit */
+        for (const char *c = buf; *c && *c != 'e'; c++)
+          digits += g_ascii_isdigit (*c) && (digits > 0 || *c != '0');
+        if (digits > 6) { /* one digit fewer does not read back */
+          char fmt[8];
+          g_snprintf (fmt, sizeof fmt, "%%.%dg", digits - 1);
+          g_ascii_formatd (shorter, sizeof shorter, fmt, v);
+          ck_assert_msg (g_ascii_strtod (shorter, NULL) != v, "%s shortens to %s", buf, shorter);
+        }
+      } else
+        ck_assert_str_eq (buf, first[i]);
+    }
+}
+END_TEST
+
 START_TEST (test_report_csv)
 {
   g_autoptr (DtsRunSummary) s = summary_new ();
@@ -405,6 +439,7 @@ output_suite (void)
   tcase_add_test (tc, test_format_bytes);
   tcase_add_test (tc, test_format_mem);
   tcase_add_test (tc, test_format_grouped);
+  tcase_add_test (tc, test_json_double_memo);
   tcase_add_test (tc, test_format_extremes_fit);
   tcase_add_test (tc, test_format_locale_independent);
   suite_add_tcase (s, tc);

@@ -10,18 +10,26 @@
 #include "workload/workload.h"
 #include "testlib.h"
 
+/* Load a workload whose <model> has the attributes ATTRS (after name="t")
+ * and the body BODY (layers, training). */
+static DtsWorkload *
+load_model (const char *attrs, const char *body, GError **error)
+{
+  g_autofree char *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n"
+                                          "<model name=\"t\" %s>\n%s</model>\n", attrs, body);
+  g_autofree char *path = dts_test_write_tmp (xml, ".xml");
+  DtsWorkload *w = dts_workload_load (path, error);
+  g_unlink (path); /* Check forks: the child's temp list is not cleaned up */
+  return w;
+}
+
 /* Load a workload whose <model> body is BODY (layers, training) and whose
  * input is INPUT. */
 static DtsWorkload *
 load_body (const char *input, const char *body, GError **error)
 {
-  g_autofree char *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n"
-                                          "<model name=\"t\" input=\"%s\">\n%s</model>\n",
-                                          input, body);
-  g_autofree char *path = dts_test_write_tmp (xml, ".xml");
-  DtsWorkload *w = dts_workload_load (path, error);
-  g_unlink (path); /* Check forks: the child's temp list is not cleaned up */
-  return w;
+  g_autofree char *attrs = g_strdup_printf ("input=\"%s\"", input);
+  return load_model (attrs, body, error);
 }
 
 static DtsWorkload *
@@ -286,25 +294,15 @@ START_TEST (test_consumers_and_input_gradient)
   ck_assert_double_eq (find (w, "c")->bwd_data_flops, 0);
   ck_assert (find (w, "j")->data_grad);
 
-  g_autofree char *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n<model name=\"t\" "
-                                          "input=\"3x8x8\" input-gradient=\"true\">\n%s"
-                                          "</model>\n", body);
-  g_autofree char *path = dts_test_write_tmp (xml, ".xml");
   g_autoptr (GError) error = NULL;
-  g_autoptr (DtsWorkload) g = dts_workload_load (path, &error);
-  g_unlink (path);
+  g_autoptr (DtsWorkload) g = load_model ("input=\"3x8x8\" input-gradient=\"true\"", body, &error);
   ck_assert_msg (g != NULL, "%s", error ? error->message : "?");
   ck_assert (g->input_gradient);
   ck_assert (find (g, "c")->data_grad);
   ck_assert_double_eq (find (g, "c")->bwd_data_flops, 2.0 * 4 * 3 * 9 * 64);
 
-  g_autofree char *bad = g_strdup_printf ("<?xml version=\"1.0\"?>\n<model name=\"t\" "
-                                          "input=\"3x8x8\" input-gradient=\"yes\">\n%s"
-                                          "</model>\n", body);
-  g_autofree char *bpath = dts_test_write_tmp (bad, ".xml");
   g_autoptr (GError) berr = NULL;
-  g_autoptr (DtsWorkload) bw = dts_workload_load (bpath, &berr);
-  g_unlink (bpath);
+  g_autoptr (DtsWorkload) bw = load_model ("input=\"3x8x8\" input-gradient=\"yes\"", body, &berr);
   ck_assert_ptr_null (bw);
   ck_assert_msg (strstr (berr->message, "attribute 'input-gradient': 'yes' is not true or false")
                      && strstr (berr->message, "line 2"),
