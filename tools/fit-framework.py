@@ -26,8 +26,10 @@ its REPORT rows (V100 SXM2, A100 SXM4) are never read.
 
 --tf2017 fits frameworks/tensorflow1.conf on the FIT rows of the TensorFlow
 2017 set only, in two stages: (1) compute-efficiency-fp32,
-memory-efficiency and winograd-3x3, for each tile of 64, 128 and 256 (with
-wave-quantisation), on the 9 1-GPU DGX-1 (P100) rows, by coordinate search;
+memory-efficiency and winograd-3x3 (not when BASE_PROFILE says
+winograd-convolution = yes: Winograd is then priced per layer), for each
+tile of 64, 128 and 256 (with wave-quantisation), on the 9 1-GPU DGX-1
+(P100) rows, by coordinate search;
 (2) memory-efficiency-kepler alone on the 1-GPU p2.8xlarge ResNet-50 rows,
 with compute-efficiency-fp32-kepler tied to compute-efficiency-fp32 x
 562/875 (the K80's base over its boost clock, from NVIDIA's board
@@ -156,9 +158,14 @@ def fit_tf2017(build, base):
     rows = [r for r in vc.tf_rows(vc.shared_dir(), True) if r["split"] == "fit"]
     p100 = [r for r in rows if r["gpu"] != "K80"]
     k80 = [r for r in rows if r["gpu"] == "K80"]
+    # With winograd-convolution = yes in BASE, Winograd is priced per layer
+    # and its flat factor winograd-3x3 is neither set nor fitted.
+    per_layer = read_profile(base)[0].get("winograd-convolution") == "yes"
     defaults = (("compute-efficiency-fp32", "0.90"), ("memory-efficiency", "0.50"),
                 ("winograd-3x3", "2.25"), ("wave-quantisation", "yes"), ("tile", "128"),
                 ("compute-efficiency-fp32-kepler", "0.578"), ("memory-efficiency-kepler", "0.30"))
+    if per_layer:
+        defaults = tuple(kv for kv in defaults if kv[0] != "winograd-3x3")
     keys, order, tmp, d, fws = setup(build, base, defaults, ["tf2017"])
 
     def loss(rs):
@@ -175,7 +182,8 @@ def fit_tf2017(build, base):
         return descend(keys, names, lambda: loss(rs)[0],
                        lambda n, x: ranges[n][0] <= x <= ranges[n][1])
 
-    stage1 = ["compute-efficiency-fp32", "memory-efficiency", "winograd-3x3"]
+    stage1 = ["compute-efficiency-fp32", "memory-efficiency"] + ([] if per_layer else
+                                                                 ["winograd-3x3"])
     start = dict(keys)
     results = []
     for tile in ("64", "128", "256"):

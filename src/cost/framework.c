@@ -37,7 +37,11 @@
  *   fft-convolution        yes|no: the library also has FFT convolutions
  *                          (cuDNN R3-R7's FFT and FFT_TILING algorithms) and
  *                          its auto-tuner takes the faster, per layer and
- *                          pass (roofline.c prices them); no by default */
+ *                          pass (roofline.c prices them); no by default
+ *   winograd-convolution   yes|no: and Winograd ones for 3x3 stride-1
+ *                          layers (cuDNN 5's fused F(2x2,3x3) and 5.1's
+ *                          non-fused F(4x4,3x3)), priced the same way;
+ *                          not with winograd-3x3, its flat stand-in */
 #include "config.h"
 
 #include <math.h>
@@ -190,9 +194,11 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   if (strcmp (key, "memory-efficiency") == 0)
     return parse_fraction (v, &fw->memory_eff, where, key, error);
-  if (strcmp (key, "wave-quantisation") == 0 || strcmp (key, "fft-convolution") == 0) {
+  if (strcmp (key, "wave-quantisation") == 0 || strcmp (key, "fft-convolution") == 0
+      || strcmp (key, "winograd-convolution") == 0) {
     if (strcmp (v, "yes") == 0 || strcmp (v, "no") == 0) {
-      *(key[0] == 'w' ? &fw->waves : &fw->fft) = strcmp (v, "yes") == 0;
+      gboolean *flag = key[0] == 'f' ? &fw->fft : key[1] == 'a' ? &fw->waves : &fw->winograd;
+      *flag = strcmp (v, "yes") == 0;
       return TRUE;
     }
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s = '%s': expected yes or no", where,
@@ -277,8 +283,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
                "bf16[-ARCH], memory-efficiency[-ARCH], wave-quantisation, tile, launch-overhead, "
-               "iteration-overhead, fuse, gpu-speed-spread, gradient-precision, winograd-3x3 or "
-               "fft-convolution)",
+               "iteration-overhead, fuse, gpu-speed-spread, gradient-precision, winograd-3x3, "
+               "fft-convolution or winograd-convolution)",
                where, key);
   return FALSE;
 }
@@ -316,6 +322,13 @@ dts_framework_parse (const char *text, const char *id, const char *file, GError 
     g_hash_table_add (seen, g_strdup (key));
     if (!parse_key (fw, key, value, where, error))
       return NULL;
+  }
+  if (fw->winograd && fw->winograd_3x3 > 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "framework profile '%s': winograd-3x3 (one factor for every 3x3 layer) and "
+                 "winograd-convolution (Winograd priced per layer) both set: give one",
+                 file);
+    return NULL;
   }
   return g_steal_pointer (&fw);
 }

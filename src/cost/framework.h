@@ -38,6 +38,8 @@ typedef struct {
   gboolean fft;                       /* fft-convolution: the library may run a stride-1
                                        * convolution as an FFT (roofline.c); the cheaper of
                                        * it and the direct kernel is taken */
+  gboolean winograd;                  /* winograd-convolution: and a 3x3 one as a Winograd
+                                       * transform, fused F(2x2,3x3) or not F(4x4,3x3) */
   /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
    * compute_eff and memory_eff for the GPUs of one architecture (the
    * catalogue's arch, compared without case) */

@@ -31,6 +31,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "cost/cost-private.h"
@@ -66,20 +67,54 @@ fft_length (int n)
  * (N*C*K, times the tiles).  REAL_BYTES: the pass's tensors, read or
  * written once. */
 static void
-add_fft (DtsKernelWork *w, double planes, double fh, double fw, double macs_per_freq,
-         double real_bytes)
+add_alt (DtsKernelWork *w, DtsConvAlgorithm algorithm, double xform_flops, double xform_bytes,
+         double gemm_flops, double gemm_bytes, int kernels)
+{
+  g_assert (w->n_alt < (int) G_N_ELEMENTS (w->alt));
+  int i = w->n_alt++;
+  w->alt[i].algorithm = algorithm;
+  w->alt[i].xform_flops = xform_flops;
+  w->alt[i].xform_bytes = xform_bytes;
+  w->alt[i].gemm_flops = gemm_flops;
+  w->alt[i].gemm_bytes = gemm_bytes;
+  w->alt[i].kernels = kernels;
+}
+
+static void
+add_fft (DtsKernelWork *w, DtsConvAlgorithm algorithm, double planes, double fh, double fw,
+         double macs_per_freq, double real_bytes)
 {
   double freqs = fh * (floor (fw / 2.0) + 1.0);
   double spectra = planes * freqs * 8.0;
-  int i = w->n_fft++;
-  /* 2.5 n log2 n FLOPs per real transform of n points (half a complex one) */
-  w->fft[i].xform_flops = planes * 2.5 * fh * fw * log2 (fh * fw);
-  /* each spectrum is written by its transform (or the GEMM), transposed to
-   * and from frequency-major order, and read once */
-  w->fft[i].xform_bytes = real_bytes + 3.0 * spectra;
-  w->fft[i].gemm_flops = 8.0 * macs_per_freq * freqs;
-  w->fft[i].gemm_bytes = spectra;
-  w->fft[i].kernels = 5; /* two transforms, transposes, the GEMM, the inverse */
+  /* 2.5 n log2 n FLOPs per real transform of n points (half a complex one);
+   * each spectrum is written by its transform (or the GEMM), transposed to
+   * and from frequency-major order, and read once; five kernels: two
+   * transforms, transposes, the GEMM, the inverse */
+  add_alt (w, algorithm, planes * 2.5 * fh * fw * log2 (fh * fw), real_bytes + 3.0 * spectra,
+           8.0 * macs_per_freq * freqs, spectra, 5);
+}
+
+/* Winograd F(M x M, 3x3) for a pass whose output is OUT_H x OUT_W x K per
+ * sample from C channels (Lavin and Gray, CVPR 2016): T = N ceil(OUT_H/M)
+ * ceil(OUT_W/M) tiles, A = M + 2 points a side, A^2 GEMMs of (T x C) by
+ * (C x K), 2 A^2 T C K FLOPs (against the direct 18 M^2 T C K).  Fused
+ * (cuDNN's WINOGRAD, M = 2): one kernel, the transforms in registers, the
+ * pass's tensors read and written once.  Non-fused (WINOGRAD_NONFUSED,
+ * M = 4): the transformed input (A^2 T C), filter (A^2 C K, fp32) and
+ * output (A^2 T K) written and read once more, in four kernels. */
+static void
+add_winograd (DtsKernelWork *w, int m, double n, double c, double k, int out_h, int out_w,
+              double eb, double real_bytes)
+{
+  double a2 = (m + 2.0) * (m + 2.0);
+  double tiles = n * ceil ((double) out_h / m) * ceil ((double) out_w / m);
+  double gemm = 2.0 * a2 * tiles * c * k;
+  if (m == 2) {
+    add_alt (w, DTS_CONV_WINOGRAD, 0.0, 0.0, gemm, real_bytes, 1);
+    return;
+  }
+  double mid = a2 * tiles * (c + k) * eb + a2 * c * k * 4.0;
+  add_alt (w, DTS_CONV_WINOGRAD_NONFUSED, 0.0, real_bytes + mid, gemm, mid, 4);
 }
 
 /* cuDNN's FFT convolutions of a stride-1, ungrouped convolution (R3-R7):
@@ -87,10 +122,20 @@ add_fft (DtsKernelWork *w, double planes, double fh, double fw, double macs_per_
  * points a side and the filter larger than the padding; the forward also as
  * FFT_TILING, 32x32 tiles overlapping by the filter size less one. */
 static void
-fft_work (const DtsLayer *l, int batch, double in_b, double out_b, double w_b, DtsLayerWork *out)
+alt_work (const DtsLayer *l, int batch, double eb, double in_b, double out_b, double w_b,
+          DtsLayerWork *out)
 {
   if (l->groups > 1 || l->stride_h != 1 || l->stride_w != 1)
     return;
+  if (l->kernel_h == 3 && l->kernel_w == 3) {
+    for (int m = 2; m <= 4; m += 2) {
+      add_winograd (&out->fwd, m, batch, l->in_shape.c, l->out_shape.c, l->out_shape.h,
+                    l->out_shape.w, eb, in_b + out_b + w_b);
+      if (out->bwd_data.kernels > 0) /* the output gradient convolved back to the input */
+        add_winograd (&out->bwd_data, m, batch, l->out_shape.c, l->in_shape.c, l->in_shape.h,
+                      l->in_shape.w, eb, in_b + out_b + w_b);
+    }
+  }
   double n = batch, c = l->in_shape.c, k = l->out_shape.c;
   double planes = n * c + k * c + n * k;
   double macs = n * c * k;
@@ -98,16 +143,16 @@ fft_work (const DtsLayer *l, int batch, double in_b, double out_b, double w_b, D
   int ph = l->in_shape.h + 2 * l->pad_h, pw = l->in_shape.w + 2 * l->pad_w;
   if (ph <= 256 && pw <= 256 && l->kernel_h > l->pad_h && l->kernel_w > l->pad_w) {
     double fh = fft_length (ph), fw = fft_length (pw);
-    add_fft (&out->fwd, planes, fh, fw, macs, bytes);
+    add_fft (&out->fwd, DTS_CONV_FFT, planes, fh, fw, macs, bytes);
     if (out->bwd_data.kernels > 0)
-      add_fft (&out->bwd_data, planes, fh, fw, macs, bytes);
-    add_fft (&out->bwd_weight, planes, fh, fw, macs, bytes);
+      add_fft (&out->bwd_data, DTS_CONV_FFT, planes, fh, fw, macs, bytes);
+    add_fft (&out->bwd_weight, DTS_CONV_FFT, planes, fh, fw, macs, bytes);
   }
   int th = 32 - l->kernel_h + 1, tw = 32 - l->kernel_w + 1;
   if (th > 0 && tw > 0) {
     double tiles = ceil ((double) l->out_shape.h / th) * ceil ((double) l->out_shape.w / tw);
     double tplanes = (n * c + n * k) * tiles + k * c;
-    add_fft (&out->fwd, tplanes, 32, 32, macs * tiles, bytes);
+    add_fft (&out->fwd, DTS_CONV_FFT_TILING, tplanes, 32, 32, macs * tiles, bytes);
   }
 }
 
@@ -150,7 +195,7 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
       out->bwd_data.gemm_rows = n * layer->in_shape.h * layer->in_shape.w;
       out->bwd_data.gemm_cols = layer->in_shape.c;
       if (layer->type == DTS_LAYER_CONV)
-        fft_work (layer, batch, in_b, out_b, w_b, out);
+        alt_work (layer, batch, eb, in_b, out_b, w_b, out);
     }
     break;
   case DTS_LAYER_FLATTEN:
@@ -200,16 +245,18 @@ dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms)
   return (rows * cols) / (waves * sms * tm * tn);
 }
 
-/* dts_roofline_kernel_time_fw, and whether an FFT algorithm won (*FFT). */
+/* dts_roofline_kernel_time_fw, and the algorithm that won: -1 for the
+ * direct kernel, else a DtsConvAlgorithm (*ALGORITHM). */
 static double
 kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision precision,
-             const DtsFramework *fw, gboolean *fft)
+             const DtsFramework *fw, int *algorithm)
 {
-  *fft = FALSE;
+  *algorithm = -1;
   if (work->kernels == 0)
     return 0.0;
   double peak = dts_gpu_spec_flops (gpu, precision, NULL);
-  double tc = work->flops / (peak * dts_framework_compute_eff (fw, gpu->arch, precision));
+  double p = peak * dts_framework_compute_eff (fw, gpu->arch, precision);
+  double tc = work->flops / p;
   if (work->winograd_3x3 && fw->winograd_3x3 > 1)
     tc /= fw->winograd_3x3;
   if (fw->waves)
@@ -217,16 +264,21 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
                                         gpu->sm_count);
   double bw = gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->arch);
   double t = fmax (tc, work->bytes / bw) + work->kernels * fw->launch_s;
-  /* The auto-tuner's choice: an FFT algorithm where it is faster.  Its
-   * transforms and complex GEMM run in fp32 whatever the precision. */
+  /* The auto-tuner's choice: another algorithm where it is faster.  FFTs
+   * transform and multiply in fp32 complex whatever the precision. */
   double p32 = dts_gpu_spec_flops (gpu, DTS_PREC_FP32, NULL)
                * dts_framework_compute_eff (fw, gpu->arch, DTS_PREC_FP32);
-  for (int i = 0; fw->fft && p32 > 0 && i < work->n_fft; i++) {
-    double tf = fmax (work->fft[i].xform_flops / p32, work->fft[i].xform_bytes / bw)
-                + fmax (work->fft[i].gemm_flops / p32, work->fft[i].gemm_bytes / bw)
-                + work->fft[i].kernels * fw->launch_s;
-    if (tf < t)
-      t = tf, *fft = TRUE;
+  for (int i = 0; i < work->n_alt; i++) {
+    DtsConvAlgorithm a = work->alt[i].algorithm;
+    gboolean fft = a == DTS_CONV_FFT || a == DTS_CONV_FFT_TILING;
+    double pa = fft ? p32 : p;
+    if (!(fft ? fw->fft : fw->winograd) || !(pa > 0))
+      continue;
+    double ta = fmax (work->alt[i].xform_flops / pa, work->alt[i].xform_bytes / bw)
+                + fmax (work->alt[i].gemm_flops / pa, work->alt[i].gemm_bytes / bw)
+                + work->alt[i].kernels * fw->launch_s;
+    if (ta < t)
+      t = ta, *algorithm = a;
   }
   return t;
 }
@@ -235,8 +287,8 @@ double
 dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
                              DtsPrecision precision, const DtsFramework *fw)
 {
-  gboolean fft;
-  return kernel_time (work, gpu, precision, fw, &fft);
+  int algorithm;
+  return kernel_time (work, gpu, precision, fw, &algorithm);
 }
 
 double
@@ -271,6 +323,29 @@ dts_roofline_ratio (const DtsKernelWork *work, const DtsGpuSpec *from, const Dts
   return t_from > 0 ? t_to / t_from : 1.0;
 }
 
+/* "roofline", or which passes (forward, data and weight gradient: f, d,
+ * w) ran as FFT and Winograd convolutions: "roofline:fft-fdw",
+ * "roofline:fft-w+winograd-fd" (interned). */
+static const char *
+algorithm_source (const int alg[3])
+{
+  static const char *const family[2] = { "fft", "winograd" };
+  char text[64] = "roofline";
+  for (int f = 0; f < 2; f++) {
+    char passes[4] = "";
+    for (int k = 0, n = 0; k < 3; k++)
+      if (alg[k] >= 0 && (alg[k] >= DTS_CONV_WINOGRAD) == f)
+        passes[n++] = "fdw"[k], passes[n] = '\0';
+    if (passes[0] != '\0') {
+      g_strlcat (text, strchr (text, ':') ? "+" : ":", sizeof text);
+      g_strlcat (text, family[f], sizeof text);
+      g_strlcat (text, "-", sizeof text);
+      g_strlcat (text, passes, sizeof text);
+    }
+  }
+  return g_intern_string (text);
+}
+
 static gboolean
 roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
                       DtsPrecision precision, int batch, const DtsFramework *fw,
@@ -290,17 +365,12 @@ roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *g
   dts_roofline_layer_work (layer, precision, batch, &w);
   if (fw == NULL)
     fw = dts_framework_generic ();
-  gboolean f[3];
-  out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &f[0]);
-  out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &f[1]);
-  out->bwd_weight_s = kernel_time (&w.bwd_weight, gpu, precision, fw, &f[2]);
+  int alg[3];
+  out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &alg[0]);
+  out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &alg[1]);
+  out->bwd_weight_s = kernel_time (&w.bwd_weight, gpu, precision, fw, &alg[2]);
   out->update_s = dts_roofline_kernel_time_fw (&w.update, gpu, precision, fw);
-  /* which passes run as FFTs, forward, data and weight gradient in order */
-  static const char *const fft_source[8] = {
-    "roofline",         "roofline:fft-f",   "roofline:fft-d",  "roofline:fft-fd",
-    "roofline:fft-w",   "roofline:fft-fw",  "roofline:fft-dw", "roofline:fft-fdw",
-  };
-  out->source = fft_source[f[0] | f[1] << 1 | f[2] << 2];
+  out->source = algorithm_source (alg);
   return TRUE;
 }
 

@@ -16,6 +16,14 @@ G_BEGIN_DECLS
 #define DTS_ROOFLINE_MEMORY_EFF 0.80    /* share of peak bandwidth that streaming kernels reach */
 #define DTS_ROOFLINE_LAUNCH_S 5e-6      /* per-kernel launch and scheduling overhead */
 
+/* A convolution algorithm other than the direct (implicit-GEMM) kernel. */
+typedef enum {
+  DTS_CONV_FFT,              /* whole-image FFT */
+  DTS_CONV_FFT_TILING,       /* FFT over 32x32 tiles */
+  DTS_CONV_WINOGRAD,         /* fused Winograd F(2x2,3x3) */
+  DTS_CONV_WINOGRAD_NONFUSED /* Winograd F(4x4,3x3): transforms, 36 GEMMs, inverse */
+} DtsConvAlgorithm;
+
 /* The work of one kernel: FLOPs and bytes moved to/from device memory. */
 typedef struct {
   double flops;
@@ -27,16 +35,19 @@ typedef struct {
   /* a 3x3, stride-1, ungrouped convolution's forward or backward-data
    * kernel: a library may run it as a Winograd transform (framework.h) */
   gboolean winograd_3x3;
-  /* a stride-1, ungrouped convolution's kernels as cuDNN's FFT algorithms
-   * run them (dts_roofline_fft_work), for a profile with fft-convolution:
-   * n_fft alternatives (whole-image FFT, and for the forward 32x32 tiles),
-   * each two stages: transforms and transposes, then the batched complex
-   * GEMM over the frequencies */
-  int n_fft;
+  /* the other algorithms a library may run the kernel of a stride-1,
+   * ungrouped convolution with (roofline.c): cuDNN's FFT (every pass) and
+   * FFT_TILING (forward), for a profile with fft-convolution; for 3x3
+   * layers, its fused Winograd F(2x2,3x3) and non-fused F(4x4,3x3)
+   * (forward and data gradient), for a profile with winograd-convolution.
+   * Each is two stages, its transforms (and transposes) and its batched
+   * GEMM; FFTs compute in fp32 complex, Winograd at the run's precision */
+  int n_alt;
   struct {
+    DtsConvAlgorithm algorithm;
     double xform_flops, xform_bytes, gemm_flops, gemm_bytes;
     int kernels;
-  } fft[2];
+  } alt[4];
 } DtsKernelWork;
 
 /* The work of each phase of LAYER at BATCH and PRECISION. */

@@ -357,6 +357,57 @@ START_TEST (test_fft_convolution)
 }
 END_TEST
 
+/* winograd-convolution: a 3x3 stride-1 convolution's forward and
+ * data-gradient passes cost the least of the direct kernel, the fused
+ * Winograd F(2x2,3x3) and the non-fused F(4x4,3x3), by hand from the model
+ * of roofline.c; the weight gradient stays direct.  The 256 -> 256, 14x14
+ * layer at batch 32: 7x7 tiles of 2x2 or 4x4 per image. */
+START_TEST (test_winograd_convolution)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  DtsLayer conv = conv_layer ();
+  conv.kernel_h = conv.kernel_w = 3;
+  conv.stride_h = conv.stride_w = 1;
+  conv.pad_h = conv.pad_w = 1;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  dts_cost_set_framework (cost, parse_ok ("winograd-convolution = yes\n"));
+  DtsLayerTimes t;
+  for (int fp16 = 0; fp16 <= 1; fp16++) {
+    DtsPrecision prec = fp16 ? DTS_PREC_FP16 : DTS_PREC_FP32;
+    double eb = fp16 ? 2 : 4, p = (fp16 ? 40e12 : 10e12) * 0.7, bw = 0.8e12;
+    ck_assert (dts_cost_layer_times (cost, &conv, &gpu, prec, 32, &t, &error));
+    double n = 32, c = 256, k = 256;
+    double reals = n * 2 * 256 * 196 * eb + conv.params * 4;
+    double direct = fmax (n * conv.fwd_flops / p, reals / bw) + 5e-6;
+    double t2 = n * 7 * 7, t4 = n * 4 * 4; /* 14 = 7 x 2 = 3.5 x 4 */
+    double fused = fmax (2 * 16 * t2 * c * k / p, reals / bw) + 5e-6;
+    double mid = 36 * t4 * (c + k) * eb + 36 * c * k * 4;
+    double nonfused = (reals + mid) / bw + fmax (2 * 36 * t4 * c * k / p, mid / bw) + 4 * 5e-6;
+    double best = fmin (direct, fmin (fused, nonfused));
+    ck_assert (best < direct);
+    ck_assert_double_eq_tol (t.fwd_s, best, 1e-12);
+    ck_assert_double_eq_tol (t.bwd_data_s, best, 1e-12);
+    ck_assert_double_eq_tol (t.bwd_weight_s, direct, 1e-12);
+    ck_assert_str_eq (t.source, "roofline:winograd-fd");
+  }
+  /* a 5x5 layer has no Winograd */
+  DtsLayer five = conv;
+  five.kernel_h = five.kernel_w = 5;
+  five.pad_h = five.pad_w = 2;
+  ck_assert (dts_cost_layer_times (cost, &five, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_str_eq (t.source, "roofline");
+  ck_assert (!dts_framework_generic ()->winograd);
+  parse_fails ("winograd-convolution = perhaps\n", "expected yes or no");
+  parse_fails ("winograd-convolution = yes\nwinograd-3x3 = 2.25\n",
+               "winograd-3x3 (one factor for every 3x3 layer) and winograd-convolution");
+  /* with FFTs too, the weight gradient may take one: both named */
+  dts_cost_set_framework (cost, parse_ok ("winograd-convolution = yes\nfft-convolution = yes\n"));
+  ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert (g_str_has_prefix (t.source, "roofline:"));
+}
+END_TEST
+
 /* Backward sums the gradients of an output read by k layers: k - 1 adds of
  * two output-sized tensors into one, under every profile, fused or not;
  * concat hands each input its slice of the output gradient (one copy per
@@ -537,6 +588,7 @@ main (void)
   tcase_add_test (tc, test_framework_sync_slowdown);
   tcase_add_test (tc, test_framework_winograd_arch);
   tcase_add_test (tc, test_fft_convolution);
+  tcase_add_test (tc, test_winograd_convolution);
   tcase_add_test (tc, test_gradient_sum_and_concat);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
