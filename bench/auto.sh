@@ -37,7 +37,7 @@ for p in $platforms; do
     [ -n "$old" ] && before=$("$old/dtsim" allreduce -p "$p" --size "$s" --collective auto -f csv \
                               | awk -F, 'NR == 2 { print $14 " " $15 "," $9 }')
     best_alg=; best=; ring=
-    for c in ring direct rhd rd tree hier multi-rail; do
+    for c in ring direct rhd rd tree hier multi-rail topo-ring; do
       # auto offers the direct all-reduce on one node only.
       [ "$c" = direct ] && [ "$nodes" -gt 1 ] && continue
       t=$("$dtsim" allreduce -p "$p" --size "$s" --collective "$c" -f csv | awk -F, 'NR == 2 { print $9 }')

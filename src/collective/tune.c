@@ -60,7 +60,8 @@
  *   tree correction     the bandwidth of a tree all-reduce times
  *                       treeCorrectionFactor[p][log2(S / 64)] (table below)
  * Hop counts, with N ranks on m nodes of ppn = N/m GPUs:
- *   ring, multi-rail  2(N-1) steps, 2(m-1) of them inter-node; with one GPU
+ *   ring, multi-rail, topo-ring
+ *                     2(N-1) steps, 2(m-1) of them inter-node; with one GPU
  *                     per node NCCL charges the tree's network latency
  *   tree              2 ((ppn-1) intra + floor(log2 m) inter)
  * and, as dtsim's extension in the same form (NCCL has no such algorithm;
@@ -279,6 +280,9 @@ static const Candidate candidates[] = {
   { "tree", tree_latency_us, tree_efficiency, FALSE, F_TREE },
   { "hier", hier_latency_us, ring_efficiency, FALSE, F_RING },
   { "multi-rail", ring_latency_us, ring_efficiency, FALSE, F_RING },
+  /* NCCL's rings are searched ones: where the search finds the rank order
+   * the plan is ring's and ties it (the earlier row keeps the choice) */
+  { "topo-ring", ring_latency_us, ring_efficiency, FALSE, F_RING },
 };
 
 gboolean

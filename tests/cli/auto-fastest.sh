@@ -10,7 +10,7 @@ p=$2 s=$3 bound=$4
 nodes=$("$dtsim" allreduce -p "$p" --size 8B -f csv | awk -F, 'NR == 2 { print $4 }')
 auto=$("$dtsim" allreduce -p "$p" --size "$s" --collective auto -f csv | awk -F, 'NR == 2 { print $14, $9 }')
 best_alg= best=
-for c in ring direct rhd rd tree hier multi-rail; do
+for c in ring direct rhd rd tree hier multi-rail topo-ring; do
   # auto offers the direct all-reduce on one node only.
   [ "$c" = direct ] && [ "$nodes" -gt 1 ] && continue
   t=$("$dtsim" allreduce -p "$p" --size "$s" --collective "$c" -f csv | awk -F, 'NR == 2 { print $9 }')
