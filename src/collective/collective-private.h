@@ -17,7 +17,6 @@ DtsCollPlan *dts_coll_ring_plan_new (const DtsCollParams *params, GError **error
 /* The ring in the order searched on the platform's routes (topo-ring.c),
  * a ring searched per channel where they differ; its generic interface. */
 DtsCollPlan *dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error);
-int dts_coll_topo_ring_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_topo_ring_step_ops (const DtsCollPlan *plan, int part, int step,
                                   DtsCollStepOps *out);
 gboolean dts_coll_topo_ring_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);

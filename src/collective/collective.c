@@ -82,7 +82,7 @@ static const DtsCollAlgorithm algorithms[] = {
                  "carries the fewest hops per bandwidth (NCCL's ring search over NVLink), "
                  "one per channel with the channels before it on the links, nodes in rank "
                  "order",
-    dts_coll_topo_ring_plan_new, dts_coll_topo_ring_n_steps, dts_coll_topo_ring_step_ops,
+    dts_coll_topo_ring_plan_new, dts_coll_ring_n_steps, dts_coll_topo_ring_step_ops,
     dts_coll_member_host, dts_coll_topo_ring_routes, dts_coll_topo_ring_closed_form_s, NULL,
     "2(N-1)/N x S/B + 2(N-1) x L; rings that differ per channel: B x C, R L per step", NULL },
   { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },

@@ -180,11 +180,8 @@ search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, 
       for (int i = 0; i < g; i++)
         out[c * g + i] = rank[s.best[i]];
       /* the later channels see this one's hops on the links */
-      for (int i = 0; i + 1 < g + (cycle ? 1 : 0); i++) {
-        int a = s.best[i], b = s.best[(i + 1) % g];
-        for (int k = 0; k < s.n_hop_links[a * g + b]; k++)
-          s.load[s.hop_links[a * g + b][k]]++;
-      }
+      for (int i = 0; i + 1 < g + (cycle ? 1 : 0); i++)
+        add_hop (&s, s.best[i], s.best[(i + 1) % g], 0.0);
     }
     g_free (s.load);
     g_free (s.path);
@@ -270,13 +267,8 @@ dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error)
 }
 
 /* The topo-ring row's generic interface: a ring plan's or, with a ring per
- * channel (aux), the multi-rail plan's. */
-int
-dts_coll_topo_ring_n_steps (const DtsCollPlan *plan, int part)
-{
-  return plan->aux ? dts_coll_multirail_n_steps (plan, part) : dts_coll_ring_n_steps (plan, part);
-}
-
+ * channel (aux), the multi-rail plan's (both take plan->n_steps steps, so
+ * the row's n_steps is ring's). */
 void
 dts_coll_topo_ring_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {

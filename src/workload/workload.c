@@ -585,9 +585,6 @@ dts_workload_load (const char *path, GError **error)
     const DtsLayer *l = &g_array_index (w->layers, DtsLayer, i);
     for (int k = 0; k < l->n_inputs; k++)
       g_array_index (w->layers, DtsLayer, l->inputs[k]).n_consumers++;
-  }
-  for (guint i = 0; i < w->layers->len; i++) {
-    const DtsLayer *l = &g_array_index (w->layers, DtsLayer, i);
     w->params += l->params;
     w->macs += l->macs;
     w->fwd_flops += l->fwd_flops;
