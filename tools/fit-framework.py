@@ -24,6 +24,11 @@ bases only.
 A100 PCIe 40 and 80 GB rows, 1 and 2 GPUs; frameworks/pytorch-ngc22.conf);
 its REPORT rows (V100 SXM2, A100 SXM4) are never read.
 
+--gpus ID,... fits on the FIT rows of the PCIe cards of that table instead
+(lambda-v0-other: RTX A6000, GA102; Quadro RTX 8000, TU102), those of the
+GPUs named; frameworks/pytorch.conf's -ga102 and -tu102 keys.
+Without it, those rows are never read.
+
 --tf2017 fits frameworks/tensorflow1.conf on the FIT rows of the TensorFlow
 2017 set only, in two stages: (1) compute-efficiency-fp32,
 memory-efficiency and winograd-3x3 (not when BASE_PROFILE says
@@ -118,8 +123,14 @@ def setup(build, base, defaults, sets):
 
 
 def fit_rows():
+    """The FIT rows of LAMBDA_SET[0] (default: the V100/A100 rows), or of
+    its -other set (the PCIe cards) with --gpus."""
+    want = LAMBDA_SET[0] + ("-other" if GPUS else "")
     return [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
-            and r["set"] == LAMBDA_SET[0]]
+            and r["set"] == want and (not GPUS or r["gpu"] in GPUS)]
+
+
+GPUS = []
 
 
 def fit_scaling(build, base, key):
@@ -237,6 +248,12 @@ def main():
             sys.exit("--table: expected v1")
         LAMBDA_SET[0] = "lambda-v1"
         del args[i:i + 2]
+    if "--gpus" in args:
+        i = args.index("--gpus")
+        GPUS.extend(g for g in ",".join(args[i + 1:i + 2]).split(",") if g)
+        if not GPUS:
+            sys.exit("--gpus: expected a comma-separated list of catalogue ids")
+        del args[i:i + 2]
     if "--tf2017" in args:
         return fit_tf2017(build, base)
     if "--convnet" in args:
@@ -261,7 +278,8 @@ def main():
     best = descend(keys, names, loss)
     for n in names:
         print("%s = %s" % (n, keys[n]))
-    print("# FIT MAPE (1-GPU rows of %s, %d rows): %.2f%%" % (LAMBDA_SET[0], len(rows), best))
+    print("# FIT MAPE (1-GPU rows of %s, %d rows): %.2f%%" % (
+        LAMBDA_SET[0] + (" -other " + ",".join(GPUS) if GPUS else ""), len(rows), best))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,12 @@ source tree); exits 77 when it is absent.  Rows:
   lambda-v1   lambda_pytorch_throughput.csv table v1, ResNet-50 (NGC 22.09+):
               V100 SXM2 16 GB, A100 SXM4 80 GB, 1..8 GPUs:         REPORT set;
               A100 PCIe 40/80 GB, 1 and 2 GPUs:                    FIT set.
+  lambda-v0-other  the 2022 table's RTX A6000 (GA102) and Quadro RTX 8000
+              (TU102), 1..8 GPUs:                                  FIT set
+              (the GA102 and TU102 keys of frameworks/pytorch.conf).
+  lambda-v1-other  table v1's PCIe cards: RTX 3090, RTX 4090, RTX A6000,
+              RTX 6000 Ada, A10, Quadro RTX 8000, 1..8 GPUs:       REPORT set.
+              Slice "lambda-v1 all GPUs": both table-v1 sets.
   tf2017      tf_benchmarks_2017_images_per_sec.csv, synthetic rows, DGX-1
               (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs: the 1-GPU
               DGX-1 rows and the p2.8xlarge ResNet-50 rows FIT set, the
@@ -31,7 +37,8 @@ source tree); exits 77 when it is absent.  Rows:
 
 The FIT set is what any constant of the cost models or framework profiles
 may be fitted on; the REPORT set is never looked at while fitting.  fp32 on
-Ampere is run as tf32 (PyTorch >= 1.7 runs convolutions in TF32 by default).
+Ampere and Ada is run as tf32 (PyTorch >= 1.7 runs convolutions in TF32 by
+default).
 Lambda's throughput is the whole system's (summed over its GPUs), as is
 `dtsim run`'s.  Error = predicted / measured - 1 (positive: dtsim too fast).
 """
@@ -53,6 +60,12 @@ LAMBDA_GPUS = {  # name in the source, without the count prefix -> catalogue id
     # table v1 only: its FIT rows (frameworks/pytorch-ngc22.conf)
     "A100 40GB PCIe": "A100-PCIE-40GB", "A100 80GB PCIe": "A100-PCIE-80GB",
 }
+LAMBDA_OTHER_GPUS = {  # PCIe cards: sets lambda-v0-other (FIT) and lambda-v1-other (REPORT)
+    "v0": {"RTX A6000": "RTXA6000", "Quadro RTX 8000": "RTX8000", "RTX Quadro 8000": "RTX8000"},
+    "v1": {"RTX 3090": "RTX3090", "RTX 4090": "RTX4090", "RTX A6000": "RTXA6000",
+           "RTX 6000 Ada": "RTX6000-Ada", "A10": "A10", "Quadro RTX 8000": "RTX8000"},
+}
+NO_TF32 = ("V100-SXM2-16GB", "V100-SXM2-32GB", "RTX8000")
 TF_MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "resnet152",
              "AlexNet": "alexnet", "VGG16": "vgg16"}
 CONVNET_MODELS = {"AlexNet (One Weird Trick paper)": "alexnet-owt", "Overfeat [fast]": "overfeat-fast",
@@ -131,6 +144,9 @@ def lambda_rows(vdir, quick):
             if name.startswith("%dx" % n):
                 name = name[len("%dx" % n):].strip()
             gpu = LAMBDA_GPUS.get(name)
+            other = gpu is None and name in LAMBDA_OTHER_GPUS[table]
+            if other:
+                gpu = LAMBDA_OTHER_GPUS[table][name]
             pcie = gpu is not None and "PCIE" in gpu
             if gpu is None or float(r["throughput"]) <= 0 or (pcie and split == "fit"):
                 continue
@@ -141,9 +157,9 @@ def lambda_rows(vdir, quick):
                 continue
             seen.add(key)
             prec = r["precision"]
-            if prec == "fp32" and gpu.startswith("A100"):
+            if prec == "fp32" and gpu not in NO_TF32:
                 prec = "tf32"
-            rows.append(dict(set="lambda-" + table, split="fit" if pcie else split, gpu=gpu, n=n,
+            rows.append(dict(set="lambda-%s%s" % (table, "-other" if other else ""), split="fit" if pcie else split, gpu=gpu, n=n,
                              workload="resnet50", batch=int(r["batch_size_per_gpu"]),
                              precision=prec, measured=float(r["throughput"]), unit="img/s"))
     return rows
@@ -195,7 +211,8 @@ DEFAULT_FRAMEWORKS = {"lambda": "pytorch", "lambda-v1": "pytorch-ngc22", "tf2017
 def predict(d, row, frameworks=None):
     plat = row.get("platform") or d.platform(row["gpu"])
     fws = frameworks or DEFAULT_FRAMEWORKS
-    fw = fws.get(row["set"], fws.get(row["set"].split("-")[0]))
+    fw = fws["lambda-v1"] if row["set"].startswith("lambda-v1") else fws.get(
+        row["set"], fws.get(row["set"].split("-")[0]))
     j = d.run(plat, row.get("path", row["workload"]), row["batch"], row["n"], row["precision"], fw)
     if row["unit"] == "img/s":
         return j["throughput_samples_per_s"], j
@@ -209,6 +226,8 @@ def slices(row):
         g = row["gpu"].split("-")[0]
         s += ["%s %s" % (row["set"], g), "%s %s %s" % (row["set"], g, row["precision"]),
               "%s %d-GPU" % (row["set"], row["n"])]
+        if row["set"].startswith("lambda-v1"):
+            s.append("lambda-v1 all GPUs")
     elif row["set"] == "tf2017":
         s += ["tf2017 " + row["gpu"]]
     elif row["set"] == "convnet":

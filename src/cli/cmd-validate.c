@@ -13,6 +13,13 @@
  *   lambda-v1  lambda_pytorch_throughput.csv table v1, the same benchmark on
  *              newer containers (NGC 22.09+), `pytorch-ngc22`: V100 SXM2 and
  *              A100 SXM4 rows REPORT; A100 PCIe 40/80 GB rows FIT.
+ *   lambda-v0-other  the 2022 table's RTX A6000 (GA102) and Quadro RTX
+ *              8000 (TU102) rows, 1..8 GPUs, `pytorch` (its GA102 and
+ *              TU102 keys were fitted on them).                       FIT.
+ *   lambda-v1-other  table v1's PCIe cards: RTX 3090, RTX 4090, RTX A6000,
+ *              RTX 6000 Ada, A10 (Ampere and Ada, fp32 run as tf32) and
+ *              Quadro RTX 8000 (Turing), 1..8 GPUs, `pytorch-ngc22`. REPORT.
+ *              Slice "lambda-v1 all GPUs": both table-v1 sets together.
  *   tf2017     tf_benchmarks_2017_images_per_sec.csv synthetic rows, dgx1-p100
  *              and aws-p2-8xlarge, 1..8 GPUs, `tensorflow1`: the 1-GPU DGX-1
  *              rows and the p2.8xlarge ResNet-50 rows FIT, the rest REPORT.
@@ -199,14 +206,37 @@ number (const Table *t, guint row, const char *text, double *out, GError **error
 
 /* ---- rows of each set ----------------------------------------------------------- */
 
+/* Lambda's names, without the count prefix, and the catalogue's.  `other`:
+ * PCIe cards, sets lambda-v0-other (FIT: the GA102 and TU102 keys of
+ * frameworks/pytorch.conf were fitted on them) and lambda-v1-other (REPORT);
+ * `table`: the one table a name is read from, else both. */
 static const struct {
   const char *name, *gpu;
+  gboolean other;
+  const char *table;
 } lambda_gpus[] = {
-  { "V100 16GB", "V100-SXM2-16GB" },       { "V100 32GB", "V100-SXM2-32GB" },
-  { "A100 40GB SXM4", "A100-SXM4-40GB" }, { "A100 80GB SXM4", "A100-SXM4-80GB" },
+  { "V100 16GB", "V100-SXM2-16GB", FALSE, NULL },
+  { "V100 32GB", "V100-SXM2-32GB", FALSE, NULL },
+  { "A100 40GB SXM4", "A100-SXM4-40GB", FALSE, NULL },
+  { "A100 80GB SXM4", "A100-SXM4-80GB", FALSE, NULL },
   /* table v1 only: its FIT rows (frameworks/pytorch-ngc22.conf) */
-  { "A100 40GB PCIe", "A100-PCIE-40GB" },  { "A100 80GB PCIe", "A100-PCIE-80GB" },
+  { "A100 40GB PCIe", "A100-PCIE-40GB", FALSE, "v1" },
+  { "A100 80GB PCIe", "A100-PCIE-80GB", FALSE, "v1" },
+  { "RTX A6000", "RTXA6000", TRUE, NULL },
+  { "Quadro RTX 8000", "RTX8000", TRUE, NULL },
+  { "RTX Quadro 8000", "RTX8000", TRUE, "v0" }, /* its multi-GPU rows there */
+  { "RTX 3090", "RTX3090", TRUE, "v1" },        /* v0's: fitted on by nothing */
+  { "RTX 4090", "RTX4090", TRUE, "v1" },
+  { "RTX 6000 Ada", "RTX6000-Ada", TRUE, "v1" },
+  { "A10", "A10", TRUE, "v1" },
 };
+
+/* PyTorch >= 1.7 runs fp32 convolutions in TF32 on Ampere and later. */
+static gboolean
+has_tf32 (const char *gpu)
+{
+  return !g_str_has_prefix (gpu, "V100") && strcmp (gpu, "RTX8000") != 0;
+}
 
 static char *
 remove_all (const char *s, const char *what)
@@ -255,27 +285,30 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
       while (*bare == ' ')
         bare++;
       const char *gpu = NULL;
+      gboolean other = FALSE;
       for (guint g = 0; g < G_N_ELEMENTS (lambda_gpus); g++)
-        if (strcmp (bare, lambda_gpus[g].name) == 0)
+        if (strcmp (bare, lambda_gpus[g].name) == 0
+            && (lambda_gpus[g].table == NULL || strcmp (lambda_gpus[g].table,
+                                                        files[f].table) == 0)) {
           gpu = lambda_gpus[g].gpu;
-      /* A100 PCIe rows: FIT rows of table v1 (pytorch-ngc22), not used from v0 */
+          other = lambda_gpus[g].other;
+        }
+      /* A100 PCIe rows: FIT rows of table v1 (pytorch-ngc22) */
       gboolean pcie = gpu != NULL && strstr (gpu, "PCIE") != NULL;
-      if (gpu == NULL || !(tput > 0) || (quick && n != 1 && n != 8) || (pcie && files[f].fit))
+      if (gpu == NULL || !(tput > 0) || (quick && n != 1 && n != 8))
         continue;
       const char *prec = cell (r, col[5]);
       char *key = g_strdup_printf ("%s/%d/%s", gpu, n, prec);
       if (!g_hash_table_add (seen, key))
         continue;
       Row *row = g_new0 (Row, 1);
-      row->set = files[f].set;
+      row->set = !other ? files[f].set : files[f].fit ? "lambda-v0-other" : "lambda-v1-other";
       row->fit = files[f].fit || pcie;
       row->gpu = g_strdup (gpu);
       row->n = n;
       row->workload = g_strdup ("resnet50");
       row->batch = (int) batch;
-      /* PyTorch >= 1.7 runs fp32 convolutions in TF32 on Ampere by default. */
-      row->precision = g_strdup (strcmp (prec, "fp32") == 0 && g_str_has_prefix (gpu, "A100")
-                                     ? "tf32" : prec);
+      row->precision = g_strdup (strcmp (prec, "fp32") == 0 && has_tf32 (gpu) ? "tf32" : prec);
       row->measured = tput;
       row->unit = UNIT_IMG_S;
       g_ptr_array_add (rows, row);
@@ -525,7 +558,8 @@ platform_for (Validate *v, const Row *r, GError **error)
   static const char *const v100[] = { "--intra", "nvlink-mesh", "--nvlink-pairs", "dgx1-v100",
                                       "--intra-bandwidth", "25GB/s", "--pcie-switches", "2",
                                       NULL };
-  /* A100 PCIe cards: PCIe only (the generator's default fabric) */
+  /* PCIe cards (A100 PCIe, lambda-v1-other): PCIe only, the generator's
+   * default fabric (PCIe 3.0 x16 links) */
   const char *const *fabric = g_str_has_prefix (r->gpu, "A100-SXM") ? a100
                               : g_str_has_prefix (r->gpu, "V100") ? v100
                                                                   : NULL;
@@ -543,7 +577,7 @@ platform_for (Validate *v, const Row *r, GError **error)
 static const char *
 framework_of (const Validate *v, const Row *r)
 {
-  if (strcmp (r->set, "lambda-v1") == 0)
+  if (g_str_has_prefix (r->set, "lambda-v1"))
     return v->fw_lambda_v1;
   if (g_str_has_prefix (r->set, "lambda"))
     return v->fw_lambda;
@@ -711,6 +745,8 @@ row_slices (GHashTable *acc, const Row *r)
     add_error (acc, r, a, r->error);
     add_error (acc, r, b, r->error);
     add_error (acc, r, c, r->error);
+    if (g_str_has_prefix (r->set, "lambda-v1"))
+      add_error (acc, r, "lambda-v1 all GPUs", r->error);
   } else if (strcmp (r->set, "tf2017") == 0) {
     g_autofree char *a = g_strdup_printf ("tf2017 %s", r->gpu);
     add_error (acc, r, a, r->error);
@@ -844,7 +880,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("[-- RUN OPTION...]");
   g_option_context_set_summary (
       ctx, "Predict every row of the measured data sets that map to a platform dtsim\n"
-           "ships or makes (Lambda's PyTorch ResNet-50 tables on V100 and A100, the\n"
+           "ships or makes (Lambda's PyTorch ResNet-50 tables on V100, A100 and PCIe cards, the\n"
            "TensorFlow 2017 benchmarks on DGX-1 and p2.8xlarge, convnet-benchmarks on a\n"
            "Titan X, DeepBench all-reduce) and print the mean absolute percentage error\n"
            "and the signed bias per set and per slice (error positive when dtsim is\n"
@@ -951,7 +987,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   printf ("dtsim validate: %u rows from %s%s\n", rows->len, dir, quick ? " (--quick)" : "");
   printf ("Framework profiles: convnet %s, lambda-v0 %s, lambda-v1 %s, tf2017 %s\n",
           v.fw_convnet, v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017);
-  printf ("FIT rows (%u: lambda-v0 for pytorch, lambda-v1 A100 PCIe for pytorch-ngc22, "
+  printf ("FIT rows (%u: lambda-v0 and lambda-v0-other for pytorch, lambda-v1 A100 PCIe for "
+          "pytorch-ngc22, "
           "tf2017 1-GPU DGX-1 and p2.8xlarge ResNet-50 for tensorflow1, convnet VGG-A for "
           "torch7-cudnn4): %s\n", n_fit,
           show_fit ? "shown apart below" : "not reported");

@@ -153,8 +153,8 @@ print_text (const DtsPlatform *p)
     for (guint q = 0; q < p->gpus->len; q++)
       count += strcmp (dts_platform_gpu (p, (int) q)->spec.id, s->id) == 0;
     DtsFormatBuf tf32, bf16;
-    printf ("  %s x%u: %s (%s, %d SMs), TF32 %s, BF16 %s TFLOP/s\n", s->id, count, s->full_name,
-            s->arch, s->sm_count, num (&tf32, s->peak_flops[DTS_PREC_TF32], DTS_FORMAT_UNIT_TFLOPS),
+    printf ("  %s x%u: %s (%s%s%s, %d SMs), TF32 %s, BF16 %s TFLOP/s\n", s->id, count,
+            s->full_name, s->arch, s->chip ? " " : "", s->chip ? s->chip : "", s->sm_count, num (&tf32, s->peak_flops[DTS_PREC_TF32], DTS_FORMAT_UNIT_TFLOPS),
             num (&bf16, s->peak_flops[DTS_PREC_BF16], DTS_FORMAT_UNIT_TFLOPS));
     printf ("    source: %s\n", s->source);
   }
@@ -244,6 +244,8 @@ print_json (const DtsPlatform *p)
     dts_json_kv_string (j, "gpu", g->spec.id);
     dts_json_kv_string (j, "name", g->spec.full_name);
     dts_json_kv_string (j, "arch", g->spec.arch);
+    if (g->spec.chip)
+      dts_json_kv_string (j, "chip", g->spec.chip);
     for (int prec = 0; prec < DTS_PREC_COUNT; prec++) {
       g_autofree char *key = g_strdup_printf ("peak_%s_flop_per_s",
                                               dts_precision_to_string ((DtsPrecision) prec));

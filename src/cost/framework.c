@@ -11,6 +11,8 @@
  *   compute-efficiency-PREC-ARCH, memory-efficiency-ARCH
  *                          the same for the GPUs of one architecture (the
  *                          catalogue's arch: kepler, volta, ampere, ...)
+ *                          or of one chip (its chip: ga100, ga102, ...); a
+ *                          chip's key wins over its architecture's
  *   wave-quantisation      yes|no: conv/fc kernels pay for whole waves of
  *                          tile x tile output blocks over the SMs
  *   tile                   that tile's edge in output elements (1..1024)
@@ -125,23 +127,33 @@ dts_framework_sync_slowdown (const DtsFramework *fw, int n)
   return 1.0 + fw->speed_spread * expected_max_normal (n);
 }
 
-double
-dts_framework_compute_eff (const DtsFramework *fw, const char *arch, DtsPrecision precision)
+/* The override for CHIP, else for ARCH (either may be NULL), else -1. */
+static double
+arch_eff (const DtsFramework *fw, const char *chip, const char *arch, gboolean memory,
+          DtsPrecision precision)
 {
-  for (int i = 0; arch != NULL && i < fw->n_arch; i++)
-    if (!fw->arch_eff[i].memory && fw->arch_eff[i].precision == precision
-        && g_ascii_strcasecmp (fw->arch_eff[i].arch, arch) == 0)
-      return fw->arch_eff[i].eff;
-  return fw->compute_eff[precision];
+  const char *names[] = { chip, arch };
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    for (int i = 0; names[n] != NULL && i < fw->n_arch; i++)
+      if (fw->arch_eff[i].memory == memory && (memory || fw->arch_eff[i].precision == precision)
+          && g_ascii_strcasecmp (fw->arch_eff[i].arch, names[n]) == 0)
+        return fw->arch_eff[i].eff;
+  return -1;
 }
 
 double
-dts_framework_memory_eff (const DtsFramework *fw, const char *arch)
+dts_framework_compute_eff (const DtsFramework *fw, const char *chip, const char *arch,
+                           DtsPrecision precision)
 {
-  for (int i = 0; arch != NULL && i < fw->n_arch; i++)
-    if (fw->arch_eff[i].memory && g_ascii_strcasecmp (fw->arch_eff[i].arch, arch) == 0)
-      return fw->arch_eff[i].eff;
-  return fw->memory_eff;
+  double e = arch_eff (fw, chip, arch, FALSE, precision);
+  return e > 0 ? e : fw->compute_eff[precision];
+}
+
+double
+dts_framework_memory_eff (const DtsFramework *fw, const char *chip, const char *arch)
+{
+  double e = arch_eff (fw, chip, arch, TRUE, DTS_PREC_FP32);
+  return e > 0 ? e : fw->memory_eff;
 }
 
 /* KEY-ARCH = V: one per-architecture override of an efficiency. */

@@ -41,8 +41,8 @@ typedef struct {
   gboolean winograd;                  /* winograd-convolution: and a 3x3 one as a Winograd
                                        * transform, fused F(2x2,3x3) or not F(4x4,3x3) */
   /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
-   * compute_eff and memory_eff for the GPUs of one architecture (the
-   * catalogue's arch, compared without case) */
+   * compute_eff and memory_eff for the GPUs of one architecture or chip
+   * (the catalogue's arch or chip, compared without case) */
   int n_arch;
   struct {
     char arch[24];
@@ -52,14 +52,14 @@ typedef struct {
   } arch_eff[DTS_FRAMEWORK_MAX_ARCH_KEYS];
 } DtsFramework;
 
-/* The share of peak FLOP/s of conv/fc kernels on a GPU of architecture ARCH
- * (may be NULL) at PRECISION. */
-double dts_framework_compute_eff (const DtsFramework *fw, const char *arch,
+/* The share of peak FLOP/s of conv/fc kernels at PRECISION on a GPU of
+ * chip CHIP and architecture ARCH (either may be NULL): the chip's key,
+ * else the architecture's, else the precision's. */
+double dts_framework_compute_eff (const DtsFramework *fw, const char *chip, const char *arch,
                                   DtsPrecision precision);
 
-/* The share of peak bandwidth of other kernels on a GPU of architecture
- * ARCH (may be NULL). */
-double dts_framework_memory_eff (const DtsFramework *fw, const char *arch);
+/* The share of peak bandwidth of other kernels, looked up the same way. */
+double dts_framework_memory_eff (const DtsFramework *fw, const char *chip, const char *arch);
 
 /* What synchronous data parallelism over N GPUs multiplies compute times
  * by: every GPU waits for the slowest of N whose sustained speeds spread

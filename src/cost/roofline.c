@@ -255,19 +255,19 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
   if (work->kernels == 0)
     return 0.0;
   double peak = dts_gpu_spec_flops (gpu, precision, NULL);
-  double p = peak * dts_framework_compute_eff (fw, gpu->arch, precision);
+  double p = peak * dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision);
   double tc = work->flops / p;
   if (work->winograd_3x3 && fw->winograd_3x3 > 1)
     tc /= fw->winograd_3x3;
   if (fw->waves)
     tc /= dts_roofline_wave_efficiency (work->gemm_rows, work->gemm_cols, fw->tile,
                                         gpu->sm_count);
-  double bw = gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->arch);
+  double bw = gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->chip, gpu->arch);
   double t = fmax (tc, work->bytes / bw) + work->kernels * fw->launch_s;
   /* The auto-tuner's choice: another algorithm where it is faster.  FFTs
    * transform and multiply in fp32 complex whatever the precision. */
   double p32 = dts_gpu_spec_flops (gpu, DTS_PREC_FP32, NULL)
-               * dts_framework_compute_eff (fw, gpu->arch, DTS_PREC_FP32);
+               * dts_framework_compute_eff (fw, gpu->chip, gpu->arch, DTS_PREC_FP32);
   for (int i = 0; i < work->n_alt; i++) {
     DtsConvAlgorithm a = work->alt[i].algorithm;
     gboolean fft = a == DTS_CONV_FFT || a == DTS_CONV_FFT_TILING;

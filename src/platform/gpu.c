@@ -167,6 +167,7 @@ dts_gpu_spec_copy (DtsGpuSpec *dst, const DtsGpuSpec *src)
   dst->id = g_strdup (src->id);
   dst->full_name = g_strdup (src->full_name);
   dst->arch = g_strdup (src->arch);
+  dst->chip = g_strdup (src->chip);
   dst->source = g_strdup (src->source);
 }
 
@@ -178,6 +179,7 @@ dts_gpu_spec_clear (DtsGpuSpec *spec)
   g_clear_pointer (&spec->id, g_free);
   g_clear_pointer (&spec->full_name, g_free);
   g_clear_pointer (&spec->arch, g_free);
+  g_clear_pointer (&spec->chip, g_free);
   g_clear_pointer (&spec->source, g_free);
 }
 
@@ -215,6 +217,8 @@ is_known_attr (const char *name)
   for (const char *const *s = string_attrs; *s; s++)
     if (strcmp (*s, name) == 0)
       return TRUE;
+  if (strcmp (name, "chip") == 0)
+    return TRUE;
   for (const DtsGpuField *f = fields; f->attr; f++)
     if (strcmp (f->attr, name) == 0)
       return TRUE;
@@ -227,6 +231,7 @@ known_attrs (void)
   g_autoptr (GString) s = g_string_new (NULL);
   for (const char *const *a = string_attrs; *a; a++)
     g_string_append_printf (s, "%s%s", s->len ? ", " : "", *a);
+  g_string_append (s, ", chip");
   for (const DtsGpuField *f = fields; f->attr; f++)
     g_string_append_printf (s, ", %s", f->attr);
   return g_string_free (g_steal_pointer (&s), FALSE);
@@ -260,6 +265,15 @@ load_entry (DtsGpuCatalog *cat, xmlNode *node, GError **error)
       return FALSE;
     }
     *strings[i] = g_steal_pointer (&v);
+  }
+  /* optional: the die, for framework keys finer than the architecture */
+  spec.chip = dts_xml_get_attr (node, "chip");
+  if (spec.chip != NULL && *g_strstrip (spec.chip) == '\0') {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 KIND " '%s': line %d: <gpu id=%s> attribute 'chip' is empty (omit it, or "
+                 "name the die: GA102)", path, line, spec.id);
+    dts_gpu_spec_clear (&spec);
+    return FALSE;
   }
 
   for (const DtsGpuField *f = fields; f->attr; f++) {

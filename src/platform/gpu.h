@@ -17,6 +17,7 @@ typedef struct {
   char *id;          /* catalogue id, e.g. "V100-SXM2-16GB" */
   char *full_name;   /* "NVIDIA Tesla V100 SXM2 16 GB" */
   char *arch;        /* "Volta" */
+  char *chip;        /* "GV100"; NULL where the catalogue names none */
   double peak_flops[DTS_PREC_COUNT]; /* FLOP/s (dense, no sparsity); 0 = unsupported */
   double mem_bw_Bps;  /* device memory bandwidth */
   double mem_bytes;   /* device memory size */

@@ -190,12 +190,24 @@ START_TEST (test_framework_parse)
       "iteration-overhead = 3ms\nfuse = relu, add\n");
   ck_assert_double_eq (fw->compute_eff[DTS_PREC_FP32], 0.9);
   ck_assert_double_eq (fw->compute_eff[DTS_PREC_TF32], DTS_ROOFLINE_COMPUTE_EFF);
-  ck_assert_double_eq (dts_framework_compute_eff (fw, "Volta", DTS_PREC_FP16), 0.25);
-  ck_assert_double_eq (dts_framework_compute_eff (fw, "Ampere", DTS_PREC_FP16),
+  ck_assert_double_eq (dts_framework_compute_eff (fw, NULL, "Volta", DTS_PREC_FP16), 0.25);
+  ck_assert_double_eq (dts_framework_compute_eff (fw, NULL, "Ampere", DTS_PREC_FP16),
                        DTS_ROOFLINE_COMPUTE_EFF);
-  ck_assert_double_eq (dts_framework_compute_eff (fw, NULL, DTS_PREC_FP16),
+  ck_assert_double_eq (dts_framework_compute_eff (fw, NULL, NULL, DTS_PREC_FP16),
                        DTS_ROOFLINE_COMPUTE_EFF);
   ck_assert_double_eq (fw->memory_eff, 0.5);
+  /* a chip's key wins over its architecture's; either falls back */
+  g_autoptr (DtsFramework) chips = parse_ok (
+      "compute-efficiency-fp16-ampere = 0.2\ncompute-efficiency-fp16-GA102 = 0.4\n"
+      "memory-efficiency-ga102 = 0.6\nmemory-efficiency-ampere = 0.7\n");
+  ck_assert_double_eq (dts_framework_compute_eff (chips, "ga102", "Ampere", DTS_PREC_FP16), 0.4);
+  ck_assert_double_eq (dts_framework_compute_eff (chips, "GA100", "Ampere", DTS_PREC_FP16), 0.2);
+  ck_assert_double_eq (dts_framework_compute_eff (chips, "GA102", "Ampere", DTS_PREC_TF32),
+                       DTS_ROOFLINE_COMPUTE_EFF);
+  ck_assert_double_eq (dts_framework_compute_eff (chips, "GA102", NULL, DTS_PREC_FP16), 0.4);
+  ck_assert_double_eq (dts_framework_memory_eff (chips, "GA102", "Ampere"), 0.6);
+  ck_assert_double_eq (dts_framework_memory_eff (chips, NULL, "Ampere"), 0.7);
+  ck_assert_double_eq (dts_framework_memory_eff (chips, "AD102", "Ada"), chips->memory_eff);
   ck_assert (fw->waves);
   ck_assert_int_eq (fw->tile, 64);
   ck_assert_double_eq_tol (fw->launch_s, 2e-6, 1e-18);

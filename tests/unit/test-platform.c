@@ -209,6 +209,16 @@ START_TEST (test_catalog_errors)
   ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
   ck_assert_uint_eq (dts_gpu_catalog_size (cat), 1);
   ck_assert_double_eq_tol (dts_gpu_catalog_lookup (cat, "x1")->mem_bytes, 8 * GIB, 1);
+  ck_assert_ptr_null (dts_gpu_catalog_lookup (cat, "x1")->chip); /* optional */
+  {
+    g_autofree char *chip = dts_test_write_tmp (
+        "<gpus version=\"1\">\n  <gpu id=\"X1\" name=\"X one\" arch=\"Test\" chip=\" TX100 \" "
+        "fp32=\"10TFLOPS\" tf32=\"0\" fp16=\"0\" bf16=\"0\" mem-bw=\"500GB/s\" mem=\"8GiB\" "
+        "sm=\"10\" source=\"test\"/>\n</gpus>\n", ".xml");
+    g_autoptr (DtsGpuCatalog) c2 = dts_gpu_catalog_load (chip, &error);
+    ck_assert_msg (c2 != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq (dts_gpu_catalog_lookup (c2, "X1")->chip, "TX100");
+  }
 
   catalog_bad ("<gpus version=\"1\">\n" GPU_OK "  <gpu id=\"X2\"\n/>\n</gpus>\n",
                DTS_ERROR_INVALID, "line 4: <gpu id=X2> needs a non-empty attribute 'name'", NULL);
@@ -225,6 +235,9 @@ START_TEST (test_catalog_errors)
                "line 3: GPU id 'X1' is already defined", NULL);
   catalog_bad ("<gpus version=\"1\">\n  <gpu id=\"X\" speed=\"1\"/>\n</gpus>\n", DTS_ERROR_INVALID,
                "line 2: <gpu> has an unknown attribute 'speed'", "mem-bw");
+  catalog_bad ("<gpus version=\"1\">\n"
+               "  <gpu id=\"X2\" name=\"n\" arch=\"a\" chip=\" \" source=\"s\"/>\n</gpus>\n",
+               DTS_ERROR_INVALID, "line 2: <gpu id=X2> attribute 'chip' is empty", "GA102");
   catalog_bad ("<gpus version=\"1\">\n</gpus>\n", DTS_ERROR_INVALID, "no <gpu> entries", NULL);
   catalog_bad ("<gpus version=\"2\">\n" GPU_OK "</gpus>\n", DTS_ERROR_INVALID,
                "version '2' is not supported", NULL);
