@@ -24,7 +24,11 @@ source tree); exits 77 when it is absent.  Rows:
               (the GA102 and TU102 keys of frameworks/pytorch.conf).
   lambda-v1-other  table v1's PCIe cards: RTX 3090, RTX 4090, RTX A6000,
               RTX 6000 Ada, A10, Quadro RTX 8000, 1..8 GPUs:       REPORT set.
-              Slice "lambda-v1 all GPUs": both table-v1 sets.
+  lambda-v1-ssd  table v1's SSD300 rows (workloads/ssd300.xml) on every GPU
+              above, 1..8 GPUs:                                    REPORT set
+              (nothing was fitted on SSD).  Slices "lambda-v1 all GPUs"
+              (ResNet-50 of lambda-v1 and lambda-v1-other) and "lambda-v1 all
+              GPUs, ResNet-50 + SSD" (and lambda-v1-ssd).
   tf2017      tf_benchmarks_2017_images_per_sec.csv, synthetic rows, DGX-1
               (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs: the 1-GPU
               DGX-1 rows and the p2.8xlarge ResNet-50 rows FIT set, the
@@ -136,7 +140,8 @@ def lambda_rows(vdir, quick):
                                 ("lambda_pytorch_throughput.csv", "v1", "report")):
         seen = set()
         for r in read_csv(os.path.join(vdir, fname)):
-            if r["task"] != "resnet50" or r["table"] != table:
+            ssd = r["task"] == "ssd" and table == "v1"  # set lambda-v1-ssd: REPORT
+            if (r["task"] != "resnet50" and not ssd) or r["table"] != table:
                 continue
             name = r["gpu_name_as_in_source"].replace("LambdaCloud", "").replace(
                 "Lambda Cloud \u2014", "").strip()
@@ -152,15 +157,17 @@ def lambda_rows(vdir, quick):
                 continue
             if quick and n not in (1, 8):
                 continue
-            key = (gpu, n, r["precision"])
+            key = (r["task"], gpu, n, r["precision"])
             if key in seen:
                 continue
             seen.add(key)
             prec = r["precision"]
             if prec == "fp32" and gpu not in NO_TF32:
                 prec = "tf32"
-            rows.append(dict(set="lambda-%s%s" % (table, "-other" if other else ""), split="fit" if pcie else split, gpu=gpu, n=n,
-                             workload="resnet50", batch=int(r["batch_size_per_gpu"]),
+            name = "lambda-v1-ssd" if ssd else "lambda-%s%s" % (table, "-other" if other else "")
+            rows.append(dict(set=name, split="fit" if pcie and not ssd else split, gpu=gpu, n=n,
+                             workload="ssd300" if ssd else "resnet50",
+                             batch=int(r["batch_size_per_gpu"]),
                              precision=prec, measured=float(r["throughput"]), unit="img/s"))
     return rows
 
@@ -227,7 +234,9 @@ def slices(row):
         s += ["%s %s" % (row["set"], g), "%s %s %s" % (row["set"], g, row["precision"]),
               "%s %d-GPU" % (row["set"], row["n"])]
         if row["set"].startswith("lambda-v1"):
-            s.append("lambda-v1 all GPUs")
+            s.append("lambda-v1 all GPUs, ResNet-50 + SSD")
+            if row["workload"] == "resnet50":
+                s.append("lambda-v1 all GPUs")
     elif row["set"] == "tf2017":
         s += ["tf2017 " + row["gpu"]]
     elif row["set"] == "convnet":

@@ -19,7 +19,11 @@
  *   lambda-v1-other  table v1's PCIe cards: RTX 3090, RTX 4090, RTX A6000,
  *              RTX 6000 Ada, A10 (Ampere and Ada, fp32 run as tf32) and
  *              Quadro RTX 8000 (Turing), 1..8 GPUs, `pytorch-ngc22`. REPORT.
- *              Slice "lambda-v1 all GPUs": both table-v1 sets together.
+ *   lambda-v1-ssd  table v1's SSD300 rows (task ssd, workloads/ssd300.xml) on
+ *              every GPU above, `pytorch-ngc22`: nothing was fitted on SSD. REPORT.
+ *              Slices "lambda-v1 all GPUs": lambda-v1 and lambda-v1-other
+ *              (ResNet-50); "lambda-v1 all GPUs, ResNet-50 + SSD": and
+ *              lambda-v1-ssd.
  *   tf2017     tf_benchmarks_2017_images_per_sec.csv synthetic rows, dgx1-p100
  *              and aws-p2-8xlarge, 1..8 GPUs, `tensorflow1`: the 1-GPU DGX-1
  *              rows and the p2.8xlarge ResNet-50 rows FIT, the rest REPORT.
@@ -266,8 +270,11 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
     g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     for (guint i = 1; i < t.rows->len; i++) {
       char **r = g_ptr_array_index (t.rows, i);
-      if (strcmp (cell (r, col[0]), "resnet50") != 0 || strcmp (cell (r, col[1]),
-                                                                files[f].table) != 0)
+      /* ResNet-50 from both tables; SSD300 from table v1 only (set lambda-v1-ssd) */
+      const char *task = cell (r, col[0]);
+      gboolean ssd = strcmp (task, "ssd") == 0 && !files[f].fit;
+      if ((strcmp (task, "resnet50") != 0 && !ssd) || strcmp (cell (r, col[1]),
+                                                             files[f].table) != 0)
         continue;
       double count, tput, batch;
       if (!number (&t, i + 1, cell (r, col[3]), &count, error)
@@ -298,15 +305,18 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
       if (gpu == NULL || !(tput > 0) || (quick && n != 1 && n != 8))
         continue;
       const char *prec = cell (r, col[5]);
-      char *key = g_strdup_printf ("%s/%d/%s", gpu, n, prec);
+      char *key = g_strdup_printf ("%s/%s/%d/%s", task, gpu, n, prec);
       if (!g_hash_table_add (seen, key))
         continue;
       Row *row = g_new0 (Row, 1);
-      row->set = !other ? files[f].set : files[f].fit ? "lambda-v0-other" : "lambda-v1-other";
-      row->fit = files[f].fit || pcie;
+      row->set = ssd      ? "lambda-v1-ssd"
+                 : !other ? files[f].set
+                 : files[f].fit ? "lambda-v0-other"
+                                : "lambda-v1-other";
+      row->fit = files[f].fit || (pcie && !ssd); /* nothing was fitted on SSD rows */
       row->gpu = g_strdup (gpu);
       row->n = n;
-      row->workload = g_strdup ("resnet50");
+      row->workload = g_strdup (ssd ? "ssd300" : "resnet50");
       row->batch = (int) batch;
       row->precision = g_strdup (strcmp (prec, "fp32") == 0 && has_tf32 (gpu) ? "tf32" : prec);
       row->measured = tput;
@@ -745,8 +755,11 @@ row_slices (GHashTable *acc, const Row *r)
     add_error (acc, r, a, r->error);
     add_error (acc, r, b, r->error);
     add_error (acc, r, c, r->error);
-    if (g_str_has_prefix (r->set, "lambda-v1"))
-      add_error (acc, r, "lambda-v1 all GPUs", r->error);
+    if (g_str_has_prefix (r->set, "lambda-v1")) {
+      if (strcmp (r->workload, "resnet50") == 0)
+        add_error (acc, r, "lambda-v1 all GPUs", r->error);
+      add_error (acc, r, "lambda-v1 all GPUs, ResNet-50 + SSD", r->error);
+    }
   } else if (strcmp (r->set, "tf2017") == 0) {
     g_autofree char *a = g_strdup_printf ("tf2017 %s", r->gpu);
     add_error (acc, r, a, r->error);
