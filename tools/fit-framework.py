@@ -29,6 +29,15 @@ its REPORT rows (V100 SXM2, A100 SXM4) are never read.
 GPUs named; frameworks/pytorch.conf's -ga102 and -tu102 keys.
 Without it, those rows are never read.
 
+--grid starts the coordinate search from the best point of a 0.1 grid over
+(0, 1] of every key named (10^k evaluations: for k <= 3 keys).
+
+--workloads resnet50,ssd300 fits on the SSD300 rows of the same GPUs too
+(with --table v1: the A100 PCIe rows of lambda-v1-ssd; the 2022 table has
+no usable SSD rows): two workloads of different compute and memory mix,
+which tell a compute efficiency from a memory one (default: ResNet-50 only,
+as the fits before it were made).
+
 --tf2017 fits frameworks/tensorflow1.conf on the FIT rows of the TensorFlow
 2017 set only, in two stages: (1) compute-efficiency-fp32,
 memory-efficiency and winograd-3x3 (not when BASE_PROFILE says
@@ -123,14 +132,19 @@ def setup(build, base, defaults, sets):
 
 
 def fit_rows():
-    """The FIT rows of LAMBDA_SET[0] (default: the V100/A100 rows), or of
-    its -other set (the PCIe cards) with --gpus."""
-    want = LAMBDA_SET[0] + ("-other" if GPUS else "")
+    """The FIT rows of LAMBDA_SET[0]'s table of the workloads WORKLOADS
+    (default ResNet-50): of the V100/A100 GPUs, or of those in GPUS (the
+    PCIe cards, --gpus)."""
+    table = LAMBDA_SET[0]
+    others = set(g for t in vc.LAMBDA_OTHER_GPUS.values() for g in t.values())
     return [r for r in vc.lambda_rows(vc.shared_dir(), False) if r["split"] == "fit"
-            and r["set"] == want and (not GPUS or r["gpu"] in GPUS)]
+            and r["set"].startswith(table) and r["workload"] in WORKLOADS
+            and (r["gpu"] in GPUS if GPUS else r["gpu"] not in others)]
 
 
 GPUS = []
+WORKLOADS = ["resnet50"]
+GRID = []
 
 
 def fit_scaling(build, base, key):
@@ -254,6 +268,15 @@ def main():
         if not GPUS:
             sys.exit("--gpus: expected a comma-separated list of catalogue ids")
         del args[i:i + 2]
+    if "--grid" in args:
+        args.remove("--grid")
+        GRID.append(True)
+    if "--workloads" in args:
+        i = args.index("--workloads")
+        WORKLOADS[:] = [w for w in ",".join(args[i + 1:i + 2]).split(",") if w]
+        if not WORKLOADS or any(w not in ("resnet50", "ssd300") for w in WORKLOADS):
+            sys.exit("--workloads: expected a comma-separated list of resnet50, ssd300")
+        del args[i:i + 2]
     if "--tf2017" in args:
         return fit_tf2017(build, base)
     if "--convnet" in args:
@@ -275,11 +298,27 @@ def main():
             errs.append(abs(p / r["measured"] - 1))
         return 100 * sum(errs) / len(errs)
 
+    if GRID:
+        # start the descent from the best point of a 0.1 grid over (0, 1]
+        # of every key named (descent alone stops in the first valley)
+        import itertools
+        start, low = None, None
+        for point in itertools.product(*[[i / 10 for i in range(1, 11)]] * len(names)):
+            for n, x in zip(names, point):
+                keys[n] = "%.2f" % x
+            l = loss()
+            if low is None or l < low:
+                start, low = point, l
+        for n, x in zip(names, start):
+            keys[n] = "%.2f" % x
+        print("# grid start: %s (FIT MAPE %.2f%%)" % (
+            ", ".join("%s %.1f" % nx for nx in zip(names, start)), low))
     best = descend(keys, names, loss)
     for n in names:
         print("%s = %s" % (n, keys[n]))
-    print("# FIT MAPE (1-GPU rows of %s, %d rows): %.2f%%" % (
-        LAMBDA_SET[0] + (" -other " + ",".join(GPUS) if GPUS else ""), len(rows), best))
+    print("# FIT MAPE (1-GPU rows of %s, %s, %d rows): %.2f%%" % (
+        LAMBDA_SET[0] + (" -other " + ",".join(GPUS) if GPUS else ""), "+".join(WORKLOADS),
+        len(rows), best))
 
 
 if __name__ == "__main__":
