@@ -253,6 +253,53 @@ START_TEST (test_memory)
 }
 END_TEST
 
+/* Lambda's batch sizes per GPU on the 24 GB and 48 GB PCIe cards of its
+ * table v1 fit (ResNet-50 and SSD300, AMP and TF32/fp32: every row of
+ * dtsim validate's lambda-v1-other and lambda-v1-ssd sets), and twice them
+ * do not. */
+START_TEST (test_memory_published_cards)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  static const struct {
+    const char *gpus[3], *workload;
+    DtsPrecision precision;
+    int batch;
+  } cases[] = {
+    { { "RTX3090", "RTX4090", "A10" }, "resnet50", DTS_PREC_FP16, 448 },
+    { { "RTX3090", "RTX4090", "A10" }, "resnet50", DTS_PREC_TF32, 224 },
+    { { "RTX3090", "RTX4090", "A10" }, "ssd300", DTS_PREC_FP16, 140 },
+    { { "RTX3090", "RTX4090", "A10" }, "ssd300", DTS_PREC_TF32, 80 },
+    { { "RTXA6000", "RTX6000-Ada", "RTX8000" }, "resnet50", DTS_PREC_FP16, 928 },
+    { { "RTXA6000", "RTX6000-Ada", NULL }, "resnet50", DTS_PREC_TF32, 496 },
+    { { "RTX8000", NULL, NULL }, "resnet50", DTS_PREC_FP32, 496 },
+    { { "RTXA6000", "RTX6000-Ada", "RTX8000" }, "ssd300", DTS_PREC_FP16, 256 },
+    { { "RTXA6000", "RTX6000-Ada", NULL }, "ssd300", DTS_PREC_TF32, 144 },
+    { { "RTX8000", NULL, NULL }, "ssd300", DTS_PREC_FP32, 144 },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autofree char *path =
+        dts_datadir_resolve ("workloads", cases[c].workload, ".xml", "workload", &error);
+    ck_assert_msg (path != NULL, "%s", error ? error->message : "");
+    g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+    ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+    for (guint g = 0; g < G_N_ELEMENTS (cases[c].gpus) && cases[c].gpus[g]; g++) {
+      const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, cases[c].gpus[g]);
+      ck_assert_ptr_nonnull (gpu);
+      for (int k = 1; k <= 2; k++) {
+        DtsMemoryEstimate m;
+        dts_schedule_memory_estimate (w, k * cases[c].batch, cases[c].precision, &m);
+        ck_assert_msg ((m.total_bytes <= gpu->mem_bytes) == (k == 1),
+                       "%s, %s %s batch %d: %.2f GiB of %.2f GiB", gpu->id, cases[c].workload,
+                       dts_precision_to_string (cases[c].precision), k * cases[c].batch,
+                       m.total_bytes / 1073741824.0, gpu->mem_bytes / 1073741824.0);
+      }
+    }
+  }
+}
+END_TEST
+
 /* The published batch sizes of a 16 GB V100 fit, whatever the framework
  * profile (the estimate does not depend on it): ResNet-50 at fp16 (AMP)
  * batch 256 and fp32 batch 112 and 128 (NVIDIA DeepLearningExamples
@@ -330,6 +377,7 @@ schedule_suite (void)
   tcase_add_test (tc, test_programs_shared);
   tcase_add_test (tc, test_memory);
   tcase_add_test (tc, test_memory_published);
+  tcase_add_test (tc, test_memory_published_cards);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
