@@ -11,7 +11,8 @@
 # Environment: FLAT_SIZES (default "4096 16384 65536 131072"), FT_SIZES
 # (GPUs on fat-trees, multiples of 8; default "4096 16384"), OLD_MAX
 # (largest N the old build runs, default 65536: beyond it only the new one
-# runs, "-" in the old columns), WORKLOAD (resnet50). Each configuration
+# runs, "-" in the old columns), WORKLOAD (resnet50), COLLECTIVE (an
+# algorithm for --collective, e.g. auto; default: dtsim's). Each configuration
 # runs the old binary, then the new one, so both see the same machine load.
 # Sizes past 65,536 GPUs need vm.max_map_count above 65,530 for the old
 # build (two actors per GPU), and memory: check `free -g` first.
@@ -24,6 +25,7 @@ flat_sizes=${FLAT_SIZES-4096 16384 65536 131072}
 ft_sizes=${FT_SIZES-4096 16384}
 old_max=${OLD_MAX:-65536}
 workload=${WORKLOAD:-resnet50}
+collective=${COLLECTIVE:+--collective $COLLECTIVE}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -48,7 +50,7 @@ row() {
       continue
     fi
     /usr/bin/time -f "%e %M" -o "$tmp/time-$side" "$build/dtsim" run -p "$platform" \
-      -w "$workload" --iterations 1 --comm-granularity analytic --format json --quiet \
+      -w "$workload" --iterations 1 --comm-granularity analytic $collective --format json --quiet \
       > "$tmp/$side.json"
   done
   python3 - "$here" "$tmp" "$kind" "$n" <<'PY'

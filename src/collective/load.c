@@ -41,6 +41,7 @@ typedef struct {
 typedef struct {
   double load, largest, bandwidth_Bps;
   gboolean shared;
+  guint stamp;           /* the slot whose load this is; older: zero */
 } Load;
 
 static int
@@ -77,7 +78,9 @@ step_slot (const DtsCollPlan *plan, int part, int step)
 typedef struct {
   DtsCollLinksFn links;
   gpointer data;
-  GHashTable *load;      /* link id -> Load, one slot's */
+  GHashTable *index;     /* link id -> 1 + its index in loads, for every slot */
+  GArray *loads;         /* Load, valid for the slot stamped */
+  guint stamp;           /* the slot being weighed (a Load of another is empty) */
   GArray *prev;          /* Flow: the last slot weighed */
   double prev_s, prev_lat, total, total_lat;
 } Weigh;
@@ -93,7 +96,7 @@ weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
     w->total_lat += w->prev_lat;
     return TRUE;
   }
-  g_hash_table_remove_all (w->load);
+  w->stamp++;
   double slot_s = 0, slot_lat = 0;
   int slot_times = 1;
   for (const Flow *f = flows; f < flows + n; f++) {
@@ -107,12 +110,17 @@ weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
     slot_lat = MAX (slot_lat, lat);
     slot_times = f->times;
     for (int l = 0; l < n_links; l++) {
-      Load *ld = g_hash_table_lookup (w->load, route[l].id);
-      if (ld == NULL) {
-        ld = g_new0 (Load, 1);
-        ld->bandwidth_Bps = route[l].bandwidth_Bps;
-        ld->shared = route[l].shared;
-        g_hash_table_insert (w->load, (gpointer) route[l].id, ld);
+      guint i = GPOINTER_TO_UINT (g_hash_table_lookup (w->index, route[l].id));
+      if (i == 0) {
+        Load fresh = { 0, 0, route[l].bandwidth_Bps, route[l].shared, 0 };
+        g_array_append_val (w->loads, fresh);
+        i = w->loads->len;
+        g_hash_table_insert (w->index, (gpointer) route[l].id, GUINT_TO_POINTER (i));
+      }
+      Load *ld = &g_array_index (w->loads, Load, i - 1);
+      if (ld->stamp != w->stamp) {
+        ld->stamp = w->stamp;
+        ld->load = ld->largest = 0;
       }
       ld->load += f->bytes * f->channels;
       ld->largest = MAX (ld->largest, f->bytes);
@@ -155,9 +163,10 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
   g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (Flow));
   g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (DtsCollXfer));
   g_autoptr (GArray) prev = g_array_new (FALSE, FALSE, sizeof (Flow));
-  g_autoptr (GHashTable) load = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) loads = g_array_new (FALSE, FALSE, sizeof (Load));
   DtsCollStepOps ops = { .xfers = xfers };
-  Weigh w = { links, data, load, prev, 0, 0, 0, 0 };
+  Weigh w = { links, data, index, loads, 0, prev, 0, 0, 0, 0 };
   if (plan->alg != NULL && plan->alg->step_slot != NULL) {
     /* Steps are not slots: gather every step, then weigh slot by slot. */
     for (int part = 0; part < plan->n_parts; part++) {
@@ -165,15 +174,30 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
       for (int s = 0; s < n; s++)
         add_step (plan, part, s, 1, &ops, flows);
     }
-    qsort (flows->data, flows->len, sizeof (Flow), flow_cmp);
-    for (guint i = 0; i < flows->len;) {
-      guint j = i;
-      while (j < flows->len
-             && g_array_index (flows, Flow, j).slot == g_array_index (flows, Flow, i).slot)
-        j++;
-      if (!weigh_slot (&w, &g_array_index (flows, Flow, i), j - i, error))
+    /* Bucket by slot (counting sort: a tree over a node-local chain has
+     * tens of thousands of slots and millions of flows), then sort each
+     * slot's few flows by sender and receiver. */
+    int n_slots = 0;
+    for (guint i = 0; i < flows->len; i++)
+      n_slots = MAX (n_slots, g_array_index (flows, Flow, i).slot + 1);
+    g_autofree guint *first = g_new0 (guint, (gsize) n_slots + 1);
+    for (guint i = 0; i < flows->len; i++)
+      first[g_array_index (flows, Flow, i).slot + 1]++;
+    for (int t = 1; t <= n_slots; t++)
+      first[t] += first[t - 1];
+    g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Flow), flows->len);
+    g_array_set_size (sorted, flows->len);
+    g_autofree guint *next = g_memdup2 (first, sizeof (guint) * ((gsize) n_slots + 1));
+    for (guint i = 0; i < flows->len; i++) {
+      const Flow *f = &g_array_index (flows, Flow, i);
+      g_array_index (sorted, Flow, next[f->slot]++) = *f;
+    }
+    for (int t = 0; t < n_slots; t++) {
+      Flow *slot = &g_array_index (sorted, Flow, first[t]);
+      gsize n = first[t + 1] - first[t];
+      qsort (slot, n, sizeof (Flow), flow_cmp);
+      if (!weigh_slot (&w, slot, n, error))
         return FALSE;
-      i = j;
     }
   } else {
     /* Step s of every participant is slot s: weigh them one at a time. The

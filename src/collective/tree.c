@@ -141,26 +141,46 @@ build_trees (DtsCollPlan *plan, GError **error)
       }
       fu[T_CHILD0 + i] = r;
     }
+    /* Depths in O(n): walk up from each rank to one whose depth is known
+     * (T_DEPTH -1: unknown, -2: on the current walk, so a cycle), then
+     * number the walk back down.  A node-local chain is n deep. */
+    g_autofree int *walk = g_new (int, n);
     for (int r = 0; r < n; r++) {
-      int d = 0, u = r;
-      while (field (plan, t, u)[T_PARENT] >= 0 && d <= n) {
+      int len = 0, u = r;
+      while (field (plan, t, u)[T_DEPTH] == -1) {
+        field (plan, t, u)[T_DEPTH] = -2;
+        walk[len++] = u;
+        if (field (plan, t, u)[T_PARENT] < 0)
+          break;
         u = field (plan, t, u)[T_PARENT];
-        d++;
       }
-      if (d > n) {
+      if (field (plan, t, u)[T_DEPTH] == -2 && field (plan, t, u)[T_PARENT] >= 0) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "tree all-reduce: tree %d has a cycle",
                      t);
         return FALSE;
       }
-      field (plan, t, r)[T_DEPTH] = d;
-      depths[t] = MAX (depths[t], d);
+      /* u is the root (on the walk) or a rank of known depth (not on it) */
+      int d = field (plan, t, u)[T_DEPTH] >= 0 ? field (plan, t, u)[T_DEPTH] + 1 : 0;
+      for (int i = len - 1; i >= 0; i--) {
+        field (plan, t, walk[i])[T_DEPTH] = d++;
+        depths[t] = MAX (depths[t], d - 1);
+      }
     }
-    for (int d = depths[t]; d >= 1; d--)
-      for (int r = 0; r < n; r++)
-        if (field (plan, t, r)[T_DEPTH] == d) {
-          int *fu = field (plan, t, field (plan, t, r)[T_PARENT]);
-          fu[T_HEIGHT] = MAX (fu[T_HEIGHT], field (plan, t, r)[T_HEIGHT] + 1);
-        }
+    /* Heights, deepest ranks first: the ranks bucketed by depth */
+    g_autofree int *first = g_new0 (int, depths[t] + 2);
+    for (int r = 0; r < n; r++)
+      first[field (plan, t, r)[T_DEPTH] + 1]++;
+    for (int d = 1; d <= depths[t] + 1; d++)
+      first[d] += first[d - 1];
+    for (int r = 0; r < n; r++)
+      walk[first[field (plan, t, r)[T_DEPTH]]++] = r;
+    for (int i = n - 1; i >= 0; i--) {
+      const int *fr = field (plan, t, walk[i]);
+      if (fr[T_PARENT] >= 0) {
+        int *fu = field (plan, t, fr[T_PARENT]);
+        fu[T_HEIGHT] = MAX (fu[T_HEIGHT], fr[T_HEIGHT] + 1);
+      }
+    }
     heights[t] = field (plan, t, tree_root (plan, t))[T_HEIGHT];
   }
   /* Slots: the deepest leaf of either tree gets the last chunk last. */

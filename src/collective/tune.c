@@ -262,6 +262,13 @@ tree_efficiency (const Shape *sh, const DtsCollPlan *plan, int p)
   return eff;
 }
 
+/* The one-shot (direct) all-reduce is a candidate on one node of at most
+ * this many ranks: the largest NVLink domain built (GB200 NVL72).  A rank
+ * of a larger "node" (a platform without node properties puts every GPU on
+ * one) would open thousands of concurrent flows, which no library does,
+ * and weighing its N (N - 1) transfers grows as N^2 (1,024 ranks: 7 s). */
+#define DTS_COLL_TUNE_MAX_DIRECT_RANKS 72
+
 /* The candidates, in the order of the algorithm table (ties go to the
  * first): each one's latency term and bandwidth efficiency. */
 typedef struct {
@@ -333,7 +340,7 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
   DtsCollProto best_p = DTS_COLL_PROTO_SIMPLE;
   for (gsize c = 0; c < G_N_ELEMENTS (candidates); c++) {
     const Candidate *cd = &candidates[c];
-    if (cd->single_node_only && sh.m > 1)
+    if (cd->single_node_only && (sh.m > 1 || sh.n > DTS_COLL_TUNE_MAX_DIRECT_RANKS))
       continue;
     const DtsCollAlgorithm *a = table;
     while (a->id && strcmp (a->id, cd->id) != 0)

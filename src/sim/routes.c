@@ -319,7 +319,7 @@ tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpoin
   if (route == NULL) {
     const DtsGpu *ga = dts_platform_gpu (tuner->platform, ra);
     const DtsGpu *gb = dts_platform_gpu (tuner->platform, rb);
-    sg_host_t a = sg_host_by_name (ga->host), b = sg_host_by_name (gb->host);
+    sg_host_t a = dts_sim_host_by_name (ga->host), b = dts_sim_host_by_name (gb->host);
     route = g_array_new (FALSE, FALSE, sizeof (DtsCollLink));
     if (a != b) {
       xbt_dynar_t found = xbt_dynar_new (sizeof (sg_link_t), NULL);
