@@ -154,7 +154,8 @@ print_text (const DtsPlatform *p)
       count += strcmp (dts_platform_gpu (p, (int) q)->spec.id, s->id) == 0;
     DtsFormatBuf tf32, bf16;
     printf ("  %s x%u: %s (%s%s%s, %d SMs), TF32 %s, BF16 %s TFLOP/s\n", s->id, count,
-            s->full_name, s->arch, s->chip ? " " : "", s->chip ? s->chip : "", s->sm_count, num (&tf32, s->peak_flops[DTS_PREC_TF32], DTS_FORMAT_UNIT_TFLOPS),
+            s->full_name, s->arch, s->chip ? " " : "", s->chip ? s->chip : "", s->sm_count,
+            num (&tf32, s->peak_flops[DTS_PREC_TF32], DTS_FORMAT_UNIT_TFLOPS),
             num (&bf16, s->peak_flops[DTS_PREC_BF16], DTS_FORMAT_UNIT_TFLOPS));
     printf ("    source: %s\n", s->source);
   }
