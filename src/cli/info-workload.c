@@ -36,6 +36,10 @@ typedef struct {
   char *gpu_id;
   const char *cost_model;
   char *framework;
+  char *chip;                  /* the GPU's die, or NULL */
+  /* the profile's efficiencies there (roofline), and the keys that set them */
+  double compute_eff, memory_eff;
+  char *compute_key, *memory_key;
   DtsPrecision precision;
   int batch;
   DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
@@ -47,6 +51,9 @@ times_clear (Times *t)
 {
   g_clear_pointer (&t->gpu_id, g_free);
   g_clear_pointer (&t->framework, g_free);
+  g_clear_pointer (&t->chip, g_free);
+  g_clear_pointer (&t->compute_key, g_free);
+  g_clear_pointer (&t->memory_key, g_free);
   g_clear_pointer (&t->layers, g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Times, times_clear)
@@ -80,7 +87,13 @@ compute_times (const DtsWorkload *w, const DtsInfoOptions *opts, Times *t, GErro
   }
   t->gpu_id = g_strdup (gpu->id);
   t->cost_model = dts_cost_id (cost);
-  t->framework = g_strdup (dts_cost_framework (cost)->id);
+  const DtsFramework *fw = dts_cost_framework (cost);
+  t->framework = g_strdup (fw->id);
+  t->chip = g_strdup (gpu->chip);
+  t->compute_eff = dts_framework_compute_eff (fw, gpu->chip, gpu->arch, t->precision);
+  t->memory_eff = dts_framework_memory_eff (fw, gpu->chip, gpu->arch);
+  t->compute_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, t->precision);
+  t->memory_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, t->precision);
   t->batch = opts->batch_size > 0                ? opts->batch_size
              : w->training.batch_size > 0 ? w->training.batch_size
                                           : DEFAULT_BATCH;
@@ -130,6 +143,10 @@ print_text (const DtsWorkload *w, const Times *t)
             "batch)\n",
             t->gpu_id, t->batch, dts_precision_to_string (t->precision), t->cost_model,
             t->framework);
+  if (t != NULL && strcmp (t->cost_model, "roofline") == 0)
+    printf ("  %s%s%s: conv/fc at %.2f of peak (%s), other kernels at %.2f of bandwidth (%s)\n",
+            t->gpu_id, t->chip ? " " : "", t->chip ? t->chip : "", t->compute_eff,
+            t->compute_key, t->memory_eff, t->memory_key);
   printf ("\n");
 
   int name_w = 5, type_w = 4, shape_w = 6;
@@ -258,6 +275,12 @@ print_json (const DtsWorkload *w, const Times *t)
     dts_json_kv_string (j, "framework", t->framework);
     dts_json_kv_string (j, "precision", dts_precision_to_string (t->precision));
     dts_json_kv_int (j, "batch_size", t->batch);
+    if (strcmp (t->cost_model, "roofline") == 0) {
+      dts_json_kv_double (j, "compute_efficiency", t->compute_eff);
+      dts_json_kv_string (j, "compute_efficiency_key", t->compute_key);
+      dts_json_kv_double (j, "memory_efficiency", t->memory_eff);
+      dts_json_kv_string (j, "memory_efficiency_key", t->memory_key);
+    }
     dts_json_end_object (j);
   }
 

@@ -127,9 +127,10 @@ dts_framework_sync_slowdown (const DtsFramework *fw, int n)
   return 1.0 + fw->speed_spread * expected_max_normal (n);
 }
 
-/* The override for CHIP, else for ARCH (either may be NULL), else -1. */
-static double
-arch_eff (const DtsFramework *fw, const char *chip, const char *arch, gboolean memory,
+/* The index in FW->arch_eff of the override for CHIP, else for ARCH
+ * (either may be NULL), else -1. */
+static int
+arch_key (const DtsFramework *fw, const char *chip, const char *arch, gboolean memory,
           DtsPrecision precision)
 {
   const char *names[] = { chip, arch };
@@ -137,8 +138,30 @@ arch_eff (const DtsFramework *fw, const char *chip, const char *arch, gboolean m
     for (int i = 0; names[n] != NULL && i < fw->n_arch; i++)
       if (fw->arch_eff[i].memory == memory && (memory || fw->arch_eff[i].precision == precision)
           && g_ascii_strcasecmp (fw->arch_eff[i].arch, names[n]) == 0)
-        return fw->arch_eff[i].eff;
+        return i;
   return -1;
+}
+
+static double
+arch_eff (const DtsFramework *fw, const char *chip, const char *arch, gboolean memory,
+          DtsPrecision precision)
+{
+  int i = arch_key (fw, chip, arch, memory, precision);
+  return i >= 0 ? fw->arch_eff[i].eff : -1;
+}
+
+char *
+dts_framework_eff_key (const DtsFramework *fw, const char *chip, const char *arch,
+                       gboolean memory, DtsPrecision precision)
+{
+  int i = arch_key (fw, chip, arch, memory, precision);
+  g_autofree char *base = memory ? g_strdup ("memory-efficiency")
+                                 : g_strdup_printf ("compute-efficiency-%s",
+                                                    dts_precision_to_string (precision));
+  if (i < 0)
+    return g_steal_pointer (&base);
+  g_autofree char *name = g_ascii_strdown (fw->arch_eff[i].arch, -1);
+  return g_strdup_printf ("%s-%s", base, name);
 }
 
 double

@@ -61,6 +61,12 @@ double dts_framework_compute_eff (const DtsFramework *fw, const char *chip, cons
 /* The share of peak bandwidth of other kernels, looked up the same way. */
 double dts_framework_memory_eff (const DtsFramework *fw, const char *chip, const char *arch);
 
+/* The profile key that sets the compute efficiency at PRECISION (MEMORY:
+ * the memory efficiency) there, as a profile writes it
+ * ("compute-efficiency-fp16-ga100", "memory-efficiency"; g_free it). */
+char *dts_framework_eff_key (const DtsFramework *fw, const char *chip, const char *arch,
+                             gboolean memory, DtsPrecision precision);
+
 /* What synchronous data parallelism over N GPUs multiplies compute times
  * by: every GPU waits for the slowest of N whose sustained speeds spread
  * with coefficient of variation FW->speed_spread, i.e. 1 + spread x E[max
