@@ -130,6 +130,16 @@ gboolean dts_coll_binomial_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, g
 double dts_coll_binomial_closed_form_s (const DtsCollPlan *plan, double share_Bps,
                                         double latency_s);
 
+/* Pipelined binary-tree broadcast from a root (tree-ops.c). */
+DtsCollPlan *dts_coll_tree_op_plan_new (const DtsCollParams *params, GError **error);
+int dts_coll_tree_op_n_steps (const DtsCollPlan *plan, int part);
+void dts_coll_tree_op_step_ops (const DtsCollPlan *plan, int part, int step,
+                                DtsCollStepOps *out);
+int dts_coll_tree_op_step_slot (const DtsCollPlan *plan, int part, int step);
+gboolean dts_coll_tree_op_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_tree_op_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                       double latency_s);
+
 /* Recursive-halving reduce-scatter, recursive-doubling all-gather
  * (rhd-ops.c). */
 DtsCollPlan *dts_coll_rhd_op_plan_new (const DtsCollParams *params, GError **error);

@@ -86,6 +86,10 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
 #define DIRECT_FORM "R L + S/(N B), R rounds"
 #define RHD_FORM "L sum_j R_j + (N-1)/N x S/B', B' = B x log2 N, R_j rounds of step j"
 #define PAIRWISE_FORM "(N-1) (R L + S/(N B')), B' = B x (N-1), R rounds per step"
+#define TREE_OP_FORM                                                                        \
+  "sum over the K + D - 1 slots of (L + C b f / 2B), D = floor(log2 N), K chunks of "        \
+  "--chunk-size per channel, depth j sending chunk t - j in slot t to f children; "          \
+  "(K + D - 1) (L + S/(K B)) for equal chunks and two children"
 #define BINOMIAL_FORM                                                                    \
   "K (R L + S/B'), K = ceil(log2 N) levels, R rounds, B' = B x K (the root's K routes)"
 
@@ -147,6 +151,13 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_binomial_plan_new, dts_coll_binomial_n_steps, dts_coll_binomial_step_ops,
     dts_coll_member_host, dts_coll_binomial_routes, dts_coll_binomial_closed_form_s, NULL,
     BINOMIAL_FORM, dts_coll_binomial_step_slot } },
+  { DTS_COLL_OP_BROADCAST,
+    { "tree", "pipelined binary tree: chunks of --chunk-size flow from the root down the heap "
+              "over the ranks, each rank passing chunk s - 1 to its two children as chunk s "
+              "arrives",
+    dts_coll_tree_op_plan_new, dts_coll_tree_op_n_steps, dts_coll_tree_op_step_ops,
+    dts_coll_member_host, dts_coll_tree_op_routes, dts_coll_tree_op_closed_form_s, NULL,
+    TREE_OP_FORM, dts_coll_tree_op_step_slot } },
   { DTS_COLL_OP_ALLTOALL,
     { "direct", "direct all-to-all: every rank sends block j to rank j, all at once",
     dts_coll_direct_op_plan_new, dts_coll_direct_op_n_steps, dts_coll_direct_op_step_ops,

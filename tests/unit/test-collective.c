@@ -1176,6 +1176,7 @@ START_TEST (test_op_reference_catches_errors)
     { "rhd", DTS_COLL_OP_REDUCE_SCATTER, drop_reduce_flag },
     { "ring", DTS_COLL_OP_REDUCE, drop_reduce_flag },
     { "binomial", DTS_COLL_OP_REDUCE, drop_reduce_flag },
+    { "tree", DTS_COLL_OP_BROADCAST, send_next_block },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     for (int n = 3; n <= 8; n++) {
@@ -1277,6 +1278,44 @@ START_TEST (test_op_plans)
   /* 3 levels of 6 rounds of 1 us and 3 MB over B' = 3 x 1 GB/s. */
   ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (bn, 1e9, 1e-6),
                            3 * (6e-6 + 3e6 / 3e9), 1e-15);
+  /* The pipelined tree over 6 ranks from root 1 (relative ranks r, the
+   * heap: r 0 -> 1, 2; 1 -> 3, 4; 2 -> 5): 1.5 MB per channel in 6
+   * chunks of 2.5e5. The root sends chunk s to ranks 2 and 3 at step s; r = 1
+   * (rank 2) receives chunk s from rank 1 and sends chunk s - 1 to ranks 4
+   * and 5, in slot s (depth 1); r = 5 (rank 0), a leaf of depth 2, takes
+   * chunk s in slot s + 1. K + D - 1 = 7 slots. */
+  g_autoptr (DtsCollPlan) tb = op_plan ("tree", DTS_COLL_OP_BROADCAST, 6, 1, NULL, 0);
+  ck_assert_int_eq (tb->n_levels, 6);
+  ck_assert_int_eq (dts_coll_plan_n_steps (tb, 1), 6);
+  ck_assert_int_eq (dts_coll_plan_n_steps (tb, 2), 7);
+  ck_assert_int_eq (dts_coll_plan_n_steps (tb, 0), 6);
+  {
+    DtsCollStepOps ops = { .xfers = xfers };
+    dts_coll_plan_step_ops (tb, 1, 2, &ops);
+    ck_assert_int_eq (xfers->len, 2);
+    ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 0).peer, 2);
+    ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 1).peer, 3);
+    ck_assert_double_eq_tol (g_array_index (xfers, DtsCollXfer, 1).offset, 5e5, 1e-6);
+    ck_assert_double_eq_tol (g_array_index (xfers, DtsCollXfer, 1).bytes, 2.5e5, 1e-6);
+    dts_coll_plan_step_ops (tb, 2, 2, &ops);
+    ck_assert_int_eq (xfers->len, 3); /* chunk 1 to ranks 4 and 5, chunk 2 from rank 1 */
+    ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 2).kind, DTS_XFER_RECV);
+    ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 2).peer, 1);
+    ck_assert_double_eq_tol (g_array_index (xfers, DtsCollXfer, 0).offset, 2.5e5, 1e-6);
+    ck_assert_int_eq (g_array_index (xfers, DtsCollXfer, 1).peer, 5);
+    ck_assert_int_eq (tb->alg->step_slot (tb, 2, 2), 2);
+    ck_assert_int_eq (tb->alg->step_slot (tb, 0, 2), 3);
+  }
+  /* 7 slots of 1 us and a 2.5e5-byte chunk on each of 2 channels at 1 GB/s. */
+  ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (tb, 1e9, 1e-6),
+                           7 * (1e-6 + 2 * 2.5e5 / 1e9), 1e-15);
+  /* 8 ranks: depths 0 and 1 send to two children, depth 2 only r 3 (to
+   * r 7, depth 3): K + D - 1 = 8 slots, the last one depth 2's alone, at
+   * the link's whole bandwidth. */
+  g_autoptr (DtsCollPlan) t8 = op_plan ("tree", DTS_COLL_OP_BROADCAST, 8, 0, NULL, 0);
+  ck_assert_int_eq (t8->alg->step_slot (t8, 7, 0), 2);
+  ck_assert_double_eq_tol (dts_coll_plan_closed_form_s (t8, 1e9, 1e-6),
+                           8 * 1e-6 + 7 * (2 * 2.5e5 / 1e9) + 2 * 2.5e5 / 2e9, 1e-15);
   for (int n = 1; n <= 8; n++)
     ck_assert_double_eq_tol (dts_coll_op_bus_factor (DTS_COLL_OP_ALLGATHER, n),
                              (n - 1.0) / n, 1e-15);
