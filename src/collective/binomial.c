@@ -80,17 +80,11 @@ levels_of (const DtsCollPlan *plan, int r, int *first, int *last)
   *last = top;
 }
 
-static int
-relative (const DtsCollPlan *plan, int part)
-{
-  return (part - plan->root + plan->n_ranks) % plan->n_ranks;
-}
-
 int
 dts_coll_binomial_n_steps (const DtsCollPlan *plan, int part)
 {
   int first, last;
-  levels_of (plan, relative (plan, part), &first, &last);
+  levels_of (plan, dts_coll_relative_rank (plan, part), &first, &last);
   return last - first + 1;
 }
 
@@ -99,7 +93,7 @@ static int
 bcast_level (const DtsCollPlan *plan, int part, int step)
 {
   int first, last;
-  levels_of (plan, relative (plan, part), &first, &last);
+  levels_of (plan, dts_coll_relative_rank (plan, part), &first, &last);
   gboolean bcast = plan->n_reduce_steps == 0;
   return bcast ? first + step : last - step;
 }
@@ -107,7 +101,7 @@ bcast_level (const DtsCollPlan *plan, int part, int step)
 void
 dts_coll_binomial_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {
-  int n = plan->n_ranks, r = relative (plan, part);
+  int n = plan->n_ranks, r = dts_coll_relative_rank (plan, part);
   gboolean bcast = plan->n_reduce_steps == 0;
   int k = bcast_level (plan, part, step);
   out->phase = 0;

@@ -31,15 +31,6 @@
 #include "collective/collective-private.h"
 #include "core/error.h"
 
-/* Bytes of chunk K of a channel's slice. */
-static double
-chunk_bytes_of (const DtsCollPlan *plan, int k)
-{
-  int n_chunks = plan->n_levels;
-  double slice = plan->bytes / plan->channels;
-  return k < n_chunks - 1 ? plan->chunk_bytes : slice - (n_chunks - 1) * plan->chunk_bytes;
-}
-
 DtsCollPlan *
 dts_coll_chain_plan_new (const DtsCollParams *params, GError **error)
 {
@@ -63,7 +54,7 @@ dts_coll_chain_plan_new (const DtsCollParams *params, GError **error)
     return NULL;
   plan->n_levels = n_chunks;
   plan->n_rounds = 1;
-  plan->seg_bytes = chunk_bytes_of (plan, 0);
+  plan->seg_bytes = dts_coll_pipeline_chunk_bytes (plan, 0);
   plan->n_steps = n < 2 ? 0 : n_chunks + (n > 2);
   plan->n_reduce_steps = bcast ? 0 : plan->n_steps;
   plan->n_parts = n;
@@ -94,10 +85,10 @@ dts_coll_chain_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollSte
   int send = q == 0 ? step : step - 1;
   if (q < n - 1 && send >= 0 && send < n_chunks)
     dts_coll_add_xfer_at (out, DTS_XFER_SEND, plan->ring[q + 1], send * plan->chunk_bytes,
-                          chunk_bytes_of (plan, send), plan->channels, FALSE, 0);
+                          dts_coll_pipeline_chunk_bytes (plan, send), plan->channels, FALSE, 0);
   if (q > 0 && step < n_chunks)
     dts_coll_add_xfer_at (out, DTS_XFER_RECV, plan->ring[q - 1], step * plan->chunk_bytes,
-                          chunk_bytes_of (plan, step), plan->channels, reduce, 0);
+                          dts_coll_pipeline_chunk_bytes (plan, step), plan->channels, reduce, 0);
 }
 
 int
@@ -127,7 +118,7 @@ dts_coll_chain_closed_form_s (const DtsCollPlan *plan, double share_Bps, double 
   for (int slot = 0; slot < n + n_chunks - 2; slot++) {
     /* Chunks slot - (N-2) .. slot move in this slot. */
     int lo = MAX (0, slot - (n - 2));
-    double b = chunk_bytes_of (plan, lo < n_chunks - 1 ? 0 : n_chunks - 1);
+    double b = dts_coll_pipeline_chunk_bytes (plan, lo < n_chunks - 1 ? 0 : n_chunks - 1);
     t += latency_s + plan->channels * b / share_Bps;
   }
   return t;

@@ -111,6 +111,14 @@ double dts_coll_ring_half_closed_form_s (const DtsCollPlan *plan, double share_B
 DtsCollPlan *dts_coll_ring_order_plan_new (const DtsCollParams *params, const char *what,
                                           GError **error);
 
+/* Pipelined broadcast and reduce (chain.c, tree-ops.c): bytes of chunk K
+ * of a channel's slice, cut into plan->n_levels chunks of chunk_bytes (the
+ * last one the remainder). */
+double dts_coll_pipeline_chunk_bytes (const DtsCollPlan *plan, int k);
+
+/* Rooted ops: PART's rank relative to plan->root, (part - root) mod N. */
+int dts_coll_relative_rank (const DtsCollPlan *plan, int part);
+
 /* Ring-pipelined broadcast and reduce from a root (chain.c). */
 DtsCollPlan *dts_coll_chain_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_chain_n_steps (const DtsCollPlan *plan, int part);

@@ -156,6 +156,20 @@ dts_coll_plan_bytes_per_rank (const DtsCollPlan *plan)
   return plan->n_steps * plan->channels * plan->seg_bytes * MAX (plan->sends_per_step, 1);
 }
 
+double
+dts_coll_pipeline_chunk_bytes (const DtsCollPlan *plan, int k)
+{
+  int n_chunks = plan->n_levels;
+  double slice = plan->bytes / plan->channels;
+  return k < n_chunks - 1 ? plan->chunk_bytes : slice - (n_chunks - 1) * plan->chunk_bytes;
+}
+
+int
+dts_coll_relative_rank (const DtsCollPlan *plan, int part)
+{
+  return (part - plan->root + plan->n_ranks) % plan->n_ranks;
+}
+
 int
 dts_coll_same_n_steps (const DtsCollPlan *plan, int part)
 {

@@ -32,21 +32,6 @@
 #include "collective/collective-private.h"
 #include "core/error.h"
 
-/* Bytes of chunk K of a channel's slice. */
-static double
-chunk_bytes_of (const DtsCollPlan *plan, int k)
-{
-  int n_chunks = plan->n_levels;
-  double slice = plan->bytes / plan->channels;
-  return k < n_chunks - 1 ? plan->chunk_bytes : slice - (n_chunks - 1) * plan->chunk_bytes;
-}
-
-static int
-relative (const DtsCollPlan *plan, int part)
-{
-  return (part - plan->root + plan->n_ranks) % plan->n_ranks;
-}
-
 static int
 absolute (const DtsCollPlan *plan, int r)
 {
@@ -86,7 +71,7 @@ dts_coll_tree_op_plan_new (const DtsCollParams *params, GError **error)
     return NULL;
   plan->n_levels = n_chunks;
   plan->n_rounds = 1;
-  plan->seg_bytes = chunk_bytes_of (plan, 0);
+  plan->seg_bytes = dts_coll_pipeline_chunk_bytes (plan, 0);
   plan->n_steps = n < 2 ? 0 : n_chunks + (n > 2);
   plan->n_reduce_steps = 0;
   plan->n_parts = n;
@@ -102,7 +87,7 @@ dts_coll_tree_op_plan_new (const DtsCollParams *params, GError **error)
 int
 dts_coll_tree_op_n_steps (const DtsCollPlan *plan, int part)
 {
-  int r = relative (plan, part);
+  int r = dts_coll_relative_rank (plan, part);
   if (plan->n_ranks < 2)
     return 0;
   /* the root and the leaves K steps, the others K + 1 */
@@ -112,7 +97,8 @@ dts_coll_tree_op_n_steps (const DtsCollPlan *plan, int part)
 void
 dts_coll_tree_op_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {
-  int r = relative (plan, part), n_chunks = plan->n_levels, kids = n_children (plan, r);
+  int r = dts_coll_relative_rank (plan, part), n_chunks = plan->n_levels;
+  int kids = n_children (plan, r);
   out->phase = 0;
   out->n_rounds = 1;
   /* The root sends chunk s at step s, the others chunk s - 1: the one
@@ -120,18 +106,18 @@ dts_coll_tree_op_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollS
   int send = r == 0 ? step : step - 1;
   for (int c = 0; c < kids && send >= 0 && send < n_chunks; c++)
     dts_coll_add_xfer_at (out, DTS_XFER_SEND, absolute (plan, 2 * r + 1 + c),
-                          send * plan->chunk_bytes, chunk_bytes_of (plan, send), plan->channels,
-                          FALSE, 0);
+                          send * plan->chunk_bytes, dts_coll_pipeline_chunk_bytes (plan, send),
+                          plan->channels, FALSE, 0);
   if (r > 0 && step < n_chunks)
     dts_coll_add_xfer_at (out, DTS_XFER_RECV, absolute (plan, (r - 1) / 2),
-                          step * plan->chunk_bytes, chunk_bytes_of (plan, step), plan->channels,
-                          FALSE, 0);
+                          step * plan->chunk_bytes, dts_coll_pipeline_chunk_bytes (plan, step),
+                          plan->channels, FALSE, 0);
 }
 
 int
 dts_coll_tree_op_step_slot (const DtsCollPlan *plan, int part, int step)
 {
-  int r = relative (plan, part);
+  int r = dts_coll_relative_rank (plan, part);
   return r == 0 ? step : step + depth_of (r) - 1;
 }
 
@@ -164,7 +150,8 @@ dts_coll_tree_op_closed_form_s (const DtsCollPlan *plan, double share_Bps, doubl
     for (int j = 0; j < depth; j++) {
       int c = slot - j; /* the chunk depth j sends */
       if (fan[j] > 0 && c >= 0 && c < n_chunks)
-        slot_s = MAX (slot_s, plan->channels * chunk_bytes_of (plan, c) * fan[j] / link_Bps);
+        slot_s = MAX (slot_s, plan->channels * dts_coll_pipeline_chunk_bytes (plan, c) * fan[j]
+                                  / link_Bps);
     }
     t += latency_s + slot_s;
   }
