@@ -1025,15 +1025,6 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, error);
   if (r == NULL)
     return FALSE;
-  /* analytic sums a participant's own steps: a pipeline's fill, which the
-   * chain and the tree broadcast have, is not seen (doc/SIMULATION.md) */
-  if (c.granularity == DTS_GRANULARITY_ANALYTIC && r->n_gpus > 2
-      && (op == DTS_COLL_OP_BROADCAST || op == DTS_COLL_OP_REDUCE)
-      && (strcmp (o.collective, "ring") == 0 || strcmp (o.collective, "tree") == 0))
-    fprintf (stderr, "note: at analytic granularity the %s %s's pipeline fill is not "
-                     "simulated, so its time is below the closed form's; use "
-                     "--comm-granularity step for it (doc/SIMULATION.md, \"Not modelled\")\n",
-             o.collective, dts_coll_op_to_string (op));
 
   if (a.c.trace != NULL) {
     g_autoptr (GString) tr = g_string_new (NULL);

@@ -900,9 +900,15 @@ an_route_load_s (Sim *sim, GHashTable *loads, int slot, const GArray *route)
  * that cross one link in one step share it. On a contention-free platform
  * this is the time of a lock-step collective at flow granularity. *LAT_S:
  * the part of it that is latency. */
+/* One slot of a pipelined plan at analytic granularity: its longest step
+ * and that step's latency. */
+typedef struct {
+  double s, lat_s;
+} AnSlot;
+
 static double
 analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTable *loads,
-                 double *lat_s)
+                 GArray *slots, double *lat_s)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
@@ -962,6 +968,17 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTa
     double step_s = MAX (xfer, reduced * me->reduce_s_per_byte);
     total += step_s;
     *lat_s += MIN (ops.n_rounds * hop, step_s);
+    if (slots != NULL) {
+      /* the slot lasts as long as its longest step (and that step's latency) */
+      guint sl = (guint) an_step_slot (plan, part, step);
+      if (sl >= slots->len)
+        g_array_set_size (slots, sl + 1);
+      AnSlot *a = &g_array_index (slots, AnSlot, sl);
+      if (step_s > a->s) {
+        a->s = step_s;
+        a->lat_s = MIN (ops.n_rounds * hop, step_s);
+      }
+    }
   }
   return total;
 }
@@ -1031,11 +1048,27 @@ run_analytic (Sim *sim, Stream *s, int k, int part)
     GHashTable *loads = uniform || plan->n_parts > plan->n_ranks
                             ? NULL
                             : an_plan_loads_new (sim, s, k);
+    /* A rooted pipeline (the chain, the tree broadcast): its ranks start
+     * slots apart, so its time is the sum of its slots, each as long as
+     * its longest step, not one participant's steps in a row, which would
+     * miss the pipeline's fill. */
+    gboolean rooted = plan->op == DTS_COLL_OP_BROADCAST || plan->op == DTS_COLL_OP_REDUCE;
+    g_autoptr (GArray) slots = loads != NULL && rooted && plan->alg != NULL
+                                       && plan->alg->step_slot != NULL
+                                   ? g_array_new (FALSE, TRUE, sizeof (AnSlot))
+                                   : NULL;
     for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++) {
-      double l = 0, v = analytic_part_s (sim, s, k, p, uniform, loads, &l);
+      double l = 0, v = analytic_part_s (sim, s, k, p, uniform, loads, slots, &l);
       if (v > t) {
         t = v;
         t_lat = l;
+      }
+    }
+    if (slots != NULL) {
+      t = t_lat = 0;
+      for (guint i = 0; i < slots->len; i++) {
+        t += g_array_index (slots, AnSlot, i).s;
+        t_lat += g_array_index (slots, AnSlot, i).lat_s;
       }
     }
     if (loads != NULL)

@@ -253,14 +253,15 @@ END_TEST
 
 /* Every op's rows on the contention-free flat platform (B = 12.5 GB/s per
  * route alone, L = 2 us): the simulated time is the closed form within
- * 1e-6 (the simulator sends whole bytes) at step and flow granularity, for
+ * 1e-6 (the simulator sends whole bytes) at step, flow and analytic
+ * granularity (the chain's and the tree's pipeline fill included), for
  * sizes of one and several chunk rounds (8 MiB in 2 channels is 2 chunks
  * of 2 MiB: the chain pipelines), N prime and not, the root inside. */
 START_TEST (test_ops_closed_form_flat)
 {
   static const int ns[] = { 2, 5, 16 };
   for (const DtsCollOpAlgorithm *row = dts_coll_op_algorithms (); row->alg.id; row++)
-    for (int g = 0; g <= DTS_GRANULARITY_FLOW; g++)
+    for (int g = 0; g <= DTS_GRANULARITY_ANALYTIC; g++)
       for (gsize i = 0; i < G_N_ELEMENTS (ns); i++) {
         gboolean rhd = strcmp (row->alg.id, "rhd") == 0;
         if (rhd && (ns[i] & (ns[i] - 1)) != 0)
