@@ -144,7 +144,7 @@ def fit_rows():
 
 GPUS = []
 WORKLOADS = ["resnet50"]
-GRID = []
+GRID = [False]
 
 
 def fit_scaling(build, base, key):
@@ -270,7 +270,7 @@ def main():
         del args[i:i + 2]
     if "--grid" in args:
         args.remove("--grid")
-        GRID.append(True)
+        GRID[0] = True
     if "--workloads" in args:
         i = args.index("--workloads")
         WORKLOADS[:] = [w for w in ",".join(args[i + 1:i + 2]).split(",") if w]
@@ -298,7 +298,7 @@ def main():
             errs.append(abs(p / r["measured"] - 1))
         return 100 * sum(errs) / len(errs)
 
-    if GRID:
+    if GRID[0]:
         # start the descent from the best point of a 0.1 grid over (0, 1]
         # of every key named (descent alone stops in the first valley)
         import itertools

@@ -41,8 +41,8 @@ source tree); exits 77 when it is absent.  Rows:
 
 The FIT set is what any constant of the cost models or framework profiles
 may be fitted on; the REPORT set is never looked at while fitting.  fp32 on
-Ampere and Ada is run as tf32 (PyTorch >= 1.7 runs convolutions in TF32 by
-default).
+a GPU with a TF32 rate in the catalogue is run as tf32 (PyTorch >= 1.7 runs
+convolutions in TF32 by default).
 Lambda's throughput is the whole system's (summed over its GPUs), as is
 `dtsim run`'s.  Error = predicted / measured - 1 (positive: dtsim too fast).
 """
@@ -69,7 +69,14 @@ LAMBDA_OTHER_GPUS = {  # PCIe cards: sets lambda-v0-other (FIT) and lambda-v1-ot
     "v1": {"RTX 3090": "RTX3090", "RTX 4090": "RTX4090", "RTX A6000": "RTXA6000",
            "RTX 6000 Ada": "RTX6000-Ada", "A10": "A10", "Quadro RTX 8000": "RTX8000"},
 }
-NO_TF32 = ("V100-SXM2-16GB", "V100-SXM2-32GB", "RTX8000")
+
+
+def tf32_gpus():
+    """The catalogue's GPUs with a TF32 rate (platforms/gpus.xml)."""
+    import xml.etree.ElementTree as ET
+    path = os.path.join(os.environ.get("DTSIM_DATADIR", SRC), "platforms", "gpus.xml")
+    return set(g.get("id") for g in ET.parse(path).getroot().iter("gpu")
+               if g.get("tf32") not in (None, "0"))
 TF_MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "resnet152",
              "AlexNet": "alexnet", "VGG16": "vgg16"}
 CONVNET_MODELS = {"AlexNet (One Weird Trick paper)": "alexnet-owt", "Overfeat [fast]": "overfeat-fast",
@@ -136,6 +143,7 @@ class Dtsim:
 
 def lambda_rows(vdir, quick):
     rows = []
+    tf32 = tf32_gpus()
     for fname, table, split in (("lambda_pytorch_throughput_2022.csv", "v0", "fit"),
                                 ("lambda_pytorch_throughput.csv", "v1", "report")):
         seen = set()
@@ -164,7 +172,7 @@ def lambda_rows(vdir, quick):
                 continue
             seen.add(key)
             prec = r["precision"]
-            if prec == "fp32" and gpu not in NO_TF32:
+            if prec == "fp32" and gpu in tf32:  # PyTorch runs fp32 convolutions in TF32
                 prec = "tf32"
             name = "lambda-v1-ssd" if ssd else "lambda-%s%s" % (table, "-other" if other else "")
             rows.append(dict(set=name, split="fit" if pcie else split, gpu=gpu, n=n,

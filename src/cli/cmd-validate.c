@@ -63,6 +63,7 @@
 #include "core/datadir.h"
 #include "core/error.h"
 #include "cost/framework.h"
+#include "platform/gpu.h"
 
 typedef enum { UNIT_IMG_S, UNIT_MS } Unit;
 
@@ -236,13 +237,6 @@ static const struct {
   { "A10", "A10", TRUE, "v1" },
 };
 
-/* PyTorch >= 1.7 runs fp32 convolutions in TF32 on Ampere and later. */
-static gboolean
-has_tf32 (const char *gpu)
-{
-  return !g_str_has_prefix (gpu, "V100") && strcmp (gpu, "RTX8000") != 0;
-}
-
 static char *
 remove_all (const char *s, const char *what)
 {
@@ -263,6 +257,9 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
   static const char *const names[] = { "task",       "table",     "gpu_name_as_in_source",
                                        "gpu_count",  "throughput", "precision",
                                        "batch_size_per_gpu", NULL };
+  g_autoptr (DtsGpuCatalog) catalog = dts_gpu_catalog_load (NULL, error);
+  if (catalog == NULL)
+    return FALSE;
   for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
     g_auto (Table) t = { 0 };
     int col[7];
@@ -321,7 +318,10 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
       row->n = n;
       row->workload = g_strdup (ssd ? "ssd300" : "resnet50");
       row->batch = (int) batch;
-      row->precision = g_strdup (strcmp (prec, "fp32") == 0 && has_tf32 (gpu) ? "tf32" : prec);
+      /* PyTorch >= 1.7 runs fp32 convolutions in TF32 where the GPU has it */
+      const DtsGpuSpec *spec = dts_gpu_catalog_lookup (catalog, gpu);
+      gboolean tf32 = spec != NULL && spec->peak_flops[DTS_PREC_TF32] > 0;
+      row->precision = g_strdup (strcmp (prec, "fp32") == 0 && tf32 ? "tf32" : prec);
       row->measured = tput;
       row->unit = UNIT_IMG_S;
       g_ptr_array_add (rows, row);

@@ -890,6 +890,12 @@ an_route_load_s (Sim *sim, GHashTable *loads, int slot, const GArray *route)
   return t;
 }
 
+/* One slot of a pipelined plan at analytic granularity: its longest step
+ * and that step's latency. */
+typedef struct {
+  double s, lat_s;
+} AnSlot;
+
 /* Analytic granularity: participant PART's time for collective K alone on
  * its routes, step by step: n_rounds x the plan's largest route latency,
  * plus the larger of its sends and its receives (over every channel, hand-
@@ -900,12 +906,6 @@ an_route_load_s (Sim *sim, GHashTable *loads, int slot, const GArray *route)
  * that cross one link in one step share it. On a contention-free platform
  * this is the time of a lock-step collective at flow granularity. *LAT_S:
  * the part of it that is latency. */
-/* One slot of a pipelined plan at analytic granularity: its longest step
- * and that step's latency. */
-typedef struct {
-  double s, lat_s;
-} AnSlot;
-
 static double
 analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTable *loads,
                  GArray *slots, double *lat_s)
@@ -1048,13 +1048,11 @@ run_analytic (Sim *sim, Stream *s, int k, int part)
     GHashTable *loads = uniform || plan->n_parts > plan->n_ranks
                             ? NULL
                             : an_plan_loads_new (sim, s, k);
-    /* A rooted pipeline (the chain, the tree broadcast): its ranks start
-     * slots apart, so its time is the sum of its slots, each as long as
-     * its longest step, not one participant's steps in a row, which would
-     * miss the pipeline's fill. */
-    gboolean rooted = plan->op == DTS_COLL_OP_BROADCAST || plan->op == DTS_COLL_OP_REDUCE;
-    g_autoptr (GArray) slots = loads != NULL && rooted && plan->alg != NULL
-                                       && plan->alg->step_slot != NULL
+    /* A plan whose steps are not slots (a pipeline: the chain, the trees;
+     * the fold's extra ranks): its ranks start slots apart, so its time is
+     * the sum of its slots, each as long as its longest step, not one
+     * participant's steps in a row, which would miss the pipeline's fill. */
+    g_autoptr (GArray) slots = loads != NULL && plan->alg != NULL && plan->alg->step_slot != NULL
                                    ? g_array_new (FALSE, TRUE, sizeof (AnSlot))
                                    : NULL;
     for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++) {
