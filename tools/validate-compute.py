@@ -19,8 +19,8 @@ source tree); exits 77 when it is absent.  Rows:
   lambda-v1   lambda_pytorch_throughput.csv table v1, ResNet-50 (NGC 22.09+):
               V100 SXM2 16 GB, A100 SXM4 80 GB, 1..8 GPUs:         REPORT set;
               A100 PCIe 40/80 GB, 1 and 2 GPUs:                    FIT set.
-  lambda-v0-other  the 2022 table's RTX A6000 (GA102) and Quadro RTX 8000
-              (TU102), 1..8 GPUs:                                  FIT set
+  lambda-v0-other  the 2022 table's RTX A6000 and RTX 3090 (GA102) and
+              Quadro RTX 8000 (TU102), 1..8 GPUs:                  FIT set
               (the GA102 and TU102 keys of frameworks/pytorch.conf).
   lambda-v1-other  table v1's PCIe cards: RTX 3090, RTX 4090, RTX A6000,
               RTX 6000 Ada, A10, Quadro RTX 8000, 1..8 GPUs:       REPORT set.
@@ -65,7 +65,8 @@ LAMBDA_GPUS = {  # name in the source, without the count prefix -> catalogue id
     "A100 40GB PCIe": "A100-PCIE-40GB", "A100 80GB PCIe": "A100-PCIE-80GB",
 }
 LAMBDA_OTHER_GPUS = {  # PCIe cards: sets lambda-v0-other (FIT) and lambda-v1-other (REPORT)
-    "v0": {"RTX A6000": "RTXA6000", "Quadro RTX 8000": "RTX8000", "RTX Quadro 8000": "RTX8000"},
+    "v0": {"RTX A6000": "RTXA6000", "Quadro RTX 8000": "RTX8000", "RTX Quadro 8000": "RTX8000",
+           "RTX 3090": "RTX3090"},
     "v1": {"RTX 3090": "RTX3090", "RTX 4090": "RTX4090", "RTX A6000": "RTXA6000",
            "RTX 6000 Ada": "RTX6000-Ada", "A10": "A10", "Quadro RTX 8000": "RTX8000"},
 }

@@ -13,9 +13,10 @@
  *   lambda-v1  lambda_pytorch_throughput.csv table v1, the same benchmark on
  *              newer containers (NGC 22.09+), `pytorch-ngc22`: V100 SXM2 and
  *              A100 SXM4 rows REPORT; A100 PCIe 40/80 GB rows FIT.
- *   lambda-v0-other  the 2022 table's RTX A6000 (GA102) and Quadro RTX
- *              8000 (TU102) rows, 1..8 GPUs, `pytorch` (its GA102 and
- *              TU102 keys were fitted on them).                       FIT.
+ *   lambda-v0-other  the 2022 table's RTX A6000 and RTX 3090 (GA102) and
+ *              Quadro RTX 8000 (TU102) rows, 1..8 GPUs, `pytorch` (its
+ *              GA102 and TU102 keys were fitted on the 1-GPU A6000 and
+ *              Quadro rows).                                          FIT.
  *   lambda-v1-other  table v1's PCIe cards: RTX 3090, RTX 4090, RTX A6000,
  *              RTX 6000 Ada, A10 (Ampere and Ada, fp32 run as tf32) and
  *              Quadro RTX 8000 (Turing), 1..8 GPUs, `pytorch-ngc22`. REPORT.
@@ -231,7 +232,7 @@ static const struct {
   { "RTX A6000", "RTXA6000", TRUE, NULL },
   { "Quadro RTX 8000", "RTX8000", TRUE, NULL },
   { "RTX Quadro 8000", "RTX8000", TRUE, "v0" }, /* its multi-GPU rows there */
-  { "RTX 3090", "RTX3090", TRUE, "v1" },        /* v0's: fitted on by nothing */
+  { "RTX 3090", "RTX3090", TRUE, NULL },
   { "RTX 4090", "RTX4090", TRUE, "v1" },
   { "RTX 6000 Ada", "RTX6000-Ada", TRUE, "v1" },
   { "A10", "A10", TRUE, "v1" },

@@ -157,6 +157,9 @@ print_text (const DtsPlatform *p)
             s->full_name, s->arch, s->chip ? " " : "", s->chip ? s->chip : "", s->sm_count,
             num (&tf32, s->peak_flops[DTS_PREC_TF32], DTS_FORMAT_UNIT_TFLOPS),
             num (&bf16, s->peak_flops[DTS_PREC_BF16], DTS_FORMAT_UNIT_TFLOPS));
+    if (s->acc32_share > 0 && s->acc32_share < 1)
+      printf ("    FP32-accumulate tensor rates (above) are %g of the die's; the roofline "
+              "prices at the die's\n", s->acc32_share);
     printf ("    source: %s\n", s->source);
   }
 
@@ -255,6 +258,7 @@ print_json (const DtsPlatform *p)
     dts_json_kv_double (j, "mem_bw_Bps", g->spec.mem_bw_Bps);
     dts_json_kv_double (j, "mem_bytes", g->spec.mem_bytes);
     dts_json_kv_int (j, "sm_count", g->spec.sm_count);
+    dts_json_kv_double (j, "acc32_share", g->spec.acc32_share > 0 ? g->spec.acc32_share : 1);
     dts_json_kv_string (j, "source", g->spec.source);
     dts_json_end_object (j);
   }

@@ -3,7 +3,9 @@
  * Model (Williams, Waterman, Patterson, CACM 2009, applied per kernel):
  *   t = max(F / (P * e_c), B / (W * e_m)) + k * t_launch
  * F: FLOPs of the kernel (2 x MACs), P: the GPU's peak FLOP/s at the precision
- * (tensor-core peak for fp16/bf16/tf32 where the GPU has one, else fp32),
+ * (tensor-core peak for fp16/bf16/tf32 where the GPU has one, else fp32;
+ * on a GeForce card the die's tensor rate, twice the datasheet's
+ * FP32-accumulate rate: dts_gpu_spec_die_flops, doc/COST-MODELS.md),
  * B: bytes moved to and from device memory, W: peak memory bandwidth,
  * k: kernel launches, t_launch: launch/scheduling overhead.
  *
@@ -254,7 +256,7 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
   *algorithm = -1;
   if (work->kernels == 0)
     return 0.0;
-  double peak = dts_gpu_spec_flops (gpu, precision, NULL);
+  double peak = dts_gpu_spec_die_flops (gpu, precision);
   double p = peak * dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision);
   double tc = work->flops / p;
   if (work->winograd_3x3 && fw->winograd_3x3 > 1)

@@ -195,6 +195,16 @@ dts_gpu_spec_flops (const DtsGpuSpec *spec, DtsPrecision p, DtsPrecision *used)
   return spec->peak_flops[u];
 }
 
+double
+dts_gpu_spec_die_flops (const DtsGpuSpec *spec, DtsPrecision p)
+{
+  DtsPrecision used = DTS_PREC_FP32;
+  double flops = dts_gpu_spec_flops (spec, p, &used);
+  if (used != DTS_PREC_FP32 && spec->acc32_share > 0 && spec->acc32_share < 1)
+    flops /= spec->acc32_share;
+  return flops;
+}
+
 static void
 spec_clear_func (gpointer p)
 {
@@ -217,7 +227,7 @@ is_known_attr (const char *name)
   for (const char *const *s = string_attrs; *s; s++)
     if (strcmp (*s, name) == 0)
       return TRUE;
-  if (strcmp (name, "chip") == 0)
+  if (strcmp (name, "chip") == 0 || strcmp (name, "acc32-share") == 0)
     return TRUE;
   for (const DtsGpuField *f = fields; f->attr; f++)
     if (strcmp (f->attr, name) == 0)
@@ -231,7 +241,7 @@ known_attrs (void)
   g_autoptr (GString) s = g_string_new (NULL);
   for (const char *const *a = string_attrs; *a; a++)
     g_string_append_printf (s, "%s%s", s->len ? ", " : "", *a);
-  g_string_append (s, ", chip");
+  g_string_append (s, ", chip, acc32-share");
   for (const DtsGpuField *f = fields; f->attr; f++)
     g_string_append_printf (s, ", %s", f->attr);
   return g_string_free (g_steal_pointer (&s), FALSE);
@@ -274,6 +284,23 @@ load_entry (DtsGpuCatalog *cat, xmlNode *node, GError **error)
                  "name the die: GA102)", path, line, spec.id);
     dts_gpu_spec_clear (&spec);
     return FALSE;
+  }
+  /* optional: GeForce's halved FP32-accumulate tensor rate */
+  g_autofree char *share = dts_xml_get_attr (node, "acc32-share");
+  spec.acc32_share = 1;
+  if (share != NULL) {
+    char *end;
+    double v = g_ascii_strtod (g_strstrip (share), &end);
+    if (end == share || *end != '\0' || !(v > 0 && v <= 1)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   KIND " '%s': line %d: <gpu id=%s> attribute 'acc32-share': '%s': expected "
+                   "a number in (0, 1], the share of the die's tensor rate at FP32 accumulate "
+                   "(0.5 on GeForce; omit it for 1)",
+                   path, line, spec.id, share);
+      dts_gpu_spec_clear (&spec);
+      return FALSE;
+    }
+    spec.acc32_share = v;
   }
 
   for (const DtsGpuField *f = fields; f->attr; f++) {

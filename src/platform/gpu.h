@@ -22,6 +22,11 @@ typedef struct {
   double mem_bw_Bps;  /* device memory bandwidth */
   double mem_bytes;   /* device memory size */
   int sm_count;
+  /* The share of the die's tensor-core rate at which the card runs tensor
+   * math with FP32 accumulate, which the tf32, fp16 and bf16 rates above
+   * are: 0.5 on GeForce cards (catalogue attribute `acc32-share`); 0 (not
+   * set) or 1 for the full rate. */
+  double acc32_share;
   char *source;       /* where the numbers come from (datasheet title, URL) */
 } DtsGpuSpec;
 
@@ -33,6 +38,14 @@ void dts_gpu_spec_clear (DtsGpuSpec *spec);
  * (tf32 on pre-Ampere runs as fp32). Returns the precision actually used in *USED
  * when USED is non-NULL. */
 double dts_gpu_spec_flops (const DtsGpuSpec *spec, DtsPrecision p, DtsPrecision *used);
+
+/* The die's rate for precision P: dts_gpu_spec_flops, divided by the
+ * card's acc32_share where P runs on tensor cores (tf32, fp16, bf16 with a
+ * rate of their own). The roofline's compute ceiling: on GeForce cards
+ * the kernels train as fast per SM and clock as on the professional card
+ * of the same die (doc/COST-MODELS.md), not at the halved FP32-accumulate
+ * rate. */
+double dts_gpu_spec_die_flops (const DtsGpuSpec *spec, DtsPrecision p);
 
 /* The fields of a spec that numbers set, in one table shared by the
  * catalogue (attribute ATTR of <gpu>), platform files (host property

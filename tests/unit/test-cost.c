@@ -81,6 +81,16 @@ START_TEST (test_roofline_compute_bound)
   DtsLayerTimes h;
   ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP16, 32, &h, &error));
   ck_assert_double_eq_tol (h.fwd_s, flops / (40e12 * 0.70) + 5e-6, 1e-12);
+  /* a GeForce card, its FP32-accumulate rate half the die's: priced at the
+   * die's rate in fp16, the fp32 rate as it was */
+  DtsGpuSpec geforce = gpu;
+  geforce.peak_flops[DTS_PREC_FP16] = 20e12;
+  geforce.acc32_share = 0.5;
+  DtsLayerTimes gh, g32;
+  ck_assert (dts_cost_layer_times (cost, &conv, &geforce, DTS_PREC_FP16, 32, &gh, &error));
+  ck_assert_double_eq_tol (gh.fwd_s, h.fwd_s, 1e-15);
+  ck_assert (dts_cost_layer_times (cost, &conv, &geforce, DTS_PREC_FP32, 32, &g32, &error));
+  ck_assert_double_eq_tol (g32.fwd_s, t.fwd_s, 1e-15);
 }
 END_TEST
 

@@ -219,6 +219,30 @@ START_TEST (test_catalog_errors)
     ck_assert_msg (c2 != NULL, "%s", error ? error->message : "");
     ck_assert_str_eq (dts_gpu_catalog_lookup (c2, "X1")->chip, "TX100");
   }
+  /* acc32-share: optional, 1 unless given; the die's rate is the tensor
+   * rates over it, fp32 and the fp32 fallback untouched */
+  ck_assert_double_eq (dts_gpu_catalog_lookup (cat, "x1")->acc32_share, 1);
+  {
+    g_autofree char *half = dts_test_write_tmp (
+        "<gpus version=\"1\">\n  <gpu id=\"G1\" name=\"G one\" arch=\"Test\" "
+        "acc32-share=\" 0.5 \" fp32=\"10TFLOPS\" tf32=\"10TFLOPS\" fp16=\"20TFLOPS\" "
+        "bf16=\"0\" mem-bw=\"500GB/s\" mem=\"8GiB\" sm=\"10\" source=\"test\"/>\n</gpus>\n",
+        ".xml");
+    g_autoptr (DtsGpuCatalog) c3 = dts_gpu_catalog_load (half, &error);
+    ck_assert_msg (c3 != NULL, "%s", error ? error->message : "");
+    const DtsGpuSpec *g = dts_gpu_catalog_lookup (c3, "G1");
+    ck_assert_double_eq (g->acc32_share, 0.5);
+    ck_assert_double_eq (dts_gpu_spec_flops (g, DTS_PREC_FP16, NULL), 20e12);
+    ck_assert_double_eq (dts_gpu_spec_die_flops (g, DTS_PREC_FP16), 40e12);
+    ck_assert_double_eq (dts_gpu_spec_die_flops (g, DTS_PREC_TF32), 20e12);
+    ck_assert_double_eq (dts_gpu_spec_die_flops (g, DTS_PREC_FP32), 10e12);
+    ck_assert_double_eq (dts_gpu_spec_die_flops (g, DTS_PREC_BF16), 10e12); /* fp32 fallback */
+    ck_assert_double_eq (dts_gpu_spec_die_flops (dts_gpu_catalog_lookup (cat, "x1"),
+                                                 DTS_PREC_FP16), 20e12);
+    /* a spec built by hand (share 0, not set) is at the full rate */
+    DtsGpuSpec bare = { .peak_flops = { [DTS_PREC_FP32] = 1e12, [DTS_PREC_FP16] = 4e12 } };
+    ck_assert_double_eq (dts_gpu_spec_die_flops (&bare, DTS_PREC_FP16), 4e12);
+  }
 
   catalog_bad ("<gpus version=\"1\">\n" GPU_OK "  <gpu id=\"X2\"\n/>\n</gpus>\n",
                DTS_ERROR_INVALID, "line 4: <gpu id=X2> needs a non-empty attribute 'name'", NULL);
@@ -238,6 +262,14 @@ START_TEST (test_catalog_errors)
   catalog_bad ("<gpus version=\"1\">\n"
                "  <gpu id=\"X2\" name=\"n\" arch=\"a\" chip=\" \" source=\"s\"/>\n</gpus>\n",
                DTS_ERROR_INVALID, "line 2: <gpu id=X2> attribute 'chip' is empty", "GA102");
+  const char *const shares[] = { "0", "1.5", "-0.5", "half", "nan", "0.5x", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (shares); i++) {
+    g_autofree char *xml = g_strdup_printf (
+        "<gpus version=\"1\">\n  <gpu id=\"X2\" name=\"n\" arch=\"a\" acc32-share=\"%s\" "
+        "source=\"s\"/>\n</gpus>\n", shares[i]);
+    catalog_bad (xml, DTS_ERROR_INVALID, "line 2: <gpu id=X2> attribute 'acc32-share'",
+                 "expected a number in (0, 1]");
+  }
   catalog_bad ("<gpus version=\"1\">\n</gpus>\n", DTS_ERROR_INVALID, "no <gpu> entries", NULL);
   catalog_bad ("<gpus version=\"2\">\n" GPU_OK "</gpus>\n", DTS_ERROR_INVALID,
                "version '2' is not supported", NULL);
