@@ -3,7 +3,7 @@
 
 usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] [KEY ...]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] --scaling [KEY]
-       tools/fit-framework.py BUILD_DIR BASE_PROFILE --tf2017
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE --tf2017 [--scaling [KEY]]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --convnet
 
 Minimises the mean absolute percentage error of `dtsim run` images/s on the
@@ -37,6 +37,10 @@ Without it, those rows are never read.
 no usable SSD rows): two workloads of different compute and memory mix,
 which tell a compute efficiency from a memory one (default: ResNet-50 only,
 as the fits before it were made).
+
+--tf2017 --scaling fits gpu-speed-spread as --scaling does, on the
+multi-GPU FIT rows of the TensorFlow 2017 set (the p2.8xlarge ResNet-50
+rows at 2, 4 and 8 GPUs over their 1-GPU rows).
 
 --tf2017 fits frameworks/tensorflow1.conf on the FIT rows of the TensorFlow
 2017 set only, in two stages: (1) compute-efficiency-fp32,
@@ -147,15 +151,20 @@ WORKLOADS = ["resnet50"]
 GRID = [False]
 
 
-def fit_scaling(build, base, key):
-    rows = fit_rows()
-    keys, order, tmp, d, fws = setup(build, base, [(key, "0")], ["lambda", "lambda-v1"])
-    bases = {}
-    for r in rows:
-        if r["n"] == 1:
-            bases[(r["gpu"], r["precision"], r["batch"])] = r
-    pairs = [(r, bases[(r["gpu"], r["precision"], r["batch"])]) for r in rows
-             if r["n"] > 1 and (r["gpu"], r["precision"], r["batch"]) in bases]
+def fit_scaling(build, base, key, tf2017=False):
+    if tf2017:
+        rows = [r for r in vc.tf_rows(vc.shared_dir(), False) if r["split"] == "fit"]
+        label = "tf2017"
+        keys, order, tmp, d, fws = setup(build, base, [(key, "0")], ["tf2017"])
+    else:
+        rows = fit_rows()
+        label = LAMBDA_SET[0]
+        keys, order, tmp, d, fws = setup(build, base, [(key, "0")], ["lambda", "lambda-v1"])
+    def base_key(r):
+        return (r["gpu"], r["workload"], r["precision"], r["batch"])
+
+    bases = dict((base_key(r), r) for r in rows if r["n"] == 1)
+    pairs = [(r, bases[base_key(r)]) for r in rows if r["n"] > 1 and base_key(r) in bases]
 
     def loss(x):
         keys[key] = "%.4f" % x
@@ -173,7 +182,7 @@ def fit_scaling(build, base, key):
     (m0, b0), _ = results[0]
     print("%s = %.4f" % (key, x))
     print("# FIT scaling MAPE (%s, %d multi-GPU rows): %.2f%% (bias %+.2f%%), "
-          "%.2f%% (bias %+.2f%%) at 0" % (LAMBDA_SET[0], len(pairs), best, bias, m0, b0))
+          "%.2f%% (bias %+.2f%%) at 0" % (label, len(pairs), best, bias, m0, b0))
 
 
 KEPLER_CLOCK = 562.0 / 875.0  # K80 base / boost clock (BD-07317-001)
@@ -277,6 +286,9 @@ def main():
         if not WORKLOADS or any(w not in ("resnet50", "ssd300") for w in WORKLOADS):
             sys.exit("--workloads: expected a comma-separated list of resnet50, ssd300")
         del args[i:i + 2]
+    if "--tf2017" in args and "--scaling" in args:
+        rest = [a for a in args if a not in ("--scaling", "--tf2017")]
+        return fit_scaling(build, base, rest[0] if rest else "gpu-speed-spread", tf2017=True)
     if "--tf2017" in args:
         return fit_tf2017(build, base)
     if "--convnet" in args:
