@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare dtsim with published measurements nobody tuned it on.
 
-usage: bench/validate-data.py BUILD_DIR [deepbench|tf|ps|all] [--cost-models roofline,mlp]
+usage: bench/validate-data.py BUILD_DIR [deepbench|tf|ps|all] [--cost-models=roofline,mlp]
+                              [--framework=ID]
 
 Reads the shared data directory ($DTSIM_SHARED, else ../shared next to the
 source tree) and prints the Markdown tables of doc/VALIDATION.md:
@@ -19,6 +20,9 @@ ps         only those multi-node rows: `dtsim run --collective ps` (one
            parameter server per instance, co-located, as TensorFlow ran
            them), with --ps-aggregation none and node, next to the ring,
            images/s and speed-ups over 1 and 8 GPUs.
+
+--framework=ID runs `dtsim run` under that framework profile (default: none,
+i.e. `generic`).
 
 Error = (simulated - measured) / measured; MAPE = mean of |error| over the
 set of points stated with each figure. Nothing here is fitted.
@@ -139,9 +143,12 @@ MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "r
           "AlexNet": "alexnet", "VGG16": "vgg16"}
 
 
+FRAMEWORK = []
+
+
 def run_tput(build, platform, model, batch, n, cost, *extra):
     out = dtsim(build, "run", "-p", platform, "-w", MODELS[model], "-b", str(batch), "-n", str(n),
-                "--cost-model", cost, "--format", "json", "--quiet", *extra)
+                "--cost-model", cost, "--format", "json", "--quiet", *FRAMEWORK, *extra)
     d = json.loads(out)
     return d["throughput_samples_per_s"], d
 
@@ -270,6 +277,8 @@ def main():
     for a in sys.argv[1:]:
         if a.startswith("--cost-models="):
             cost_models = a.split("=", 1)[1].split(",")
+        elif a.startswith("--framework="):
+            FRAMEWORK[:] = ["--framework", a.split("=", 1)[1]]
     if not args:
         sys.exit(__doc__.strip().splitlines()[2])
     build, what = args[0], (args[1] if len(args) > 1 else "all")

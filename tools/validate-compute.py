@@ -8,7 +8,8 @@ usage: tools/validate-compute.py BUILD_DIR [--rows] [--set fit|report|all]
 under the framework profile ID (a shipped name or a file; lambda= sets both
 Lambda tables); by default lambda-v0 rows run under `pytorch`, lambda-v1
 under `pytorch-ngc22`, tf2017 under `tensorflow1` and convnet under
-`torch7-cudnn4`.  --quick keeps the 1- and 8-GPU Lambda rows and the 1-GPU TF rows.
+`torch7-cudnn4` (tf2017-cluster as tf2017).  --quick keeps the 1- and 8-GPU
+Lambda rows, the 1-GPU TF rows and the 1- and 64-GPU cluster ones.
 
 Reads $DTSIM_SHARED/data/validation (else ../shared/data/validation beside the
 source tree); exits 77 when it is absent.  Rows:
@@ -33,6 +34,11 @@ source tree); exits 77 when it is absent.  Rows:
               (P100 SXM2) and AWS p2.8xlarge (K80), 1..8 GPUs: the 1-GPU
               DGX-1 rows and the p2.8xlarge ResNet-50 rows FIT set, the
               others REPORT set.
+  tf2017-cluster  the same file's AWS p2.8xlarge cluster rows, 1..64 K80
+              dies on aws-p2-8xlarge-x8 with --collective ps
+              --ps-aggregation node (TensorFlow's distributed_replicated),
+              under tensorflow1:                                   REPORT set;
+              with "scaling 8->n" over the 8-GPU (one instance) row.
   convnet     convnet_benchmarks_titanx.csv, cuDNN R4 fp32 and fp16 (Torch)
               whole networks on the Titan X (taken as Maxwell), the
               benchmark's own models (workloads/convnet-benchmarks/),
@@ -134,11 +140,12 @@ class Dtsim:
             self.platforms[gpu] = path
         return self.platforms[gpu]
 
-    def run(self, platform, workload, batch, n, precision, framework=None, iterations=3):
+    def run(self, platform, workload, batch, n, precision, framework=None, iterations=3,
+            args=()):
         fw = ["--framework", framework] if framework else []
         out = self.call("run", "-p", platform, "-w", workload, "-b", str(batch), "-n", str(n),
                         "--precision", precision, "-i", str(iterations), "--format", "json",
-                        "--quiet", *fw, *self.extra)
+                        "--quiet", *fw, *args, *self.extra)
         return json.loads(out)
 
 
@@ -183,25 +190,33 @@ def lambda_rows(vdir, quick):
     return rows
 
 
+# The p2.8xlarge cluster ran TensorFlow's distributed_replicated mode: the
+# dies of an instance sum their gradients, parameter servers on the workers
+PS_NODE = ["--collective", "ps", "--ps-aggregation", "node"]
+
+
 def tf_rows(vdir, quick):
     rows = []
-    plat = {"NVIDIA DGX-1": ("dgx1-p100", "P100-SXM2-16GB"),
-            "AWS p2.8xlarge": ("aws-p2-8xlarge", "K80")}
+    plat = {"NVIDIA DGX-1": ("dgx1-p100", "P100-SXM2-16GB", "tf2017", []),
+            "AWS p2.8xlarge": ("aws-p2-8xlarge", "K80", "tf2017", []),
+            "AWS p2.8xlarge cluster (multi-node)": ("aws-p2-8xlarge-x8", "K80", "tf2017-cluster",
+                                                    PS_NODE)}
     for r in read_csv(os.path.join(vdir, "tf_benchmarks_2017_images_per_sec.csv")):
         if r["data"] != "synthetic" or r["platform"] not in plat or r["images_per_sec"] in (
                 "", "N/A"):
             continue
         n = int(r["n_gpus"])
-        if quick and n != 1:
+        p, gpu, name, args = plat[r["platform"]]
+        cluster = name == "tf2017-cluster"
+        if quick and n != 1 and not (cluster and n == 64):
             continue
-        p, gpu = plat[r["platform"]]
         w = TF_MODELS[r["model"]]
         # FIT (frameworks/tensorflow1.conf): the 1-GPU DGX-1 rows and every
-        # p2.8xlarge ResNet-50 row; REPORT: the rest
-        fit = (gpu == "K80" and w == "resnet50") or (gpu != "K80" and n == 1)
-        rows.append(dict(set="tf2017", split="fit" if fit else "report", gpu=gpu, platform=p,
+        # p2.8xlarge ResNet-50 row; REPORT: the rest, and the cluster's rows
+        fit = not cluster and ((gpu == "K80" and w == "resnet50") or (gpu != "K80" and n == 1))
+        rows.append(dict(set=name, split="fit" if fit else "report", gpu=gpu, platform=p,
                          n=n, workload=w, batch=int(r["batch_per_gpu"]), precision="fp32",
-                         measured=float(r["images_per_sec"]), unit="img/s"))
+                         measured=float(r["images_per_sec"]), unit="img/s", args=args))
     return rows
 
 
@@ -231,7 +246,8 @@ def predict(d, row, frameworks=None):
     fws = frameworks or DEFAULT_FRAMEWORKS
     fw = fws["lambda-v1"] if row["set"].startswith("lambda-v1") else fws.get(
         row["set"], fws.get(row["set"].split("-")[0]))
-    j = d.run(plat, row.get("path", row["workload"]), row["batch"], row["n"], row["precision"], fw)
+    j = d.run(plat, row.get("path", row["workload"]), row["batch"], row["n"], row["precision"], fw,
+              args=row.get("args", ()))
     if row["unit"] == "img/s":
         return j["throughput_samples_per_s"], j
     b = j["breakdown"]
@@ -250,6 +266,8 @@ def slices(row):
                 s.append("lambda-v1 all GPUs")
     elif row["set"] == "tf2017":
         s += ["tf2017 " + row["gpu"]]
+    elif row["set"] == "tf2017-cluster":
+        s += ["tf2017-cluster " + row["workload"]]
     elif row["set"] == "convnet":
         s += ["convnet " + row["precision"]]
     return s
@@ -295,17 +313,24 @@ def main():
         r["error"] = e
         for s in slices(r):
             acc.setdefault((r["split"], s), []).append(e)
-        if r["n"] == 1:
-            base[(r["set"], r["gpu"], r["precision"], r["workload"], r["batch"])] = r
+        if r["n"] in (1, 8):
+            base[(r["set"], r["gpu"], r["precision"], r["workload"], r["batch"], r["n"])] = r
     # weak-scaling factor (throughput at n / throughput at 1) against the measured one
+    # and over one 8-GPU node ("8->n") where a set goes beyond one
     for r in rows:
-        b = base.get((r["set"], r["gpu"], r["precision"], r["workload"], r["batch"]))
+        key = (r["set"], r["gpu"], r["precision"], r["workload"], r["batch"])
+        b = base.get(key + (1,))
         if r["n"] > 1 and b is not None:
             ms = r["measured"] / b["measured"]
             ps = r["predicted"] / b["predicted"]
             acc.setdefault((r["split"], r["set"] + " scaling 1->n"), []).append(ps / ms - 1)
             if r["n"] == 8:
                 acc.setdefault((r["split"], r["set"] + " scaling 1->8"), []).append(ps / ms - 1)
+        b8 = base.get(key + (8,))
+        if r["n"] > 8 and b8 is not None:
+            ms = r["measured"] / b8["measured"]
+            ps = r["predicted"] / b8["predicted"]
+            acc.setdefault((r["split"], r["set"] + " scaling 8->n"), []).append(ps / ms - 1)
     if show_rows:
         print("| split | set | GPU | GPUs | workload | batch | precision | measured | predicted "
               "| error | fits |")

@@ -29,6 +29,11 @@
  *   tf2017     tf_benchmarks_2017_images_per_sec.csv synthetic rows, dgx1-p100
  *              and aws-p2-8xlarge, 1..8 GPUs, `tensorflow1`: the 1-GPU DGX-1
  *              rows and the p2.8xlarge ResNet-50 rows FIT, the rest REPORT.
+ *   tf2017-cluster  the same file's p2.8xlarge cluster rows, 1..64 K80 dies
+ *              (1..8 instances) on aws-p2-8xlarge-x8, `tensorflow1`,
+ *              `--collective ps --ps-aggregation node` (TensorFlow's
+ *              distributed_replicated, doc/VALIDATION.md part 3). REPORT.
+ *              With "scaling 8->n" over the 8-GPU row (one instance).
  *   convnet    convnet_benchmarks_titanx.csv, cuDNN R4 fp32 and fp16 (Torch)
  *              whole networks on a Maxwell Titan X, the benchmark's own
  *              models (workloads/convnet-benchmarks/), `torch7-cudnn4`:
@@ -77,6 +82,7 @@ typedef struct {
   int nodes;         /* deepbench: nodes */
   char *workload;    /* NULL for deepbench */
   char *workload_path; /* the file run, when not a shipped name (convnet) */
+  const char *const *args; /* further `dtsim run` options of the row's set, or NULL */
   int batch;
   char *precision;
   double floats;     /* deepbench: buffer in floats */
@@ -334,11 +340,20 @@ lambda_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
 static gboolean
 tf_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
 {
+  /* The p2.8xlarge cluster (8-64 K80 dies, 1-8 instances) ran TensorFlow's
+   * distributed_replicated mode: the dies of an instance sum their
+   * gradients, parameter servers on the worker instances (doc/VALIDATION.md
+   * part 3). */
+  static const char *const ps_node[] = { "--collective", "ps", "--ps-aggregation", "node",
+                                         NULL };
   static const struct {
-    const char *source, *platform, *gpu;
+    const char *source, *platform, *gpu, *set;
+    const char *const *args;
   } plats[] = {
-    { "NVIDIA DGX-1", "dgx1-p100", "P100-SXM2-16GB" },
-    { "AWS p2.8xlarge", "aws-p2-8xlarge", "K80" },
+    { "NVIDIA DGX-1", "dgx1-p100", "P100-SXM2-16GB", "tf2017", NULL },
+    { "AWS p2.8xlarge", "aws-p2-8xlarge", "K80", "tf2017", NULL },
+    { "AWS p2.8xlarge cluster (multi-node)", "aws-p2-8xlarge-x8", "K80", "tf2017-cluster",
+      ps_node },
   };
   static const struct {
     const char *source, *workload;
@@ -378,13 +393,17 @@ tf_rows (const char *dir, gboolean quick, GPtrArray *rows, GError **error)
         || !number (&t, i + 1, cell (r, col[4]), &batch, error)
         || !number (&t, i + 1, ips, &measured, error))
       return FALSE;
-    if (quick && n != 1)
+    gboolean cluster = plats[p].args != NULL;
+    if (quick && n != 1 && !(cluster && n == 64))
       continue;
     Row *row = g_new0 (Row, 1);
-    row->set = "tf2017";
+    row->set = plats[p].set;
+    row->args = plats[p].args;
     /* FIT (frameworks/tensorflow1.conf): the 1-GPU DGX-1 rows and every
-     * p2.8xlarge ResNet-50 row */
-    row->fit = p == 1 ? strcmp (models[m].workload, "resnet50") == 0 : n == 1;
+     * p2.8xlarge ResNet-50 row; the cluster's rows are REPORT */
+    row->fit = cluster  ? FALSE
+               : p == 1 ? strcmp (models[m].workload, "resnet50") == 0
+                        : n == 1;
     row->gpu = g_strdup (plats[p].gpu);
     row->platform = g_strdup (plats[p].platform);
     row->n = (int) n;
@@ -595,7 +614,7 @@ framework_of (const Validate *v, const Row *r)
     return v->fw_lambda_v1;
   if (g_str_has_prefix (r->set, "lambda"))
     return v->fw_lambda;
-  return strcmp (r->set, "tf2017") == 0 ? v->fw_tf2017 : v->fw_convnet;
+  return g_str_has_prefix (r->set, "tf2017") ? v->fw_tf2017 : v->fw_convnet;
 }
 
 static gboolean
@@ -626,6 +645,8 @@ predict_run (Validate *v, Row *r, GError **error)
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
   for (int i = 0; base[i]; i++)
     g_ptr_array_add (args, (char *) base[i]);
+  for (int i = 0; r->args && r->args[i]; i++)
+    g_ptr_array_add (args, (char *) r->args[i]);
   for (int i = 0; v->extra && v->extra[i]; i++)
     g_ptr_array_add (args, v->extra[i]);
   g_autofree char *out = NULL;
@@ -767,6 +788,9 @@ row_slices (GHashTable *acc, const Row *r)
   } else if (strcmp (r->set, "tf2017") == 0) {
     g_autofree char *a = g_strdup_printf ("tf2017 %s", r->gpu);
     add_error (acc, r, a, r->error);
+  } else if (strcmp (r->set, "tf2017-cluster") == 0) {
+    g_autofree char *a = g_strdup_printf ("tf2017-cluster %s", r->workload);
+    add_error (acc, r, a, r->error);
   } else if (strcmp (r->set, "convnet") == 0) {
     g_autofree char *a = g_strdup_printf ("convnet %s", r->precision);
     add_error (acc, r, a, r->error);
@@ -778,6 +802,22 @@ row_slices (GHashTable *acc, const Row *r)
   }
 }
 
+/* The row of R's set, GPU, precision, workload and batch at N GPUs, or NULL. */
+static const Row *
+base_row (GPtrArray *rows, const Row *r, int n)
+{
+  for (guint j = 0; j < rows->len; j++) {
+    const Row *b = g_ptr_array_index (rows, j);
+    if (b->n == n && strcmp (b->set, r->set) == 0 && strcmp (b->gpu, r->gpu) == 0
+        && strcmp (b->precision, r->precision) == 0 && strcmp (b->workload, r->workload) == 0
+        && b->batch == r->batch)
+      return b;
+  }
+  return NULL;
+}
+
+/* Speed-ups over 1 GPU ("1->n", "1->8"), and over one 8-GPU node ("8->n")
+ * where a set goes beyond one (tf2017-cluster). */
 static void
 scaling_slices (GHashTable *acc, GPtrArray *rows)
 {
@@ -785,20 +825,21 @@ scaling_slices (GHashTable *acc, GPtrArray *rows)
     const Row *r = g_ptr_array_index (rows, i);
     if (r->n <= 1 || r->workload == NULL)
       continue;
-    for (guint j = 0; j < rows->len; j++) {
-      const Row *b = g_ptr_array_index (rows, j);
-      if (b->n == 1 && strcmp (b->set, r->set) == 0 && strcmp (b->gpu, r->gpu) == 0
-          && strcmp (b->precision, r->precision) == 0 && strcmp (b->workload, r->workload) == 0
-          && b->batch == r->batch) {
-        double e = (r->predicted / b->predicted) / (r->measured / b->measured) - 1;
-        g_autofree char *s = g_strdup_printf ("%s scaling 1->n", r->set);
-        add_error (acc, r, s, e);
-        if (r->n == 8) {
-          g_autofree char *s8 = g_strdup_printf ("%s scaling 1->8", r->set);
-          add_error (acc, r, s8, e);
-        }
-        break;
+    const Row *b = base_row (rows, r, 1);
+    if (b != NULL) {
+      double e = (r->predicted / b->predicted) / (r->measured / b->measured) - 1;
+      g_autofree char *s = g_strdup_printf ("%s scaling 1->n", r->set);
+      add_error (acc, r, s, e);
+      if (r->n == 8) {
+        g_autofree char *s8 = g_strdup_printf ("%s scaling 1->8", r->set);
+        add_error (acc, r, s8, e);
       }
+    }
+    const Row *b8 = r->n > 8 ? base_row (rows, r, 8) : NULL;
+    if (b8 != NULL) {
+      double e = (r->predicted / b8->predicted) / (r->measured / b8->measured) - 1;
+      g_autofree char *s = g_strdup_printf ("%s scaling 8->n", r->set);
+      add_error (acc, r, s, e);
     }
   }
 }
@@ -881,12 +922,15 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "Directory of the measured data sets (default: $DTSIM_SHARED/data/validation, else "
       "../shared/data/validation beside the data directory)", "DIR" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick,
-      "Only the 1- and 8-GPU Lambda rows and the 1-GPU TensorFlow rows (seconds)", NULL },
+      "Only the 1- and 8-GPU Lambda rows, the 1-GPU TensorFlow rows and the 1- and 64-GPU "
+      "cluster ones (seconds)", NULL },
     { "sets", 0, 0, G_OPTION_ARG_STRING, &sets,
-      "Comma-separated sets to run: lambda, tf2017, convnet, deepbench (default: all)",
+      "Comma-separated sets to run: lambda, tf2017 (and tf2017-cluster), convnet, deepbench "
+      "(default: all)",
       "LIST" },
     { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
-      "Run the rows of SET (lambda, lambda-v1, tf2017, convnet) under framework profile ID "
+      "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet) under "
+      "framework profile ID "
       "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
       "torch7-cudnn4; lambda= sets both Lambda tables; repeatable)", "SET=ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
@@ -897,9 +941,10 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("[-- RUN OPTION...]");
   g_option_context_set_summary (
       ctx, "Predict every row of the measured data sets that map to a platform dtsim\n"
-           "ships or makes (Lambda's PyTorch ResNet-50 tables on V100, A100 and PCIe cards, the\n"
-           "TensorFlow 2017 benchmarks on DGX-1 and p2.8xlarge, convnet-benchmarks on a\n"
-           "Titan X, DeepBench all-reduce) and print the mean absolute percentage error\n"
+           "ships or makes (Lambda's PyTorch ResNet-50 and SSD300 tables on V100, A100 and\n"
+           "PCIe cards, the TensorFlow 2017 benchmarks on DGX-1, p2.8xlarge and a cluster of\n"
+           "8 p2.8xlarge, convnet-benchmarks on a Titan X, DeepBench all-reduce) and\n"
+           "print the mean absolute percentage error\n"
            "and the signed bias per set and per slice (error positive when dtsim is\n"
            "too fast). Only the REPORT rows, never used to fit anything, are\n"
            "summarised; --fit adds the FIT rows apart. RUN OPTIONs after -- are added\n"

@@ -53,6 +53,9 @@ golden = {
     "lambda-v1 V100": ("4", "2.8%", "-2.8%"),
     "lambda-v1 scaling 1->8": ("4", "3.3%", "+1.1%"),
     "tf2017 K80": ("5", "17.3%", "+12.5%"),
+    # doc/VALIDATION.md part 3: the p2.8xlarge cluster, 1 and 64 K80 dies
+    "tf2017-cluster resnet50": ("4", "4.7%", "+3.5%"),
+    "tf2017-cluster scaling 1->n": ("5", "6.8%", "+2.7%"),
     # doc/VALIDATION.md part 5, "convnet-benchmarks on the Titan X"
     "convnet": ("6", "16.9%", "+13.4%"),
 }
