@@ -30,7 +30,10 @@
  * `each` one update per gradient (Hogwild-style on its shard), `merge` one
  * update with every gradient that has arrived since the previous update
  * (SPRINT's model: the effective mini-batch is the sum of their batches);
- * sync-ps waits for one gradient of every worker. A staleness bound K
+ * sync-ps waits for one gradient of every worker, and so runs at the pace
+ * of the slowest: the profile's gpu-speed-spread multiplies every worker's
+ * compute by the expected slowest of N (dts_framework_sync_slowdown, as
+ * dp.c does), also under a staleness bound of 0. A staleness bound K
  * (async-ps) holds a gradient while its worker is more than K iterations
  * ahead of the slowest worker (stale-synchronous parallel), so the worker
  * waits for its reply; K = 0 is synchronous training, and with `merge`
@@ -110,18 +113,24 @@ add_op (GArray *prog, DtsOp op)
  * this many (each holds every layer's operations). */
 #define MAX_SEND_ORDERS 64
 
-/* The worker program on GPU: forward, backward, push to every shard from
- * shard FIRST on, receive every shard's weights. */
+/* The worker program on GPU: forward, backward (every compute time times
+ * SLOW), push to every shard from shard FIRST on, receive every shard's
+ * weights. */
 static GArray *
 worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
-                const DtsRunOptions *o, const DtsSchedule *s, int first, DtsComputeTotals *tot,
-                char **cost_source, GError **error)
+                const DtsRunOptions *o, const DtsSchedule *s, int first, double slow,
+                DtsComputeTotals *tot, char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *t =
       dts_schedule_layer_times (w, cost, gpu, o->precision, o->batch_size, cost_source, error);
   if (t == NULL)
     return NULL;
+  for (guint l = 0; slow != 1.0 && l < n_layers; l++) {
+    t[l].fwd_s *= slow;
+    t[l].bwd_data_s *= slow;
+    t[l].bwd_weight_s *= slow;
+  }
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++)
@@ -241,7 +250,13 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     return NULL;
   }
 
-  /* Workers: one program per distinct GPU and send order. */
+  /* Workers: one program per distinct GPU and send order.  A synchronous
+   * round (sync-ps, or a staleness bound of 0) waits for the slowest of
+   * the N workers, as data parallelism does (dp.c): the profile's
+   * gpu-speed-spread prices every worker at the expected slowest. */
+  double slow = sync || s->staleness_bound == 0
+                    ? dts_framework_sync_slowdown (dts_cost_framework (cost), n)
+                    : 1.0;
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
   g_autoptr (GArray) prog_of = g_array_new (FALSE, FALSE, sizeof (int));
   int orders = MIN (MIN (s->n_shards, n), MAX_SEND_ORDERS);
@@ -253,7 +268,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       for (int f = 0; f < orders; f++) {
         DtsComputeTotals tot;
         int first = (int) ((gint64) f * s->n_shards / orders);
-        GArray *prog = worker_program (w, cost, spec, o, s, first, &tot, &s->cost_source, error);
+        GArray *prog
+            = worker_program (w, cost, spec, o, s, first, slow, &tot, &s->cost_source, error);
         if (prog == NULL) {
           g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
           return NULL;

@@ -39,6 +39,7 @@ typedef struct {
   double jitter;
   guint64 seed;
   double overhead_s;
+  const char *framework;  /* profile path, or NULL (generic) */
 } Setup;
 
 typedef struct {
@@ -98,6 +99,7 @@ run_here (const void *setup, void *result)
     .compute_jitter_sigma = st->jitter,
     .ps_message_overhead_s = st->overhead_s,
     .seed = st->seed ? st->seed : DTS_RUN_DEFAULT_SEED,
+    .framework = st->framework,
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsTrace) t = NULL;
@@ -338,6 +340,52 @@ START_TEST (test_bound0_is_sync)
 }
 END_TEST
 
+/* A synchronous round waits for the slowest of its workers: under a profile
+ * with gpu-speed-spread, sync-ps (and async-ps with staleness bound 0)
+ * prices every worker's compute at the expected slowest of N, as data
+ * parallelism does; one worker, or asynchronous workers, are unchanged. */
+START_TEST (test_sync_speed_spread)
+{
+  g_autofree char *fw = dts_test_write_tmp ("gpu-speed-spread = 0.05\n", ".conf");
+  double slow8 = 1 + 0.05 * 1.42360; /* E[max of 8 standard normals] */
+  for (int workers = 1; workers <= 8; workers += 7) {
+    Setup base = { .strategy = "sync-ps", .workers = workers, .shards = 1, .bound = -1,
+                   .set = { FAST_SERVER } };
+    Setup spread = base;
+    spread.framework = fw;
+    Outcome a = run_ok (&base), b = run_ok (&spread);
+    /* a worker's compute: its busy share of its iteration */
+    double ca = a.worker_busy[0] * a.worker_iter_s[0], cb = b.worker_busy[0] * b.worker_iter_s[0];
+    if (workers == 1) {
+      assert_same (b.iteration_s, a.iteration_s);
+      assert_same (cb, ca);
+    } else {
+      ck_assert_msg (fabs (cb / ca / slow8 - 1) < 1e-3, "compute x %g, expected %g", cb / ca,
+                     slow8);
+      ck_assert (b.iteration_s > a.iteration_s * (1 + 0.5 * (slow8 - 1)));
+    }
+    /* async-ps: unbounded, nothing waits for the slowest; bound 0: it does */
+    Setup as = base, as0 = base;
+    as.strategy = as0.strategy = "async-ps";
+    as0.bound = 0;
+    as0.merge = TRUE;
+    Outcome c = run_ok (&as), d;
+    as.framework = fw;
+    d = run_ok (&as);
+    assert_same (d.iteration_s, c.iteration_s);
+    Outcome e = run_ok (&as0);
+    as0.framework = fw;
+    Outcome f = run_ok (&as0);
+    double ce = e.worker_busy[0] * e.worker_iter_s[0], cf = f.worker_busy[0] * f.worker_iter_s[0];
+    if (workers == 1)
+      assert_same (f.iteration_s, e.iteration_s);
+    else
+      ck_assert_msg (fabs (cf / ce / slow8 - 1) < 1e-3, "bound 0: compute x %g, expected %g",
+                     cf / ce, slow8);
+  }
+}
+END_TEST
+
 /* --compute-jitter draws from a generator seeded by --seed: the same seed
  * gives the same run, another seed another; no jitter, no draw. */
 START_TEST (test_jitter_seeded)
@@ -452,6 +500,7 @@ async_suite (void)
   tcase_add_test (tc, test_merge_slow_server);
   tcase_add_test (tc, test_straggler);
   tcase_add_test (tc, test_bound0_is_sync);
+  tcase_add_test (tc, test_sync_speed_spread);
   tcase_add_test (tc, test_jitter_seeded);
   tcase_add_test (tc, test_message_overhead);
   tcase_add_test (tc, test_distribution);
