@@ -159,6 +159,9 @@ typedef struct {
                            hier); NULL: callers that do not know the platform */
   const DtsCollTuner *tuner; /* "auto": what the platform says of a candidate plan (tune.c);
                                 NULL for every other algorithm */
+  const int *gpu_rank;  /* rank -> the platform's GPU rank of that member, for what reads the
+                           platform's routes (the tuner, topo-ring): a communicator of a
+                           pipeline or hybrid run; NULL: rank r is GPU r */
   DtsCollOp op;         /* the operation (zero: all-reduce) */
   int root;             /* broadcast, reduce: the rank that sends or receives it all */
 } DtsCollParams;
@@ -444,11 +447,12 @@ struct _DtsCollTuner {
   /* Set *BANDWIDTH_S to the time PLAN's transfers need on the platform's
    * links at their full bandwidth and *LATENCY_S to its routes' latency
    * (dts_coll_plan_load_s over its routes); FALSE with ERROR set when it
-   * cannot. */
-  gboolean (*measure) (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s,
-                       gpointer data, GError **error);
-  /* The links of the route from rank A to rank B (as DtsCollLinksFn, with
-   * ranks for participants): what topo-ring's search weighs. */
+   * cannot. GPU_RANK: member -> the platform's GPU rank (the params'
+   * gpu_rank; NULL: member r is GPU r). */
+  gboolean (*measure) (const DtsCollPlan *plan, const int *gpu_rank, double *bandwidth_s,
+                       double *latency_s, gpointer data, GError **error);
+  /* The links of the route from GPU rank A to GPU rank B (as
+   * DtsCollLinksFn): what topo-ring's search weighs. */
   DtsCollLinksFn rank_links;
   gpointer data;
   const char *arch;     /* the GPUs' architecture ("Ampere"), for the ring's latency plateau

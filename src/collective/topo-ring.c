@@ -122,8 +122,8 @@ extend (Search *s, int depth, double cost, int hops)
  * channels (their ranks): channel c's path is searched with the hops of
  * channels 0 .. c-1 already on the links. */
 static gboolean
-search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, int C, int *out,
-             GError **error)
+search_node (const DtsCollTuner *tuner, const int *gpu_rank, const int *rank, int g,
+             gboolean cycle, int C, int *out, GError **error)
 {
   if (tuner == NULL || tuner->rank_links == NULL || g <= 2 || g > TOPO_RING_MAX_GPUS) {
     for (int c = 0; c < C; c++)
@@ -144,7 +144,8 @@ search_node (const DtsCollTuner *tuner, const int *rank, int g, gboolean cycle, 
         continue;
       const DtsCollLink *links;
       int n_links;
-      if (!tuner->rank_links (rank[a], rank[b], &links, &n_links, tuner->data, error)) {
+      int ga = gpu_rank ? gpu_rank[rank[a]] : rank[a], gb = gpu_rank ? gpu_rank[rank[b]] : rank[b];
+      if (!tuner->rank_links (ga, gb, &links, &n_links, tuner->data, error)) {
         ok = FALSE;
         break;
       }
@@ -231,7 +232,8 @@ dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error)
     for (int r = 0; r < n; r++)
       if (node_of[r] == i)
         members[g++] = r;
-    if (!search_node (params->tuner, members, g, n_nodes == 1, C, node_order, error))
+    if (!search_node (params->tuner, params->gpu_rank, members, g, n_nodes == 1, C, node_order,
+                      error))
       return NULL;
     for (int c = 0; c < C; c++)
       memcpy (order + (gsize) c * n + pos, node_order + (gsize) c * g, sizeof (int) * g);

@@ -355,7 +355,7 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
       continue;
     plan->alg = a;
     double load_s = 0, wire_s = 0;
-    if (!tuner->measure (plan, &load_s, &wire_s, tuner->data, error))
+    if (!tuner->measure (plan, params->gpu_rank, &load_s, &wire_s, tuner->data, error))
       return NULL;
     if (!(load_s > 0) && plan->bytes > 0)
       continue;

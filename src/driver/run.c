@@ -217,16 +217,10 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   if (o.collective == NULL)
     o.collective = "ring";
   g_autoptr (DtsSimTuner) tuner = NULL;
+  /* The tuning model and topo-ring read the routes between the members of
+   * each communicator (the strategy passes their GPUs: dp's world, a
+   * hybrid run's stage groups, a pipeline's tensor groups). */
   if (strcmp (o.collective, "auto") == 0 || dts_coll_algorithm_reads_platform (o.collective)) {
-    if (strcmp (strategy->id, "dp") != 0) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--collective %s: only with --strategy dp (%s reads the routes of "
-                   "communicators over the first ranks; choose %s algorithm for "
-                   "--strategy %s)",
-                   o.collective, strcmp (o.collective, "auto") == 0 ? "the tuning model" : "it",
-                   strcmp (o.collective, "auto") == 0 ? "an" : "another", strategy->id);
-      return NULL;
-    }
     tuner = dts_sim_tuner_new (platform, o.cfg, o.overrides, error);
     if (tuner == NULL)
       return NULL;

@@ -563,9 +563,11 @@ tp_plan (Ctx *c, int comm, double bytes, GError **error)
     if (p->comm == comm && p->bytes == bytes)
       return p->plan;
   }
-  g_autofree int *nodes = member_nodes (c->platform, g_ptr_array_index (c->s->comms, comm));
+  const DtsCommunicator *cm = g_ptr_array_index (c->s->comms, comm);
+  g_autofree int *nodes = member_nodes (c->platform, cm);
   DtsCollParams cp = { .n_ranks = c->T, .bytes = bytes, .channels = c->o->channels,
-                       .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes };
+                       .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes,
+                       .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks };
   DtsCollPlan *plan = dts_coll_plan_new (c->o->collective ? c->o->collective : "ring", &cp, error);
   if (plan == NULL)
     return -1;
@@ -1106,11 +1108,13 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                                                          dts_schedule_grad_bytes (o),
                                                          s->buckets->len, bucket_of);
       st.n_buckets = bk->len;
-      g_autofree int *nodes = member_nodes (platform, g_ptr_array_index (s->comms, st.comm));
+      const DtsCommunicator *scm = g_ptr_array_index (s->comms, st.comm);
+      g_autofree int *nodes = member_nodes (platform, scm);
       for (guint b = 0; b < bk->len; b++) {
         const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
         DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes };
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                             .tuner = o->coll_tuner, .gpu_rank = scm->ranks };
         DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
         if (plan == NULL)
           return NULL;
@@ -1150,9 +1154,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       for (int t = 1; t < T; t++) {
         const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
         int cm = g_array_index (dp_comm, int, i * T + t);
-        g_autofree int *nodes = member_nodes (platform, g_ptr_array_index (s->comms, cm));
+        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
+        g_autofree int *nodes = member_nodes (platform, tcm);
         DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes };
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks };
         DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
         if (plan == NULL)
           return NULL;

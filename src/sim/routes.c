@@ -305,6 +305,7 @@ struct _DtsSimTuner {
 typedef struct {
   DtsSimTuner *tuner;
   const DtsCollPlan *plan;
+  const int *gpu_rank;   /* member -> GPU rank, or NULL */
 } TunerRoutes;
 
 /* DtsCollLinksFn over SimGrid's routes between ranks RA and RB, read once
@@ -358,29 +359,39 @@ tuner_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer
              GError **error)
 {
   TunerRoutes *tr = data;
-  return tuner_rank_links (dts_coll_plan_part_host (tr->plan, from),
-                           dts_coll_plan_part_host (tr->plan, to), links, n_links, tr->tuner,
-                           error);
+  int a = dts_coll_plan_part_host (tr->plan, from), b = dts_coll_plan_part_host (tr->plan, to);
+  if (tr->gpu_rank != NULL)
+    a = tr->gpu_rank[a], b = tr->gpu_rank[b];
+  return tuner_rank_links (a, b, links, n_links, tr->tuner, error);
 }
 
 static gboolean
-tuner_measure (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s, gpointer data,
-               GError **error)
+tuner_measure (const DtsCollPlan *plan, const int *gpu_rank, double *bandwidth_s,
+               double *latency_s, gpointer data, GError **error)
 {
   DtsSimTuner *t = data;
-  g_autofree char *key = g_strdup_printf ("%s:%" G_GUINT64_FORMAT ":%d:%a", plan->algorithm,
-                                          plan->peer_key, plan->n_ranks, plan->bytes);
+  /* The members' GPUs are part of the key: communicators of one size over
+   * other GPUs cross other links. */
+  g_autoptr (GString) k = g_string_new (NULL);
+  g_string_printf (k, "%s:%" G_GUINT64_FORMAT ":%d:%a:", plan->algorithm, plan->peer_key,
+                   plan->n_ranks, plan->bytes);
+  for (int r = 0; gpu_rank != NULL && r < plan->n_ranks; r++)
+    g_string_append_printf (k, "%d,", gpu_rank[r]);
+  g_autofree char *key = g_strdup (k->str);
   double *known = g_hash_table_lookup (t->cache, key);
   if (known == NULL) {
-    TunerRoutes tr = { t, plan };
+    TunerRoutes tr = { t, plan, gpu_rank };
     double *v = g_new (double, 2);
     g_autoptr (GError) missing = NULL;
     if (!dts_coll_plan_load_s (plan, tuner_links, &tr, &v[0], &v[1], &missing)) {
       g_free (v);
       /* Say which route is missing the way the route check does: the
-       * first in the algorithm's order, with what it is for. */
+       * first in the algorithm's order, with what it is for (over the
+       * first ranks: a communicator of other GPUs says it as it found it). */
       DtsPlanBottleneck b;
-      if (dts_sim_plan_bottleneck (t->platform, plan, &b, error)) {
+      if (gpu_rank != NULL)
+        g_propagate_error (error, g_steal_pointer (&missing));
+      else if (dts_sim_plan_bottleneck (t->platform, plan, &b, error)) {
         g_free (b.link);
         g_propagate_error (error, g_steal_pointer (&missing));
       }

@@ -690,6 +690,51 @@ mesh_rank_links (int a, int b, const DtsCollLink **links, int *n_links, gpointer
   return TRUE;
 }
 
+/* The GPUs topo-ring asked about (rank_links' ranks), in [lo, hi] or not. */
+typedef struct {
+  int lo, hi, outside, asked;
+} Asked;
+
+static gboolean
+asked_rank_links (int a, int b, const DtsCollLink **links, int *n_links, gpointer data,
+                  GError **error)
+{
+  Asked *k = data;
+  k->asked++;
+  k->outside += a < k->lo || a > k->hi || b < k->lo || b > k->hi;
+  return mesh_rank_links (a, b, links, n_links, NULL, error);
+}
+
+/* A communicator of other GPUs (a hybrid run's stage group, members GPUs
+ * 8..15): topo-ring weighs the routes between those GPUs, not between the
+ * first ranks. */
+START_TEST (test_topo_ring_members)
+{
+  Asked k = { .lo = 8, .hi = 15 };
+  DtsCollTuner t = { .rank_links = asked_rank_links, .data = &k };
+  int node[8] = { 0 }, gpu[8];
+  for (int m = 0; m < 8; m++)
+    gpu[m] = 8 + m;
+  DtsCollParams params = { .n_ranks = 8, .bytes = 3e6, .channels = 2, .chunk_bytes = 2.5e5,
+                           .gpu_node = node, .tuner = &t, .gpu_rank = gpu };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("topo-ring", &params, &error);
+  ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+  ck_assert_int_eq (k.asked, 8 * 7);
+  ck_assert_int_eq (k.outside, 0);
+  g_autofree char *why = generic_run (plan);
+  ck_assert_msg (why == NULL, "%s", why);
+  /* without the members, the first ranks */
+  Asked first = { .lo = 0, .hi = 7 };
+  t.data = &first;
+  params.gpu_rank = NULL;
+  g_autoptr (DtsCollPlan) p0 = dts_coll_plan_new ("topo-ring", &params, &error);
+  ck_assert_ptr_nonnull (p0);
+  ck_assert_int_eq (first.outside, 0);
+  ck_assert_int_eq (first.asked, 8 * 7);
+}
+END_TEST
+
 START_TEST (test_topo_ring_channels)
 {
   DtsCollTuner t = { .rank_links = mesh_rank_links };
@@ -908,8 +953,8 @@ END_TEST
 /* --collective auto (tune.c): the model's terms against NCCL's constants
  * worked by hand, on the contention-free STAR platform of 10 GB/s links. */
 static gboolean
-fake_measure (const DtsCollPlan *plan, double *bandwidth_s, double *latency_s, gpointer data,
-              GError **error)
+fake_measure (const DtsCollPlan *plan, const int *gpu_rank, double *bandwidth_s,
+              double *latency_s, gpointer data, GError **error)
 {
   FakeNet *f = g_new0 (FakeNet, 1);
   f->kind = FAKE_STAR;
@@ -1371,6 +1416,7 @@ collective_suite (void)
   tcase_add_test (generic, test_rd_rhd_plans);
   tcase_add_test (generic, test_multirail_plan);
   tcase_add_test (generic, test_topo_ring_channels);
+  tcase_add_test (generic, test_topo_ring_members);
   tcase_add_test (generic, test_op_reference);
   tcase_add_test (generic, test_op_reference_catches_errors);
   tcase_add_test (generic, test_op_plans);
