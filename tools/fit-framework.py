@@ -5,6 +5,7 @@ usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] [KEY ...]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] --scaling [KEY]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --tf2017 [--scaling [KEY]]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --convnet
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE --deepbench-1x1 [DEVICE=GPU]
 
 Minimises the mean absolute percentage error of `dtsim run` images/s on the
 1-GPU rows of the FIT set of tools/validate-compute.py (Lambda's 2022 table,
@@ -53,6 +54,15 @@ with compute-efficiency-fp32-kepler tied to compute-efficiency-fp32 x
 562/875 (the K80's base over its boost clock, from NVIDIA's board
 specification; not fitted).  The REPORT rows are never read.
 
+--deepbench-1x1 measures compute-efficiency-1x1 and -1x1-wgrad on the
+DeepBench kernel data (kernels/deepbench_conv.csv, training rows, fp32):
+the 1x1 convolutions of DEVICE (default 'Nvidia TitanX', priced against the
+catalogue GPU TitanX-Maxwell) whose output has at least 25,000 pixels over
+the batch (N x OH x OW; smaller ones lose their last wave, which the
+profile's wave-quantisation prices apart), FLOP/s over the catalogue's fp32
+peak per pass, the median per pass: forward and backward-data together
+(their mean), weight gradient alone.  No whole-network row is read.
+
 --convnet fits frameworks/torch7-cudnn4.conf on the FIT rows of the
 convnet-benchmarks set only, the VGG-A pair (cuDNN R4 fp32 and fp16 under
 Torch7 on the Maxwell Titan X, all 3x3 convolutions): compute-efficiency-fp32
@@ -63,6 +73,7 @@ arithmetic, half the bytes).  AlexNet OWT, OverFeat fast and GoogLeNet V1
 (REPORT rows) are never read.
 """
 import atexit
+import json
 import importlib.util
 import os
 import shutil
@@ -260,6 +271,36 @@ def fit_convnet(build, base):
                                    for r, e in zip(rows, errs))))
 
 
+def fit_deepbench_1x1(build, base, device):
+    """Medians of the 1x1 convolutions' share of peak on DEVICE=GPU."""
+    import statistics
+    name, _, gpu = device.partition("=")
+    vdir = vc.shared_dir()
+    path = os.path.join(os.path.dirname(vdir), "kernels", "deepbench_conv.csv")
+    d = vc.Dtsim(build, [])
+    info = json.loads(d.call("info", "--format", "json", d.platform(gpu)))
+    peak = info["gpus"][0]["peak_fp32_flop_per_s"]
+    shares = {"fwd_ms": [], "bwd_data_ms": [], "bwd_filter_ms": []}
+    for r in vc.read_csv(path):
+        if (r["device"] != name or r["mode"] != "train" or r["precision"] != "Float"
+                or (r["filter_w"], r["filter_h"]) != ("1", "1")):
+            continue
+        n, c, k = int(r["N"]), int(r["C"]), int(r["K"])
+        pixels = n * int(r["out_w"]) * int(r["out_h"])
+        if pixels < 25000:
+            continue
+        flops = 2.0 * n * k * c * int(r["out_w"]) * int(r["out_h"])
+        for col in shares:
+            if r[col]:
+                shares[col].append(flops / (float(r[col]) * 1e-3) / peak)
+    med = dict((c, statistics.median(v)) for c, v in shares.items())
+    print("compute-efficiency-1x1 = %.2f" % ((med["fwd_ms"] + med["bwd_data_ms"]) / 2))
+    print("compute-efficiency-1x1-wgrad = %.2f" % med["bwd_filter_ms"])
+    print("# %s (%s, %.3g FLOP/s fp32): %d 1x1 shapes; medians forward %.3f, backward-data %.3f, "
+          "weight gradient %.3f" % (name, gpu, peak, len(shares["fwd_ms"]), med["fwd_ms"],
+                                    med["bwd_data_ms"], med["bwd_filter_ms"]))
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -293,6 +334,12 @@ def main():
         return fit_tf2017(build, base)
     if "--convnet" in args:
         return fit_convnet(build, base)
+    if "--deepbench-1x1" in args:
+        i = args.index("--deepbench-1x1")
+        dev = args[i + 1] if i + 1 < len(args) else "Nvidia TitanX=TitanX-Maxwell"
+        if "=" not in dev:
+            sys.exit("--deepbench-1x1: expected DEVICE=GPU (a DeepBench device, a catalogue id)")
+        return fit_deepbench_1x1(build, base, dev)
     if "--scaling" in args:
         rest = [a for a in args if a != "--scaling"]
         return fit_scaling(build, base, rest[0] if rest else "gpu-speed-spread")

@@ -40,6 +40,7 @@ typedef struct {
   /* the profile's efficiencies there (roofline), and the keys that set them */
   double compute_eff, memory_eff;
   char *compute_key, *memory_key;
+  double eff_1x1, eff_1x1_wgrad; /* compute-efficiency-1x1[-wgrad], or 0 */
   DtsPrecision precision;
   int batch;
   DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
@@ -94,6 +95,8 @@ compute_times (const DtsWorkload *w, const DtsInfoOptions *opts, Times *t, GErro
   t->memory_eff = dts_framework_memory_eff (fw, gpu->chip, gpu->arch);
   t->compute_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, t->precision);
   t->memory_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, t->precision);
+  t->eff_1x1 = fw->eff_1x1;
+  t->eff_1x1_wgrad = fw->eff_1x1_wgrad;
   t->batch = opts->batch_size > 0                ? opts->batch_size
              : w->training.batch_size > 0 ? w->training.batch_size
                                           : DEFAULT_BATCH;
@@ -147,6 +150,14 @@ print_text (const DtsWorkload *w, const Times *t)
     printf ("  %s%s%s: conv/fc at %.2f of peak (%s), other kernels at %.2f of bandwidth (%s)\n",
             t->gpu_id, t->chip ? " " : "", t->chip ? t->chip : "", t->compute_eff,
             t->compute_key, t->memory_eff, t->memory_key);
+  if (t != NULL && strcmp (t->cost_model, "roofline") == 0
+      && (t->eff_1x1 > 0 || t->eff_1x1_wgrad > 0))
+    printf ("  1x1 convolutions: forward and data gradient at %.2f of peak (%s), weight gradient "
+            "at %.2f (%s)\n",
+            t->eff_1x1 > 0 ? t->eff_1x1 : t->compute_eff,
+            t->eff_1x1 > 0 ? "compute-efficiency-1x1" : t->compute_key,
+            t->eff_1x1_wgrad > 0 ? t->eff_1x1_wgrad : t->compute_eff,
+            t->eff_1x1_wgrad > 0 ? "compute-efficiency-1x1-wgrad" : t->compute_key);
   printf ("\n");
 
   int name_w = 5, type_w = 4, shape_w = 6;
@@ -280,6 +291,10 @@ print_json (const DtsWorkload *w, const Times *t)
       dts_json_kv_string (j, "compute_efficiency_key", t->compute_key);
       dts_json_kv_double (j, "memory_efficiency", t->memory_eff);
       dts_json_kv_string (j, "memory_efficiency_key", t->memory_key);
+      if (t->eff_1x1 > 0)
+        dts_json_kv_double (j, "compute_efficiency_1x1", t->eff_1x1);
+      if (t->eff_1x1_wgrad > 0)
+        dts_json_kv_double (j, "compute_efficiency_1x1_wgrad", t->eff_1x1_wgrad);
     }
     dts_json_end_object (j);
   }

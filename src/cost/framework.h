@@ -40,6 +40,12 @@ typedef struct {
                                        * it and the direct kernel is taken */
   gboolean winograd;                  /* winograd-convolution: and a 3x3 one as a Winograd
                                        * transform, fused F(2x2,3x3) or not F(4x4,3x3) */
+  double eff_1x1;                     /* compute-efficiency-1x1: share of peak FLOP/s of a 1x1
+                                       * ungrouped convolution's forward and backward-data
+                                       * kernels, whatever the precision and GPU; 0: the
+                                       * conv/fc efficiency */
+  double eff_1x1_wgrad;               /* compute-efficiency-1x1-wgrad: the same for its
+                                       * weight gradient; 0: the conv/fc efficiency */
   /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
    * compute_eff and memory_eff for the GPUs of one architecture or chip
    * (the catalogue's arch or chip, compared without case) */

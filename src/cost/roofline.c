@@ -192,6 +192,8 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
                     && layer->stride_w == 1;
       out->fwd.winograd_3x3 = w3;
       out->bwd_data.winograd_3x3 = w3 && out->bwd_data.kernels > 0;
+      if (layer->type == DTS_LAYER_CONV && layer->kernel_h == 1 && layer->kernel_w == 1)
+        out->fwd.conv_1x1 = out->bwd_data.conv_1x1 = 1, out->bwd_weight.conv_1x1 = 2;
       out->fwd.gemm_rows = n * layer->out_shape.h * layer->out_shape.w;
       out->fwd.gemm_cols = layer->out_shape.c;
       out->bwd_data.gemm_rows = n * layer->in_shape.h * layer->in_shape.w;
@@ -257,7 +259,12 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
   if (work->kernels == 0)
     return 0.0;
   double peak = dts_gpu_spec_die_flops (gpu, precision);
-  double p = peak * dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision);
+  double eff = dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision);
+  if (work->conv_1x1 == 1 && fw->eff_1x1 > 0)
+    eff = fw->eff_1x1;
+  else if (work->conv_1x1 == 2 && fw->eff_1x1_wgrad > 0)
+    eff = fw->eff_1x1_wgrad;
+  double p = peak * eff;
   double tc = work->flops / p;
   if (work->winograd_3x3 && fw->winograd_3x3 > 1)
     tc /= fw->winograd_3x3;

@@ -35,6 +35,9 @@ typedef struct {
   /* a 3x3, stride-1, ungrouped convolution's forward or backward-data
    * kernel: a library may run it as a Winograd transform (framework.h) */
   gboolean winograd_3x3;
+  /* a 1x1 ungrouped convolution's kernel: 1 forward or backward-data, 2
+   * weight gradient (the profile's compute-efficiency-1x1[-wgrad]); 0 */
+  int conv_1x1;
   /* the other algorithms a library may run the kernel of a stride-1,
    * ungrouped convolution with (roofline.c): cuDNN's FFT (every pass) and
    * FFT_TILING (forward), for a profile with fft-convolution; for 3x3

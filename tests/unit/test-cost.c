@@ -248,6 +248,14 @@ START_TEST (test_framework_parse)
   parse_fails ("winograd-3x3 = 4.5\n", "expected a number in [1, 4]");
   parse_fails ("memory-efficiency-kepler = 0\n", "expected a number in (0, 1]");
   parse_fails ("memory-efficiency- = 0.5\n", "expected an architecture name");
+  parse_fails ("compute-efficiency-1x1 = 0\n", "expected a share of peak in (0, 1]");
+  parse_fails ("compute-efficiency-1x1-wgrad = 1.5\n", "expected a share of peak in (0, 1]");
+  parse_fails ("compute-efficiency-1x1 = x\n", "expected a share of peak in (0, 1]");
+  g_autoptr (DtsFramework) one = parse_ok ("compute-efficiency-1x1 = 0.46\n"
+                                           "compute-efficiency-1x1-wgrad = 0.22\n");
+  ck_assert_double_eq (one->eff_1x1, 0.46);
+  ck_assert_double_eq (one->eff_1x1_wgrad, 0.22);
+  ck_assert_double_eq (dts_framework_generic ()->eff_1x1, 0);
   ck_assert_double_eq (dts_framework_generic ()->winograd_3x3, 1.0);
 }
 END_TEST
@@ -291,6 +299,37 @@ START_TEST (test_framework_winograd_arch)
   g_autoptr (DtsCost) plain = dts_cost_new ("roofline", &error);
   ck_assert (dts_cost_layer_times (plain, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
   ck_assert_double_eq_tol (t.fwd_s, flops / (10e12 * 0.7) + 5e-6, 1e-12);
+}
+END_TEST
+
+/* compute-efficiency-1x1[-wgrad]: a 1x1 convolution's forward and
+ * backward-data kernels (and, apart, its weight gradient) at their own share
+ * of peak, whatever the precision's; a 3x3 layer keeps the conv/fc one. */
+START_TEST (test_framework_1x1)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  DtsLayer c3 = conv_layer (), c1 = conv_layer ();
+  c3.kernel_h = c3.kernel_w = 3;
+  c1.kernel_h = c1.kernel_w = 1;
+  c1.params = 256.0 * 256;
+  c1.fwd_flops = c1.bwd_data_flops = c1.bwd_weight_flops = 2.0 * 256 * 256 * 14 * 14;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  dts_cost_set_framework (cost, parse_ok ("compute-efficiency-fp32 = 0.8\n"
+                                          "compute-efficiency-fp16 = 0.4\n"
+                                          "compute-efficiency-1x1 = 0.5\n"
+                                          "compute-efficiency-1x1-wgrad = 0.25\n"));
+  double f1 = 2.0 * 256 * 256 * 196 * 32, f3 = 9 * f1;
+  DtsLayerTimes t;
+  ck_assert (dts_cost_layer_times (cost, &c1, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, f1 / (10e12 * 0.5) + 5e-6, 1e-12); /* compute-bound */
+  ck_assert_double_eq_tol (t.bwd_data_s, t.fwd_s, 1e-15);
+  ck_assert_double_eq_tol (t.bwd_weight_s, f1 / (10e12 * 0.25) + 5e-6, 1e-12);
+  ck_assert (dts_cost_layer_times (cost, &c1, &gpu, DTS_PREC_FP16, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, f1 / (40e12 * 0.5) + 5e-6, 1e-12);
+  ck_assert (dts_cost_layer_times (cost, &c3, &gpu, DTS_PREC_FP32, 32, &t, &error));
+  ck_assert_double_eq_tol (t.fwd_s, f3 / (10e12 * 0.8) + 5e-6, 1e-12);
+  ck_assert_double_eq_tol (t.bwd_weight_s, f3 / (10e12 * 0.8) + 5e-6, 1e-12);
 }
 END_TEST
 
@@ -608,6 +647,7 @@ main (void)
   tcase_add_test (tc, test_framework_parse);
   tcase_add_test (tc, test_framework_times);
   tcase_add_test (tc, test_framework_sync_slowdown);
+  tcase_add_test (tc, test_framework_1x1);
   tcase_add_test (tc, test_framework_winograd_arch);
   tcase_add_test (tc, test_fft_convolution);
   tcase_add_test (tc, test_winograd_convolution);
