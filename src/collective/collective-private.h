@@ -64,6 +64,12 @@ gboolean dts_coll_hier_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpoin
 double dts_coll_hier_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
 
 DtsCollPlan *dts_coll_multirail_plan_new (const DtsCollParams *params, GError **error);
+/* multi-rail all-gather and reduce-scatter: each channel's ring runs one half */
+DtsCollPlan *dts_coll_multirail_half_plan_new (const DtsCollParams *params, GError **error);
+void dts_coll_multirail_half_step_ops (const DtsCollPlan *plan, int part, int step,
+                                       DtsCollStepOps *out);
+double dts_coll_multirail_half_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                              double latency_s);
 int dts_coll_multirail_n_steps (const DtsCollPlan *plan, int part);
 void dts_coll_multirail_step_ops (const DtsCollPlan *plan, int part, int step,
                                   DtsCollStepOps *out);

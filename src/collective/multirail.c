@@ -24,7 +24,19 @@
  * R = ceil(S/(N C chunk)) rounds, so as for the ring
  *   T = 2(N-1)/N x S/B + 2(N-1) R L
  * (unchunked: 2(N-1) L). dtsim allreduce reads B as the share of a link
- * over the plan's routes, which are enumerated per channel: B = share x C. */
+ * over the plan's routes, which are enumerated per channel: B = share x C.
+ *
+ * All-gather and reduce-scatter (dts_coll_multirail_half_plan_new): the
+ * same rings, each channel running one half over its own slice, as NCCL's
+ * ring all-gather and reduce-scatter use every channel's ring. Block b of a
+ * channel's slice belongs to rank b (ring-halves.c's indexing, along that
+ * channel's ring): at step s = 0..N-2 the rank at position p of channel
+ * c's ring sends block ring_c[p - s] (all-gather; its own at s = 0) or its
+ * partial sum of block ring_c[p - s - 1] (reduce-scatter, adding the
+ * partial sum of block ring_c[p - s - 2] it receives), so after N - 1
+ * steps every rank holds every block, or the whole sum of its own.
+ * Closed form on the flat platforms, as for the ring halves:
+ *   T = (N-1)/N x S/B + (N-1) R L, B = share x C. */
 #include "config.h"
 
 #include <math.h>
@@ -72,6 +84,28 @@ dts_coll_multirail_plan_new (const DtsCollParams *params, GError **error)
   return g_steal_pointer (&plan);
 }
 
+DtsCollPlan *
+dts_coll_multirail_half_plan_new (const DtsCollParams *params, GError **error)
+{
+  gboolean gather = params->op == DTS_COLL_OP_ALLGATHER;
+  g_return_val_if_fail (gather || params->op == DTS_COLL_OP_REDUCE_SCATTER, NULL);
+  DtsCollParams ar = *params;
+  ar.op = DTS_COLL_OP_ALLREDUCE;
+  g_autoptr (DtsCollPlan) plan = dts_coll_multirail_plan_new (&ar, error);
+  if (plan == NULL) {
+    if (error && *error)
+      g_prefix_error (error, "%s: ", gather ? "all-gather" : "reduce-scatter");
+    return NULL;
+  }
+  int n = params->n_ranks;
+  plan->n_steps = n - 1;
+  plan->n_reduce_steps = gather ? 0 : n - 1;
+  plan->n_phases = 1;
+  plan->phases[0] = (DtsCollPhase){ 0, n - 1, TRUE, gather ? "all-gather" : "reduce-scatter" };
+  plan->peer_key = dts_coll_key_add (plan->peer_key, gather ? 'g' : 's');
+  return g_steal_pointer (&plan);
+}
+
 /* Channel C's first local index in node I. */
 static int
 first_local (const DtsCollPlan *plan, int i, int c)
@@ -116,6 +150,38 @@ int
 dts_coll_multirail_n_steps (const DtsCollPlan *plan, int part)
 {
   return plan->n_steps;
+}
+
+void
+dts_coll_multirail_half_step_ops (const DtsCollPlan *plan, int part, int step,
+                                  DtsCollStepOps *out)
+{
+  int n = plan->n_ranks, C = plan->n_levels;
+  gboolean gather = plan->n_reduce_steps == 0;
+  out->phase = 0;
+  out->n_rounds = plan->n_rounds;
+  out->chunk_bytes = plan->chunk_bytes;
+  for (int pass = 0; pass < 2; pass++)
+    for (int c = 0; c < C; c++) {
+      int p = ring_pos (plan, part, c);
+      int at = pass == 0 ? p - step - (gather ? 0 : 1) : p - step - (gather ? 1 : 2);
+      int block = ring_rank (plan, mod (at, n), c);
+      int peer = ring_rank (plan, mod (p + (pass == 0 ? 1 : -1), n), c);
+      dts_coll_add_xfer_channel (out, pass == 0 ? DTS_XFER_SEND : DTS_XFER_RECV, peer, c,
+                                 block * plan->seg_bytes, plan->seg_bytes,
+                                 pass == 1 && !gather, c);
+    }
+}
+
+double
+dts_coll_multirail_half_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                       double latency_s)
+{
+  int n = plan->n_ranks;
+  if (n < 2 || !(share_Bps > 0))
+    return 0;
+  double B = share_Bps * plan->n_levels;
+  return (double) (n - 1) / n * plan->bytes / B + (n - 1.0) * plan->n_rounds * latency_s;
 }
 
 void

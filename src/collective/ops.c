@@ -80,6 +80,7 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
 }
 
 #define RING_HALF_FORM "(N-1) (R L + S/(N B)), R rounds per step"
+#define MULTIRAIL_HALF_FORM "(N-1)/N x S/B' + (N-1) R L, B' = B x C, R rounds per step"
 #define CHAIN_FORM                                                                          \
   "sum over the N + K - 2 slots of (L + C b / B), K chunks of --chunk-size per channel, b "  \
   "the largest in the slot; (N + K - 2) (L + S/(K B)) for equal chunks"
@@ -110,6 +111,13 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
     dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
     RHD_FORM, NULL } },
+  { DTS_COLL_OP_ALLGATHER,
+    { "multi-rail", "topology-aware rings (all-reduce's multi-rail): each channel's ring, "
+                    "entering and leaving every node through its own GPU and NIC, gathers its "
+                    "slice in N-1 steps",
+    dts_coll_multirail_half_plan_new, dts_coll_multirail_n_steps,
+    dts_coll_multirail_half_step_ops, dts_coll_member_host, dts_coll_multirail_routes,
+    dts_coll_multirail_half_closed_form_s, NULL, MULTIRAIL_HALF_FORM, NULL } },
   { DTS_COLL_OP_REDUCE_SCATTER,
     { "ring", "ring reduce-scatter: N-1 steps, each rank adds the block it receives and passes "
             "it on",
@@ -127,6 +135,13 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
     dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
     RHD_FORM, NULL } },
+  { DTS_COLL_OP_REDUCE_SCATTER,
+    { "multi-rail", "topology-aware rings (all-reduce's multi-rail): each channel's ring, "
+                    "entering and leaving every node through its own GPU and NIC, reduces and "
+                    "scatters its slice in N-1 steps",
+    dts_coll_multirail_half_plan_new, dts_coll_multirail_n_steps,
+    dts_coll_multirail_half_step_ops, dts_coll_member_host, dts_coll_multirail_routes,
+    dts_coll_multirail_half_closed_form_s, NULL, MULTIRAIL_HALF_FORM, NULL } },
   { DTS_COLL_OP_BROADCAST,
     { "ring", "NCCL's ring broadcast: a chain from the root along the ring, pipelined in chunks "
             "of --chunk-size",

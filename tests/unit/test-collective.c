@@ -1165,6 +1165,31 @@ START_TEST (test_op_reference)
 }
 END_TEST
 
+/* multi-rail all-gather and reduce-scatter over several nodes (contiguous,
+ * uneven, interleaved) and channel counts: every channel's ring runs one
+ * half over its slice; the reference checks the op's postcondition. */
+START_TEST (test_multirail_halves_reference)
+{
+  int node[40];
+  for (int op = DTS_COLL_OP_ALLGATHER; op <= DTS_COLL_OP_REDUCE_SCATTER; op++)
+    for (int layout = 0; layout < 3; layout++)
+      for (int c = 1; c <= 4; c *= 2)
+        for (int n = 1; n <= 40; n++) {
+          for (int r = 0; r < n; r++)
+            node[r] = layout == 0 ? r / 4 : layout == 1 ? (r < 5 ? 0 : 1 + (r - 5) / 3) : r % 3;
+          DtsCollParams params = { .n_ranks = n, .bytes = 3e6 + 1234.5, .channels = c,
+                                   .chunk_bytes = 2.5e5, .gpu_node = node, .op = op };
+          g_autoptr (GError) error = NULL;
+          g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("multi-rail", &params, &error);
+          ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+          ck_assert_int_eq (plan->n_steps, MAX (n - 1, 0));
+          g_autofree char *why = generic_run (plan);
+          ck_assert_msg (why == NULL, "%s layout %d C=%d N=%d: %s", dts_coll_op_to_string (op),
+                         layout, c, n, why);
+        }
+}
+END_TEST
+
 /* The op reference finds plans that are wrong in each op's way. */
 static void (*op_step_ops) (const DtsCollPlan *, int, int, DtsCollStepOps *);
 
@@ -1383,7 +1408,7 @@ op_bad (const char *algo, DtsCollOp op, int n, int root, const char *fragment)
 START_TEST (test_op_errors)
 {
   op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
-          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd)");
+          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, multi-rail)");
   op_bad ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 12, 0,
           "recursive-halving reduce-scatter: 12 ranks is not a power of two");
   op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise)");
@@ -1417,6 +1442,7 @@ collective_suite (void)
   tcase_add_test (generic, test_multirail_plan);
   tcase_add_test (generic, test_topo_ring_channels);
   tcase_add_test (generic, test_topo_ring_members);
+  tcase_add_test (generic, test_multirail_halves_reference);
   tcase_add_test (generic, test_op_reference);
   tcase_add_test (generic, test_op_reference_catches_errors);
   tcase_add_test (generic, test_op_plans);
