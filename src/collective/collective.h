@@ -137,7 +137,8 @@ typedef struct {
 
 /* The table of ops, in DtsCollOp order, terminated by a row with id NULL. */
 const DtsCollOpInfo *dts_coll_ops (void);
-/* The op called ID, or NULL. */
+/* The op called ID, or NULL; also as nccl-tests and MPI spell it
+ * (all_gather, allgather, AllGather: '-' and '_' and case ignored). */
 const DtsCollOpInfo *dts_coll_op_lookup (const char *id);
 const char *dts_coll_op_to_string (DtsCollOp op);
 /* nccl-tests' bus bandwidth over algorithm bandwidth for OP over N ranks:

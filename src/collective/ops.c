@@ -47,12 +47,30 @@ dts_coll_ops (void)
   return ops;
 }
 
+/* ID without '-' and '_', lower-cased, in OUT (at most N bytes). */
+static void
+op_key (const char *id, char *out, gsize n)
+{
+  gsize k = 0;
+  for (; *id && k + 1 < n; id++)
+    if (*id != '-' && *id != '_')
+      out[k++] = g_ascii_tolower (*id);
+  out[k] = '\0';
+}
+
 const DtsCollOpInfo *
 dts_coll_op_lookup (const char *id)
 {
-  for (const DtsCollOpInfo *o = ops; o->id; o++)
-    if (strcmp (o->id, id) == 0)
+  /* nccl-tests' and MPI's spellings too: all_reduce, allreduce, AllGather */
+  char want[32], have[32];
+  if (id == NULL || strlen (id) >= sizeof want)
+    return NULL;
+  op_key (id, want, sizeof want);
+  for (const DtsCollOpInfo *o = ops; o->id; o++) {
+    op_key (o->id, have, sizeof have);
+    if (strcmp (have, want) == 0)
       return o;
+  }
   return NULL;
 }
 
