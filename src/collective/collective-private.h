@@ -17,6 +17,10 @@ DtsCollPlan *dts_coll_ring_plan_new (const DtsCollParams *params, GError **error
 /* The ring in the order searched on the platform's routes (topo-ring.c),
  * a ring searched per channel where they differ; its generic interface. */
 DtsCollPlan *dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error);
+void dts_coll_topo_ring_half_step_ops (const DtsCollPlan *plan, int part, int step,
+                                       DtsCollStepOps *out);
+double dts_coll_topo_ring_half_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                              double latency_s);
 void dts_coll_topo_ring_step_ops (const DtsCollPlan *plan, int part, int step,
                                   DtsCollStepOps *out);
 gboolean dts_coll_topo_ring_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);

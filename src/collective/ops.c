@@ -130,6 +130,13 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
     RHD_FORM, NULL } },
   { DTS_COLL_OP_ALLGATHER,
+    { "topo-ring", "rings in searched orders (all-reduce's topo-ring): each channel's ring, "
+                   "the node path whose busiest link carries the fewest hops, gathers its "
+                   "slice in N-1 steps",
+    dts_coll_topo_ring_plan_new, dts_coll_ring_n_steps, dts_coll_topo_ring_half_step_ops,
+    dts_coll_member_host, dts_coll_topo_ring_routes, dts_coll_topo_ring_half_closed_form_s,
+    NULL, RING_HALF_FORM "; rings that differ per channel: " MULTIRAIL_HALF_FORM, NULL } },
+  { DTS_COLL_OP_ALLGATHER,
     { "multi-rail", "topology-aware rings (all-reduce's multi-rail): each channel's ring, "
                     "entering and leaving every node through its own GPU and NIC, gathers its "
                     "slice in N-1 steps",
@@ -153,6 +160,13 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
     dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
     RHD_FORM, NULL } },
+  { DTS_COLL_OP_REDUCE_SCATTER,
+    { "topo-ring", "rings in searched orders (all-reduce's topo-ring): each channel's ring, "
+                   "the node path whose busiest link carries the fewest hops, reduces and scatters its "
+                   "slice in N-1 steps",
+    dts_coll_topo_ring_plan_new, dts_coll_ring_n_steps, dts_coll_topo_ring_half_step_ops,
+    dts_coll_member_host, dts_coll_topo_ring_routes, dts_coll_topo_ring_half_closed_form_s,
+    NULL, RING_HALF_FORM "; rings that differ per channel: " MULTIRAIL_HALF_FORM, NULL } },
   { DTS_COLL_OP_REDUCE_SCATTER,
     { "multi-rail", "topology-aware rings (all-reduce's multi-rail): each channel's ring, "
                     "entering and leaving every node through its own GPU and NIC, reduces and "

@@ -200,11 +200,16 @@ search_node (const DtsCollTuner *tuner, const int *gpu_rank, const int *rank, in
 DtsCollPlan *
 dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error)
 {
-  if (!dts_coll_check_params (params, "topo-ring all-reduce", TRUE, error))
+  gboolean half = params->op == DTS_COLL_OP_ALLGATHER
+                  || params->op == DTS_COLL_OP_REDUCE_SCATTER;
+  const char *what = !half                                    ? "topo-ring all-reduce"
+                     : params->op == DTS_COLL_OP_ALLGATHER ? "topo-ring all-gather"
+                                                             : "topo-ring reduce-scatter";
+  if (!dts_coll_check_params (params, what, TRUE, error))
     return NULL;
   if (params->ring != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "topo-ring all-reduce: searches its own order (no ring order to give)");
+                 "%s: searches its own order (no ring order to give)", what);
     return NULL;
   }
   int n = params->n_ranks;
@@ -247,14 +252,17 @@ dts_coll_topo_ring_plan_new (const DtsCollParams *params, GError **error)
     /* one ring for every channel: a ring plan in that order */
     DtsCollParams p = *params;
     p.ring = order;
-    if ((plan = dts_coll_ring_plan_new (&p, error)) == NULL)
+    if ((plan = half ? dts_coll_ring_half_plan_new (&p, error)
+                     : dts_coll_ring_plan_new (&p, error)) == NULL)
       return NULL;
   } else {
     /* a ring per channel: the multi-rail plan over these orders */
-    if ((plan = dts_coll_multirail_plan_new (params, error)) == NULL)
+    if ((plan = half ? dts_coll_multirail_half_plan_new (params, error)
+                     : dts_coll_multirail_plan_new (params, error)) == NULL)
       return NULL;
     plan->aux = g_new (int, (gsize) 2 * C * n);
     guint64 key = dts_coll_key_add (dts_coll_key_add (dts_coll_key_add (0, 't'), n), C);
+    key = dts_coll_key_add (key, params->op);
     for (int c = 0; c < C; c++)
       for (int q = 0; q < n; q++) {
         plan->aux[c * n + q] = order[c * n + q];
@@ -292,4 +300,24 @@ dts_coll_topo_ring_closed_form_s (const DtsCollPlan *plan, double share_Bps, dou
 {
   return plan->aux ? dts_coll_multirail_closed_form_s (plan, share_Bps, latency_s)
                    : dts_coll_ring_closed_form_s (plan->n_ranks, plan->bytes, share_Bps, latency_s);
+}
+
+/* All-gather and reduce-scatter over the searched rings: the ring halves'
+ * interface, or with a ring per channel the multi-rail halves'. */
+void
+dts_coll_topo_ring_half_step_ops (const DtsCollPlan *plan, int part, int step,
+                                  DtsCollStepOps *out)
+{
+  if (plan->aux)
+    dts_coll_multirail_half_step_ops (plan, part, step, out);
+  else
+    dts_coll_ring_half_step_ops (plan, part, step, out);
+}
+
+double
+dts_coll_topo_ring_half_closed_form_s (const DtsCollPlan *plan, double share_Bps,
+                                       double latency_s)
+{
+  return plan->aux ? dts_coll_multirail_half_closed_form_s (plan, share_Bps, latency_s)
+                   : dts_coll_ring_half_closed_form_s (plan, share_Bps, latency_s);
 }

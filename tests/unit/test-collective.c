@@ -757,6 +757,22 @@ START_TEST (test_topo_ring_channels)
       ck_assert_msg (why == NULL, "C=%d N=%d: %s", c, n, why);
     }
   ck_assert_int_gt (multi, 0);
+  /* All-gather and reduce-scatter over the same searched rings: a ring half
+   * per channel, the multi-rail halves where the rings differ (aux). */
+  for (int op = DTS_COLL_OP_ALLGATHER; op <= DTS_COLL_OP_REDUCE_SCATTER; op++)
+    for (int c = 1; c <= 4; c++)
+      for (int n = 1; n <= 24; n++) {
+        DtsCollParams params = { .n_ranks = n, .bytes = 3e6, .channels = c,
+                                 .chunk_bytes = 2.5e5, .gpu_node = node, .tuner = &t,
+                                 .op = op };
+        g_autoptr (GError) error = NULL;
+        g_autoptr (DtsCollPlan) plan = dts_coll_plan_new ("topo-ring", &params, &error);
+        ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+        ck_assert (c > 1 && n > 2 ? plan->aux != NULL : plan->aux == NULL);
+        ck_assert_int_eq (plan->n_steps, MAX (n - 1, 0));
+        g_autofree char *why = generic_run (plan);
+        ck_assert_msg (why == NULL, "%s C=%d N=%d: %s", dts_coll_op_to_string (op), c, n, why);
+      }
   /* One node of 5: channel 0 in rank order, channel 1 on other links. */
   DtsCollParams params = { .n_ranks = 5, .bytes = 5e6, .channels = 2, .chunk_bytes = 1e6,
                            .gpu_node = node, .tuner = &t };
@@ -1408,7 +1424,7 @@ op_bad (const char *algo, DtsCollOp op, int n, int root, const char *fragment)
 START_TEST (test_op_errors)
 {
   op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
-          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, multi-rail)");
+          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, topo-ring, multi-rail)");
   op_bad ("rhd", DTS_COLL_OP_REDUCE_SCATTER, 12, 0,
           "recursive-halving reduce-scatter: 12 ranks is not a power of two");
   op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise)");
