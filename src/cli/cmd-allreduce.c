@@ -211,10 +211,13 @@ static const char *const phase_names[] = { "reduce-scatter", "all-gather" };
  * each size, its predicted time, and the simulated time against the chosen
  * algorithm's closed form. */
 static void
-write_text_tuned (const DtsAllreduceResult *r, GString *out)
+write_text_tuned (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
 {
   g_string_append (out, "closed form:  the chosen algorithm's (--collective help), with B and L "
                         "of its own routes\n");
+  if (op != DTS_COLL_OP_ALLREDUCE)
+    g_string_append_printf (out, "bus bw:       S/t x %s (nccl-tests' %s)\n",
+                            dts_coll_ops ()[op].bus_factor_text, dts_coll_op_to_string (op));
   g_string_append (out, "model:        NCCL's tuning model: base + hop latencies (at least the "
                         "routes') + link loads at the protocol's bandwidth (predicted_us)\n\n");
   g_string_append_printf (out, "%14s %-10s %-6s %14s %14s %12s %12s %10s %10s %16s %10s\n",
@@ -227,7 +230,7 @@ write_text_tuned (const DtsAllreduceResult *r, GString *out)
         out, "%14.0f %-10s %-6s %14.3f %14.3f %12.3f %12.3f %10.3f %10.3f %16.3f %10.4f\n",
         sz->bytes, sz->algorithm, sz->protocol, sz->predicted_s * 1e6, sz->time_s * 1e6,
         sz->time_s > 0 ? sz->bytes / sz->time_s / 1e9 : 0,
-        dts_allreduce_bus_bw_Bps (r->n_gpus, sz->bytes, sz->time_s) / 1e9, sz->share_Bps / 1e9,
+        bus_bw (op, r->n_gpus, sz->bytes, sz->time_s) / 1e9, sz->share_Bps / 1e9,
         sz->latency_s * 1e6, sz->closed_form_s * 1e6, ratio (sz));
   }
 }
@@ -250,7 +253,7 @@ write_text (const DtsAllreduceResult *r, DtsCollOp op, int root, GString *out)
                                  "in every time and closed form below\n",
                             r->coll_overhead_s * 1e6);
   if (r->tuned) {
-    write_text_tuned (r, out);
+    write_text_tuned (r, op, out);
     return;
   }
   g_string_append_printf (out, "%s bottleneck B %.3f GB/s (%s, %d hop%s), "
@@ -884,14 +887,16 @@ check_op (const ArArgs *a, DtsCollOp *op, int *root, GError **error)
   if (*op == DTS_COLL_OP_ALLREDUCE)
     return TRUE;
   g_autofree char *ids = dts_coll_op_algorithm_ids (*op);
-  if (g_strcmp0 (a->c.collective, "auto") == 0) {
+  gboolean tunable = *op == DTS_COLL_OP_ALLGATHER || *op == DTS_COLL_OP_REDUCE_SCATTER;
+  if (g_strcmp0 (a->c.collective, "auto") == 0 && !tunable) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--collective auto picks all-reduce algorithms only (its tuning model is "
-                 "NCCL's for all-reduce); for --op %s give one of: %s",
+                 "--collective auto picks all-reduce, all-gather and reduce-scatter algorithms "
+                 "only (its tuning model is NCCL's for those); for --op %s give one of: %s",
                  o->id, ids);
     return FALSE;
   }
-  if (a->c.collective != NULL && dts_coll_algorithm_lookup (a->c.collective, *op) == NULL) {
+  if (a->c.collective != NULL && strcmp (a->c.collective, "auto") != 0
+      && dts_coll_algorithm_lookup (a->c.collective, *op) == NULL) {
     gboolean known = dts_coll_algorithm_lookup (a->c.collective, DTS_COLL_OP_ALLREDUCE) != NULL;
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s--collective '%s' %s %s (%s: %s)",
                  known ? "" : "unknown ", a->c.collective, known ? "does not do" : "for", o->id,

@@ -1,5 +1,8 @@
-/* tune.c - `--collective auto`: pick an all-reduce algorithm and protocol
- * per message the way NCCL's tuning model does.
+/* tune.c - `--collective auto`: pick an all-reduce (all-gather,
+ * reduce-scatter) algorithm and protocol per message the way NCCL's tuning
+ * model does.  For all-gather and reduce-scatter the candidates are the
+ * algorithms with a row for the op, and every step count below is the
+ * all-reduce's halved (NCCL's nsteps = N - 1 for them): Shape.half.
  *
  * Model (NCCL's ncclTopoTuneModel and ncclTopoGetAlgoTime, src/graph/
  * tuning.cc, read at commit 5067397c of github.com/NVIDIA/nccl and
@@ -137,6 +140,7 @@ typedef struct {
   int intra_hw;        /* HW_NVLINK or HW_PCI */
   gboolean ampere;     /* Ampere or later (the ring plateau) */
   const int *node;     /* rank -> node (params->gpu_node), or NULL: one node */
+  int half;            /* all-gather or reduce-scatter: the all-reduce's steps once (1), else 2 */
 } Shape;
 
 static int
@@ -173,7 +177,7 @@ inter_hop (const Shape *sh, int f, int p)
 static double
 ring_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
 {
-  int steps = 2 * (sh->n - 1), inter = sh->m > 1 ? 2 * (sh->m - 1) : 0;
+  int steps = sh->half * (sh->n - 1), inter = sh->m > 1 ? sh->half * (sh->m - 1) : 0;
   double intra = intra_hop (sh, F_RING, p);
   if (sh->m > 1)
     intra = MAX (intra, NET_OVERHEAD_US * (p == DTS_COLL_PROTO_SIMPLE ? 3 : 1));
@@ -201,7 +205,7 @@ hier_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
 static double
 direct_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
 {
-  return base_us[F_RING][p] + 2 * intra_hop (sh, F_RING, p);
+  return base_us[F_RING][p] + sh->half * intra_hop (sh, F_RING, p);
 }
 
 /* rd and rhd: the hop latency of each level of the power-of-two part
@@ -231,7 +235,7 @@ levels_latency_us (const Shape *sh, const DtsCollPlan *plan, int p, int per_leve
 static double
 rhd_latency_us (const Shape *sh, const DtsCollPlan *plan, int p)
 {
-  return levels_latency_us (sh, plan, p, 2);
+  return levels_latency_us (sh, plan, p, sh->half);
 }
 
 static double
@@ -312,10 +316,12 @@ arch_is_volta_or_later (const char *arch)
 DtsCollPlan *
 dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **error)
 {
-  if (!dts_coll_check_params (params, "auto all-reduce", TRUE, error))
+  gboolean half = params->op == DTS_COLL_OP_ALLGATHER
+                  || params->op == DTS_COLL_OP_REDUCE_SCATTER;
+  if (!dts_coll_check_params (params, half ? "auto" : "auto all-reduce", TRUE, error))
     return NULL;
-  if (params->op != DTS_COLL_OP_ALLREDUCE)
-    return dts_coll_op_plan_new ("auto", params, error); /* the error: all-reduce only */
+  if (params->op != DTS_COLL_OP_ALLREDUCE && !half)
+    return dts_coll_op_plan_new ("auto", params, error); /* the error: not for this op */
   const DtsCollTuner *tuner = params->tuner;
   if (tuner == NULL || tuner->measure == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
@@ -325,7 +331,8 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
   }
   Shape sh = { .n = params->n_ranks, .node = params->gpu_node,
                .intra_hw = tuner->nvlink ? HW_NVLINK : HW_PCI,
-               .ampere = dts_coll_tune_arch_is_ampere_or_later (tuner->arch) };
+               .ampere = dts_coll_tune_arch_is_ampere_or_later (tuner->arch),
+               .half = half ? 1 : 2 };
   {
     g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
     for (int r = 0; r < sh.n; r++)
@@ -334,7 +341,6 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
   }
   sh.ppn = (double) sh.n / sh.m;
   gboolean ll128 = tuner->nvlink && arch_is_volta_or_later (tuner->arch);
-  const DtsCollAlgorithm *table = dts_coll_algorithms ();
   g_autoptr (DtsCollPlan) best = NULL;
   double best_s = INFINITY;
   DtsCollProto best_p = DTS_COLL_PROTO_SIMPLE;
@@ -342,10 +348,11 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
     const Candidate *cd = &candidates[c];
     if (cd->single_node_only && (sh.m > 1 || sh.n > DTS_COLL_TUNE_MAX_DIRECT_RANKS))
       continue;
-    const DtsCollAlgorithm *a = table;
-    while (a->id && strcmp (a->id, cd->id) != 0)
-      a++;
-    g_assert (a->id != NULL);
+    /* the op's row of the algorithm (all-gather, reduce-scatter: the ring
+     * family, direct and rhd have one; tree, rd and hier do not) */
+    const DtsCollAlgorithm *a = dts_coll_algorithm_lookup (cd->id, params->op);
+    if (a == NULL)
+      continue;
     /* The parameters are valid (checked above): an algorithm that cannot
      * run over this communicator (hier over nodes of unequal sizes) is no
      * candidate. */
@@ -354,6 +361,7 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
     if (plan == NULL)
       continue;
     plan->alg = a;
+    plan->op = params->op;
     double load_s = 0, wire_s = 0;
     if (!tuner->measure (plan, params->gpu_rank, &load_s, &wire_s, tuner->data, error))
       return NULL;

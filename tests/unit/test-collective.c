@@ -1018,6 +1018,68 @@ tune_rows (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
   return tune_rows_lat (n, per_node, bytes, arch, nvlink, 0, chosen);
 }
 
+/* All-gather and reduce-scatter: the candidates with a row for the op (the
+ * ring family, direct on one node, rhd for powers of two; no tree, rd or
+ * hier), the ring's N - 1 steps once, direct's one step, rhd's one per
+ * level; the chosen plan does the op. */
+START_TEST (test_tune_halves)
+{
+  double lat = 0;
+  DtsCollTuner t = { .measure = fake_measure, .data = &lat, .arch = "Ampere", .nvlink = TRUE };
+  int node[16];
+  for (int op = DTS_COLL_OP_ALLGATHER; op <= DTS_COLL_OP_REDUCE_SCATTER; op++)
+    for (int per_node = 8; per_node <= 16; per_node += 8) {
+      for (int r = 0; r < 16; r++)
+        node[r] = r / per_node;
+      DtsCollParams p = { .n_ranks = 16, .bytes = 1e6, .channels = 2,
+                          .chunk_bytes = 2 * 1048576.0, .gpu_node = node, .tuner = &t, .op = op };
+      g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow));
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DtsCollPlan) plan = dts_coll_tune_plan_new (&p, rows, &error);
+      ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
+      ck_assert_int_eq (plan->op, op);
+      ck_assert_ptr_nonnull (plan->protocol);
+      ck_assert_ptr_null (tune_row (rows, "tree", DTS_COLL_PROTO_LL));
+      ck_assert_ptr_null (tune_row (rows, "rd", DTS_COLL_PROTO_LL));
+      ck_assert_ptr_null (tune_row (rows, "hier", DTS_COLL_PROTO_LL));
+      ck_assert_ptr_nonnull (tune_row (rows, "rhd", DTS_COLL_PROTO_LL));
+      ck_assert_ptr_nonnull (tune_row (rows, "multi-rail", DTS_COLL_PROTO_LL));
+      if (per_node == 16) {
+        /* one node: LL's 15 hops of 0.6 us on the base, direct's one */
+        ck_assert_double_eq_tol (tune_row (rows, "ring", DTS_COLL_PROTO_LL)->latency_s,
+                                 (6.6 + 15 * 0.6) * 1e-6, 1e-12);
+        ck_assert_double_eq_tol (tune_row (rows, "direct", DTS_COLL_PROTO_LL)->latency_s,
+                                 (6.6 + 0.6) * 1e-6, 1e-12);
+        ck_assert_double_eq_tol (tune_row (rows, "rhd", DTS_COLL_PROTO_LL)->latency_s,
+                                 (6.6 + 4 * 0.6) * 1e-6, 1e-12);
+      } else {
+        /* two nodes: 14 intra hops and 1 inter, no direct */
+        ck_assert_ptr_null (tune_row (rows, "direct", DTS_COLL_PROTO_LL));
+        ck_assert_double_eq_tol (tune_row (rows, "ring", DTS_COLL_PROTO_LL)->latency_s,
+                                 (6.6 + 14 * 1.0 + 1 * 2.7) * 1e-6, 1e-12);
+      }
+      /* the ring's bandwidth term is the all-gather's (N-1)/N S/B, half the
+       * all-reduce's */
+      ck_assert_double_eq_tol (tune_row (rows, "ring", DTS_COLL_PROTO_SIMPLE)->bandwidth_s,
+                               15.0 / 16 * 1e6 / 10e9, 1e-12);
+      double best = INFINITY;
+      for (guint i = 0; i < rows->len; i++)
+        best = MIN (best, g_array_index (rows, DtsCollTuneRow, i).predicted_s);
+      ck_assert_double_eq (plan->predicted_s, best);
+      g_autofree char *why = generic_run (plan);
+      ck_assert_msg (why == NULL, "%s", why);
+    }
+  /* broadcast has no tuning model */
+  DtsCollParams b = { .n_ranks = 4, .bytes = 1e6, .channels = 2, .chunk_bytes = 2 * 1048576.0,
+                      .tuner = &t, .op = DTS_COLL_OP_BROADCAST };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCollPlan) none = dts_coll_plan_new ("auto", &b, &error);
+  ck_assert_ptr_null (none);
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "picks all-reduce, all-gather and "
+                         "reduce-scatter algorithms only", NULL);
+}
+END_TEST
+
 #define US 1e-6
 START_TEST (test_tune_model)
 {
@@ -1429,7 +1491,7 @@ START_TEST (test_op_errors)
           "recursive-halving reduce-scatter: 12 ranks is not a power of two");
   op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise)");
   op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
-  op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-reduce algorithms only");
+  op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-gather and reduce-scatter algorithms only");
   op_bad ("ring", DTS_COLL_OP_BROADCAST, 4, 4, "root 4 is not one of the 4 ranks (0..3)");
   op_bad ("ring", DTS_COLL_OP_REDUCE, 4, -1, "root -1");
   op_bad ("ring", DTS_COLL_OP_ALLGATHER, 0, 0, "ring all-gather: needs at least one rank");
@@ -1459,6 +1521,7 @@ collective_suite (void)
   tcase_add_test (generic, test_topo_ring_channels);
   tcase_add_test (generic, test_topo_ring_members);
   tcase_add_test (generic, test_multirail_halves_reference);
+  tcase_add_test (generic, test_tune_halves);
   tcase_add_test (generic, test_op_reference);
   tcase_add_test (generic, test_op_reference_catches_errors);
   tcase_add_test (generic, test_op_plans);
