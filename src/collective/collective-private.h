@@ -162,6 +162,7 @@ double dts_coll_tree_op_closed_form_s (const DtsCollPlan *plan, double share_Bps
  * (rhd-ops.c). */
 DtsCollPlan *dts_coll_rhd_op_plan_new (const DtsCollParams *params, GError **error);
 int dts_coll_rhd_op_n_steps (const DtsCollPlan *plan, int part);
+int dts_coll_rhd_op_step_slot (const DtsCollPlan *plan, int part, int step);
 void dts_coll_rhd_op_step_ops (const DtsCollPlan *plan, int part, int step,
                                DtsCollStepOps *out);
 gboolean dts_coll_rhd_op_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);

@@ -103,7 +103,9 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
   "sum over the N + K - 2 slots of (L + C b / B), K chunks of --chunk-size per channel, b "  \
   "the largest in the slot; (N + K - 2) (L + S/(K B)) for equal chunks"
 #define DIRECT_FORM "R L + S/(N B), R rounds"
-#define RHD_FORM "L sum_j R_j + (N-1)/N x S/B', B' = B x log2 N, R_j rounds of step j"
+#define RHD_FORM                                                                          \
+  "L sum_j R_j + (N-1)/N x S/B', B' = B x log2 N, R_j rounds of step j; other N: the fold's " \
+  "recurrence over the slots (rhd-ops.c)"
 #define PAIRWISE_FORM "(N-1) (R L + S/(N B')), B' = B x (N-1), R rounds per step"
 #define TREE_OP_FORM                                                                        \
   "sum over the K + D - 1 slots of (L + C b f / 2B), D = floor(log2 N), K chunks of "        \
@@ -124,11 +126,11 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_op_closed_form_s, NULL,
     DIRECT_FORM, NULL } },
   { DTS_COLL_OP_ALLGATHER,
-    { "rhd", "recursive doubling (N a power of two): log2 N steps, each rank swapping all it "
-             "holds with the rank 1, 2, 4, ... away",
+    { "rhd", "recursive doubling: log2 N steps, each rank swapping all it holds with the rank "
+             "1, 2, 4, ... away (other N: MPICH's fold, one step before and one after)",
     dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
     dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
-    RHD_FORM, NULL } },
+    RHD_FORM, dts_coll_rhd_op_step_slot } },
   { DTS_COLL_OP_ALLGATHER,
     { "topo-ring", "rings in searched orders (all-reduce's topo-ring): each channel's ring, "
                    "the node path whose busiest link carries the fewest hops, gathers its "
@@ -155,11 +157,12 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_direct_op_closed_form_s, NULL,
     DIRECT_FORM, NULL } },
   { DTS_COLL_OP_REDUCE_SCATTER,
-    { "rhd", "recursive halving (N a power of two): log2 N steps, each rank sending half its "
-             "window to the rank N/2, N/4, ... away and adding the half it keeps",
+    { "rhd", "recursive halving: log2 N steps, each rank sending half its window to the rank "
+             "N/2, N/4, ... away and adding the half it keeps (other N: MPICH's fold, one step "
+             "before and one after)",
     dts_coll_rhd_op_plan_new, dts_coll_rhd_op_n_steps, dts_coll_rhd_op_step_ops,
     dts_coll_member_host, dts_coll_rhd_op_routes, dts_coll_rhd_op_closed_form_s, NULL,
-    RHD_FORM, NULL } },
+    RHD_FORM, dts_coll_rhd_op_step_slot } },
   { DTS_COLL_OP_REDUCE_SCATTER,
     { "topo-ring", "rings in searched orders (all-reduce's topo-ring): each channel's ring, "
                    "the node path whose busiest link carries the fewest hops, reduces and scatters its "
