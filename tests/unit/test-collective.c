@@ -1019,7 +1019,7 @@ tune_rows (int n, int per_node, double bytes, const char *arch, gboolean nvlink,
 }
 
 /* All-gather and reduce-scatter: the candidates with a row for the op (the
- * ring family, direct on one node, rhd for powers of two; no tree, rd or
+ * ring family, direct on one node, rhd; no tree, rd or
  * hier), the ring's N - 1 steps once, direct's one step, rhd's one per
  * level; the chosen plan does the op. */
 START_TEST (test_tune_halves)
