@@ -165,8 +165,8 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     RHD_FORM, dts_coll_rhd_op_step_slot } },
   { DTS_COLL_OP_REDUCE_SCATTER,
     { "topo-ring", "rings in searched orders (all-reduce's topo-ring): each channel's ring, "
-                   "the node path whose busiest link carries the fewest hops, reduces and scatters its "
-                   "slice in N-1 steps",
+                   "the node path whose busiest link carries the fewest hops, reduces and "
+                   "scatters its slice in N-1 steps",
     dts_coll_topo_ring_plan_new, dts_coll_ring_n_steps, dts_coll_topo_ring_half_step_ops,
     dts_coll_member_host, dts_coll_topo_ring_routes, dts_coll_topo_ring_half_closed_form_s,
     NULL, RING_HALF_FORM "; rings that differ per channel: " MULTIRAIL_HALF_FORM, NULL } },

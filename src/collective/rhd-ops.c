@@ -77,7 +77,8 @@ dts_coll_rhd_op_plan_new (const DtsCollParams *params, GError **error)
     k++;
   /* int ranks: k <= 30, within the phases and tags a plan may have. */
   if ((1 << k) != n) {
-    static const char *const rs_names[] = { "reduce-scatter" }, *const ag_names[] = { "all-gather" };
+    static const char *const rs_names[] = { "reduce-scatter" };
+    static const char *const ag_names[] = { "all-gather" };
     g_autoptr (DtsCollPlan) plan = dts_coll_fold_plan_new (params, "rhd", what, 1,
                                                           gather ? ag_names : rs_names, error);
     if (plan == NULL)
@@ -240,10 +241,13 @@ folded_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_
   gboolean gather = plan->n_reduce_steps == 0;
   int n = plan->n_ranks, k = plan->n_levels, p = 1 << k, e = n - p;
   double B = share_Bps * (k + 1), seg = plan->bytes / ((double) n * plan->channels);
-  /* a transfer of BLOCKS blocks per channel: its rounds' latency and its bytes */
-#define XFER_S(blocks)                                                                            (dts_coll_fold_step_rounds (plan, (blocks) * seg) * latency_s                                    + (blocks) * seg * plan->channels / B)
+  /* a fold or unfold of BLOCKS blocks per channel: its rounds' latency and its bytes */
+  double fold_blocks = gather ? 1 : n, unfold_blocks = gather ? n : 1;
+  double fold_s = dts_coll_fold_step_rounds (plan, fold_blocks * seg) * latency_s
+                  + fold_blocks * seg * plan->channels / B;
+  double unfold_s = dts_coll_fold_step_rounds (plan, unfold_blocks * seg) * latency_s
+                    + unfold_blocks * seg * plan->channels / B;
   g_autofree double *t = g_new0 (double, p), *next = g_new (double, p);
-  double fold_s = XFER_S (gather ? 1 : n), unfold_s = XFER_S (gather ? n : 1);
   for (int v = 0; v < e; v++)
     t[v] = fold_s;
   for (int j = 0; j < k; j++) {
@@ -256,7 +260,6 @@ folded_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_
     }
     memcpy (t, next, sizeof (double) * p);
   }
-#undef XFER_S
   double end = 0;
   for (int v = 0; v < p; v++)
     end = MAX (end, t[v] + (v < e ? unfold_s : 0));

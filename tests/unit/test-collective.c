@@ -1476,7 +1476,8 @@ op_bad (const char *algo, DtsCollOp op, int n, int root, const char *fragment)
 START_TEST (test_op_errors)
 {
   op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
-          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, topo-ring, multi-rail)");
+          "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, "
+          "topo-ring, multi-rail)");
   op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise)");
   op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
   op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-gather and reduce-scatter algorithms only");
