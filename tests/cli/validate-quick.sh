@@ -87,3 +87,14 @@ check_convnet '| convnet | 6 | 22.2% | +19.7% |' -F convnet=tensorflow1
 check_convnet '| convnet | 6 | 21.0% | -20.8% |' -F convnet=tensorflow1 -- --cost-model mlp
 check_convnet '| convnet | 6 | 21.1% | -19.4% |' -F convnet=torch7-cudnn4 -- --cost-model mlp
 echo "validate-quick: convnet table of doc/VALIDATION.md part 5 holds"
+
+# frameworks/torch7-cudnn4.conf's 1x1 shares are what the DeepBench kernels
+# give (doc/VALIDATION.md part 12), reproduced by the tool that measured them
+want=$(grep -E '^compute-efficiency-1x1(-wgrad)? =' "$top_srcdir/frameworks/torch7-cudnn4.conf")
+got=$(TMPDIR="$tmp" python3 "$top_srcdir/tools/fit-framework.py" "$top_builddir" \
+  "$top_srcdir/frameworks/torch7-cudnn4.conf" --deepbench-1x1 | grep -v '^#')
+if [ "$got" != "$want" ]; then
+  echo "validate-quick: --deepbench-1x1 gives '$got', the profile has '$want'"
+  exit 1
+fi
+echo "validate-quick: torch7-cudnn4's 1x1 shares are DeepBench's"
