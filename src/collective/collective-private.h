@@ -178,6 +178,11 @@ double dts_coll_direct_op_closed_form_s (const DtsCollPlan *plan, double share_B
                                          double latency_s);
 
 /* Pairwise-exchange all-to-all (pairwise.c). */
+DtsCollPlan *dts_coll_bruck_plan_new (const DtsCollParams *params, GError **error);
+void dts_coll_bruck_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out);
+gboolean dts_coll_bruck_routes (const DtsCollPlan *plan, DtsCollRouteFn fn, gpointer data);
+double dts_coll_bruck_closed_form_s (const DtsCollPlan *plan, double share_Bps, double latency_s);
+
 DtsCollPlan *dts_coll_pairwise_plan_new (const DtsCollParams *params, GError **error);
 void dts_coll_pairwise_step_ops (const DtsCollPlan *plan, int part, int step,
                                  DtsCollStepOps *out);

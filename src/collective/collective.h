@@ -224,6 +224,9 @@ typedef struct {
                            depth of every rank in both trees; hier: pieces, steps apart */
   DtsCollOp op;         /* what the plan does (the row's op) */
   int root;             /* broadcast, reduce: the root rank; 0 for the other ops */
+  gboolean a2a_working; /* all-to-all in one working buffer per rank (bruck.c): block i of rank
+                           p's starts as block p + i of its send buffer and ends as what rank
+                           p - i sent to p; offsets are in it, a receive's where its send's was */
 } DtsCollPlan;
 
 typedef enum {

@@ -111,6 +111,9 @@ dts_coll_op_bus_factor (DtsCollOp op, int n)
   "sum over the K + D - 1 slots of (L + C b f / 2B), D = floor(log2 N), K chunks of "        \
   "--chunk-size per channel, depth j sending chunk t - j in slot t to f children; "          \
   "(K + D - 1) (L + S/(K B)) for equal chunks and two children"
+#define BRUCK_FORM                                                                        \
+  "sum over the K = ceil(log2 N) steps of (R_k L + b_k S/(N B')), b_k the blocks with bit k " \
+  "set among 1..N-1, R_k its shortest run's rounds, B' = B x K"
 #define BINOMIAL_FORM                                                                    \
   "K (R L + S/B'), K = ceil(log2 N) levels, R rounds, B' = B x K (the root's K routes)"
 
@@ -219,6 +222,12 @@ static const DtsCollOpAlgorithm op_algorithms[] = {
     dts_coll_pairwise_plan_new, dts_coll_same_n_steps, dts_coll_pairwise_step_ops,
     dts_coll_member_host, dts_coll_direct_routes, dts_coll_pairwise_closed_form_s, NULL,
     PAIRWISE_FORM, NULL } },
+  { DTS_COLL_OP_ALLTOALL,
+    { "bruck", "Bruck's (MPI's for small blocks): ceil(log2 N) steps, at step k each rank "
+               "sending the blocks whose distance has bit k set to the rank 2^k on",
+    dts_coll_bruck_plan_new, dts_coll_same_n_steps, dts_coll_bruck_step_ops,
+    dts_coll_member_host, dts_coll_bruck_routes, dts_coll_bruck_closed_form_s, NULL,
+    BRUCK_FORM, NULL } },
   { DTS_COLL_N_OPS, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL } },
 };
 

@@ -281,7 +281,7 @@ START_TEST (test_ops_closed_form_flat)
                             .root = st.root };
         g_autoptr (DtsCollPlan) plan = dts_coll_plan_new (row->alg.id, &p, NULL);
         /* A route's share of a link: direct's and pairwise's N - 1 routes
-         * out of every rank, the binomial root's and rhd's ceil(log2 N), the
+         * out of every rank, the binomial root's, rhd's and Bruck's ceil(log2 N), the
          * binary tree's two children, multi-rail's C = 2 channels (a route
          * per channel), one for the rings. */
         int k = 0;
@@ -290,7 +290,8 @@ START_TEST (test_ops_closed_form_flat)
         gboolean all_pairs = strcmp (row->alg.id, "direct") == 0
                              || strcmp (row->alg.id, "pairwise") == 0;
         double share = all_pairs ? 12.5e9 / (ns[i] - 1)
-                       : strcmp (row->alg.id, "binomial") == 0 || rhd ? 12.5e9 / k
+                       : strcmp (row->alg.id, "binomial") == 0 || rhd
+                               || strcmp (row->alg.id, "bruck") == 0 ? 12.5e9 / k
                        : strcmp (row->alg.id, "tree") == 0            ? 12.5e9 / MIN (ns[i] - 1, 2)
                        : strcmp (row->alg.id, "multi-rail") == 0      ? 12.5e9 / 2
                                                                       : 12.5e9;

@@ -323,7 +323,12 @@ generic_run (const DtsCollPlan *plan)
    * (which participant, channel and atom it is, + 1); sends read it, and
    * receives write the labels into the receive buffers, GOT. Every other
    * op sends from and receives into the one buffer. */
-  gboolean a2a = op == DTS_COLL_OP_ALLTOALL;
+  /* Bruck's all-to-all works in one buffer per rank (a2a_working): block i
+   * of rank p's starts with the labels of block p + i of its send buffer
+   * and must end with those of block p of rank p - i's; its receives land
+   * where their sends were, as the other ops'. */
+  gboolean working = op == DTS_COLL_OP_ALLTOALL && plan->a2a_working;
+  gboolean a2a = op == DTS_COLL_OP_ALLTOALL && !working;
   g_autofree guint64 *got_buf = a2a ? g_new0 (guint64, (gsize) np * nc * MAX (na, 1)) : NULL;
   guint64 *into = a2a ? got_buf : know;
   g_autofree int *step = g_new0 (int, np);
@@ -343,6 +348,11 @@ generic_run (const DtsCollPlan *plan)
         mine = 0;   /* and the root with the buffer */
       if (a2a)
         mine = (guint64) (r * nc * na + a) + 1;
+      if (working) {
+        double d = g_array_index (bounds, double, a % na) - blk_of * blk;
+        int src = boundary (bounds, ((r + blk_of) % n) * blk + d, tol);
+        mine = (guint64) (r * nc * na + a / na * na + src) + 1;
+      }
       know[r * nc * na + a] = mine;
       /* A rank's own block of an all-to-all is a copy on the GPU, not a
        * transfer of the plan. */
@@ -460,10 +470,12 @@ generic_run (const DtsCollPlan *plan)
           continue;
         break;
       case DTS_COLL_OP_ALLTOALL: {
-        /* Block b of r's receive buffer: block r of b's send buffer. */
+        /* Block b of r's receive buffer: block r of b's send buffer (in
+         * the working buffer: block r of rank r - b's). */
         double d = g_array_index (bounds, double, a % na) - b * blk;
         int src = boundary (bounds, r * blk + d, tol);
-        want = (guint64) (b * nc * na + a / na * na + src) + 1;
+        int from = working ? ((r - b) % n + n) % n : b;
+        want = (guint64) (from * nc * na + a / na * na + src) + 1;
         break;
       }
       default:
@@ -1478,7 +1490,7 @@ START_TEST (test_op_errors)
   op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
           "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, "
           "topo-ring, multi-rail)");
-  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise)");
+  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise, bruck)");
   op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
   op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-gather and reduce-scatter algorithms only");
   op_bad ("ring", DTS_COLL_OP_BROADCAST, 4, 4, "root 4 is not one of the 4 ranks (0..3)");
