@@ -74,13 +74,13 @@ dts_coll_bruck_plan_new (const DtsCollParams *params, GError **error)
   plan->n_steps = k;
   plan->n_reduce_steps = 0;
   plan->seg_bytes = params->bytes / ((double) n * params->channels);
-  /* the largest run, for the count of transfers */
-  plan->n_rounds = dts_coll_rounds (plan->seg_bytes * MAX (n / 2, 1), plan->chunk_bytes, what,
-                                    error);
+  /* For the count of transfers: a block's rounds, and at most N/2 runs a
+   * step (step 0: every odd block alone; later steps have fewer, longer
+   * runs). */
+  plan->n_rounds = dts_coll_rounds (plan->seg_bytes, plan->chunk_bytes, what, error);
   if (plan->n_rounds == 0)
     return NULL;
   plan->n_parts = n;
-  /* runs per step: at most N/2 (step 0: every odd block) */
   plan->sends_per_step = MAX (n / 2, 1);
   plan->n_tags = MAX (k, 1);
   plan->n_phases = k;

@@ -1490,7 +1490,8 @@ START_TEST (test_op_errors)
   op_bad ("rd", DTS_COLL_OP_ALLGATHER, 4, 0,
           "the collective algorithm 'rd' does not do all-gather (all-gather: ring, direct, rhd, "
           "topo-ring, multi-rail)");
-  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0, "does not do all-to-all (all-to-all: direct, pairwise, bruck)");
+  op_bad ("ring", DTS_COLL_OP_ALLTOALL, 4, 0,
+          "does not do all-to-all (all-to-all: direct, pairwise, bruck)");
   op_bad ("nope", DTS_COLL_OP_BROADCAST, 4, 0, "unknown collective algorithm 'nope'");
   op_bad ("auto", DTS_COLL_OP_REDUCE, 4, 0, "all-gather and reduce-scatter algorithms only");
   op_bad ("ring", DTS_COLL_OP_BROADCAST, 4, 4, "root 4 is not one of the 4 ranks (0..3)");
