@@ -272,18 +272,10 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     fw->speed_spread = x;
     return TRUE;
   }
-  if (strcmp (key, "compute-efficiency-1x1") == 0
-      || strcmp (key, "compute-efficiency-1x1-wgrad") == 0) {
-    char *end;
-    double x = dts_units_strtod (v, &end);
-    if (end == v || *end != '\0' || !(x > 0 && x <= 1)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                   "%s: %s = '%s': expected a share of peak in (0, 1]", where, key, v);
-      return FALSE;
-    }
-    *(strlen (key) > strlen ("compute-efficiency-1x1") ? &fw->eff_1x1_wgrad : &fw->eff_1x1) = x;
-    return TRUE;
-  }
+  if (strcmp (key, "compute-efficiency-1x1") == 0)
+    return parse_fraction (v, &fw->eff_1x1, where, key, error);
+  if (strcmp (key, "compute-efficiency-1x1-wgrad") == 0)
+    return parse_fraction (v, &fw->eff_1x1_wgrad, where, key, error);
   if (strcmp (key, "winograd-3x3") == 0) {
     char *end;
     double x = dts_units_strtod (v, &end);

@@ -377,7 +377,7 @@ tuner_measure (const DtsCollPlan *plan, const int *gpu_rank, double *bandwidth_s
                    plan->n_ranks, plan->bytes);
   for (int r = 0; gpu_rank != NULL && r < plan->n_ranks; r++)
     g_string_append_printf (k, "%d,", gpu_rank[r]);
-  g_autofree char *key = g_strdup (k->str);
+  g_autofree char *key = g_string_free (g_steal_pointer (&k), FALSE);
   double *known = g_hash_table_lookup (t->cache, key);
   if (known == NULL) {
     TunerRoutes tr = { t, plan, gpu_rank };

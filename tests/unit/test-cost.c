@@ -248,9 +248,9 @@ START_TEST (test_framework_parse)
   parse_fails ("winograd-3x3 = 4.5\n", "expected a number in [1, 4]");
   parse_fails ("memory-efficiency-kepler = 0\n", "expected a number in (0, 1]");
   parse_fails ("memory-efficiency- = 0.5\n", "expected an architecture name");
-  parse_fails ("compute-efficiency-1x1 = 0\n", "expected a share of peak in (0, 1]");
-  parse_fails ("compute-efficiency-1x1-wgrad = 1.5\n", "expected a share of peak in (0, 1]");
-  parse_fails ("compute-efficiency-1x1 = x\n", "expected a share of peak in (0, 1]");
+  parse_fails ("compute-efficiency-1x1 = 0\n", "expected a number in (0, 1]");
+  parse_fails ("compute-efficiency-1x1-wgrad = 1.5\n", "expected a number in (0, 1]");
+  parse_fails ("compute-efficiency-1x1 = x\n", "expected a number in (0, 1]");
   g_autoptr (DtsFramework) one = parse_ok ("compute-efficiency-1x1 = 0.46\n"
                                            "compute-efficiency-1x1-wgrad = 0.22\n");
   ck_assert_double_eq (one->eff_1x1, 0.46);
