@@ -113,12 +113,12 @@ add_op (GArray *prog, DtsOp op)
  * this many (each holds every layer's operations). */
 #define MAX_SEND_ORDERS 64
 
-/* The worker program on GPU: forward, backward (every compute time times
- * SLOW), push to every shard from shard FIRST on, receive every shard's
- * weights. */
+/* The worker program on GPU: forward, backward (at the pace of the slowest
+ * of PACE_N workers, 1: its own), push to every shard from shard FIRST on,
+ * receive every shard's weights. */
 static GArray *
 worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
-                const DtsRunOptions *o, const DtsSchedule *s, int first, double slow,
+                const DtsRunOptions *o, const DtsSchedule *s, int first, int pace_n,
                 DtsComputeTotals *tot, char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
@@ -126,11 +126,7 @@ worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
       dts_schedule_layer_times (w, cost, gpu, o->precision, o->batch_size, cost_source, error);
   if (t == NULL)
     return NULL;
-  for (guint l = 0; slow != 1.0 && l < n_layers; l++) {
-    t[l].fwd_s *= slow;
-    t[l].bwd_data_s *= slow;
-    t[l].bwd_weight_s *= slow;
-  }
+  dts_schedule_pace_slowest (cost, pace_n, t, n_layers);
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++)
@@ -254,9 +250,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
    * round (sync-ps, or a staleness bound of 0) waits for the slowest of
    * the N workers, as data parallelism does (dp.c): the profile's
    * gpu-speed-spread prices every worker at the expected slowest. */
-  double slow = sync || s->staleness_bound == 0
-                    ? dts_framework_sync_slowdown (dts_cost_framework (cost), n)
-                    : 1.0;
+  int pace_n = sync || s->staleness_bound == 0 ? n : 1;
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
   g_autoptr (GArray) prog_of = g_array_new (FALSE, FALSE, sizeof (int));
   int orders = MIN (MIN (s->n_shards, n), MAX_SEND_ORDERS);
@@ -269,7 +263,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         DtsComputeTotals tot;
         int first = (int) ((gint64) f * s->n_shards / orders);
         GArray *prog
-            = worker_program (w, cost, spec, o, s, first, slow, &tot, &s->cost_source, error);
+            = worker_program (w, cost, spec, o, s, first, pace_n, &tot, &s->cost_source, error);
         if (prog == NULL) {
           g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
           return NULL;

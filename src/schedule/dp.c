@@ -177,6 +177,18 @@ add_ready (GArray *prog, int bucket, int n_streams)
   g_array_append_val (prog, op);
 }
 
+void
+dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, guint n_layers)
+{
+  double slow = dts_framework_sync_slowdown (dts_cost_framework (cost), n);
+  for (guint l = 0; slow != 1.0 && l < n_layers; l++) {
+    t[l].fwd_s *= slow;
+    t[l].bwd_data_s *= slow;
+    t[l].bwd_weight_s *= slow;
+    t[l].update_s *= slow;
+  }
+}
+
 DtsLayerTimes *
 dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
                           DtsPrecision precision, int batch, char **cost_source, GError **error)
@@ -214,13 +226,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
   if (times == NULL)
     return NULL;
   /* Synchronous data parallelism runs at the pace of the slowest GPU. */
-  double slow = dts_framework_sync_slowdown (dts_cost_framework (cost), opts->n_gpus);
-  for (guint l = 0; slow != 1.0 && l < n_layers; l++) {
-    times[l].fwd_s *= slow;
-    times[l].bwd_data_s *= slow;
-    times[l].bwd_weight_s *= slow;
-    times[l].update_s *= slow;
-  }
+  dts_schedule_pace_slowest (cost, opts->n_gpus, times, n_layers);
 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };

@@ -514,13 +514,7 @@ times_at (Ctx *c, int spec, const DtsGpuSpec *gpu, int batch, GError **error)
    * hybrid run's all-reduces) for every GPU: the pipeline runs at the pace
    * of the slowest of its GPUs, whose sustained speeds spread as the
    * profile's gpu-speed-spread says (dp.c does the same). */
-  double slow = dts_framework_sync_slowdown (dts_cost_framework (c->cost), c->o->n_gpus);
-  for (int l = 0; slow != 1.0 && l < (int) c->wt->layers->len; l++) {
-    t[l].fwd_s *= slow;
-    t[l].bwd_data_s *= slow;
-    t[l].bwd_weight_s *= slow;
-    t[l].update_s *= slow;
-  }
+  dts_schedule_pace_slowest (c->cost, c->o->n_gpus, t, c->wt->layers->len);
   TimesKey k = { spec, batch };
   g_array_append_val (c->times_key, k);
   g_ptr_array_add (c->times, t);

@@ -36,6 +36,12 @@ DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
                                          const DtsGpuSpec *gpu, DtsPrecision precision, int batch,
                                          char **cost_source, GError **error);
 
+/* Synchronous training over N GPUs waits for the slowest of them: every
+ * compute time of T (N_LAYERS layers) times the profile's
+ * dts_framework_sync_slowdown (COST's framework) for N (dp, sync-ps,
+ * pipeline, hybrid). */
+void dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, guint n_layers);
+
 /* Activation elements per sample that layers FIRST..LAST keep for the
  * backward pass (layers that run in place keep none). */
 double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last);
