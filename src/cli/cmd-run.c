@@ -194,8 +194,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     o->collective = a->c.collective;
   }
   /* Options of the rows: validated and owned by their row, then read. */
-  if (!dts_cli_row_options_check (a->rows, o->collective, o->strategy ? o->strategy : "dp",
-                                  error))
+  if (!dts_cli_row_options_check (a->rows, o->collective ? o->collective : "ring",
+                                  o->strategy ? o->strategy : "dp", error))
     return FALSE;
   if (!dts_cli_parse_int_option ("ps-count", dts_cli_row_option (a->rows, "ps-count"), 1,
                                  1 << 20, &o->ps_count, error)
@@ -356,7 +356,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .precision = DTS_PREC_COUNT,
     .cost_model = a.cost_model ? a.cost_model : "roofline",
     .framework = a.framework,
-    .collective = "ring",
+    .collective = NULL, /* the driver's default (ring) where the strategy runs one */
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
     .channels = DTS_COLL_DEFAULT_CHANNELS,

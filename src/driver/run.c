@@ -23,6 +23,17 @@
 #include "sim/routes.h"
 #include "sim/sim.h"
 
+/* Whether STRATEGY runs collectives at all under O: not the
+ * parameter-server strategies, nor a pipeline whose stages are one GPU
+ * each. */
+static gboolean
+runs_collectives (const char *strategy, const DtsRunOptions *o)
+{
+  if (strcmp (strategy, "async-ps") == 0 || strcmp (strategy, "sync-ps") == 0)
+    return FALSE;
+  return strcmp (strategy, "pipeline") != 0 || o->tensor_parallel > 1;
+}
+
 static void
 fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platform,
               const DtsWorkload *w, const DtsSchedule *sched, DtsCost *cost)
@@ -38,7 +49,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->framework = g_strdup (dts_cost_framework (cost) ? dts_cost_framework (cost)->id : "generic");
   s->precision = g_strdup (dts_precision_to_string (o->precision));
   s->strategy = g_strdup (sched->strategy);
-  s->collective = g_strdup (o->collective);
+  /* null in the reports where nothing ran a collective */
+  s->collective = runs_collectives (sched->strategy, o) ? g_strdup (o->collective) : NULL;
   s->granularity = g_strdup (dts_granularity_to_string (o->granularity));
   s->cfg = g_strdupv (dts_sim_cfg_applied ());
   s->n_gpus = o->n_gpus;
@@ -53,7 +65,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->comm_streams = sched->comms->len > 0 ? (int) sched->comms->len : 1;
   if (sched->plans->len > 0)
     s->ps_servers = ((const DtsCollPlan *) g_ptr_array_index (sched->plans, 0))->n_servers;
-  if (strcmp (o->collective, "ps") == 0)
+  if (s->collective != NULL && strcmp (s->collective, "ps") == 0)
     s->ps_aggregation = dts_ps_aggregation_to_string (o->ps_aggregation);
   s->overlap = o->overlap;
   s->seed = o->seed;
@@ -214,6 +226,24 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                                                      : DTS_RUN_DEFAULT_BATCH_SIZE;
   if (o.precision == DTS_PREC_COUNT)
     o.precision = workload->training.has_precision ? workload->training.precision : DTS_PREC_FP32;
+  /* An explicit --collective where the strategy runs none would be
+   * silently ignored: a pipeline without tensor parallelism passes
+   * activations point to point, the parameter-server strategies exchange
+   * gradients with their servers. */
+  if (o.collective != NULL && !runs_collectives (strategy->id, &o)) {
+    if (strcmp (strategy->id, "pipeline") == 0)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--collective %s: --strategy pipeline runs no collective without "
+                   "--tensor-parallel (its stages pass activations point to point; --strategy "
+                   "hybrid all-reduces the gradients of replicated stages)",
+                   o.collective);
+    else
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--collective %s: --strategy %s exchanges gradients with its servers, not by "
+                   "a collective",
+                   o.collective, strategy->id);
+    return NULL;
+  }
   if (o.collective == NULL)
     o.collective = "ring";
   g_autoptr (DtsSimTuner) tuner = NULL;

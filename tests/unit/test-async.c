@@ -84,7 +84,7 @@ run_here (const void *setup, void *result)
     .precision = DTS_PREC_COUNT,
     .strategy = st->strategy ? st->strategy : "async-ps",
     .cost_model = "roofline",
-    .collective = st->collective ? st->collective : "ring",
+    .collective = st->collective,
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
     .channels = DTS_COLL_DEFAULT_CHANNELS,

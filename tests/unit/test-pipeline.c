@@ -66,7 +66,7 @@ run_here (const void *setup, void *result)
     .precision = DTS_PREC_COUNT,
     .strategy = st->strategy,
     .cost_model = "roofline",
-    .collective = st->collective ? st->collective : "ring",
+    .collective = st->collective,
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
     .channels = DTS_COLL_DEFAULT_CHANNELS,
@@ -357,8 +357,15 @@ START_TEST (test_errors)
   st = base;
   st.stages = 2;
   st.collective = "ps";
-  assert_fails (&st, DTS_ERROR_USAGE, "--collective ps: not available");
+  assert_fails (&st, DTS_ERROR_USAGE, "--collective ps: --strategy pipeline runs no collective");
+  st.collective = "ring"; /* one-GPU stages: refused, not ignored */
+  assert_fails (&st, DTS_ERROR_USAGE, "runs no collective without --tensor-parallel");
   Setup hy = { .platform = "flat-16", .workload = "mlp8", .strategy = "hybrid" };
+  hy.stages = 2;
+  hy.collective = "ps";
+  assert_fails (&hy, DTS_ERROR_USAGE, "--collective ps: not available with --strategy hybrid");
+  hy.collective = NULL;
+  hy.stages = 0;
   assert_fails (&hy, DTS_ERROR_USAGE, "give the pipeline's --stages");
   hy.stages = 3;
   assert_fails (&hy, DTS_ERROR_USAGE, "16 GPUs do not divide into 3 stages");
