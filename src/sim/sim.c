@@ -25,8 +25,9 @@
  *
  * flow: a lock-step phase (collective.h) of k steps becomes, for each
  * participant, a sleep of k R Lmax - L_own, where Lmax is the largest
- * latency of the routes the plan uses (the slowest hop paces a lock-step
- * collective) and L_own the largest of the participant's own routes, then
+ * latency of the routes the phase uses (the slowest hop paces a lock-step
+ * collective) and L_own the largest of the participant's own routes in the
+ * phase, to it and from it (fill_phase_latency), then
  * one flow per channel of every transfer carrying k times its step bytes,
  * with one reduction execution for the whole phase alongside; then all
  * members leave the phase together (the communicator's barrier). The
@@ -186,16 +187,21 @@ typedef struct {
  * same peers (every bucket of a communicator) share the first one's. */
 typedef struct {
   gboolean known;
-  gboolean borrowed;         /* hop_s belongs to an earlier plan's entry */
-  double max_s;              /* largest route latency of the plan */
+  gboolean borrowed;         /* the latencies are an earlier plan's entry's */
+  double max_s;              /* largest route latency of the plan (analytic) */
   double min_bw_Bps;         /* smallest route bandwidth of the plan (analytic) */
-  double *hop_s;             /* participant -> largest latency of its own routes */
   double *slot_s_per_byte;   /* analytic, plans whose members run lock-step: step of
                                 participant 0 -> the link-load time of the step's slot over
                                 the plan's bytes, -1 until known (NULL otherwise) */
   double *slot_lat_s;        /* the same steps -> the largest latency of a route of the slot */
   int n_slot_steps;          /* their entries */
   gboolean own_slots;        /* they are this entry's (not borrowed) */
+  double *phase_max_s;       /* flow: lock-step phase -> largest latency of a route of its
+                                steps (hier's node phases do not pay the rails'); NULL
+                                otherwise */
+  double *phase_hop_s;       /* flow: phase * n_parts + participant -> largest latency of
+                                the participant's routes in the phase, to and from it */
+  gboolean own_phases;       /* phase_* are this entry's (not borrowed) */
 } PlanLatency;
 
 /* Routes as the analytic granularity, the flow fold and --link-stats read
@@ -571,7 +577,15 @@ typedef struct {
   const Comm *c;
   const DtsCollPlan *plan;
   PlanLatency *lat;
+  GHashTable *pairs;         /* flow: (rank << 32 | rank) -> route latency, for the phases */
 } LatencyFill;
+
+/* The key of the route from rank A to rank B in LatencyFill.pairs. */
+static guint64
+pair_key (const Rank *a, const Rank *b)
+{
+  return ((guint64) (guint32) a->rank << 32) | (guint32) b->rank;
+}
 
 static gboolean
 fill_latency (int from, int to, const char *why, gpointer data)
@@ -579,7 +593,13 @@ fill_latency (int from, int to, const char *why, gpointer data)
   LatencyFill *f = data;
   Rank *a = part_rank (f->sim, f->c, f->plan, from), *b = part_rank (f->sim, f->c, f->plan, to);
   double l = a == b ? 0 : sg_host_get_route_latency (a->host, b->host);
-  f->lat->hop_s[from] = MAX (f->lat->hop_s[from], l);
+  if (f->pairs != NULL && a != b) {
+    guint64 *key = g_new (guint64, 1);
+    *key = pair_key (a, b);
+    double *v = g_new (double, 1);
+    *v = l;
+    g_hash_table_replace (f->pairs, key, v);
+  }
   f->lat->max_s = MAX (f->lat->max_s, l);
   if (a != b && f->sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
     double bw = sg_host_get_route_bandwidth (a->host, b->host);
@@ -612,6 +632,73 @@ own_slots (PlanLatency *lat, int n)
     lat->slot_s_per_byte[i] = -1;
 }
 
+/* Whether plans A and B have the same phases (first steps, lengths,
+ * lock-step or not). */
+static gboolean
+same_phases (const DtsCollPlan *a, const DtsCollPlan *b)
+{
+  if (a->n_phases != b->n_phases || a->n_parts != b->n_parts)
+    return FALSE;
+  for (int i = 0; i < a->n_phases; i++)
+    if (a->phases[i].first_step != b->phases[i].first_step
+        || a->phases[i].n_steps != b->phases[i].n_steps
+        || a->phases[i].lockstep != b->phases[i].lockstep)
+      return FALSE;
+  return TRUE;
+}
+
+/* Flow granularity: the route latencies of each lock-step phase of
+ * collective K's plan, from the transfers of its first step (the phase's
+ * steps have the same peers). A phase's sleep pays its own slowest hop,
+ * not the plan's: the node phases of hier and rhd's distances inside a
+ * node are not paced by the links between nodes, as they are not at step.
+ * A participant's own latency is the largest of its routes to and from
+ * it: one that receives over a slow hop ends the phase no earlier at
+ * step, and sleeping that hop's latency less starts its sends as step
+ * does, not in step with the slow hop (doc/SIMULATION.md, "Granularities",
+ * measured there). */
+static double
+route_latency (GHashTable *pairs, const Rank *a, const Rank *b)
+{
+  guint64 key = pair_key (a, b);
+  const double *v = pairs != NULL ? g_hash_table_lookup (pairs, &key) : NULL;
+  return v != NULL ? *v : sg_host_get_route_latency (a->host, b->host);
+}
+
+/* PAIRS: route latencies known (the plan's routes), or NULL. */
+static void
+fill_phase_latency (Sim *sim, int k, PlanLatency *lat, GHashTable *pairs)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
+  lat->phase_max_s = g_new0 (double, MAX (plan->n_phases, 1));
+  lat->phase_hop_s = g_new0 (double, (gsize) MAX (plan->n_phases, 1) * plan->n_parts);
+  lat->own_phases = TRUE;
+  g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
+  DtsCollStepOps ops = { .xfers = xfers };
+  for (int i = 0; i < plan->n_phases; i++) {
+    const DtsCollPhase *ph = &plan->phases[i];
+    if (!ph->lockstep || ph->n_steps == 0)
+      continue;
+    for (int part = 0; part < plan->n_parts; part++) {
+      if (ph->first_step >= dts_coll_plan_n_steps (plan, part))
+        continue;
+      dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
+      const Rank *me = part_rank (sim, c, plan, part);
+      double *hop = &lat->phase_hop_s[(gsize) i * plan->n_parts + part];
+      for (guint j = 0; j < ops.xfers->len; j++) {
+        const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, j);
+        const Rank *peer = part_rank (sim, c, plan, x->peer);
+        if (peer == me)
+          continue;
+        *hop = MAX (*hop, x->kind == DTS_XFER_SEND ? route_latency (pairs, me, peer)
+                                                   : route_latency (pairs, peer, me));
+      }
+      lat->phase_max_s[i] = MAX (lat->phase_max_s[i], *hop);
+    }
+  }
+}
+
 /* Route latencies of collective K's plan; routes are known once the
  * platform is sealed. */
 static const PlanLatency *
@@ -630,6 +717,10 @@ plan_latency (Sim *sim, int k)
       *lat = sim->latency[q];
       lat->borrowed = TRUE;
       lat->own_slots = FALSE;
+      lat->own_phases = FALSE;
+      if (sim->set->granularity == DTS_GRANULARITY_FLOW
+          && !same_phases (plan, g_ptr_array_index (sc->plans, q)))
+        fill_phase_latency (sim, k, lat, NULL);
       /* a plan of the same peers in pieces (hier) is not lock-step and
        * weighed no slots: this one weighs its own */
       if (slots && (lat->slot_s_per_byte == NULL || lat->n_slot_steps != n))
@@ -647,11 +738,17 @@ plan_latency (Sim *sim, int k)
     own_slots (lat, n);
     return lat;
   }
-  lat->hop_s = g_new0 (double, plan->n_parts);
   lat->max_s = 0;
   lat->min_bw_Bps = 0;
-  LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat };
+  gboolean flow = sim->set->granularity == DTS_GRANULARITY_FLOW;
+  LatencyFill f = { sim, &sim->comms[sc->plan_comm[k]], plan, lat,
+                    flow ? g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free, g_free)
+                         : NULL };
   dts_coll_plan_routes (plan, fill_latency, &f);
+  if (flow) {
+    fill_phase_latency (sim, k, lat, f.pairs);
+    g_hash_table_unref (f.pairs);
+  }
   if (slots)
     own_slots (lat, n);
   lat->known = TRUE;
@@ -772,7 +869,9 @@ run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhas
   dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
   const PlanLatency *lat = plan_latency (sim, k);
   double t0 = now ();
-  double extra_s = ph->n_steps * ops.n_rounds * lat->max_s - lat->hop_s[part];
+  int i = ph - plan->phases;
+  double extra_s = ph->n_steps * ops.n_rounds * lat->phase_max_s[i]
+                   - lat->phase_hop_s[(gsize) i * plan->n_parts + part];
   Rank *me = part_rank (sim, c, plan, part);
   if (extra_s > 0) {
     sg_actor_sleep_for (extra_s);
@@ -1908,7 +2007,8 @@ fold_flow_routes (Sim *sim, GString **key)
         if (!ph->lockstep || ph->n_steps == 0 || ph->first_step >= dts_coll_plan_n_steps (plan, part))
           continue;
         dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
-        extra[i * plan->n_parts + part] = ph->n_steps * ops.n_rounds * lat->max_s - lat->hop_s[part];
+        extra[i * plan->n_parts + part] = ph->n_steps * ops.n_rounds * lat->phase_max_s[i]
+                                          - lat->phase_hop_s[(gsize) i * plan->n_parts + part];
       }
     }
     for (int i = 0; i < plan->n_phases; i++) {
@@ -2232,11 +2332,13 @@ tear_down (Sim *sim)
   g_clear_pointer (&sim->fold_extra, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
   {
-    if (!sim->latency[p].borrowed)
-      g_free (sim->latency[p].hop_s);
     if (sim->latency[p].own_slots) {
       g_free (sim->latency[p].slot_s_per_byte);
       g_free (sim->latency[p].slot_lat_s);
+    }
+    if (sim->latency[p].own_phases) {
+      g_free (sim->latency[p].phase_max_s);
+      g_free (sim->latency[p].phase_hop_s);
     }
   }
   g_clear_pointer (&sim->an.routes, g_hash_table_unref);
