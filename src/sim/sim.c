@@ -24,10 +24,10 @@
  * ring 2(N-1) (R L + S / (N B)).
  *
  * flow: a lock-step phase (collective.h) of k steps becomes, for each
- * participant, a sleep of k R Lmax - L_own, where Lmax is the largest
- * latency of the routes the phase uses (the slowest hop paces a lock-step
- * collective) and L_own the largest of the participant's own routes in the
- * phase, to it and from it (fill_phase_latency), then
+ * participant, a sleep of (k R - 1) Lmax, where Lmax is the largest
+ * latency of the routes the phase uses (fill_phase_latency: the slowest hop
+ * paces a lock-step collective), the latencies of the phase's rounds that
+ * its flows do not pay, then
  * one flow per channel of every transfer carrying k times its step bytes,
  * with one reduction execution for the whole phase alongside; then all
  * members leave the phase together (the communicator's barrier). The
@@ -199,9 +199,7 @@ typedef struct {
   double *phase_max_s;       /* flow: lock-step phase -> largest latency of a route of its
                                 steps (hier's node phases do not pay the rails'); NULL
                                 otherwise */
-  double *phase_hop_s;       /* flow: phase * n_parts + participant -> largest latency of
-                                the participant's routes in the phase, to and from it */
-  gboolean own_phases;       /* phase_* are this entry's (not borrowed) */
+  gboolean own_phases;       /* phase_max_s is this entry's (not borrowed) */
 } PlanLatency;
 
 /* Routes as the analytic granularity, the flow fold and --link-stats read
@@ -647,16 +645,12 @@ same_phases (const DtsCollPlan *a, const DtsCollPlan *b)
   return TRUE;
 }
 
-/* Flow granularity: the route latencies of each lock-step phase of
- * collective K's plan, from the transfers of its first step (the phase's
- * steps have the same peers). A phase's sleep pays its own slowest hop,
- * not the plan's: the node phases of hier and rhd's distances inside a
- * node are not paced by the links between nodes, as they are not at step.
- * A participant's own latency is the largest of its routes to and from
- * it: one that receives over a slow hop ends the phase no earlier at
- * step, and sleeping that hop's latency less starts its sends as step
- * does, not in step with the slow hop (doc/SIMULATION.md, "Granularities",
- * measured there). */
+/* Flow granularity: the largest route latency of each lock-step phase of
+ * collective K's plan, from the sends of its first step (the phase's steps
+ * have the same peers): a phase pays its own slowest hop, not the plan's,
+ * so hier's node phases and rhd's steps inside a node are not paced by the
+ * links between nodes, as they are not at step (doc/SIMULATION.md,
+ * "Granularities", measured there). */
 static double
 route_latency (GHashTable *pairs, const Rank *a, const Rank *b)
 {
@@ -672,7 +666,6 @@ fill_phase_latency (Sim *sim, int k, PlanLatency *lat, GHashTable *pairs)
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
   lat->phase_max_s = g_new0 (double, MAX (plan->n_phases, 1));
-  lat->phase_hop_s = g_new0 (double, (gsize) MAX (plan->n_phases, 1) * plan->n_parts);
   lat->own_phases = TRUE;
   g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
   DtsCollStepOps ops = { .xfers = xfers };
@@ -685,16 +678,12 @@ fill_phase_latency (Sim *sim, int k, PlanLatency *lat, GHashTable *pairs)
         continue;
       dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
       const Rank *me = part_rank (sim, c, plan, part);
-      double *hop = &lat->phase_hop_s[(gsize) i * plan->n_parts + part];
       for (guint j = 0; j < ops.xfers->len; j++) {
         const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, j);
         const Rank *peer = part_rank (sim, c, plan, x->peer);
-        if (peer == me)
-          continue;
-        *hop = MAX (*hop, x->kind == DTS_XFER_SEND ? route_latency (pairs, me, peer)
-                                                   : route_latency (pairs, peer, me));
+        if (x->kind == DTS_XFER_SEND && peer != me)
+          lat->phase_max_s[i] = MAX (lat->phase_max_s[i], route_latency (pairs, me, peer));
       }
-      lat->phase_max_s[i] = MAX (lat->phase_max_s[i], *hop);
     }
   }
 }
@@ -870,8 +859,7 @@ run_flow_phase (Sim *sim, Stream *s, Comm *c, int k, int part, const DtsCollPhas
   const PlanLatency *lat = plan_latency (sim, k);
   double t0 = now ();
   int i = ph - plan->phases;
-  double extra_s = ph->n_steps * ops.n_rounds * lat->phase_max_s[i]
-                   - lat->phase_hop_s[(gsize) i * plan->n_parts + part];
+  double extra_s = (ph->n_steps * ops.n_rounds - 1) * lat->phase_max_s[i];
   Rank *me = part_rank (sim, c, plan, part);
   if (extra_s > 0) {
     sg_actor_sleep_for (extra_s);
@@ -2007,8 +1995,7 @@ fold_flow_routes (Sim *sim, GString **key)
         if (!ph->lockstep || ph->n_steps == 0 || ph->first_step >= dts_coll_plan_n_steps (plan, part))
           continue;
         dts_coll_plan_step_ops (plan, part, ph->first_step, &ops);
-        extra[i * plan->n_parts + part] = ph->n_steps * ops.n_rounds * lat->phase_max_s[i]
-                                          - lat->phase_hop_s[(gsize) i * plan->n_parts + part];
+        extra[i * plan->n_parts + part] = (ph->n_steps * ops.n_rounds - 1) * lat->phase_max_s[i];
       }
     }
     for (int i = 0; i < plan->n_phases; i++) {
@@ -2338,7 +2325,6 @@ tear_down (Sim *sim)
     }
     if (sim->latency[p].own_phases) {
       g_free (sim->latency[p].phase_max_s);
-      g_free (sim->latency[p].phase_hop_s);
     }
   }
   g_clear_pointer (&sim->an.routes, g_hash_table_unref);

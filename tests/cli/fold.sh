@@ -100,15 +100,15 @@ over=$tmp/oversubscribed.xml
   --oversubscription 4 -o "$over"
 check flow 1 -p "$data/flat-16.xml" -w resnet50 -i 2
 check flow 1 -p "$data/flat-64.xml" -w vgg16 -i 3
-check flow 4 -p cluster-4x4-v100 -w resnet50 -i 3
-check flow 9 -p dgxa100-x8 -w vgg16 -i 2
-check flow 4 -p "$data/cluster-16x4.xml" -w resnet50 -i 2 --no-overlap
-check flow 4 -p cluster-4x4-v100 -w vgg16 -i 3 --comm-streams 2
-check flow 4 -p cluster-4x4-v100 -w resnet50 -i 3 --coll-overhead 5us --bucket-size 4MB
-check flow 8 -p deepbench-p100-x4 -w resnet50 -i 2
-check flow 6 -p aws-p2-8xlarge-x8 -w resnet50 -i 2
-check flow 5 -p "$fat" -w resnet50 -i 2
-check flow 12 -p "$over" -w resnet50 -i 2
+check flow 3 -p cluster-4x4-v100 -w resnet50 -i 3
+check flow 5 -p dgxa100-x8 -w vgg16 -i 2
+check flow 3 -p "$data/cluster-16x4.xml" -w resnet50 -i 2 --no-overlap
+check flow 3 -p cluster-4x4-v100 -w vgg16 -i 3 --comm-streams 2
+check flow 3 -p cluster-4x4-v100 -w resnet50 -i 3 --coll-overhead 5us --bucket-size 4MB
+check flow 6 -p deepbench-p100-x4 -w resnet50 -i 2
+check flow 4 -p aws-p2-8xlarge-x8 -w resnet50 -i 2
+check flow 3 -p "$fat" -w resnet50 -i 2
+check flow 7 -p "$over" -w resnet50 -i 2
 check flow all -p "$data/flat-16.xml" -w resnet50 -i 3 --scale 'host:gpu3.speed=0.5'
 check flow all -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2
 check flow all -p dgxa100-x8 -w vgg16 -i 2 --collective rhd
