@@ -645,12 +645,7 @@ same_phases (const DtsCollPlan *a, const DtsCollPlan *b)
   return TRUE;
 }
 
-/* Flow granularity: the largest route latency of each lock-step phase of
- * collective K's plan, from the sends of its first step (the phase's steps
- * have the same peers): a phase pays its own slowest hop, not the plan's,
- * so hier's node phases and rhd's steps inside a node are not paced by the
- * links between nodes, as they are not at step (doc/SIMULATION.md,
- * "Granularities", measured there). */
+/* The latency of the route from A to B: from PAIRS where it holds it. */
 static double
 route_latency (GHashTable *pairs, const Rank *a, const Rank *b)
 {
@@ -659,7 +654,13 @@ route_latency (GHashTable *pairs, const Rank *a, const Rank *b)
   return v != NULL ? *v : sg_host_get_route_latency (a->host, b->host);
 }
 
-/* PAIRS: route latencies known (the plan's routes), or NULL. */
+/* Flow granularity: the largest route latency of each lock-step phase of
+ * collective K's plan, from the sends of its first step (the phase's steps
+ * have the same peers): a phase pays its own slowest hop, not the plan's,
+ * so hier's node phases and rhd's steps inside a node are not paced by the
+ * links between nodes, as they are not at step (doc/SIMULATION.md,
+ * "Granularities", measured there). PAIRS: route latencies already known
+ * (the plan's routes), or NULL. */
 static void
 fill_phase_latency (Sim *sim, int k, PlanLatency *lat, GHashTable *pairs)
 {
