@@ -34,6 +34,32 @@ runs_collectives (const char *strategy, const DtsRunOptions *o)
   return strcmp (strategy, "pipeline") != 0 || o->tensor_parallel > 1;
 }
 
+/* The collectives' options set away from their defaults where STRATEGY
+ * runs none: said on stderr rather than ignored in silence, and not an
+ * error, so that a sweep over strategies with one bucket size goes on. */
+static void
+warn_collective_options (const DtsRunOptions *o, const char *strategy)
+{
+  g_autoptr (GString) set = g_string_new (NULL);
+  const struct {
+    gboolean away;
+    const char *flag;
+  } opts[] = {
+    { o->bucket_bytes != DTS_RUN_DEFAULT_BUCKET_BYTES, "--bucket-size" },
+    { o->channels != DTS_COLL_DEFAULT_CHANNELS, "--channels" },
+    { o->chunk_bytes != DTS_COLL_DEFAULT_CHUNK_BYTES, "--chunk-size" },
+    { o->coll_overhead_s > 0, "--coll-overhead" },
+    { !o->overlap, "--no-overlap" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (opts); i++)
+    if (opts[i].away)
+      g_string_append_printf (set, "%s%s", set->len ? ", " : "", opts[i].flag);
+  if (set->len > 0)
+    g_printerr ("dtsim: warning: %s: no effect with --strategy %s, which runs no collective%s\n",
+                set->str, strategy,
+                strcmp (strategy, "pipeline") == 0 ? " without --tensor-parallel" : "");
+}
+
 static void
 fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platform,
               const DtsWorkload *w, const DtsSchedule *sched, DtsCost *cost)
@@ -244,6 +270,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                    o.collective, strategy->id);
     return NULL;
   }
+  if (!runs_collectives (strategy->id, &o))
+    warn_collective_options (&o, strategy->id);
   if (o.collective == NULL)
     o.collective = "ring";
   g_autoptr (DtsSimTuner) tuner = NULL;
