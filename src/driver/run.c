@@ -50,6 +50,8 @@ warn_collective_options (const DtsRunOptions *o, const char *strategy)
     { o->chunk_bytes != DTS_COLL_DEFAULT_CHUNK_BYTES, "--chunk-size" },
     { o->coll_overhead_s > 0, "--coll-overhead" },
     { !o->overlap, "--no-overlap" },
+    /* point-to-point and server messages are flows at every granularity */
+    { o->granularity != DTS_GRANULARITY_FLOW, "--comm-granularity" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (opts); i++)
     if (opts[i].away)
