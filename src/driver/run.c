@@ -23,17 +23,6 @@
 #include "sim/routes.h"
 #include "sim/sim.h"
 
-/* Whether STRATEGY runs collectives at all under O: not the
- * parameter-server strategies, nor a pipeline whose stages are one GPU
- * each. */
-static gboolean
-runs_collectives (const char *strategy, const DtsRunOptions *o)
-{
-  if (strcmp (strategy, "async-ps") == 0 || strcmp (strategy, "sync-ps") == 0)
-    return FALSE;
-  return strcmp (strategy, "pipeline") != 0 || o->tensor_parallel > 1;
-}
-
 /* The collectives' options set away from their defaults where STRATEGY
  * runs none: said on stderr rather than ignored in silence, and not an
  * error, so that a sweep over strategies with one bucket size goes on. */
@@ -64,7 +53,8 @@ warn_collective_options (const DtsRunOptions *o, const char *strategy)
 
 static void
 fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platform,
-              const DtsWorkload *w, const DtsSchedule *sched, DtsCost *cost)
+              const DtsWorkload *w, const DtsSchedule *sched, DtsCost *cost,
+              gboolean collectives)
 {
   s->platform = g_path_get_basename (o->platform_path);
   if (g_str_has_suffix (s->platform, ".xml"))
@@ -78,7 +68,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->precision = g_strdup (dts_precision_to_string (o->precision));
   s->strategy = g_strdup (sched->strategy);
   /* null in the reports where nothing ran a collective */
-  s->collective = runs_collectives (sched->strategy, o) ? g_strdup (o->collective) : NULL;
+  s->collective = collectives ? g_strdup (o->collective) : NULL;
   s->granularity = g_strdup (dts_granularity_to_string (o->granularity));
   s->cfg = g_strdupv (dts_sim_cfg_applied ());
   s->n_gpus = o->n_gpus;
@@ -258,7 +248,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
    * silently ignored: a pipeline without tensor parallelism passes
    * activations point to point, the parameter-server strategies exchange
    * gradients with their servers. */
-  if (o.collective != NULL && !runs_collectives (strategy->id, &o)) {
+  gboolean collectives = dts_schedule_strategy_runs_collectives (strategy, &o);
+  if (o.collective != NULL && !collectives) {
     if (strcmp (strategy->id, "pipeline") == 0)
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--collective %s: --strategy pipeline runs no collective without "
@@ -272,7 +263,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                    o.collective, strategy->id);
     return NULL;
   }
-  if (!runs_collectives (strategy->id, &o))
+  if (!collectives)
     warn_collective_options (&o, strategy->id);
   if (o.collective == NULL)
     o.collective = "ring";
@@ -368,7 +359,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     return NULL;
 
   g_autoptr (DtsRunSummary) summary = dts_run_summary_new ();
-  fill_summary (summary, &o, platform, workload, sched, cost);
+  fill_summary (summary, &o, platform, workload, sched, cost, collectives);
   dts_trace_summarize (trace, summary);
   fill_stages (summary, &o, workload, sched, trace);
   fill_ps_and_epoch (summary, &o, workload, sched, trace);

@@ -163,13 +163,6 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "batch size must be positive");
     return NULL;
   }
-  if (o->collective != NULL && strcmp (o->collective, "ring") != 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--collective %s: --strategy %s exchanges gradients with its servers, not by a "
-                 "collective",
-                 o->collective, strategy);
-    return NULL;
-  }
   int n = o->n_gpus;
   gboolean own = o->ps_own_hosts;
   int n_own = own ? (o->ps_shards > 0 ? o->ps_shards : 1) : 0;

@@ -124,29 +124,51 @@ static const DtsOptionSpec sync_ps_options[] = {
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
+/* A pipeline runs collectives only inside its tensor-parallel groups. */
+static gboolean
+pipeline_runs_collectives (const DtsRunOptions *o)
+{
+  return o->tensor_parallel > 1;
+}
+
+/* Workers exchange gradients with their servers, not by a collective. */
+static gboolean
+ps_runs_collectives (const DtsRunOptions *o)
+{
+  (void) o;
+  return FALSE;
+}
+
 static const DtsStrategy strategies[] = {
   { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
           "while backprop goes on (PyTorch DDP, Horovod)",
-    dts_schedule_dp_new, dp_options, NULL },
+    dts_schedule_dp_new, dp_options, NULL, NULL },
   { "pipeline", "pipeline parallelism: the layers cut into stages on one GPU each, "
                 "micro-batches flowing through them (GPipe, PipeDream-flush 1F1B)",
-    dts_schedule_pipeline_new, pipeline_options, dts_schedule_pipeline_resolve },
+    dts_schedule_pipeline_new, pipeline_options, dts_schedule_pipeline_resolve,
+    pipeline_runs_collectives },
   { "hybrid", "data x pipeline parallelism: every stage replicated on D GPUs (or D0, D1, ... "
               "per stage), each stage's gradients all-reduced among its replicas",
-    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve },
+    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve, NULL },
   { "async-ps", "asynchronous SGD with parameter servers: every worker pulls, computes and "
                 "pushes on its own; servers update as gradients arrive",
-    dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve },
+    dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
   { "sync-ps", "synchronous parameter servers (TensorFlow SyncReplicas): one update per "
                "shard with a gradient of every worker",
-    dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve },
-  { NULL, NULL, NULL, NULL, NULL },
+    dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
+  { NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const DtsStrategy *
 dts_schedule_strategies (void)
 {
   return strategies;
+}
+
+gboolean
+dts_schedule_strategy_runs_collectives (const DtsStrategy *strategy, const DtsRunOptions *opts)
+{
+  return strategy->runs_collectives == NULL || strategy->runs_collectives (opts);
 }
 
 const DtsStrategy *

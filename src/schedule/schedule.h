@@ -387,7 +387,15 @@ typedef struct {
    * N_AVAILABLE GPUs of the platform; its own counts) and check how they
    * combine, before the inputs are priced; NULL: n_gpus defaults to all. */
   gboolean (*resolve) (DtsRunOptions *opts, int n_available, GError **error);
+  /* Whether the strategy runs collectives under OPTS (the collectives'
+   * options mean nothing where it does not: src/driver/run.c refuses
+   * --collective there and warns of the others); NULL: it always does. */
+  gboolean (*runs_collectives) (const DtsRunOptions *opts);
 } DtsStrategy;
+
+/* STRATEGY's runs_collectives, TRUE where it has none. */
+gboolean dts_schedule_strategy_runs_collectives (const DtsStrategy *strategy,
+                                                 const DtsRunOptions *opts);
 
 /* The table, terminated by a row with id NULL. */
 const DtsStrategy *dts_schedule_strategies (void);
