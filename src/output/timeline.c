@@ -209,11 +209,8 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
                              dts_format_fixed (&a, s->iteration_time_s, DTS_FORMAT_UNIT_MS, 3))
           : g_strdup_printf (
                 "iteration %d of %d; batch %d per GPU; %s%s, overlap %s; iteration time %s ms",
-                c.iteration + 1, t->n_iterations, s->batch_size_per_gpu,
-                s->collective != NULL ? s->collective : "parameter servers",
-                s->collective == NULL  ? ""
-                : s->ps_servers > 0    ? " (parameter servers)"
-                                       : " all-reduce",
+                c.iteration + 1, t->n_iterations, s->batch_size_per_gpu, s->collective,
+                s->ps_servers > 0 ? " (parameter servers)" : " all-reduce",
                 s->overlap ? "on" : "off",
                 dts_format_fixed (&a, s->iteration_time_s, DTS_FORMAT_UNIT_MS, 3));
   dts_svg_text (out, MARGIN, 58, 14, "start", NULL, "#333333", t2);
