@@ -1,8 +1,9 @@
 /* info-workload.c - `dtsim info WORKLOAD`: the layers of a model with their
  * shapes, parameters, FLOPs and activation sizes, and totals per sample.
  *
- * FLOPs are 2 x multiply-accumulates (MACs); MACs count conv and fc layers,
- * which is what published model figures count (torchvision's "GFLOPS" column
+ * FLOPs are 2 x multiply-accumulates (MACs); MACs count conv and fc layers
+ * (linear layers and attention's two products in a sequence model), which
+ * is what published model figures count (torchvision's "GFLOPS" column
  * is MACs). Bias adds and element-wise layers are shown per layer and as a
  * separate total. Activation bytes are at fp32 (4 bytes per element) and
  * count what is kept for the backward pass (views such as flatten keep
@@ -122,12 +123,42 @@ layer_total_s (const DtsLayerTimes *t)
   return t->fwd_s + t->bwd_data_s + t->bwd_weight_s + t->update_s;
 }
 
+/* What the model's MACs count: its GEMM-shaped layers. */
+static const char *
+macs_of (const DtsWorkload *w)
+{
+  return w->input.seq > 0 ? "linear layers and attention's products" : "conv and fc layers";
+}
+
+static void
+print_transformer (const DtsTransformer *t)
+{
+  DtsFormatBuf v;
+  printf ("transformer: %d layers, hidden %d, %s %d, %d heads of %d", t->layers, t->hidden,
+          t->swiglu ? "SwiGLU" : "GELU MLP", t->ffn, t->heads, t->head_dim);
+  if (t->kv_heads != t->heads)
+    printf (" in %d key/value groups", t->kv_heads);
+  printf (", vocabulary %s", dts_format_grouped (&v, t->vocab));
+  if (t->padded_vocab != t->vocab)
+    printf (" padded to %s", dts_format_grouped (&v, t->padded_vocab));
+  printf (",\n  %s, %s positions%s, %s%s attention%s, %s", t->rmsnorm ? "RMSNorm" : "LayerNorm",
+          t->learned_positions ? "learned" : "rotary", t->tied_embedding ? ", tied LM head" : "",
+          t->causal ? "causal " : "", t->fused_attention ? "fused" : "unfused",
+          t->bias ? ", biases" : "", t->dropout > 0 ? "dropout" : "no dropout");
+  if (t->dropout > 0)
+    printf (" %g", t->dropout);
+  printf ("\n");
+}
+
 static void
 print_text (const DtsWorkload *w, const Times *t)
 {
   const DtsTraining *tr = &w->training;
-  g_autofree char *input = dts_shape_to_string (w->input);
+  g_autofree char *input = w->input.seq > 0 ? g_strdup_printf ("%d tokens", w->input.seq)
+                                            : dts_shape_to_string (w->input);
   printf ("workload %s: input %s, %u layers\n", w->name, input, w->layers->len - 1);
+  if (w->transformer.layers > 0)
+    print_transformer (&w->transformer);
   if (tr->batch_size > 0 || tr->dataset_samples > 0 || tr->has_precision || tr->optimizer) {
     g_autoptr (GString) s = g_string_new ("training:");
     if (tr->batch_size > 0)
@@ -195,13 +226,14 @@ print_text (const DtsWorkload *w, const Times *t)
   }
 
   DtsFormatBuf a, b;
-  printf ("\ntotals per sample (FLOPs = 2 x multiply-accumulates; MACs count conv and fc "
-          "layers)\n");
+  printf ("\ntotals per %s (FLOPs = 2 x multiply-accumulates; MACs count %s)\n",
+          w->input.seq > 0 ? "sequence" : "sample", macs_of (w));
   printf ("  parameters        %s (%s MB at fp32)\n", dts_format_grouped (&a, w->params),
           dts_format_fixed (&b, w->params * FP32_BYTES, DTS_FORMAT_UNIT_MB, 1));
   printf ("  MACs              %s G\n", dts_format_fixed (&a, w->macs, DTS_FORMAT_UNIT_GIGA, 3));
-  printf ("  forward GFLOPs    %s (2 x MACs of conv and fc)\n",
-          dts_format_fixed (&a, 2.0 * w->macs, DTS_FORMAT_UNIT_GIGA, 3));
+  printf ("  forward GFLOPs    %s (2 x MACs of %s)\n",
+          dts_format_fixed (&a, 2.0 * w->macs, DTS_FORMAT_UNIT_GIGA, 3),
+          w->input.seq > 0 ? "linear and attention" : "conv and fc");
   printf ("  other fwd GFLOPs  %s (bias and element-wise operations, priced by bytes)\n",
           dts_format_fixed (&a, w->fwd_flops - 2.0 * w->macs, DTS_FORMAT_UNIT_GIGA, 3));
   printf ("  activations       %s MB at fp32 (kept for the backward pass)\n",
@@ -240,15 +272,50 @@ kv_count (DtsJson *j, const char *key, double v)
     dts_json_kv_double (j, key, v);
 }
 
+/* [C, H, W], or [tokens, features] for a sequence. */
 static void
 json_shape (DtsJson *j, const char *key, DtsShape s)
 {
   dts_json_key (j, key);
   dts_json_begin_array (j);
-  dts_json_int (j, s.c);
-  dts_json_int (j, s.h);
-  dts_json_int (j, s.w);
+  if (s.seq > 0) {
+    dts_json_int (j, s.seq);
+    dts_json_int (j, s.c);
+  } else {
+    dts_json_int (j, s.c);
+    dts_json_int (j, s.h);
+    dts_json_int (j, s.w);
+  }
   dts_json_end_array (j);
+}
+
+static void
+json_transformer (DtsJson *j, const DtsTransformer *t)
+{
+  dts_json_key (j, "transformer");
+  if (t->layers == 0) {
+    dts_json_null (j);
+    return;
+  }
+  dts_json_begin_object (j);
+  dts_json_kv_int (j, "layers", t->layers);
+  dts_json_kv_int (j, "hidden", t->hidden);
+  dts_json_kv_int (j, "ffn", t->ffn);
+  dts_json_kv_int (j, "heads", t->heads);
+  dts_json_kv_int (j, "kv_heads", t->kv_heads);
+  dts_json_kv_int (j, "head_dim", t->head_dim);
+  dts_json_kv_int (j, "vocab", t->vocab);
+  dts_json_kv_int (j, "padded_vocab", t->padded_vocab);
+  dts_json_kv_int (j, "seq_len", t->seq_len);
+  dts_json_kv_string (j, "mlp", t->swiglu ? "swiglu" : "gelu");
+  dts_json_kv_string (j, "norm", t->rmsnorm ? "rmsnorm" : "layernorm");
+  dts_json_kv_string (j, "positions", t->learned_positions ? "learned" : "rotary");
+  dts_json_kv_string (j, "attention", t->fused_attention ? "flash" : "unfused");
+  dts_json_kv_bool (j, "tied_embedding", t->tied_embedding);
+  dts_json_kv_bool (j, "bias", t->bias);
+  dts_json_kv_bool (j, "causal", t->causal);
+  dts_json_kv_double (j, "dropout", t->dropout);
+  dts_json_end_object (j);
 }
 
 static void
@@ -260,8 +327,11 @@ print_json (const DtsWorkload *w, const Times *t)
   dts_json_kv_string (j, "name", w->name);
   dts_json_kv_string (j, "path", w->path);
   json_shape (j, "input_shape", w->input);
-  dts_json_kv_string (j, "flops_convention",
-                      "FLOPs = 2 x multiply-accumulates; macs count conv and fc layers");
+  g_autofree char *convention
+      = g_strdup_printf ("FLOPs = 2 x multiply-accumulates; macs count %s", macs_of (w));
+  dts_json_kv_string (j, "flops_convention", convention);
+  if (w->input.seq > 0)
+    json_transformer (j, &w->transformer);
   dts_json_key (j, "training");
   dts_json_begin_object (j);
   dts_json_key (j, "batch_size");

@@ -306,13 +306,11 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
       DtsLayerType t;
       if (kinds[i][0] == '\0')
         continue;
-      if (!dts_layer_type_from_string (kinds[i], &t)
-          || !(t == DTS_LAYER_RELU || t == DTS_LAYER_RELU6 || t == DTS_LAYER_ADD
-               || t == DTS_LAYER_BATCHNORM || t == DTS_LAYER_DROPOUT)) {
+      if (!dts_layer_type_from_string (kinds[i], &t) || !dts_layer_type_fusable (t)) {
+        g_autofree char *known = dts_layer_fusable_ids ();
         g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                     "%s: fuse: '%s' is not a fusable layer kind (expected relu, relu6, add, "
-                     "batchnorm or dropout)",
-                     where, kinds[i]);
+                     "%s: fuse: '%s' is not a fusable layer kind (expected one of %s)", where,
+                     kinds[i], known);
         return FALSE;
       }
       fw->fuse[t] = TRUE;

@@ -213,8 +213,8 @@ dts_kernel_to_layer (const DtsKernel *kernel, DtsLayer *layer, int *batch)
     double oh, ow;
     conv_out (c, &oh, &ow);
     layer->type = DTS_LAYER_CONV;
-    layer->in_shape = (DtsShape){ c->c, c->h, c->w };
-    layer->out_shape = (DtsShape){ c->k, (int) oh, (int) ow };
+    layer->in_shape = (DtsShape){ c->c, c->h, c->w, 0 };
+    layer->out_shape = (DtsShape){ c->k, (int) oh, (int) ow, 0 };
     layer->kernel_h = c->r;
     layer->kernel_w = c->s;
     layer->stride_h = c->stride_h;
@@ -231,8 +231,8 @@ dts_kernel_to_layer (const DtsKernel *kernel, DtsLayer *layer, int *batch)
      * N samples (transposes change the access pattern, not the counts). */
     const DtsGemmShape *g = &kernel->gemm;
     layer->type = DTS_LAYER_FC;
-    layer->in_shape = (DtsShape){ g->k, 1, 1 };
-    layer->out_shape = (DtsShape){ g->m, 1, 1 };
+    layer->in_shape = (DtsShape){ g->k, 1, 1, 0 };
+    layer->out_shape = (DtsShape){ g->m, 1, 1, 0 };
     layer->params = (double) g->m * g->k;
     layer->macs = layer->params;
     layer->in_elems = g->k;

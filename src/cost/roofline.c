@@ -202,6 +202,42 @@ dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batc
         alt_work (layer, batch, eb, in_b, out_b, w_b, out);
     }
     break;
+  case DTS_LAYER_LINEAR: {
+    /* one GEMM per pass over every token: (batch x seq) x out forward,
+     * (batch x seq) x in for the data gradient, out x in for the weights */
+    double tok = n * layer->in_shape.seq;
+    set_work (&out->fwd, layer->fwd_flops * n, in_b + w_b + out_b, 1);
+    if (layer->bwd_data_flops > 0)
+      set_work (&out->bwd_data, layer->bwd_data_flops * n, out_b + w_b + in_b, 1);
+    set_work (&out->bwd_weight, layer->bwd_weight_flops * n, in_b + out_b + w_b, 1);
+    out->fwd.gemm_rows = tok, out->fwd.gemm_cols = layer->out_shape.c;
+    out->bwd_data.gemm_rows = tok, out->bwd_data.gemm_cols = layer->in_shape.c;
+    out->bwd_weight.gemm_rows = layer->out_shape.c, out->bwd_weight.gemm_cols = layer->in_shape.c;
+    break;
+  }
+  case DTS_LAYER_ATTENTION: {
+    /* fused (FlashAttention): one kernel forward reading Q, K, V and writing
+     * the output; backward reads them, the output and its gradient and
+     * writes dQ, dK, dV. Unfused: the heads x seq^2 scores are written and
+     * read again by the softmax, the probabilities written and read by the
+     * second GEMM (three kernels), and backward moves them half as much
+     * again (four kernels). */
+    double scores = layer->fused ? 0.0
+                                 : n * layer->heads * (double) layer->in_shape.seq
+                                       * layer->in_shape.seq * eb;
+    set_work (&out->fwd, layer->fwd_flops * n, in_b + out_b + 4.0 * scores,
+              layer->fused ? 1 : 3);
+    if (layer->bwd_data_flops > 0)
+      set_work (&out->bwd_data, layer->bwd_data_flops * n, 2.0 * (in_b + out_b) + 6.0 * scores,
+                layer->fused ? 1 : 4);
+    break;
+  }
+  case DTS_LAYER_EMBEDDING:
+    /* a gather of one table row per token forward; backward a scatter-add
+     * of the output gradient into the table's gradient (read, add, write) */
+    set_work (&out->fwd, layer->fwd_flops * n, in_b + 2.0 * out_b, 1);
+    set_work (&out->bwd_weight, layer->bwd_weight_flops * n, 3.0 * out_b, 1);
+    break;
   case DTS_LAYER_FLATTEN:
     return; /* a view: no kernel, no bytes */
   case DTS_LAYER_CONCAT:

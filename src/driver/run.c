@@ -189,6 +189,26 @@ fill_ps_and_epoch (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *
     s->epoch_time_s = s->dataset_samples / s->throughput_samples_per_s;
 }
 
+/* Tokens and model FLOP utilisation of a sequence model: model FLOPs per
+ * sample (dts_workload_model_flops) x samples per second over the GPUs'
+ * peak at the run's precision (the catalogue's dense tensor rate). */
+static void
+fill_tokens (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platform,
+             const DtsWorkload *w)
+{
+  if (w->input.seq <= 0 || !(s->throughput_samples_per_s > 0) || o->n_gpus <= 0)
+    return;
+  s->seq_len = w->input.seq;
+  s->tokens_per_s = s->throughput_samples_per_s * w->input.seq;
+  s->tokens_per_s_per_gpu = s->tokens_per_s / o->n_gpus;
+  s->model_flops_per_sample = dts_workload_model_flops (w);
+  s->model_tflops_per_gpu = s->model_flops_per_sample * s->throughput_samples_per_s / o->n_gpus
+                            / 1e12;
+  s->peak_tflops_per_gpu
+      = dts_gpu_spec_flops (&dts_platform_gpu (platform, 0)->spec, o->precision, NULL) / 1e12;
+  s->mfu = s->peak_tflops_per_gpu > 0 ? s->model_tflops_per_gpu / s->peak_tflops_per_gpu : 0;
+}
+
 /* "link:*-nic*.bandwidth=0.5 (8 links)" for each applied override. */
 static char **
 describe_overrides (GArray *overrides)
@@ -363,6 +383,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   dts_trace_summarize (trace, summary);
   fill_stages (summary, &o, workload, sched, trace);
   fill_ps_and_epoch (summary, &o, workload, sched, trace);
+  fill_tokens (summary, &o, platform, workload);
   dts_run_summary_diagnose (summary);
   summary->overrides = describe_overrides (opts->overrides);
   if (trace_out != NULL)

@@ -125,6 +125,17 @@ static const Field json_breakdown[] = {
   END_FIELDS,
 };
 
+static const Field json_tokens[] = {
+  S_INT ("seq_len", seq_len),
+  S_DOUBLE ("tokens_per_s", tokens_per_s),
+  S_DOUBLE ("tokens_per_s_per_gpu", tokens_per_s_per_gpu),
+  S_DOUBLE ("model_flops_per_sample", model_flops_per_sample),
+  S_DOUBLE ("model_tflops_per_gpu", model_tflops_per_gpu),
+  S_DOUBLE ("peak_tflops_per_gpu", peak_tflops_per_gpu),
+  S_DOUBLE ("mfu", mfu),
+  END_FIELDS,
+};
+
 static const Field json_peak[] = {
   S_DOUBLE ("memory_peak_bytes_per_gpu", memory_peak_bytes_per_gpu),
   END_FIELDS,
@@ -370,6 +381,16 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   json_fields (j, s, json_simulation);
   dts_json_end_object (j);
   dts_report_json_ps (j, s);
+  /* Sequence models only. */
+  if (s->seq_len > 0) {
+    dts_json_key (j, "tokens");
+    dts_json_begin_object (j);
+    json_fields (j, s, json_tokens);
+    dts_json_kv_string (j, "model_flops_formula",
+                        "3 x (2 x MACs of linear layers + 4 x seq^2 x heads x head_dim per "
+                        "attention layer), no recomputation (Megatron-LM)");
+    dts_json_end_object (j);
+  }
   dts_json_end_object (j);
   g_string_append (out, dts_json_get (j));
 }
@@ -406,6 +427,19 @@ static const Field csv_fields[] = {
   S_INT64 ("events", events),
   END_FIELDS,
 };
+
+/* Appended to the row of a run of a sequence model only (after the
+ * parameter servers' fields, if any), so that every other run keeps its
+ * header. */
+static const Field csv_seq_fields[] = {
+  S_INT ("seq_len", seq_len),
+  S_DOUBLE ("tokens_per_s", tokens_per_s),
+  S_DOUBLE ("tokens_per_s_per_gpu", tokens_per_s_per_gpu),
+  S_DOUBLE ("model_tflops_per_gpu", model_tflops_per_gpu),
+  S_DOUBLE ("mfu", mfu),
+  END_FIELDS,
+};
+
 
 /* Appended to the row of a parameter-server run (async-ps, sync-ps) only,
  * so that every other run keeps its header. */
@@ -528,13 +562,15 @@ csv_table_row (GString *out, const void *record, const Field *fields)
 void
 dts_report_write_csv (const DtsRunSummary *s, GString *out)
 {
-  gboolean ps = s->ps_shards > 0;
+  gboolean ps = s->ps_shards > 0, seq = s->seq_len > 0;
   for (guint i = 0; csv_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", csv_fields[i].key);
   for (guint i = 0; ps && csv_ps_fields[i].key; i++)
     g_string_append_printf (out, ",%s", csv_ps_fields[i].key);
+  for (guint i = 0; seq && csv_seq_fields[i].key; i++)
+    g_string_append_printf (out, ",%s", csv_seq_fields[i].key);
   g_string_append_c (out, '\n');
-  if (!ps) {
+  if (!ps && !seq) {
     csv_table_row (out, s, csv_fields);
     return;
   }
@@ -543,9 +579,13 @@ dts_report_write_csv (const DtsRunSummary *s, GString *out)
       g_string_append_c (out, ',');
     csv_value (out, s, &csv_fields[i]);
   }
-  for (guint i = 0; csv_ps_fields[i].key; i++) {
+  for (guint i = 0; ps && csv_ps_fields[i].key; i++) {
     g_string_append_c (out, ',');
     csv_value (out, s, &csv_ps_fields[i]);
+  }
+  for (guint i = 0; seq && csv_seq_fields[i].key; i++) {
+    g_string_append_c (out, ',');
+    csv_value (out, s, &csv_seq_fields[i]);
   }
   g_string_append_c (out, '\n');
 }

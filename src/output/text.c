@@ -414,6 +414,15 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                             s->iterations == 1 ? "" : "s");
   g_string_append_printf (out, "throughput         %.1f samples/s\n",
                           s->throughput_samples_per_s);
+  if (s->seq_len > 0) {
+    g_string_append_printf (out, "tokens             %.0f tokens/s, %.1f per GPU (%d per sample)\n",
+                            s->tokens_per_s, s->tokens_per_s_per_gpu, s->seq_len);
+    g_string_append_printf (out,
+                            "model FLOPs        %.1f TFLOP/s per GPU, MFU %.1f%% of %.1f "
+                            "(%s peak)\n",
+                            s->model_tflops_per_gpu, 100.0 * s->mfu, s->peak_tflops_per_gpu,
+                            s->precision);
+  }
   g_string_append (out, "per GPU and iteration:\n");
   g_string_append_printf (out, "  forward          %s\n", T (s->forward_s));
   g_string_append_printf (out, "  backward         %s\n", T (s->backward_s));

@@ -42,15 +42,14 @@ dts_phase_same_pass (DtsPhase a, DtsPhase b)
 double
 dts_schedule_stored_elems (const DtsWorkload *w, int first, int last)
 {
-  /* ReLU and the residual add run in place (torch.nn.ReLU(inplace=True),
-   * `out += identity`, as torchvision and the frameworks' ResNets do): they
-   * overwrite their input's buffer, which nothing else needs for backward,
-   * so they store nothing of their own. */
+  /* Layers whose row says they run in place (ReLU and the residual add:
+   * torch.nn.ReLU(inplace=True), `out += identity`, as torchvision and the
+   * frameworks' ResNets do) overwrite their input's buffer, which nothing
+   * else needs for backward, so they store nothing of their own. */
   double act = 0;
   for (int l = first; l <= last; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
-    if (layer->type != DTS_LAYER_RELU && layer->type != DTS_LAYER_RELU6
-        && layer->type != DTS_LAYER_ADD)
+    if (!dts_layer_in_place (layer))
       act += layer->act_elems;
   }
   return act;

@@ -601,7 +601,7 @@ add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError
 static double
 in_elems (const DtsLayer *l)
 {
-  return (double) l->in_shape.c * l->in_shape.h * l->in_shape.w;
+  return dts_shape_elems (l->in_shape);
 }
 
 static gboolean
@@ -795,9 +795,11 @@ add_stream (DtsSchedule *s, int rank, DtsStreamKind kind, int index, GArray *pro
 }
 
 /* Tensor parallelism over T GPUs (Megatron's column and row splits):
- * within a stage, a conv or fc layer whose output reaches the next conv or
- * fc layer through channel-wise layers only (ReLU, batch norm, pooling,
- * dropout, flatten), each read by the next alone, forms a pair with it: the
+ * within a stage, a splittable layer (conv, fc, linear: its row's tensor-
+ * parallel role) whose output reaches the next splittable layer through
+ * channel-wise layers only (ReLU, batch norm, pooling, dropout, flatten,
+ * attention by heads, GELU, SwiGLU), each read by the next alone, forms a
+ * pair with it: the
  * first splits its output channels (column), the layers between work on
  * split channels, the second splits its input channels (row) and its
  * partial output is all-reduced in the forward pass; in the backward pass
@@ -806,26 +808,13 @@ add_stream (DtsSchedule *s, int rank, DtsStreamKind kind, int index, GArray *pro
 static gboolean
 splittable (const DtsLayer *l)
 {
-  return l->type == DTS_LAYER_FC || (l->type == DTS_LAYER_CONV && l->groups <= 1);
+  return dts_layer_tp_role (l) == DTS_TP_SPLITTABLE;
 }
 
 static gboolean
 channel_wise (const DtsLayer *l)
 {
-  switch (l->type) {
-  case DTS_LAYER_RELU:
-  case DTS_LAYER_RELU6:
-  case DTS_LAYER_BATCHNORM:
-  case DTS_LAYER_DROPOUT:
-  case DTS_LAYER_MAXPOOL:
-  case DTS_LAYER_AVGPOOL:
-  case DTS_LAYER_GLOBAL_AVGPOOL:
-  case DTS_LAYER_ADAPTIVE_AVGPOOL:
-  case DTS_LAYER_FLATTEN:
-    return TRUE;
-  default:
-    return FALSE;
-  }
+  return dts_layer_tp_role (l) == DTS_TP_CHANNEL_WISE;
 }
 
 static void

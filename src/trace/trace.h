@@ -332,6 +332,14 @@ typedef struct {
   GArray *ps_worker_busy;       /* double per worker: compute / its steady iteration time */
   GArray *ps_worker_wait;       /* double per worker: waiting for weights / iteration time */
   GArray *ps_server_busy;       /* double per shard: updating / the measured span */
+  /* sequence models (seq_len 0 otherwise): tokens and model FLOPs */
+  int seq_len;                  /* tokens per sample */
+  double tokens_per_s;          /* throughput_samples_per_s x seq_len */
+  double tokens_per_s_per_gpu;
+  double model_flops_per_sample; /* dts_workload_model_flops */
+  double model_tflops_per_gpu;  /* model FLOPs per second and GPU, in 10^12 */
+  double peak_tflops_per_gpu;   /* rank 0's GPU at the run's precision */
+  double mfu;                   /* model_tflops_per_gpu / peak_tflops_per_gpu */
   /* epoch (every strategy) */
   double dataset_samples;       /* the workload's or --dataset-size; 0 unknown */
   double epoch_time_s;          /* dataset_samples / throughput, 0 unknown */

@@ -31,12 +31,39 @@
  *   dropout     fwd 2/elem (mask and scale), data gradient 1/elem; 0 when p = 0
  *   softmax-loss fwd 5/elem (max, subtract, exp, sum, divide), data gradient 1/elem
  *   lrn         fwd (2*size + 4)/elem (window sum of squares, scale, power,
- *               divide), data gradient twice that */
+ *               divide), data gradient twice that
+ *
+ * Sequence layers (one sample is one sequence of S tokens, a tensor S x C):
+ *   embedding   params vocab*C (+ max-positions*C for learned positions);
+ *               forward a gather (+ one add per element for the positions),
+ *               no data gradient (token ids), weight gradient one
+ *               scatter-add per element (two with learned positions)
+ *   linear      torch.nn.Linear on every token: MACs = S * C_in * out,
+ *               params out*C_in (+ out bias; none of its own when tied to an
+ *               embedding), FLOPs as fc
+ *   attention   input S x (heads + 2 kv-heads) * d (the QKV projection),
+ *               output S x heads * d; MACs = 2 * S^2 * d * heads (Q K^T and
+ *               P V over the whole square) times the share a causal fused
+ *               kernel runs, (S + 1) / 2S (FlashAttention skips the blocks
+ *               above the diagonal; model-FLOP formulas count the whole
+ *               square); softmax 5 per score; data gradient 2 x the forward
+ *               products (dQ, dK, dV, dP), and the fused kernel recomputes
+ *               Q K^T in backward (+1/2 of them)
+ *   layernorm   fwd 4/elem, data gradient 4/elem, weight gradient 2/elem
+ *               (1 without bias); params 2*C (C without bias)
+ *   rmsnorm     fwd 3/elem (sum of squares, scale, weight), data gradient
+ *               3/elem, weight gradient 1/elem; params C
+ *   gelu        fwd 8/elem (tanh form), data gradient 12/elem
+ *   swiglu      input S x 2F, output S x F: silu(a) * b, fwd 5 per output
+ *               element, data gradient 8
+ *   cross-entropy  softmax and loss over the last axis of every token, as
+ *               softmax-loss: fwd 5/elem, data gradient 1/elem */
 #include "config.h"
 
 #include <string.h>
 
 #include "core/error.h"
+#include "core/xml.h"
 #include "workload/workload-private.h"
 
 /* --- attribute readers shared by the rows ------------------------------------ */
@@ -120,6 +147,56 @@ parse_lrn (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **er
 }
 
 static gboolean
+parse_embedding (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) layer;
+  return dts_wl_attr_int (ctx, "vocab", TRUE, 1, &args->vocab, error)
+         && dts_wl_attr_int (ctx, "out", TRUE, 1, &args->out, error)
+         && dts_wl_attr_int (ctx, "max-positions", FALSE, 1, &args->max_positions, error);
+}
+
+static gboolean
+parse_layernorm (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) args;
+  layer->has_bias = TRUE; /* torch.nn.LayerNorm's default */
+  return dts_wl_attr_bool (ctx, "bias", &layer->has_bias, error);
+}
+
+static gboolean
+parse_linear (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  if (!parse_fc (ctx, layer, args, error))
+    return FALSE;
+  /* 'tied' names an embedding: the reader resolves it after the shapes */
+  args->tied = dts_xml_get_attr (ctx->node, "tied");
+  return TRUE;
+}
+
+static gboolean
+parse_attention (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) args;
+  layer->causal = TRUE;
+  layer->fused = TRUE;
+  if (!dts_wl_attr_int (ctx, "heads", TRUE, 1, &layer->heads, error))
+    return FALSE;
+  layer->kv_heads = layer->heads;
+  if (!dts_wl_attr_int (ctx, "kv-heads", FALSE, 1, &layer->kv_heads, error)
+      || !dts_wl_attr_bool (ctx, "causal", &layer->causal, error)
+      || !dts_wl_attr_bool (ctx, "fused", &layer->fused, error))
+    return FALSE;
+  if (layer->heads % layer->kv_heads != 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "kv-heads %d must divide heads %d (each key/value head serves a group of "
+                  "query heads)",
+                  layer->kv_heads, layer->heads);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
 parse_none (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
 {
   (void) ctx, (void) layer, (void) args, (void) error;
@@ -175,7 +252,7 @@ infer_conv (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArg
                   in->c, args->out);
     return FALSE;
   }
-  DtsShape o = { args->out, 0, 0 };
+  DtsShape o = { args->out, 0, 0, 0 };
   if (!window_dim (ctx, "kernel", in->h, layer->kernel_h, layer->stride_h, layer->pad_h, FALSE,
                    &o.h, error)
       || !window_dim (ctx, "kernel", in->w, layer->kernel_w, layer->stride_w, layer->pad_w,
@@ -200,7 +277,7 @@ infer_fc (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs 
   (void) ctx, (void) n_in, (void) error;
   double in_f = dts_shape_elems (*in);
   double bias = layer->has_bias ? args->out : 0.0;
-  layer->out_shape = (DtsShape){ args->out, 1, 1 };
+  layer->out_shape = (DtsShape){ args->out, 1, 1, 0 };
   layer->params = in_f * args->out + bias;
   layer->macs = in_f * args->out;
   layer->fwd_flops = 2.0 * layer->macs + bias;
@@ -214,7 +291,7 @@ infer_pool (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArg
             DtsLayer *layer, GError **error)
 {
   (void) n_in;
-  DtsShape o = { in->c, 0, 0 };
+  DtsShape o = { in->c, 0, 0, 0 };
   if (!window_dim (ctx, "pooling", in->h, layer->kernel_h, layer->stride_h, layer->pad_h,
                    args->ceil_mode, &o.h, error)
       || !window_dim (ctx, "pooling", in->w, layer->kernel_w, layer->stride_w, layer->pad_w,
@@ -250,7 +327,7 @@ infer_adaptive (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLaye
                 DtsLayer *layer, GError **error)
 {
   (void) ctx, (void) n_in, (void) error;
-  layer->out_shape = (DtsShape){ in->c, args->out_h, args->out_w };
+  layer->out_shape = (DtsShape){ in->c, args->out_h, args->out_w, 0 };
   double reads = in->c * adaptive_span (in->h, args->out_h) * adaptive_span (in->w, args->out_w);
   layer->fwd_flops = reads;
   layer->bwd_data_flops = reads;
@@ -262,7 +339,7 @@ infer_global_avgpool (const DtsWlCtx *ctx, const DtsShape *in, int n_in,
                       const DtsLayerArgs *args, DtsLayer *layer, GError **error)
 {
   (void) ctx, (void) n_in, (void) args, (void) error;
-  layer->out_shape = (DtsShape){ in->c, 1, 1 };
+  layer->out_shape = (DtsShape){ in->c, 1, 1, 0 };
   layer->kernel_h = in->h;
   layer->kernel_w = in->w;
   layer->fwd_flops = dts_shape_elems (*in);
@@ -340,7 +417,7 @@ flat_shape (const DtsWlCtx *ctx, const DtsShape *in, DtsShape *out, GError **err
                   dts_shape_elems (*in));
     return FALSE;
   }
-  *out = (DtsShape){ (int) dts_shape_elems (*in), 1, 1 };
+  *out = (DtsShape){ (int) dts_shape_elems (*in), 1, 1, 0 };
   return TRUE;
 }
 
@@ -372,7 +449,8 @@ infer_add (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs
 {
   (void) args;
   for (int i = 1; i < n_in; i++) {
-    if (in[i].c != in[0].c || in[i].h != in[0].h || in[i].w != in[0].w) {
+    if (in[i].c != in[0].c || in[i].h != in[0].h || in[i].w != in[0].w
+        || in[i].seq != in[0].seq) {
       g_autofree char *a = dts_shape_to_string (in[0]);
       g_autofree char *b = dts_shape_to_string (in[i]);
       dts_wl_error (ctx, error, DTS_ERROR_INVALID,
@@ -394,7 +472,7 @@ infer_concat (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerA
   (void) args;
   DtsShape o = in[0];
   for (int i = 1; i < n_in; i++) {
-    if (in[i].h != in[0].h || in[i].w != in[0].w) {
+    if (in[i].h != in[0].h || in[i].w != in[0].w || in[i].seq != in[0].seq) {
       g_autofree char *a = dts_shape_to_string (in[0]);
       g_autofree char *b = dts_shape_to_string (in[i]);
       dts_wl_error (ctx, error, DTS_ERROR_INVALID,
@@ -414,6 +492,140 @@ infer_concat (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerA
   return TRUE;
 }
 
+/* Token layers: the output is a sequence of the input's length. */
+static DtsShape
+tokens (const DtsShape *in, int c)
+{
+  return (DtsShape){ c, 1, 1, in->seq };
+}
+
+static gboolean
+infer_embedding (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                 DtsLayer *layer, GError **error)
+{
+  (void) n_in;
+  if (in->c != 1) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "an embedding reads token ids (a sequence of 1 feature), got %d features", in->c);
+    return FALSE;
+  }
+  if (args->max_positions > 0 && args->max_positions < in->seq) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "max-positions %d is shorter than the sequence (%d tokens)",
+                  args->max_positions, in->seq);
+    return FALSE;
+  }
+  double n = (double) in->seq * args->out;
+  int tables = args->max_positions > 0 ? 2 : 1;
+  layer->vocab = args->vocab;
+  layer->out_shape = tokens (in, args->out);
+  layer->params = ((double) args->vocab + args->max_positions) * args->out;
+  layer->fwd_flops = (tables - 1) * n;
+  layer->bwd_weight_flops = tables * n;
+  return TRUE;
+}
+
+static gboolean
+infer_linear (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+              DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) error;
+  double n = (double) in->seq * args->out;
+  double bias = layer->has_bias ? n : 0.0;
+  layer->out_shape = tokens (in, args->out);
+  layer->params = (double) in->c * args->out + (layer->has_bias ? args->out : 0);
+  layer->macs = n * in->c;
+  layer->fwd_flops = 2.0 * layer->macs + bias;
+  layer->bwd_data_flops = 2.0 * layer->macs;
+  layer->bwd_weight_flops = 2.0 * layer->macs + bias;
+  return TRUE;
+}
+
+static gboolean
+infer_attention (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                 DtsLayer *layer, GError **error)
+{
+  (void) n_in, (void) args;
+  int groups = layer->heads + 2 * layer->kv_heads;
+  if (in->c % groups != 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "the input's %d features are not heads + 2 kv-heads = %d heads of equal size "
+                  "(the QKV projection's output)",
+                  in->c, groups);
+    return FALSE;
+  }
+  layer->head_dim = in->c / groups;
+  double s = in->seq;
+  double scores = s * s * layer->heads;
+  layer->out_shape = tokens (in, layer->heads * layer->head_dim);
+  /* The products a fused causal kernel runs: the blocks on and below the
+   * diagonal, (s + 1) / 2s of the square (FlashAttention skips the rest);
+   * the unfused path computes the whole square and masks it. */
+  double share = layer->fused && layer->causal ? (s + 1.0) / (2.0 * s) : 1.0;
+  layer->macs = 2.0 * scores * layer->head_dim * share;
+  double gemm = 2.0 * layer->macs;
+  layer->fwd_flops = gemm + 5.0 * scores * share;
+  layer->bwd_data_flops = 2.0 * gemm + (layer->fused ? gemm / 2.0 : 0.0) + 2.0 * scores * share;
+  return TRUE;
+}
+
+static gboolean
+infer_layernorm (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                 DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 4.0, 4.0);
+  layer->bwd_weight_flops = (layer->has_bias ? 2.0 : 1.0) * dts_shape_elems (*in);
+  layer->params = (layer->has_bias ? 2.0 : 1.0) * in->c;
+  return TRUE;
+}
+
+static gboolean
+infer_rmsnorm (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+               DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 3.0, 3.0);
+  layer->bwd_weight_flops = dts_shape_elems (*in);
+  layer->params = in->c;
+  return TRUE;
+}
+
+static gboolean
+infer_gelu (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+            DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 8.0, 12.0);
+  return TRUE;
+}
+
+static gboolean
+infer_swiglu (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+              DtsLayer *layer, GError **error)
+{
+  (void) n_in, (void) args;
+  if (in->c % 2 != 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "swiglu reads a gated pair: the input's features (%d) must be even", in->c);
+    return FALSE;
+  }
+  layer->out_shape = tokens (in, in->c / 2);
+  double n = dts_shape_elems (layer->out_shape);
+  layer->fwd_flops = 5.0 * n;
+  layer->bwd_data_flops = 8.0 * n;
+  return TRUE;
+}
+
+static gboolean
+infer_cross_entropy (const DtsWlCtx *ctx, const DtsShape *in, int n_in,
+                     const DtsLayerArgs *args, DtsLayer *layer, GError **error)
+{
+  (void) ctx, (void) n_in, (void) args, (void) error;
+  elementwise (layer, in, 5.0, 1.0);
+  return TRUE;
+}
+
 /* --- the table ----------------------------------------------------------------- */
 
 static const char *const conv_attrs[] = { "out", "kernel", "stride", "pad", "groups", "bias",
@@ -423,6 +635,10 @@ static const char *const pool_attrs[] = { "kernel", "stride", "pad", "ceil", NUL
 static const char *const adaptive_attrs[] = { "out", NULL };
 static const char *const dropout_attrs[] = { "p", NULL };
 static const char *const lrn_attrs[] = { "size", "alpha", "beta", "k", NULL };
+static const char *const embedding_attrs[] = { "vocab", "out", "max-positions", NULL };
+static const char *const norm_attrs[] = { "bias", NULL };
+static const char *const linear_attrs[] = { "out", "bias", "tied", NULL };
+static const char *const attention_attrs[] = { "heads", "kv-heads", "causal", "fused", NULL };
 static const char *const no_attrs[] = { NULL };
 
 /* Rows in DtsLayerType order (asserted by dts_layer_class_get). */
@@ -434,35 +650,43 @@ static const DtsLayerClass classes[] = {
   { .id = "conv", .type = DTS_LAYER_CONV,
     .description = "2-D convolution; groups for grouped and depthwise",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = conv_attrs, .parse = parse_conv, .infer = infer_conv },
+    .attrs = conv_attrs, .parse = parse_conv, .infer = infer_conv,
+    .tp = DTS_TP_SPLITTABLE, .takes = DTS_TAKES_IMAGES },
   { .id = "fc", .type = DTS_LAYER_FC,
     .description = "fully connected; reads its input as a flat vector",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = fc_attrs, .parse = parse_fc, .infer = infer_fc },
+    .attrs = fc_attrs, .parse = parse_fc, .infer = infer_fc,
+    .tp = DTS_TP_SPLITTABLE, .takes = DTS_TAKES_IMAGES },
   { .id = "maxpool", .type = DTS_LAYER_MAXPOOL,
     .description = "max pooling",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = pool_attrs, .parse = parse_pool, .infer = infer_pool },
+    .attrs = pool_attrs, .parse = parse_pool, .infer = infer_pool,
+    .tp = DTS_TP_CHANNEL_WISE, .takes = DTS_TAKES_IMAGES },
   { .id = "avgpool", .type = DTS_LAYER_AVGPOOL,
     .description = "average pooling (padding counted, as PyTorch's default)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = pool_attrs, .parse = parse_pool, .infer = infer_pool },
+    .attrs = pool_attrs, .parse = parse_pool, .infer = infer_pool,
+    .tp = DTS_TP_CHANNEL_WISE, .takes = DTS_TAKES_IMAGES },
   { .id = "global-avgpool", .type = DTS_LAYER_GLOBAL_AVGPOOL,
     .description = "average over height and width: CxHxW to C",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_global_avgpool },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_global_avgpool,
+    .tp = DTS_TP_CHANNEL_WISE, .takes = DTS_TAKES_IMAGES },
   { .id = "batchnorm", .type = DTS_LAYER_BATCHNORM,
     .description = "batch normalisation: 2 parameters per channel",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_batchnorm },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_batchnorm,
+    .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE, .takes = DTS_TAKES_IMAGES },
   { .id = "relu", .type = DTS_LAYER_RELU,
     .description = "max(x, 0)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_relu },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_relu,
+    .in_place = TRUE, .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE },
   { .id = "add", .type = DTS_LAYER_ADD,
     .description = "element-wise sum of equal shapes (residual connections)",
     .in_files = TRUE, .min_inputs = 2, .max_inputs = -1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_add },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_add,
+    .in_place = TRUE, .fusable = TRUE },
   { .id = "concat", .type = DTS_LAYER_CONCAT,
     .description = "channel concatenation; equal height and width",
     .in_files = TRUE, .min_inputs = 2, .max_inputs = -1, .may_be_output = FALSE, .view = FALSE,
@@ -470,27 +694,73 @@ static const DtsLayerClass classes[] = {
   { .id = "dropout", .type = DTS_LAYER_DROPOUT,
     .description = "zero elements with probability p (default 0.5)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = dropout_attrs, .parse = parse_dropout, .infer = infer_dropout },
+    .attrs = dropout_attrs, .parse = parse_dropout, .infer = infer_dropout,
+    .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE },
   { .id = "flatten", .type = DTS_LAYER_FLATTEN,
     .description = "view CxHxW as a vector of C*H*W features",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = TRUE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_flatten },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_flatten,
+    .tp = DTS_TP_CHANNEL_WISE, .takes = DTS_TAKES_IMAGES },
   { .id = "softmax-loss", .type = DTS_LAYER_SOFTMAX_LOSS,
     .description = "softmax and cross-entropy loss over a vector",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = TRUE, .view = FALSE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_softmax_loss },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_softmax_loss,
+    .takes = DTS_TAKES_IMAGES },
   { .id = "lrn", .type = DTS_LAYER_LRN,
     .description = "local response normalisation across size channels",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = lrn_attrs, .parse = parse_lrn, .infer = infer_lrn },
+    .attrs = lrn_attrs, .parse = parse_lrn, .infer = infer_lrn,
+    .takes = DTS_TAKES_IMAGES },
   { .id = "adaptive-avgpool", .type = DTS_LAYER_ADAPTIVE_AVGPOOL,
     .description = "average pooling to a given output size",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = adaptive_attrs, .parse = parse_adaptive, .infer = infer_adaptive },
+    .attrs = adaptive_attrs, .parse = parse_adaptive, .infer = infer_adaptive,
+    .tp = DTS_TP_CHANNEL_WISE, .takes = DTS_TAKES_IMAGES },
   { .id = "relu6", .type = DTS_LAYER_RELU6,
     .description = "min(max(x, 0), 6)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
-    .attrs = no_attrs, .parse = parse_none, .infer = infer_relu6 },
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_relu6,
+    .in_place = TRUE, .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE },
+  { .id = "embedding", .type = DTS_LAYER_EMBEDDING,
+    .description = "token embedding of a vocabulary (+ learned positions with max-positions)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = embedding_attrs, .parse = parse_embedding, .infer = infer_embedding,
+    .takes = DTS_TAKES_TOKENS },
+  { .id = "layernorm", .type = DTS_LAYER_LAYERNORM,
+    .description = "layer normalisation over every token's features",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = norm_attrs, .parse = parse_layernorm, .infer = infer_layernorm,
+    .takes = DTS_TAKES_TOKENS },
+  { .id = "rmsnorm", .type = DTS_LAYER_RMSNORM,
+    .description = "root-mean-square normalisation over every token's features",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_rmsnorm,
+    .takes = DTS_TAKES_TOKENS },
+  { .id = "linear", .type = DTS_LAYER_LINEAR,
+    .description = "fully connected on every token (torch.nn.Linear on the last axis)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = linear_attrs, .parse = parse_linear, .infer = infer_linear,
+    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_SPLITTABLE },
+  { .id = "attention", .type = DTS_LAYER_ATTENTION,
+    .description = "core attention over the QKV projection (grouped-query with kv-heads)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = attention_attrs, .parse = parse_attention, .infer = infer_attention,
+    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE },
+  { .id = "gelu", .type = DTS_LAYER_GELU,
+    .description = "Gaussian error linear unit",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_gelu,
+    .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE },
+  { .id = "swiglu", .type = DTS_LAYER_SWIGLU,
+    .description = "silu(a) * b of the two halves of every token's features",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_swiglu,
+    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE },
+  { .id = "cross-entropy", .type = DTS_LAYER_CROSS_ENTROPY,
+    .description = "softmax and cross-entropy loss of every token over the vocabulary",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = TRUE, .view = FALSE,
+    .attrs = no_attrs, .parse = parse_none, .infer = infer_cross_entropy,
+    .takes = DTS_TAKES_TOKENS },
   { .id = NULL, .type = DTS_LAYER_TYPE_COUNT },
 };
 
@@ -552,10 +822,64 @@ dts_layer_type_from_string (const char *s, DtsLayerType *out)
   return FALSE;
 }
 
+double
+dts_shape_elems (DtsShape s)
+{
+  return (double) s.c * s.h * s.w * (s.seq > 0 ? s.seq : 1);
+}
+
+DtsTpRole
+dts_layer_tp_role (const DtsLayer *layer)
+{
+  /* a grouped convolution is not one GEMM: it cannot split as a pair */
+  if (layer->type == DTS_LAYER_CONV && layer->groups > 1)
+    return DTS_TP_REPLICATED;
+  return dts_layer_class_get (layer->type)->tp;
+}
+
+gboolean
+dts_layer_in_place (const DtsLayer *layer)
+{
+  return dts_layer_class_get (layer->type)->in_place;
+}
+
+gboolean
+dts_layer_type_fusable (DtsLayerType t)
+{
+  return t < DTS_LAYER_TYPE_COUNT && dts_layer_class_get (t)->fusable;
+}
+
+char *
+dts_layer_fusable_ids (void)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (const DtsLayerClass *c = classes; c->id != NULL; c++)
+    if (c->fusable)
+      g_string_append_printf (s, "%s%s", s->len > 0 ? ", " : "", c->id);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
 char *
 dts_shape_to_string (DtsShape s)
 {
+  if (s.seq > 0)
+    return g_strdup_printf ("%dx%d", s.seq, s.c);
   if (s.h == 1 && s.w == 1)
     return g_strdup_printf ("%d", s.c);
   return g_strdup_printf ("%dx%dx%d", s.c, s.h, s.w);
+}
+
+double
+dts_workload_model_flops (const DtsWorkload *w)
+{
+  g_return_val_if_fail (w != NULL, 0.0);
+  double fwd = 0;
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    if (l->type == DTS_LAYER_ATTENTION)
+      fwd += 4.0 * (double) l->in_shape.seq * l->in_shape.seq * l->heads * l->head_dim;
+    else if (dts_layer_tp_role (l) == DTS_TP_SPLITTABLE)
+      fwd += 2.0 * l->macs;
+  }
+  return 3.0 * fwd;
 }

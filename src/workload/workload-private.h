@@ -42,6 +42,11 @@ gboolean dts_wl_attr_bool (const DtsWlCtx *ctx, const char *attr, gboolean *out,
 gboolean dts_wl_attr_double (const DtsWlCtx *ctx, const char *attr, double min, double *out,
                              GError **error);
 
+/* Every attribute of the element must be in COMMON or OWN (NULL-terminated,
+ * OWN may be NULL); WHAT names the element in the message ("<training>"). */
+gboolean dts_wl_check_attrs (const DtsWlCtx *ctx, const char *what, const char *const *common,
+                             const char *const *own, GError **error);
+
 /* Per-type settings that are needed to infer shapes and costs but are not
  * part of DtsLayer. */
 typedef struct {
@@ -50,7 +55,17 @@ typedef struct {
   gboolean ceil_mode; /* pooling: ceil instead of floor for the output size */
   double p;           /* dropout probability */
   int size;           /* lrn: channels in the normalisation window */
+  int vocab;          /* embedding: rows of the table */
+  int max_positions;  /* embedding: rows of a learned position table, 0: none */
+  char *tied;         /* linear: the embedding layer it shares weights with (owned) */
 } DtsLayerArgs;
+
+/* What shapes a layer type reads. */
+typedef enum {
+  DTS_TAKES_ANY,       /* any shape (element-wise layers) */
+  DTS_TAKES_IMAGES,    /* images and vectors: no sequence axis */
+  DTS_TAKES_TOKENS,    /* sequences (SEQ x C) */
+} DtsLayerTakes;
 
 typedef struct {
   const char *id;          /* kebab-case, as written in files */
@@ -60,6 +75,12 @@ typedef struct {
   int min_inputs, max_inputs; /* max_inputs -1: any number */
   gboolean may_be_output;  /* may be a layer no later layer reads (losses) */
   gboolean view;           /* output is a view of the input: stores nothing */
+  gboolean in_place;       /* overwrites its input: stores nothing of its own
+                            * (dts_layer_in_place) */
+  gboolean fusable;        /* a framework profile may fuse it into the kernel
+                            * before it (`fuse = ...`) */
+  DtsLayerTakes takes;     /* the shapes its inputs may have */
+  DtsTpRole tp;            /* its tensor-parallel role (dts_layer_tp_role) */
   const char *const *attrs; /* own attributes besides name, type, inputs; NULL-terminated */
   /* Read the type's attributes into ARGS and LAYER's geometry (zeroed before
    * the call), applying PyTorch's defaults for absent ones. */
@@ -70,6 +91,10 @@ typedef struct {
                      DtsLayer *layer, GError **error);
 } DtsLayerClass;
 
+/* Read the <transformer> element CTX->node into T and add the <layer>
+ * elements it stands for after it (transformer.c). */
+gboolean dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, GError **error);
+
 /* The table in layers.c, in DtsLayerType order, terminated by a row with id NULL. */
 const DtsLayerClass *dts_layer_classes (void);
 const DtsLayerClass *dts_layer_class_get (DtsLayerType type);
@@ -77,12 +102,6 @@ const DtsLayerClass *dts_layer_class_get (DtsLayerType type);
 const DtsLayerClass *dts_layer_class_lookup (const char *id);
 /* "conv, fc, maxpool, ..." (owned): the ids allowed in files, table order. */
 char *dts_layer_class_ids (void);
-
-static inline double
-dts_shape_elems (DtsShape s)
-{
-  return (double) s.c * s.h * s.w;
-}
 
 G_END_DECLS
 

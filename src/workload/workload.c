@@ -154,9 +154,8 @@ dts_wl_attr_double (const DtsWlCtx *ctx, const char *attr, double min, double *o
   return TRUE;
 }
 
-/* Every attribute of the element must be in one of the NULL-terminated lists. */
-static gboolean
-check_attrs (const DtsWlCtx *ctx, const char *what, const char *const *common,
+gboolean
+dts_wl_check_attrs (const DtsWlCtx *ctx, const char *what, const char *const *common,
              const char *const *own, GError **error)
 {
   for (xmlAttr *a = ctx->node->properties; a != NULL; a = a->next) {
@@ -239,11 +238,19 @@ typedef struct {
 } Loader;
 
 static gboolean
+is_element (const xmlNode *n, const char *name)
+{
+  return n->type == XML_ELEMENT_NODE && xmlStrcmp (n->name, (const xmlChar *) name) == 0;
+}
+
+static gboolean
 parse_input_shape (const DtsWlCtx *ctx, DtsShape *out, GError **error)
 {
   g_autofree char *text = dts_xml_get_attr (ctx->node, "input");
   if (text == NULL)
-    return missing (ctx, "input", "the input shape CxHxW such as 3x224x224", error);
+    return missing (ctx, "input",
+                    "the input shape CxHxW such as 3x224x224; seq-len for a sequence of tokens",
+                    error);
   g_auto (GStrv) parts = g_strsplit (text, "x", -1);
   guint n = g_strv_length (parts);
   gint64 v[3] = { 0, 1, 1 };
@@ -264,8 +271,71 @@ parse_input_shape (const DtsWlCtx *ctx, DtsShape *out, GError **error)
       return FALSE;
     }
   }
-  *out = (DtsShape){ (int) v[0], (int) v[1], (int) v[2] };
+  *out = (DtsShape){ (int) v[0], (int) v[1], (int) v[2], 0 };
   return TRUE;
+}
+
+/* The model input: the input attribute, a sequence of seq-len tokens, or the
+ * tokens of the one <transformer> element, which then expands to its layers
+ * (transformer.c) and stands alone (no <layer> elements beside it). */
+static gboolean
+model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, GError **error)
+{
+  xmlNode *tnode = NULL;
+  gboolean layers = FALSE;
+  for (xmlNode *n = ctx->node->children; n != NULL; n = n->next) {
+    if (is_element (n, "layer"))
+      layers = TRUE;
+    if (!is_element (n, "transformer"))
+      continue;
+    if (tnode != NULL) {
+      DtsWlCtx nctx = { ctx->path, n, NULL, NULL };
+      dts_wl_error (&nctx, error, DTS_ERROR_INVALID,
+                    "a second <transformer> element (one at most: it is the whole model)");
+      return FALSE;
+    }
+    tnode = n;
+  }
+  gboolean has_input = xmlHasProp (ctx->node, (const xmlChar *) "input") != NULL;
+  gboolean has_seq = xmlHasProp (ctx->node, (const xmlChar *) "seq-len") != NULL;
+  if (tnode != NULL) {
+    DtsWlCtx tctx = { ctx->path, tnode, NULL, NULL };
+    if (layers) {
+      dts_wl_error (&tctx, error, DTS_ERROR_INVALID,
+                    "<transformer> is the whole model: no <layer> elements beside it");
+      return FALSE;
+    }
+    if (has_input || has_seq) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "attribute '%s': the input of a <transformer> is its seq-len tokens",
+                    has_input ? "input" : "seq-len");
+      return FALSE;
+    }
+    static const char *const attrs[] = { "layers", "hidden", "ffn", "heads", "kv-heads",
+                                         "head-dim", "vocab", "pad-vocab-to", "seq-len",
+                                         "max-positions", "mlp", "norm", "positions",
+                                         "attention", "tied-embedding", "bias", "causal",
+                                         "dropout", NULL };
+    static const char *const none[] = { NULL };
+    if (!dts_wl_check_attrs (&tctx, "<transformer>", attrs, none, error)
+        || !dts_wl_transformer_expand (&tctx, t, error))
+      return FALSE;
+    *input = (DtsShape){ 1, 1, 1, t->seq_len };
+    return TRUE;
+  }
+  if (has_seq) {
+    if (has_input) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "attributes 'input' and 'seq-len' both given (an image or a sequence: one)");
+      return FALSE;
+    }
+    int seq = 0;
+    if (!dts_wl_attr_int (ctx, "seq-len", TRUE, 1, &seq, error))
+      return FALSE;
+    *input = (DtsShape){ 1, 1, 1, seq };
+    return TRUE;
+  }
+  return parse_input_shape (ctx, input, error);
 }
 
 static gboolean
@@ -276,7 +346,7 @@ parse_training (Loader *ld, xmlNode *node, GError **error)
   static const char *const none[] = { NULL };
   DtsWlCtx ctx = { ld->path, node, NULL, NULL };
   DtsTraining *t = &ld->w->training;
-  if (!check_attrs (&ctx, "<training>", attrs, none, error)
+  if (!dts_wl_check_attrs (&ctx, "<training>", attrs, none, error)
       || !dts_wl_attr_int (&ctx, "batch-size", FALSE, 1, &t->batch_size, error)
       || !dts_wl_attr_double (&ctx, "dataset-samples", 1.0, &t->dataset_samples, error))
     return FALSE;
@@ -362,6 +432,33 @@ resolve_inputs (Loader *ld, const DtsWlCtx *ctx, GArray *idx, GPtrArray *names, 
   return TRUE;
 }
 
+/* A linear layer tied to the embedding NAME shares its table: it must be an
+ * earlier embedding whose vocabulary is this layer's output and whose
+ * features its input; the weights are then counted once, there. */
+static gboolean
+resolve_tied (Loader *ld, const DtsWlCtx *ctx, const char *name, DtsLayer *layer,
+              GError **error)
+{
+  gpointer found = g_hash_table_lookup (ld->index, name);
+  const DtsLayer *e
+      = found ? &g_array_index (ld->w->layers, DtsLayer, GPOINTER_TO_INT (found) - 1) : NULL;
+  if (e == NULL || e->type != DTS_LAYER_EMBEDDING) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'tied': '%s' is not an earlier embedding layer", name);
+    return FALSE;
+  }
+  if (e->vocab != layer->out_shape.c || e->out_shape.c != layer->in_shape.c) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'tied': embedding '%s' is %d x %d, but this layer's weights are "
+                  "%d x %d (out x input features)",
+                  name, e->vocab, e->out_shape.c, layer->out_shape.c, layer->in_shape.c);
+    return FALSE;
+  }
+  layer->tied = GPOINTER_TO_INT (found) - 1;
+  layer->params -= (double) layer->out_shape.c * layer->in_shape.c;
+  return TRUE;
+}
+
 static gboolean
 parse_layer (Loader *ld, xmlNode *node, GError **error)
 {
@@ -390,7 +487,7 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
     return FALSE;
   }
   g_autofree char *what = g_strdup_printf ("a %s layer", cls->id);
-  if (!check_attrs (&ctx, what, common, cls->attrs, error))
+  if (!dts_wl_check_attrs (&ctx, what, common, cls->attrs, error))
     return FALSE;
 
   gpointer dup = g_hash_table_lookup (ld->index, name);
@@ -429,6 +526,7 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
   layer.line = dts_xml_line (node);
   if (!cls->parse (&ctx, &layer, &args, error))
     return FALSE;
+  g_autofree char *tied = g_steal_pointer (&args.tied);
 
   g_autofree DtsShape *shapes = g_new0 (DtsShape, n_in);
   for (int i = 0; i < n_in; i++) {
@@ -437,7 +535,23 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
     layer.in_elems += src->out_elems;
   }
   layer.in_shape = shapes[0];
+  for (int i = 0; i < n_in; i++) {
+    gboolean seq = shapes[i].seq > 0;
+    if ((cls->takes == DTS_TAKES_TOKENS && !seq) || (cls->takes == DTS_TAKES_IMAGES && seq)) {
+      g_autofree char *shape = dts_shape_to_string (shapes[i]);
+      dts_wl_error (&ctx, error, DTS_ERROR_INVALID,
+                    "input '%s' has shape %s, but a%s %s layer reads %s", ctx.inputs[i], shape,
+                    strchr ("aeiou", cls->id[0]) ? "n" : "", cls->id,
+                    seq ? "images or vectors, not sequences (sequence layers: embedding, "
+                          "linear, layernorm, rmsnorm, attention, swiglu, cross-entropy)"
+                        : "sequences (tokens x features: a model with seq-len or a "
+                          "<transformer>)");
+      return FALSE;
+    }
+  }
   if (!cls->infer (&ctx, shapes, n_in, &args, &layer, error))
+    return FALSE;
+  if (tied != NULL && !resolve_tied (ld, &ctx, tied, &layer, error))
     return FALSE;
   layer.out_elems = dts_shape_elems (layer.out_shape);
   layer.act_elems = cls->view ? 0.0 : layer.out_elems;
@@ -454,12 +568,6 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
   g_hash_table_insert (ld->index, layer.name, GINT_TO_POINTER (ld->w->layers->len));
   g_ptr_array_add (ld->nodes, node);
   return TRUE;
-}
-
-static gboolean
-is_element (const xmlNode *n, const char *name)
-{
-  return n->type == XML_ELEMENT_NODE && xmlStrcmp (n->name, (const xmlChar *) name) == 0;
 }
 
 /* Every layer but the last and the losses must be read by a later layer. */
@@ -501,9 +609,10 @@ dts_workload_load (const char *path, GError **error)
                   (const char *) root->name);
     return NULL;
   }
-  static const char *const model_attrs[] = { "name", "input", "input-gradient", NULL };
+  static const char *const model_attrs[] = { "name", "input", "seq-len", "input-gradient",
+                                              NULL };
   static const char *const none[] = { NULL };
-  if (!check_attrs (&ctx, "<model>", model_attrs, none, error))
+  if (!dts_wl_check_attrs (&ctx, "<model>", model_attrs, none, error))
     return NULL;
 
   g_autoptr (DtsWorkload) w = g_new0 (DtsWorkload, 1);
@@ -514,8 +623,8 @@ dts_workload_load (const char *path, GError **error)
     w->name = g_str_has_suffix (base, ".xml") ? g_strndup (base, strlen (base) - 4)
                                               : g_steal_pointer (&base);
   }
-  if (!parse_input_shape (&ctx, &w->input, error)
-      || !dts_wl_attr_bool (&ctx, "input-gradient", &w->input_gradient, error))
+  if (!dts_wl_attr_bool (&ctx, "input-gradient", &w->input_gradient, error)
+      || !model_input (&ctx, &w->input, &w->transformer, error))
     return NULL;
 
   w->layers = g_array_new (FALSE, TRUE, sizeof (DtsLayer));
@@ -552,6 +661,8 @@ dts_workload_load (const char *path, GError **error)
     if (is_element (n, "layer")) {
       if (!parse_layer (&ld, n, error))
         return NULL;
+    } else if (is_element (n, "transformer")) {
+      continue; /* expanded into the <layer> elements after it */
     } else if (is_element (n, "training")) {
       if (seen_training) {
         dts_wl_error (&nctx, error, DTS_ERROR_INVALID,

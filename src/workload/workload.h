@@ -43,17 +43,33 @@ typedef enum {
   DTS_LAYER_LRN,
   DTS_LAYER_ADAPTIVE_AVGPOOL, /* average pooling to a fixed output size */
   DTS_LAYER_RELU6,            /* min(max(x, 0), 6) (MobileNet-v2) */
+  DTS_LAYER_EMBEDDING,        /* token (and learned position) embedding */
+  DTS_LAYER_LAYERNORM,
+  DTS_LAYER_RMSNORM,
+  DTS_LAYER_LINEAR,           /* a GEMM applied to every token (torch.nn.Linear) */
+  DTS_LAYER_ATTENTION,        /* core attention: scores, softmax, weighted values */
+  DTS_LAYER_GELU,
+  DTS_LAYER_SWIGLU,           /* silu(a) * b of a gated pair */
+  DTS_LAYER_CROSS_ENTROPY,    /* softmax and cross-entropy of every token */
   DTS_LAYER_TYPE_COUNT
 } DtsLayerType;
 
 /* Activation shape of one sample: channels x height x width; a flat vector
- * of F features is F x 1 x 1. */
+ * of F features is F x 1 x 1. A tensor with a sequence axis (one sample is
+ * one sequence of SEQ tokens) is SEQ x C, with h = w = 1 and C the features
+ * of every token (the hidden size); SEQ is 0 for tensors without one
+ * (images and vectors), so that {c, h, w} initialisers mean what they did. */
 typedef struct {
   int c, h, w;
+  int seq;
 } DtsShape;
 
-/* "64x56x56", or "1000" for a flat vector (h = w = 1); owned. */
+/* "64x56x56", "1000" for a flat vector (h = w = 1), "2048x4096" (tokens x
+ * features) for a sequence; owned. */
 char *dts_shape_to_string (DtsShape s);
+
+/* Elements of one sample of S. */
+double dts_shape_elems (DtsShape s);
 
 typedef struct {
   char *name;
@@ -70,6 +86,14 @@ typedef struct {
   /* conv / pooling / fc geometry (0 where not applicable) */
   int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, groups;
   gboolean has_bias;
+  /* attention geometry (0 elsewhere): query heads, key/value heads (grouped-
+   * query attention when fewer), features per head; causal masking, and the
+   * fused (FlashAttention-style) kernel rather than the unfused softmax path */
+  int heads, kv_heads, head_dim;
+  gboolean causal, fused;
+  int vocab;               /* embedding: rows of its token table */
+  int tied;                /* linear: the embedding layer whose weights it shares
+                            * (no parameters of its own), else 0 */
   /* per sample */
   double params;           /* trainable parameters (batch-norm running stats are not) */
   double macs;             /* forward multiply-accumulates (conv and fc only) */
@@ -91,6 +115,23 @@ typedef struct {
   char *optimizer;         /* "sgd", "momentum", "adam" */
 } DtsTraining;
 
+/* The dimensions of a decoder-only (or, causal = FALSE, encoder) transformer
+ * as a <transformer> element gives them; the layers it expands to are in
+ * doc/WORKLOADS.md. */
+typedef struct {
+  int layers, hidden, ffn, heads, kv_heads, head_dim;
+  int vocab;               /* as written */
+  int padded_vocab;        /* vocab rounded up to a multiple of pad-vocab-to */
+  int seq_len, max_positions;
+  gboolean swiglu;         /* gated SwiGLU MLP (else GELU) */
+  gboolean rmsnorm;        /* RMSNorm (else LayerNorm) */
+  gboolean learned_positions; /* learned position embedding (else rotary: no parameters) */
+  gboolean tied_embedding; /* the LM head shares the token embedding's weights */
+  gboolean bias;           /* linear layers and LayerNorms have biases */
+  gboolean causal, fused_attention;
+  double dropout;          /* probability of the dropout layers, 0: none */
+} DtsTransformer;
+
 typedef struct {
   char *name;
   char *path;
@@ -99,6 +140,8 @@ typedef struct {
   DtsTraining training;
   gboolean input_gradient; /* <model input-gradient="true">: layers fed by the model
                             * input compute their data gradient */
+  DtsTransformer transformer; /* the <transformer> element the layers came from,
+                               * if any (layers == 0 otherwise) */
   /* totals per sample */
   double params;
   double macs;         /* conv and fc multiply-accumulates of one forward pass */
@@ -123,6 +166,34 @@ dts_workload_layer (const DtsWorkload *w, guint i)
 {
   return &g_array_index (w->layers, DtsLayer, i);
 }
+
+/* What a layer's row says of it (layers.c), for the strategies and cost
+ * models: they ask the row rather than switch on the type. */
+typedef enum {
+  DTS_TP_REPLICATED,   /* every GPU of a tensor-parallel group runs it whole */
+  DTS_TP_SPLITTABLE,   /* a GEMM-shaped layer (conv, fc, linear): split by output
+                        * channels (column) or input channels (row) as it pairs */
+  DTS_TP_CHANNEL_WISE, /* works on split channels between a column and a row split
+                        * (relu, pooling, attention by heads, gelu, swiglu) */
+} DtsTpRole;
+
+DtsTpRole dts_layer_tp_role (const DtsLayer *layer);
+/* The layer overwrites its input's buffer and stores nothing of its own
+ * (torch.nn.ReLU(inplace=True), the residual `out += identity`). */
+gboolean dts_layer_in_place (const DtsLayer *layer);
+/* A framework may fuse layers of type T into the kernel before them. */
+gboolean dts_layer_type_fusable (DtsLayerType t);
+/* "relu, relu6, ..." (owned): the fusable type ids, table order. */
+char *dts_layer_fusable_ids (void);
+
+/* Model FLOPs of one training step (forward and backward, no
+ * recomputation) of one sample, as Megatron-LM counts them for MFU
+ * (Narayanan et al. 2021, eq. 3): three times the forward's GEMMs, 2 x the
+ * MACs of every conv, fc and linear layer (a tied LM head included) and
+ * 4 x seq^2 x heads x head-dim per attention layer, the whole square
+ * whatever the mask. For a GPT of l layers, hidden h, vocabulary V:
+ * 72 s l h^2 (1 + s / 6h + V / 12 l h). */
+double dts_workload_model_flops (const DtsWorkload *w);
 
 /* Optimizer state bytes per parameter (fp32): sgd 0, momentum 4, adam 8;
  * a workload without an optimizer setting is trained with momentum. */

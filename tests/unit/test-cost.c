@@ -33,8 +33,8 @@ conv_layer (void)
   DtsLayer l = { 0 };
   l.name = (char *) "conv";
   l.type = DTS_LAYER_CONV;
-  l.in_shape = (DtsShape){ 256, 14, 14 };
-  l.out_shape = (DtsShape){ 256, 14, 14 };
+  l.in_shape = (DtsShape){ 256, 14, 14, 0 };
+  l.out_shape = (DtsShape){ 256, 14, 14, 0 };
   l.params = 256.0 * 256 * 9;
   l.fwd_flops = 2.0 * 256 * 256 * 9 * 14 * 14;
   l.bwd_data_flops = l.fwd_flops;
@@ -51,7 +51,7 @@ relu_layer (void)
   DtsLayer l = { 0 };
   l.name = (char *) "relu";
   l.type = DTS_LAYER_RELU;
-  l.in_shape = l.out_shape = (DtsShape){ 64, 56, 56 };
+  l.in_shape = l.out_shape = (DtsShape){ 64, 56, 56, 0 };
   l.in_elems = l.out_elems = 64.0 * 56 * 56;
   l.fwd_flops = l.out_elems;
   l.bwd_data_flops = l.out_elems;
@@ -343,8 +343,8 @@ START_TEST (test_fft_convolution)
   DtsLayer l = { 0 };
   l.name = (char *) "conv5";
   l.type = DTS_LAYER_CONV;
-  l.in_shape = (DtsShape){ 64, 27, 27 };
-  l.out_shape = (DtsShape){ 192, 27, 27 };
+  l.in_shape = (DtsShape){ 64, 27, 27, 0 };
+  l.out_shape = (DtsShape){ 192, 27, 27, 0 };
   l.kernel_h = l.kernel_w = 5;
   l.stride_h = l.stride_w = 1;
   l.pad_h = l.pad_w = 2;

@@ -321,6 +321,63 @@ START_TEST (test_tensor_parallel_volume)
 }
 END_TEST
 
+/* Megatron's tensor parallelism of a transformer, no simulation: per layer
+ * and micro-batch, four all-reduces of b s h elements (Narayanan et al.
+ * 2021, section 3.3: the attention and the MLP each all-reduce their output
+ * in forward and their input's gradient in backward), over the group of T,
+ * and nothing else; each GPU holds 1/T of every split matrix. */
+START_TEST (test_tensor_parallel_transformer)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wpath = dts_test_srcpath ("tests/data/tiny-gpt.xml");
+  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
+  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
+  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  ck_assert (cost != NULL);
+  const int T = 4, M = 2, b = 8 / M;
+  DtsRunOptions o = {
+    .batch_size = 8, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
+    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
+    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = M, .tensor_parallel = T,
+  };
+  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
+  ck_assert (st->resolve (&o, p->gpus->len, &error));
+  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+  const DtsTransformer *t = &w->transformer;
+  const GArray *prog = dts_schedule_program (s, 0);
+  int n_coll = 0;
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    if (op->type != DTS_OP_COLL)
+      continue;
+    n_coll++;
+    const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
+    const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
+    ck_assert_double_eq (plan->bytes, (double) b * t->seq_len * t->hidden * 2);
+    ck_assert_int_eq (c->n_ranks, T);
+  }
+  ck_assert_int_eq (n_coll, 4 * t->layers * M);
+  /* every linear layer of the blocks is split; the embedding, the norms and
+   * the head (whose loss is not split) are not */
+  double split = 0;
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    if (g_str_has_prefix (l->name, "layers."))
+      split += l->type == DTS_LAYER_LINEAR ? l->params : 0;
+  }
+  const DtsStage *stage = &g_array_index (s->stages, DtsStage, 0);
+  ck_assert_double_eq (stage->params, w->params - split + split / T);
+  dts_gpu_catalog_free (cat);
+}
+END_TEST
+
 static void
 assert_fails (const Setup *st, int code, const char *fragment)
 {
@@ -400,6 +457,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_placement);
   tcase_add_test (tc, test_p2p_shared);
   tcase_add_test (tc, test_tensor_parallel_volume);
+  tcase_add_test (tc, test_tensor_parallel_transformer);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;

@@ -336,7 +336,8 @@ typedef struct {
 
 static const BadCase bad_cases[] = {
   { "3x8x8", "<layer name='c' type='convv'/>\n", DTS_ERROR_INVALID,
-    { "line 3: layer 'c': unknown layer type 'convv'", "(known: conv, fc, maxpool", "relu6)" } },
+    { "line 3: layer 'c': unknown layer type 'convv'", "(known: conv, fc, maxpool",
+      "relu6, embedding, layernorm, rmsnorm, linear, attention, gelu, swiglu, cross-entropy)" } },
   { "3x8x8", "<layer name='c' type='relu' inputs='nope'/>\n", DTS_ERROR_INVALID,
     { "line 3: layer 'c': unknown input 'nope'", NULL } },
   { "3x8x8",
@@ -424,13 +425,88 @@ static const BadCase bad_cases[] = {
     { "unknown attribute 'batch' of <training>", NULL } },
   { "3x8x8", "<training/>\n<training/>\n<layer name='r' type='relu'/>\n", DTS_ERROR_INVALID,
     { "line 4: a second <training> element", NULL } },
+  /* sequences and images do not mix */
+  { "3x8x8", "<layer name='l' type='linear' out='4'/>\n", DTS_ERROR_INVALID,
+    { "layer 'l': input 'input' has shape 3x8x8, but a linear layer reads sequences", NULL } },
+  { "3x8x8", "<layer name='n' type='layernorm'/>\n", DTS_ERROR_INVALID,
+    { "a layernorm layer reads sequences", NULL } },
+  { "3x8x8", "<layer name='e' type='embedding' vocab='10' out='4'/>\n", DTS_ERROR_INVALID,
+    { "an embedding layer reads sequences", NULL } },
+  /* a <transformer> stands alone; its input is its seq-len tokens (TR: no input
+   * attribute on <model>) */
+  { "TR", "<transformer layers='2' hidden='64' heads='5' vocab='10' seq-len='8'/>\n",
+    DTS_ERROR_INVALID, { "line 3: heads 5 do not divide hidden 64 (give head-dim)", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' kv-heads='3' vocab='10' seq-len='8'/>\n",
+    DTS_ERROR_INVALID, { "kv-heads 3 must divide heads 4", NULL } },
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' mlp='relu'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'mlp': unknown value 'relu' (known: gelu, swiglu)", NULL } },
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10'/>\n", DTS_ERROR_INVALID,
+    { "missing attribute 'seq-len'", NULL } },
+  { "TR", "<transformer layers='5000' hidden='64' heads='4' vocab='10' seq-len='8'/>\n",
+    DTS_ERROR_INVALID, { "layers 5000 is more than 4096", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' positions='rotary' "
+    "max-positions='16'/>\n",
+    DTS_ERROR_INVALID, { "max-positions is for learned positions", NULL } },
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' max-positions='4'/>\n",
+    DTS_ERROR_INVALID, { "max-positions 4 is shorter than seq-len 8", NULL } },
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' dropout='1'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'dropout' must be below 1", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='2000000000' heads='4' vocab='10' seq-len='8'/>\n",
+    DTS_ERROR_INVALID, { "4 x hidden (8000000000) does not fit an int", NULL } },
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' depth='2'/>\n",
+    DTS_ERROR_INVALID, { "unknown attribute 'depth' of <transformer>", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8'/>\n"
+    "<layer name='r' type='relu'/>\n",
+    DTS_ERROR_INVALID, { "line 3: <transformer> is the whole model: no <layer> elements", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8'/>\n"
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8'/>\n",
+    DTS_ERROR_INVALID, { "line 4: a second <transformer> element", NULL } },
+  { "3x8x8", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'input': the input of a <transformer> is its seq-len tokens",
+                         NULL } },
+  /* hand-written sequence models (SEQ: <model seq-len='8'>) */
+  { "SEQ", "<layer name='c' type='conv' out='4' kernel='1'/>\n", DTS_ERROR_INVALID,
+    { "input 'input' has shape 8x1, but a conv layer reads images or vectors, not sequences",
+      NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='a' type='attention' heads='5'/>\n",
+    DTS_ERROR_INVALID, { "the input's 12 features are not heads + 2 kv-heads = 15 heads", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='a' type='attention' heads='4' kv-heads='3'/>\n",
+    DTS_ERROR_INVALID, { "kv-heads 3 must divide heads 4", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='h' type='linear' out='10' tied='input'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'tied': 'input' is not an earlier embedding layer", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='h' type='linear' out='11' tied='e'/>\n",
+    DTS_ERROR_INVALID, { "embedding 'e' is 10 x 12, but this layer's weights are 11 x 12", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12' max-positions='4'/>\n",
+    DTS_ERROR_INVALID, { "max-positions 4 is shorter than the sequence (8 tokens)", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='10'/>\n"
+    "<layer name='g' type='swiglu'/>\n<layer name='s' type='swiglu'/>\n",
+    DTS_ERROR_INVALID, { "layer 's': swiglu reads a gated pair: the input's features (5)", NULL } },
 };
 
 START_TEST (test_errors)
 {
   const BadCase *c = &bad_cases[_i];
   g_autoptr (GError) error = NULL;
-  g_autoptr (DtsWorkload) w = load_body (c->input, c->body, &error);
+  g_autoptr (DtsWorkload) w = strcmp (c->input, "TR") == 0    ? load_model ("", c->body, &error)
+                              : strcmp (c->input, "SEQ") == 0 ? load_model ("seq-len='8'", c->body,
+                                                                            &error)
+                                                              : load_body (c->input, c->body,
+                                                                           &error);
   ck_assert_msg (w == NULL, "case %d was accepted", _i);
   ck_assert_msg (strstr (error->message, "workload '") == error->message, "case %d: %s", _i,
                  error->message);
@@ -517,6 +593,218 @@ START_TEST (test_zoo)
 }
 END_TEST
 
+/* --- transformers ---------------------------------------------------------------------- */
+
+/* Published parameter counts, exact: Meta's model cards and Hugging Face's
+ * configurations (Llama), Brown et al. 2020 with GPT-2's vocabulary of 50,257,
+ * tied, 2,048 learned positions (GPT-3 175B); BERT-large is BertModel's
+ * 335,141,888 less its pooler and token-type table (workloads/bert-large.xml). */
+static const struct {
+  const char *name;
+  double params;
+} llm_zoo[] = {
+  { "llama3-8b", 8030261248.0 },      { "llama2-7b", 6738415616.0 },
+  { "llama3-70b", 70553706496.0 },    { "gpt3-175b", 174604259328.0 },
+  { "llama2-13b", 13015864320.0 },    { "llama2-70b", 68976648192.0 },
+  { "llama3.1-405b", 405853388800.0 }, { "bert-large", 335141888.0 - 1051648.0 },
+};
+
+START_TEST (test_llm_zoo)
+{
+  g_autofree char *file = g_strconcat ("workloads/", llm_zoo[_i].name, ".xml", NULL);
+  g_autofree char *path = dts_test_srcpath (file);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "?");
+  ck_assert_str_eq (w->name, llm_zoo[_i].name);
+  ck_assert_msg (w->params == llm_zoo[_i].params, "%s: %.0f parameters, published %.0f",
+                 llm_zoo[_i].name, w->params, llm_zoo[_i].params);
+  const DtsTransformer *t = &w->transformer;
+  ck_assert_int_eq (w->input.seq, t->seq_len);
+  /* embedding, 10 layers a block, final norm, head, loss */
+  ck_assert_int_eq (w->layers->len - 1, 1 + 10 * t->layers + 3);
+  const DtsLayer *last = dts_workload_layer (w, w->layers->len - 1);
+  ck_assert_int_eq (last->type, DTS_LAYER_CROSS_ENTROPY);
+  ck_assert_int_eq (last->out_shape.c, t->padded_vocab);
+  ck_assert_int_eq (last->out_shape.seq, t->seq_len);
+}
+END_TEST
+
+/* The GPT-3 sizes without a published exact count: Megatron's closed form
+ * 12 L h^2 + 13 L h + V h + P h + 2 h (tied head, biases, LayerNorms). */
+START_TEST (test_gpt3_closed_form)
+{
+  static const struct {
+    const char *name;
+    int layers, hidden;
+  } gpt[] = { { "gpt3-1.3b", 24, 2048 }, { "gpt3-2.7b", 32, 2560 }, { "gpt3-6.7b", 32, 4096 },
+              { "gpt3-13b", 40, 5120 },  { "gpt3-175b", 96, 12288 } };
+  for (guint i = 0; i < G_N_ELEMENTS (gpt); i++) {
+    g_autofree char *file = g_strconcat ("workloads/", gpt[i].name, ".xml", NULL);
+    g_autofree char *path = dts_test_srcpath (file);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+    ck_assert_msg (w != NULL, "%s", error ? error->message : "?");
+    double L = gpt[i].layers, h = gpt[i].hidden;
+    double expect = 12 * L * h * h + 13 * L * h + 50257 * h + 2048 * h + 2 * h;
+    ck_assert_msg (w->params == expect, "%s: %.0f, closed form %.0f", gpt[i].name, w->params,
+                   expect);
+  }
+}
+END_TEST
+
+static DtsWorkload *
+load_transformer (const char *attrs)
+{
+  g_autofree char *body = g_strdup_printf ("<transformer %s/>\n", attrs);
+  g_autoptr (GError) error = NULL;
+  DtsWorkload *w = load_model ("", body, &error);
+  ck_assert_msg (w != NULL, "load failed: %s", error ? error->message : "?");
+  return w;
+}
+
+/* Sums of a per-layer count over the layers of block 0. */
+static double
+block_sum (const DtsWorkload *w, double (*get) (const DtsLayer *))
+{
+  double sum = 0;
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    if (g_str_has_prefix (l->name, "layers.0."))
+      sum += get (l);
+  }
+  return sum;
+}
+
+static double
+get_macs (const DtsLayer *l)
+{
+  return l->macs;
+}
+
+static double
+get_params (const DtsLayer *l)
+{
+  return l->params;
+}
+
+/* Megatron's forward count per layer and sequence (Narayanan et al. 2021,
+ * eq. 3 per sample): 24 s h^2 + 4 s^2 h FLOPs, 2 x MACs, for a GPT block
+ * (ffn 4h, multi-head attention) computing the whole square; a causal fused
+ * kernel computes (s + 1) / 2s of the attention products. */
+START_TEST (test_transformer_block_flops)
+{
+  const double s = 32, h = 64;
+  g_autoptr (DtsWorkload) full
+      = load_transformer ("layers='2' hidden='64' heads='4' vocab='100' seq-len='32' "
+                          "causal='false'");
+  ck_assert_double_eq (2.0 * block_sum (full, get_macs), 24 * s * h * h + 4 * s * s * h);
+  ck_assert_double_eq (block_sum (full, get_params), 12 * h * h + 13 * h);
+  g_autoptr (DtsWorkload) unfused
+      = load_transformer ("layers='2' hidden='64' heads='4' vocab='100' seq-len='32' "
+                          "attention='unfused'");
+  ck_assert_double_eq (2.0 * block_sum (unfused, get_macs), 24 * s * h * h + 4 * s * s * h);
+  g_autoptr (DtsWorkload) causal
+      = load_transformer ("layers='2' hidden='64' heads='4' vocab='100' seq-len='32'");
+  ck_assert_double_eq (2.0 * block_sum (causal, get_macs),
+                       24 * s * h * h + 4 * s * s * h * (s + 1) / (2 * s));
+  /* model FLOPs for MFU: Megatron's 72 s l h^2 (1 + s / 6h + V / 12 l h),
+   * the whole square whatever the mask or kernel */
+  const double l = 2, V = 100;
+  double megatron = 72 * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  ck_assert_double_eq_tol (dts_workload_model_flops (causal), megatron, 1e-9 * megatron);
+  ck_assert_double_eq_tol (dts_workload_model_flops (full), megatron, 1e-9 * megatron);
+  ck_assert_double_eq_tol (dts_workload_model_flops (unfused), megatron, 1e-9 * megatron);
+  /* the fused kernel's backward: dQ, dK, dV, dP and Q K^T again */
+  const DtsLayer *a = find (causal, "layers.0.attn");
+  ck_assert_double_eq (a->bwd_data_flops - 2.0 * (s + 1) / (2 * s) * s * s * 4,
+                       2.5 * 2.0 * a->macs);
+}
+END_TEST
+
+/* A Llama block: SwiGLU's gated pair, grouped-query attention, RMSNorm, no
+ * biases: q and o h x h, k and v h x (kv d), three h x f MLP matrices. */
+START_TEST (test_transformer_llama_block)
+{
+  g_autoptr (DtsWorkload) w
+      = load_transformer ("layers='3' hidden='64' ffn='160' heads='8' kv-heads='2' "
+                          "vocab='100' seq-len='16' mlp='swiglu' norm='rmsnorm' "
+                          "positions='rotary' bias='false' pad-vocab-to='64'");
+  const double h = 64, f = 160, kvd = 2 * 8;
+  ck_assert_double_eq (block_sum (w, get_params), 2 * h * h + 2 * h * kvd + 3 * h * f + 2 * h);
+  ck_assert_int_eq (w->transformer.padded_vocab, 128);
+  ck_assert_double_eq (w->params, 3 * (2 * h * h + 2 * h * kvd + 3 * h * f + 2 * h)
+                                      + 2 * 128 * h + h);
+  assert_shape (find (w, "layers.0.qkv"), 64 + 2 * 16, 1, 1);
+  ck_assert_int_eq (find (w, "layers.0.qkv")->out_shape.seq, 16);
+  ck_assert_int_eq (find (w, "layers.0.fc1")->out_shape.c, 320);
+  ck_assert_int_eq (find (w, "layers.0.act")->out_shape.c, 160);
+  ck_assert_int_eq (find (w, "layers.0.attn")->head_dim, 8);
+  ck_assert_int_eq (find (w, "layers.0.attn")->kv_heads, 2);
+  /* the residual stream: add1 reads the block input and the projection */
+  const DtsLayer *add1 = find (w, "layers.1.add1");
+  ck_assert_str_eq (dts_workload_layer (w, add1->inputs[0])->name, "layers.0.add2");
+  ck_assert_str_eq (dts_workload_layer (w, add1->inputs[1])->name, "layers.1.proj");
+  /* the rows' columns */
+  ck_assert_int_eq (dts_layer_tp_role (find (w, "layers.0.qkv")), DTS_TP_SPLITTABLE);
+  ck_assert_int_eq (dts_layer_tp_role (find (w, "layers.0.attn")), DTS_TP_CHANNEL_WISE);
+  ck_assert_int_eq (dts_layer_tp_role (find (w, "layers.0.norm1")), DTS_TP_REPLICATED);
+  ck_assert (dts_layer_in_place (find (w, "layers.0.add2")));
+  ck_assert (!dts_layer_in_place (find (w, "layers.0.fc2")));
+}
+END_TEST
+
+/* A <transformer> loads to the layers it stands for: one block and its
+ * ends written out by hand give the same shapes, parameters and FLOPs. */
+START_TEST (test_transformer_by_hand)
+{
+  g_autoptr (DtsWorkload) t
+      = load_transformer ("layers='1' hidden='32' heads='2' vocab='50' seq-len='8' "
+                          "tied-embedding='true' dropout='0.1'");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = load_model (
+      "seq-len='8'",
+      "<layer name='embed' type='embedding' vocab='50' out='32' max-positions='8'/>\n"
+      "<layer name='embed-dropout' type='dropout' p='0.1'/>\n"
+      "<layer name='n1' type='layernorm'/>\n"
+      "<layer name='qkv' type='linear' out='96'/>\n"
+      "<layer name='attn' type='attention' heads='2'/>\n"
+      "<layer name='proj' type='linear' out='32'/>\n"
+      "<layer name='d1' type='dropout' p='0.1'/>\n"
+      "<layer name='add1' type='add' inputs='embed-dropout,d1'/>\n"
+      "<layer name='n2' type='layernorm'/>\n"
+      "<layer name='fc1' type='linear' out='128'/>\n"
+      "<layer name='act' type='gelu'/>\n"
+      "<layer name='fc2' type='linear' out='32'/>\n"
+      "<layer name='d2' type='dropout' p='0.1'/>\n"
+      "<layer name='add2' type='add' inputs='add1,d2'/>\n"
+      "<layer name='fn' type='layernorm'/>\n"
+      "<layer name='head' type='linear' out='50' bias='false' tied='embed'/>\n"
+      "<layer name='loss' type='cross-entropy'/>\n",
+      &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "?");
+  ck_assert_int_eq (t->layers->len, w->layers->len);
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *a = dts_workload_layer (t, i), *b = dts_workload_layer (w, i);
+    ck_assert_int_eq (a->type, b->type);
+    ck_assert_int_eq (a->out_shape.c, b->out_shape.c);
+    ck_assert_int_eq (a->out_shape.seq, b->out_shape.seq);
+    ck_assert_double_eq (a->params, b->params);
+    ck_assert_double_eq (a->macs, b->macs);
+    ck_assert_double_eq (a->fwd_flops, b->fwd_flops);
+    ck_assert_double_eq (a->bwd_data_flops, b->bwd_data_flops);
+    ck_assert_double_eq (a->bwd_weight_flops, b->bwd_weight_flops);
+    ck_assert_double_eq (a->act_elems, b->act_elems);
+    ck_assert_int_eq (a->n_consumers, b->n_consumers);
+  }
+  ck_assert_double_eq (t->params, w->params);
+  /* tied: the head has no weights of its own, the table counted once */
+  ck_assert_double_eq (find (w, "head")->params, 0);
+  ck_assert_double_eq (find (w, "embed")->params, (50 + 8) * 32);
+  ck_assert_int_eq (find (w, "embed")->bwd_data_flops, 0);
+}
+END_TEST
+
 static Suite *
 workload_suite (void)
 {
@@ -539,6 +827,13 @@ workload_suite (void)
   TCase *tz = tcase_create ("zoo");
   tcase_add_loop_test (tz, test_zoo, 0, G_N_ELEMENTS (zoo));
   suite_add_tcase (s, tz);
+  TCase *tt = tcase_create ("transformer");
+  tcase_add_loop_test (tt, test_llm_zoo, 0, G_N_ELEMENTS (llm_zoo));
+  tcase_add_test (tt, test_gpt3_closed_form);
+  tcase_add_test (tt, test_transformer_block_flops);
+  tcase_add_test (tt, test_transformer_llama_block);
+  tcase_add_test (tt, test_transformer_by_hand);
+  suite_add_tcase (s, tt);
   return s;
 }
 
