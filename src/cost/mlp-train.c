@@ -265,7 +265,7 @@ roofline_time (const DtsKernelData *data, const DtsKernelPoint *p, const DtsGpuS
   DtsPrecision precision =
       ((const DtsKernelDevice *) data->devices->data)[p->device].precision;
   dts_kernel_to_layer (&p->kernel, &layer, &batch);
-  dts_roofline_layer_work (&layer, precision, batch, &w);
+  dts_layer_work (&layer, precision, batch, &w);
   const DtsKernelWork *k = p->kernel.klass == DTS_KERNEL_CONV_BWD_DATA     ? &w.bwd_data
                            : p->kernel.klass == DTS_KERNEL_CONV_BWD_FILTER ? &w.bwd_weight
                                                                            : &w.fwd;

@@ -221,7 +221,7 @@ kernel_work (const DtsKernel *kernel, DtsPrecision precision)
   int batch = 0;
   DtsLayerWork w;
   dts_kernel_to_layer (kernel, &layer, &batch);
-  dts_roofline_layer_work (&layer, precision, batch, &w);
+  dts_layer_work (&layer, precision, batch, &w);
   switch (kernel->klass) {
   case DTS_KERNEL_CONV_BWD_DATA:
     return w.bwd_data;

@@ -1,13 +1,15 @@
 /* roofline.h - the roofline kernel-time model, exposed for reuse.
  *
- * Other models (mlp) reuse the same kernel decomposition and the roofline
- * ratio of two GPUs to carry a measured time from one GPU to another. */
+ * It prices the work a layer's row says its kernels do (workload/work.h);
+ * other models (mlp) reuse that decomposition and the roofline ratio of two
+ * GPUs to carry a measured time from one GPU to another. */
 #ifndef DTS_COST_ROOFLINE_H
 #define DTS_COST_ROOFLINE_H
 
 #include <glib.h>
 #include "cost/cost.h"
 #include "cost/framework.h"
+#include "workload/work.h"
 
 G_BEGIN_DECLS
 
@@ -15,51 +17,6 @@ G_BEGIN_DECLS
 #define DTS_ROOFLINE_COMPUTE_EFF 0.70   /* share of peak FLOP/s that GEMM/conv kernels reach */
 #define DTS_ROOFLINE_MEMORY_EFF 0.80    /* share of peak bandwidth that streaming kernels reach */
 #define DTS_ROOFLINE_LAUNCH_S 5e-6      /* per-kernel launch and scheduling overhead */
-
-/* A convolution algorithm other than the direct (implicit-GEMM) kernel. */
-typedef enum {
-  DTS_CONV_FFT,              /* whole-image FFT */
-  DTS_CONV_FFT_TILING,       /* FFT over 32x32 tiles */
-  DTS_CONV_WINOGRAD,         /* fused Winograd F(2x2,3x3) */
-  DTS_CONV_WINOGRAD_NONFUSED /* Winograd F(4x4,3x3): transforms, 36 GEMMs, inverse */
-} DtsConvAlgorithm;
-
-/* The work of one kernel: FLOPs and bytes moved to/from device memory. */
-typedef struct {
-  double flops;
-  double bytes;
-  int kernels; /* launches this work takes (0 when there is no work) */
-  /* conv/fc kernels: the output matrix of the implicit GEMM, rows x cols,
-   * that thread blocks tile (0 when not a GEMM-like kernel) */
-  double gemm_rows, gemm_cols;
-  /* a 3x3, stride-1, ungrouped convolution's forward or backward-data
-   * kernel: a library may run it as a Winograd transform (framework.h) */
-  gboolean winograd_3x3;
-  /* a 1x1 ungrouped convolution's kernel: 1 forward or backward-data, 2
-   * weight gradient (the profile's compute-efficiency-1x1[-wgrad]); 0 */
-  int conv_1x1;
-  /* the other algorithms a library may run the kernel of a stride-1,
-   * ungrouped convolution with (roofline.c): cuDNN's FFT (every pass) and
-   * FFT_TILING (forward), for a profile with fft-convolution; for 3x3
-   * layers, its fused Winograd F(2x2,3x3) and non-fused F(4x4,3x3)
-   * (forward and data gradient), for a profile with winograd-convolution.
-   * Each is two stages, its transforms (and transposes) and its batched
-   * GEMM; FFTs compute in fp32 complex, Winograd at the run's precision */
-  int n_alt;
-  struct {
-    DtsConvAlgorithm algorithm;
-    double xform_flops, xform_bytes, gemm_flops, gemm_bytes;
-    int kernels;
-  } alt[4];
-} DtsKernelWork;
-
-/* The work of each phase of LAYER at BATCH and PRECISION. */
-typedef struct {
-  DtsKernelWork fwd, bwd_data, bwd_weight, update;
-} DtsLayerWork;
-
-void dts_roofline_layer_work (const DtsLayer *layer, DtsPrecision precision, int batch,
-                              DtsLayerWork *out);
 
 /* Time of WORK on GPU at PRECISION: max(compute, memory) + launches. */
 double dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,

@@ -13,6 +13,7 @@
 
 #include <glib.h>
 #include "core/autocleanups.h"
+#include "workload/work.h"
 #include "workload/workload.h"
 
 G_BEGIN_DECLS
@@ -60,6 +61,26 @@ typedef struct {
   char *tied;         /* linear: the embedding layer it shares weights with (owned) */
 } DtsLayerArgs;
 
+/* What a row's work function gets: the batch, and the bytes of the layer's
+ * inputs, output (at the precision's element size) and fp32 weights. */
+typedef struct {
+  int batch;
+  double n;           /* the batch as a double */
+  double eb;          /* bytes per activation element */
+  double in_b, out_b, w_b;
+} DtsWorkArgs;
+
+/* The rows' work functions (layer-work.c); a row without one is
+ * element-wise: it reads its inputs and writes its output. */
+void dts_layer_work_none (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_conv (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_fc (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_linear (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_concat (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_batchnorm (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_attention (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_embedding (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+
 /* What shapes a layer type reads. */
 typedef enum {
   DTS_TAKES_ANY,       /* any shape (element-wise layers) */
@@ -81,6 +102,9 @@ typedef struct {
                             * before it (`fuse = ...`) */
   DtsLayerTakes takes;     /* the shapes its inputs may have */
   DtsTpRole tp;            /* its tensor-parallel role (dts_layer_tp_role) */
+  /* What its kernels do per pass at a batch and precision (dts_layer_work);
+   * NULL: element-wise (reads its inputs, writes its output). */
+  void (*work) (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
   const char *const *attrs; /* own attributes besides name, type, inputs; NULL-terminated */
   /* Read the type's attributes into ARGS and LAYER's geometry (zeroed before
    * the call), applying PyTorch's defaults for absent ones. */

@@ -124,8 +124,8 @@ START_TEST (test_roofline_ratio)
   DtsLayer conv = conv_layer ();
   DtsLayer relu = relu_layer ();
   DtsLayerWork wc, wr;
-  dts_roofline_layer_work (&conv, DTS_PREC_FP32, 32, &wc);
-  dts_roofline_layer_work (&relu, DTS_PREC_FP32, 32, &wr);
+  dts_layer_work (&conv, DTS_PREC_FP32, 32, &wc);
+  dts_layer_work (&relu, DTS_PREC_FP32, 32, &wr);
   ck_assert_double_eq_tol (dts_roofline_ratio (&wc.fwd, &a, &b, DTS_PREC_FP32), 0.5, 1e-12);
   ck_assert_double_eq_tol (dts_roofline_ratio (&wr.fwd, &a, &b, DTS_PREC_FP32), 1.0, 1e-12);
 }
