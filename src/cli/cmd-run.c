@@ -45,6 +45,7 @@ typedef struct {
   char *seed;
   char *dataset_size;
   char *compute_jitter;
+  char *recompute;
   gboolean quiet;
   gboolean progress;
   char *per_rank;
@@ -71,6 +72,7 @@ run_args_clear (RunArgs *a)
   g_free (a->timeline);
   g_free (a->dataset_size);
   g_free (a->compute_jitter);
+  g_free (a->recompute);
   dts_cli_row_options_free (a->rows);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
@@ -109,6 +111,10 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "allow-oversubscribe-memory", 0, 0, G_OPTION_ARG_NONE, &a->oversubscribe,
       "Simulate a pipeline stage that does not fit its GPU's memory (default: refuse it)",
       NULL },
+    { "recompute", 0, 0, S, &a->recompute,
+      "Activation recomputation: none, selective (the core attention: its forward again "
+      "before its backward, its scores not kept) or full (each repeated block keeps its input "
+      "only and runs its forward again before its backward) (default: none)", "ID" },
     { "seed", 0, 0, S, &a->seed, "Random seed, recorded in the outputs (default: 42)", "N" },
     { "dataset-size", 0, 0, S, &a->dataset_size,
       "Samples in one epoch, for the epoch time (default: the workload's dataset-samples)",
@@ -250,6 +256,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       return FALSE;
     o->staleness_bound_set = TRUE;
   }
+  if (a->recompute != NULL && !dts_recompute_from_string (a->recompute, &o->recompute, error))
+    return FALSE;
   if (a->dataset_size != NULL) {
     char *end = NULL;
     double v = g_ascii_strtod (a->dataset_size, &end);

@@ -86,6 +86,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   if (s->collective != NULL && strcmp (s->collective, "ps") == 0)
     s->ps_aggregation = dts_ps_aggregation_to_string (o->ps_aggregation);
   s->overlap = o->overlap;
+  s->recompute = dts_recompute_to_string (o->recompute);
   s->seed = o->seed;
   s->params = w->params;
   s->compute_idle_gpu_s =
@@ -237,7 +238,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   if (platform == NULL)
     return NULL;
   g_autoptr (DtsWorkload) workload = dts_workload_load (opts->workload_path, error);
-  if (workload == NULL)
+  if (workload == NULL || !dts_schedule_check_recompute (workload, opts->recompute, error))
     return NULL;
 
   DtsRunOptions o = *opts;

@@ -381,6 +381,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   json_fields (j, s, json_simulation);
   dts_json_end_object (j);
   dts_report_json_ps (j, s);
+  if (s->recompute != NULL && strcmp (s->recompute, "none") != 0)
+    dts_json_kv_string (j, "recompute", s->recompute);
   /* Sequence models only. */
   if (s->seq_len > 0) {
     dts_json_key (j, "tokens");
@@ -433,6 +435,7 @@ static const Field csv_fields[] = {
  * header. */
 static const Field csv_seq_fields[] = {
   S_INT ("seq_len", seq_len),
+  FIELD (DtsRunSummary, FIELD_STRING, const char *, "recompute", recompute),
   S_DOUBLE ("tokens_per_s", tokens_per_s),
   S_DOUBLE ("tokens_per_s_per_gpu", tokens_per_s_per_gpu),
   S_DOUBLE ("model_tflops_per_gpu", model_tflops_per_gpu),

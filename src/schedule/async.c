@@ -123,7 +123,8 @@ worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *t =
-      dts_schedule_layer_times (w, cost, gpu, o->precision, o->batch_size, cost_source, error);
+      dts_schedule_layer_times (w, cost, gpu, o->precision, o->batch_size, o->recompute,
+                                cost_source, error);
   if (t == NULL)
     return NULL;
   dts_schedule_pace_slowest (cost, pace_n, t, n_layers);
@@ -328,7 +329,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   }
 
   /* A worker keeps weights and gradients, no optimizer state. */
-  dts_schedule_memory_estimate (w, o->batch_size, o->precision, &s->memory);
+  dts_schedule_memory_estimate (w, o->batch_size, o->precision, o->recompute, &s->memory);
   s->memory.total_bytes -= s->memory.optimizer_bytes;
   s->memory.optimizer_bytes = 0;
   s->samples_per_iteration = o->batch_size * n;

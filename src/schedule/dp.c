@@ -39,31 +39,101 @@ dts_phase_same_pass (DtsPhase a, DtsPhase b)
 
 #define GRAD_BYTES_PER_PARAM DTS_SCHEDULE_GRAD_BYTES_PER_PARAM
 
-double
-dts_schedule_stored_elems (const DtsWorkload *w, int first, int last)
+/* What LAYER keeps for backward when nothing is recomputed, and under
+ * selective recomputation: attention keeps Q, K and V only (its input),
+ * its probabilities, dropout mask and output are computed again. */
+static double
+kept_elems (const DtsLayer *layer, DtsRecompute recompute)
 {
   /* Layers whose row says they run in place (ReLU and the residual add:
    * torch.nn.ReLU(inplace=True), `out += identity`, as torchvision and the
    * frameworks' ResNets do) overwrite their input's buffer, which nothing
    * else needs for backward, so they store nothing of their own. */
-  double act = 0;
+  if (dts_layer_in_place (layer))
+    return 0.0;
+  if (recompute != DTS_RECOMPUTE_NONE && layer->type == DTS_LAYER_ATTENTION)
+    return layer->in_elems;
+  return layer->act_elems;
+}
+
+double
+dts_schedule_stored_elems (const DtsWorkload *w, int first, int last, DtsRecompute recompute)
+{
+  /* Full recomputation (Megatron's uniform method with one layer per
+   * checkpoint; Korthikanti et al. 2022, section 4): a block keeps its
+   * input; its activations exist again only while its backward runs, one
+   * block at a time. */
+  double act = 0, block = 0, widest = 0;
+  int current = -1;
   for (int l = first; l <= last; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
-    if (!dts_layer_in_place (layer))
-      act += layer->act_elems;
+    if (recompute != DTS_RECOMPUTE_FULL || layer->block < 0) {
+      act += kept_elems (layer, recompute);
+      continue;
+    }
+    if (layer->block != current) {
+      current = layer->block;
+      act += layer->in_elems;
+      widest = MAX (widest, block);
+      block = 0;
+    }
+    block += kept_elems (layer, DTS_RECOMPUTE_SELECTIVE);
   }
-  return act;
+  return act + MAX (widest, block);
+}
+
+gboolean
+dts_schedule_check_recompute (const DtsWorkload *w, DtsRecompute recompute, GError **error)
+{
+  gboolean blocks = FALSE, attention = FALSE;
+  for (guint l = 0; l < w->layers->len; l++) {
+    blocks = blocks || dts_workload_layer (w, l)->block >= 0;
+    attention = attention || dts_workload_layer (w, l)->type == DTS_LAYER_ATTENTION;
+  }
+  if (recompute == DTS_RECOMPUTE_FULL && !blocks) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--recompute full: workload '%s' has no repeated blocks to recompute (a "
+                 "<transformer>, or block= on its layers: doc/WORKLOADS.md)",
+                 w->name);
+    return FALSE;
+  }
+  if (recompute == DTS_RECOMPUTE_SELECTIVE && !attention) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--recompute selective: workload '%s' has no attention layer to recompute",
+                 w->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Recomputation in time: a layer recomputed runs its forward again just
+ * before its backward, on the compute stream (priced into its backward-data
+ * time, or its weight-gradient time where it has no data gradient). */
+static void
+add_recompute (const DtsWorkload *w, DtsRecompute recompute, DtsLayerTimes *t)
+{
+  for (guint l = 1; recompute != DTS_RECOMPUTE_NONE && l < w->layers->len; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    gboolean again = recompute == DTS_RECOMPUTE_FULL ? layer->block >= 0
+                                                     : layer->type == DTS_LAYER_ATTENTION;
+    if (!again)
+      continue;
+    if (t[l].bwd_data_s > 0 || !(t[l].bwd_weight_s > 0))
+      t[l].bwd_data_s += t[l].fwd_s;
+    else
+      t[l].bwd_weight_s += t[l].fwd_s;
+  }
 }
 
 void
 dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
-                              DtsMemoryEstimate *out)
+                              DtsRecompute recompute, DtsMemoryEstimate *out)
 {
   gboolean mixed = dts_precision_elem_bytes (precision) < 4.0;
   out->weights_bytes = w->params * (4.0 + (mixed ? dts_precision_elem_bytes (precision) : 0));
   out->gradients_bytes = w->params * GRAD_BYTES_PER_PARAM;
   out->optimizer_bytes = w->params * dts_workload_optimizer_state_bytes_per_param (w);
-  double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1);
+  double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1, recompute);
   out->activations_bytes = act * batch * dts_precision_elem_bytes (precision);
   out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
                      + out->activations_bytes;
@@ -190,7 +260,8 @@ dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, guint n
 
 DtsLayerTimes *
 dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
-                          DtsPrecision precision, int batch, char **cost_source, GError **error)
+                          DtsPrecision precision, int batch, DtsRecompute recompute,
+                          char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *times = g_new0 (DtsLayerTimes, n_layers);
@@ -210,6 +281,7 @@ dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec 
     if (*cost_source == NULL && times[l].source != NULL && l > 0)
       *cost_source = g_strdup (times[l].source);
   }
+  add_recompute (w, recompute, times);
   return g_steal_pointer (&times);
 }
 
@@ -221,7 +293,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *times = dts_schedule_layer_times (
-      w, cost, gpu, opts->precision, opts->batch_size, cost_source, error);
+      w, cost, gpu, opts->precision, opts->batch_size, opts->recompute, cost_source, error);
   if (times == NULL)
     return NULL;
   /* Synchronous data parallelism runs at the pace of the slowest GPU. */
@@ -444,7 +516,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       DtsStream ss = { server_rank[k], DTS_STREAM_SERVER, k, (int) s->programs->len - 1 };
       g_array_append_val (s->streams, ss);
     }
-  dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, &s->memory);
+  dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, opts->recompute,
+                                &s->memory);
   s->samples_per_iteration = opts->batch_size * n;
   s->micro_batches = 1;
   return g_steal_pointer (&s);

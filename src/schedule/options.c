@@ -97,6 +97,29 @@ dts_pipeline_schedule_from_string (const char *s, DtsPipelineSchedule *out, GErr
   return TRUE;
 }
 
+static const char *const recomputes[DTS_RECOMPUTE_COUNT] = {
+  [DTS_RECOMPUTE_NONE] = "none",
+  [DTS_RECOMPUTE_SELECTIVE] = "selective",
+  [DTS_RECOMPUTE_FULL] = "full",
+};
+
+const char *
+dts_recompute_to_string (DtsRecompute r)
+{
+  g_return_val_if_fail (r >= 0 && r < DTS_RECOMPUTE_COUNT, "?");
+  return recomputes[r];
+}
+
+gboolean
+dts_recompute_from_string (const char *s, DtsRecompute *out, GError **error)
+{
+  int i;
+  if (!lookup (recomputes, DTS_RECOMPUTE_COUNT, "recompute", s, &i, error))
+    return FALSE;
+  *out = i;
+  return TRUE;
+}
+
 static const char *const placements[DTS_PLACEMENT_COUNT] = {
   [DTS_PLACEMENT_REPLICAS_INSIDE] = "replicas-inside",
   [DTS_PLACEMENT_STAGES_INSIDE] = "stages-inside",

@@ -51,6 +51,23 @@ const char *dts_pipeline_schedule_to_string (DtsPipelineSchedule p);
 gboolean dts_pipeline_schedule_from_string (const char *s, DtsPipelineSchedule *out,
                                             GError **error);
 
+/* Activation recomputation (Korthikanti et al. 2022): what the backward
+ * pass computes again instead of keeping it from the forward pass. */
+typedef enum {
+  DTS_RECOMPUTE_NONE,
+  DTS_RECOMPUTE_SELECTIVE, /* the core attention: its forward runs again before its
+                            * backward, and its scores are not kept */
+  DTS_RECOMPUTE_FULL,      /* every layer of a repeated block (a <transformer>'s
+                            * layers): only each block's input is kept, and the block's
+                            * forward runs again before its backward */
+  DTS_RECOMPUTE_COUNT
+} DtsRecompute;
+
+/* "none", "selective", "full" */
+const char *dts_recompute_to_string (DtsRecompute r);
+/* Unknown names are DTS_ERROR_USAGE "unknown --recompute 'X' (known: ...)". */
+gboolean dts_recompute_from_string (const char *s, DtsRecompute *out, GError **error);
+
 /* Where the ranks of a hybrid run go: rank = stage x D + replica
  * (replicas of a stage side by side, Megatron's order) or
  * rank = replica x S + stage (the stages of a replica side by side). */
@@ -95,6 +112,7 @@ typedef struct {
   int dp;                      /* hybrid: replicas of every stage */
   const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
   DtsPlacement placement;
+  DtsRecompute recompute;      /* activation recomputation (every strategy) */
   gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */

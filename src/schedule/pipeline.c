@@ -507,7 +507,7 @@ times_at (Ctx *c, int spec, const DtsGpuSpec *gpu, int batch, GError **error)
       return g_ptr_array_index (c->times, i);
   }
   DtsLayerTimes *t = dts_schedule_layer_times (c->wt, c->cost, gpu, c->o->precision, batch,
-                                               &c->s->cost_source, error);
+                                               c->o->recompute, &c->s->cost_source, error);
   if (t == NULL)
     return NULL;
   /* Every micro-batch waits for the stage before it and the flush (and a
@@ -628,6 +628,13 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64
   if (s < c->S - 1)
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->last[s]; l >= c->first[s]; l--) {
+    /* Full recomputation runs a block's forward again, its tensor-parallel
+     * all-reduces included (priced here, before the row layer's backward;
+     * its compute is in the layer times). */
+    const DtsLayer *layer = dts_workload_layer (c->w, l);
+    if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0 && c->mode[l] == TP_ROW
+        && !add_tp_allreduce (c, prog, comm, layer->out_elems, n, error))
+      return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
     /* A column-split layer's input gradient is a partial sum. */
     if (c->mode[l] == TP_COL && t[l].bwd_data_s > 0
@@ -883,14 +890,21 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T)
     x->fwd_flops /= T;
     x->bwd_data_flops /= T;
     x->bwd_weight_flops /= T;
+    /* what the layer keeps for backward is split where the tensor it
+     * keeps is: its output but for a row layer, its input but for a
+     * column layer (Korthikanti et al. 2022, eq. 2) */
+    gboolean keeps_in = dts_layer_keeps_input (x);
     if (mode[l] != TP_ROW) {
       x->out_shape.c = div_up (x->out_shape.c, T);
       x->out_elems /= T;
-      x->act_elems /= T;
+      if (!keeps_in)
+        x->act_elems /= T;
     }
     if (mode[l] != TP_COL) {
       x->in_shape.c = div_up (x->in_shape.c, T);
       x->in_elems /= T;
+      if (keeps_in)
+        x->act_elems /= T;
     }
   }
   return c;
@@ -1126,7 +1140,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         share (&c, i, d, m, &lo, &hi);
         widest = MAX (widest, hi - lo);
       }
-    double act = dts_schedule_stored_elems (c.wt, first[i], last[i]);
+    double act = dts_schedule_stored_elems (c.wt, first[i], last[i], o->recompute);
     gboolean mixed = elem < 4.0;
     st.stashed = stashed;
     st.memory.weights_bytes = st.params * (4.0 + (mixed ? elem : 0));

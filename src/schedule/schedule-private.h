@@ -34,7 +34,8 @@ void dts_schedule_add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase pha
  * the input that has one. */
 DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
                                          const DtsGpuSpec *gpu, DtsPrecision precision, int batch,
-                                         char **cost_source, GError **error);
+                                         DtsRecompute recompute, char **cost_source,
+                                         GError **error);
 
 /* Synchronous training over N GPUs waits for the slowest of them: every
  * compute time of T (N_LAYERS layers) times the profile's
@@ -43,8 +44,12 @@ DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
 void dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, guint n_layers);
 
 /* Activation elements per sample that layers FIRST..LAST keep for the
- * backward pass (layers that run in place keep none). */
-double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last);
+ * backward pass (layers that run in place keep none) under RECOMPUTE:
+ * selective drops unfused attention's probabilities; full keeps, of the
+ * layers of a repeated block, each block's input and, at the peak, one
+ * block's activations rebuilt for its backward. */
+double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last,
+                                  DtsRecompute recompute);
 
 /* The index in SPECS (const DtsGpuSpec *) of a spec that prices kernels
  * like SPEC, or SPECS->len when there is none. */

@@ -411,8 +411,16 @@ const DtsStrategy *dts_schedule_strategy_lookup (const char *id);
 int *dts_schedule_ps_placement (const DtsPlatform *platform, int n_ranks, int *n_servers,
                                 GError **error);
 
-/* Memory of one rank training WORKLOAD at BATCH and PRECISION. */
+/* Full recomputation needs repeated blocks (block >= 0), selective an
+ * attention layer: DTS_ERROR_USAGE otherwise, so that the option never does
+ * nothing silently. */
+gboolean dts_schedule_check_recompute (const DtsWorkload *w, DtsRecompute recompute,
+                                       GError **error);
+
+/* Memory of one rank training WORKLOAD at BATCH and PRECISION under
+ * RECOMPUTE. */
 void dts_schedule_memory_estimate (const DtsWorkload *workload, int batch, DtsPrecision precision,
+                                   DtsRecompute recompute,
                                    DtsMemoryEstimate *out);
 
 G_END_DECLS

@@ -333,6 +333,7 @@ typedef struct {
   GArray *ps_worker_wait;       /* double per worker: waiting for weights / iteration time */
   GArray *ps_server_busy;       /* double per shard: updating / the measured span */
   /* sequence models (seq_len 0 otherwise): tokens and model FLOPs */
+  const char *recompute;        /* "none", "selective", "full" (static) */
   int seq_len;                  /* tokens per sample */
   double tokens_per_s;          /* throughput_samples_per_s x seq_len */
   double tokens_per_s_per_gpu;

@@ -176,7 +176,6 @@ parse_linear (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError *
 static gboolean
 parse_attention (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
 {
-  (void) args;
   layer->causal = TRUE;
   layer->fused = TRUE;
   if (!dts_wl_attr_int (ctx, "heads", TRUE, 1, &layer->heads, error))
@@ -184,8 +183,14 @@ parse_attention (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GErro
   layer->kv_heads = layer->heads;
   if (!dts_wl_attr_int (ctx, "kv-heads", FALSE, 1, &layer->kv_heads, error)
       || !dts_wl_attr_bool (ctx, "causal", &layer->causal, error)
-      || !dts_wl_attr_bool (ctx, "fused", &layer->fused, error))
+      || !dts_wl_attr_bool (ctx, "fused", &layer->fused, error)
+      || !dts_wl_attr_double (ctx, "dropout", 0.0, &args->p, error))
     return FALSE;
+  if (args->p >= 1.0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'dropout' must be below 1 (a drop probability), got %g", args->p);
+    return FALSE;
+  }
   if (layer->heads % layer->kv_heads != 0) {
     dts_wl_error (ctx, error, DTS_ERROR_INVALID,
                   "kv-heads %d must divide heads %d (each key/value head serves a group of "
@@ -395,6 +400,10 @@ infer_dropout (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayer
     elementwise (layer, in, 2.0, 1.0);
   else
     elementwise (layer, in, 0.0, 0.0);
+  /* on a sequence, what backward needs is the mask (1 byte an element: half
+   * an element of a 16-bit precision); on images, as always, the output */
+  if (in->seq > 0)
+    layer->act_elems = args->p > 0 ? 0.5 * dts_shape_elems (*in) : 0.0;
   return TRUE;
 }
 
@@ -545,7 +554,7 @@ static gboolean
 infer_attention (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
                  DtsLayer *layer, GError **error)
 {
-  (void) n_in, (void) args;
+  (void) n_in;
   int groups = layer->heads + 2 * layer->kv_heads;
   if (in->c % groups != 0) {
     dts_wl_error (ctx, error, DTS_ERROR_INVALID,
@@ -566,6 +575,13 @@ infer_attention (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLay
   double gemm = 2.0 * layer->macs;
   layer->fwd_flops = gemm + 5.0 * scores * share;
   layer->bwd_data_flops = 2.0 * gemm + (layer->fused ? gemm / 2.0 : 0.0) + 2.0 * scores * share;
+  /* kept for backward: Q, K and V (its input; its output is the output
+   * projection's input, kept there), and unfused, the probabilities and,
+   * with dropout, its mask (1 byte: half a 16-bit element) and output
+   * (Korthikanti et al. 2022: 5 a s^2 b bytes); the fused kernel keeps one
+   * softmax statistic per row and draws its mask again */
+  double probs = layer->fused ? 0.0 : scores * (args->p > 0 ? 2.5 : 1.0);
+  layer->act_elems = dts_shape_elems (*in) + probs;
   return TRUE;
 }
 
@@ -638,7 +654,8 @@ static const char *const lrn_attrs[] = { "size", "alpha", "beta", "k", NULL };
 static const char *const embedding_attrs[] = { "vocab", "out", "max-positions", NULL };
 static const char *const norm_attrs[] = { "bias", NULL };
 static const char *const linear_attrs[] = { "out", "bias", "tied", NULL };
-static const char *const attention_attrs[] = { "heads", "kv-heads", "causal", "fused", NULL };
+static const char *const attention_attrs[] = { "heads", "kv-heads", "causal", "fused", "dropout",
+                                               NULL };
 static const char *const no_attrs[] = { NULL };
 
 /* Rows in DtsLayerType order (asserted by dts_layer_class_get). */
@@ -732,44 +749,44 @@ static const DtsLayerClass classes[] = {
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = embedding_attrs, .parse = parse_embedding, .infer = infer_embedding,
     .takes = DTS_TAKES_TOKENS,
-    .work = dts_layer_work_embedding },
+    .work = dts_layer_work_embedding, .keeps_input = TRUE },
   { .id = "layernorm", .type = DTS_LAYER_LAYERNORM,
     .description = "layer normalisation over every token's features",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = norm_attrs, .parse = parse_layernorm, .infer = infer_layernorm,
-    .takes = DTS_TAKES_TOKENS },
+    .takes = DTS_TAKES_TOKENS, .keeps_input = TRUE },
   { .id = "rmsnorm", .type = DTS_LAYER_RMSNORM,
     .description = "root-mean-square normalisation over every token's features",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = no_attrs, .parse = parse_none, .infer = infer_rmsnorm,
-    .takes = DTS_TAKES_TOKENS },
+    .takes = DTS_TAKES_TOKENS, .keeps_input = TRUE },
   { .id = "linear", .type = DTS_LAYER_LINEAR,
     .description = "fully connected on every token (torch.nn.Linear on the last axis)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = linear_attrs, .parse = parse_linear, .infer = infer_linear,
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_SPLITTABLE,
-    .work = dts_layer_work_linear },
+    .work = dts_layer_work_linear, .keeps_input = TRUE },
   { .id = "attention", .type = DTS_LAYER_ATTENTION,
     .description = "core attention over the QKV projection (grouped-query with kv-heads)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = attention_attrs, .parse = parse_attention, .infer = infer_attention,
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE,
-    .work = dts_layer_work_attention },
+    .work = dts_layer_work_attention, .keeps_input = TRUE },
   { .id = "gelu", .type = DTS_LAYER_GELU,
     .description = "Gaussian error linear unit",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = no_attrs, .parse = parse_none, .infer = infer_gelu,
-    .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE },
+    .fusable = TRUE, .tp = DTS_TP_CHANNEL_WISE, .keeps_input = TRUE },
   { .id = "swiglu", .type = DTS_LAYER_SWIGLU,
     .description = "silu(a) * b of the two halves of every token's features",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = no_attrs, .parse = parse_none, .infer = infer_swiglu,
-    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE },
+    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE, .keeps_input = TRUE },
   { .id = "cross-entropy", .type = DTS_LAYER_CROSS_ENTROPY,
     .description = "softmax and cross-entropy loss of every token over the vocabulary",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = TRUE, .view = FALSE,
     .attrs = no_attrs, .parse = parse_none, .infer = infer_cross_entropy,
-    .takes = DTS_TAKES_TOKENS },
+    .takes = DTS_TAKES_TOKENS, .keeps_input = TRUE },
   { .id = NULL, .type = DTS_LAYER_TYPE_COUNT },
 };
 
@@ -844,6 +861,12 @@ dts_layer_tp_role (const DtsLayer *layer)
   if (layer->type == DTS_LAYER_CONV && layer->groups > 1)
     return DTS_TP_REPLICATED;
   return dts_layer_class_get (layer->type)->tp;
+}
+
+gboolean
+dts_layer_keeps_input (const DtsLayer *layer)
+{
+  return dts_layer_class_get (layer->type)->keeps_input;
 }
 
 gboolean

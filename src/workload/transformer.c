@@ -242,10 +242,11 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, GError **erro
     g_autofree char *mlp_drop = g_strconcat (pre, "mlp-dropout", NULL);
     g_autofree char *in1 = NULL, *in2 = NULL;
 
+    xmlNode *before = at;
     add_layer (&at, norm1, norm, norm_k, bias, NULL);
     add_layer (&at, qkv_, "linear", "out", qkv, "bias", bias, NULL);
     add_layer (&at, attn, "attention", "heads", heads, "kv-heads", kv, "causal", causal, "fused",
-               fused, NULL);
+               fused, "dropout", p, NULL);
     add_layer (&at, proj, "linear", "out", hidden, "bias", bias, NULL);
     if (t->dropout > 0)
       add_layer (&at, attn_drop, "dropout", "p", p, NULL);
@@ -259,6 +260,12 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, GError **erro
       add_layer (&at, mlp_drop, "dropout", "p", p, NULL);
     in2 = g_strjoin (",", add1, t->dropout > 0 ? mlp_drop : fc2, NULL);
     add_layer (&at, add2, "add", "inputs", in2, NULL);
+    g_autofree char *blk = num (i);
+    for (xmlNode *n = before->next;; n = n->next) {
+      xmlNewProp (n, (const xmlChar *) "block", (const xmlChar *) blk);
+      if (n == at)
+        break;
+    }
     g_free (residual);
     residual = g_strdup (add2);
   }

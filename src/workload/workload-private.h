@@ -101,6 +101,8 @@ typedef struct {
   gboolean fusable;        /* a framework profile may fuse it into the kernel
                             * before it (`fuse = ...`) */
   DtsLayerTakes takes;     /* the shapes its inputs may have */
+  gboolean keeps_input;    /* keeps its input for backward, not its output
+                            * (dts_layer_keeps_input) */
   DtsTpRole tp;            /* its tensor-parallel role (dts_layer_tp_role) */
   /* What its kernels do per pass at a batch and precision (dts_layer_work);
    * NULL: element-wise (reads its inputs, writes its output). */

@@ -462,7 +462,7 @@ resolve_tied (Loader *ld, const DtsWlCtx *ctx, const char *name, DtsLayer *layer
 static gboolean
 parse_layer (Loader *ld, xmlNode *node, GError **error)
 {
-  static const char *const common[] = { "name", "type", "inputs", NULL };
+  static const char *const common[] = { "name", "type", "inputs", "block", NULL };
   DtsWlCtx ctx = { ld->path, node, NULL, NULL };
   g_autofree char *name = dts_xml_get_attr (node, "name");
   if (name == NULL)
@@ -524,6 +524,10 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
   DtsLayerArgs args = { 0 };
   layer.type = cls->type;
   layer.line = dts_xml_line (node);
+  layer.block = -1;
+  layer.act_elems = -1; /* infer may set it */
+  if (!dts_wl_attr_int (&ctx, "block", FALSE, 0, &layer.block, error))
+    return FALSE;
   if (!cls->parse (&ctx, &layer, &args, error))
     return FALSE;
   g_autofree char *tied = g_steal_pointer (&args.tied);
@@ -554,7 +558,11 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
   if (tied != NULL && !resolve_tied (ld, &ctx, tied, &layer, error))
     return FALSE;
   layer.out_elems = dts_shape_elems (layer.out_shape);
-  layer.act_elems = cls->view ? 0.0 : layer.out_elems;
+  /* what backward needs: the output, or the input where the row says so,
+   * unless infer said otherwise (unfused attention's probabilities, a
+   * dropout's mask) or it keeps nothing (views) */
+  if (layer.act_elems < 0)
+    layer.act_elems = cls->view ? 0.0 : cls->keeps_input ? layer.in_elems : layer.out_elems;
   /* Nothing upstream of the model input needs a gradient, unless the
    * framework computes it anyway (input-gradient="true"). */
   layer.data_grad = !(n_in == 1 && g_array_index (idx, int, 0) == 0 && !ld->w->input_gradient);
@@ -631,6 +639,7 @@ dts_workload_load (const char *path, GError **error)
   g_array_set_clear_func (w->layers, layer_clear);
   DtsLayer input = {
     .name = g_strdup ("input"),
+    .block = -1,
     .type = DTS_LAYER_INPUT,
     .line = dts_xml_line (root),
     .out_shape = w->input,

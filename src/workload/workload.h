@@ -94,6 +94,9 @@ typedef struct {
   int vocab;               /* embedding: rows of its token table */
   int tied;                /* linear: the embedding layer whose weights it shares
                             * (no parameters of its own), else 0 */
+  int block;               /* the repeated block it belongs to (a <transformer>'s
+                            * layer index, or block= in the file), -1: none; full
+                            * recomputation keeps a block's input only */
   /* per sample */
   double params;           /* trainable parameters (batch-norm running stats are not) */
   double macs;             /* forward multiply-accumulates (conv and fc only) */
@@ -103,7 +106,11 @@ typedef struct {
   double in_elems;         /* elements read (all inputs) */
   double out_elems;        /* elements of the output activation */
   double act_elems;        /* elements stored for the backward pass: out_elems,
-                            * 0 for views (flatten) */
+                            * 0 for views (flatten); for the sequence layers what
+                            * autograd saves, their input (dts_layer_keeps_input),
+                            * a dropout's mask (1 byte, counted as half an element
+                            * of a 16-bit precision), unfused attention's
+                            * probabilities */
 } DtsLayer;
 
 /* Optional training settings of a workload file; 0 / NULL where unset. */
@@ -181,6 +188,10 @@ DtsTpRole dts_layer_tp_role (const DtsLayer *layer);
 /* The layer overwrites its input's buffer and stores nothing of its own
  * (torch.nn.ReLU(inplace=True), the residual `out += identity`). */
 gboolean dts_layer_in_place (const DtsLayer *layer);
+/* What the layer keeps for backward (act_elems) is its input (the
+ * sequence layers: what autograd saves), not its output (the image layers,
+ * as dtsim has always counted them). */
+gboolean dts_layer_keeps_input (const DtsLayer *layer);
 /* A framework may fuse layers of type T into the kernel before them. */
 gboolean dts_layer_type_fusable (DtsLayerType t);
 /* "relu, relu6, ..." (owned): the fusable type ids, table order. */

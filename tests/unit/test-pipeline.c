@@ -8,6 +8,7 @@
  * makes transfers cost next to nothing. */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -378,6 +379,123 @@ START_TEST (test_tensor_parallel_transformer)
 }
 END_TEST
 
+/* Activation memory of a stage of one tensor-parallel group of T holding a
+ * whole GPT of LAYERS layers (hidden 256, 8 heads, 128 tokens, dropout 0.1,
+ * unfused attention, fp16), one micro-batch of B sequences. */
+static double
+gpt_stage_activations (int layers, int T, int B, DtsRecompute recompute)
+{
+  g_autofree char *xml = g_strdup_printf (
+      "<model name='g'><transformer layers='%d' hidden='256' heads='8' vocab='1000' "
+      "seq-len='128' dropout='0.1' attention='unfused'/></model>\n", layers);
+  g_autofree char *wpath = dts_test_write_tmp (xml, ".xml");
+  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  g_unlink (wpath);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
+  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
+  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  DtsRunOptions o = {
+    .batch_size = B, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
+    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
+    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = 1, .tensor_parallel = T,
+    .recompute = recompute, .allow_oversubscribe = TRUE,
+  };
+  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
+  ck_assert (st->resolve (&o, p->gpus->len, &error));
+  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+  double act = g_array_index (s->stages, DtsStage, 0).memory.activations_bytes;
+  dts_gpu_catalog_free (cat);
+  return act;
+}
+
+/* Korthikanti et al. 2022, eq. 2 and section 4: the activations one
+ * transformer layer keeps per GPU of a tensor-parallel group of t, in bytes
+ * at 16 bits, are s b h (10 + 24 / t + 5 a s / (h t)) without
+ * recomputation, s b h (10 + 24 / t) with selective recomputation and
+ * 2 s b h with full (the layer's input). One layer is the difference
+ * between a model of 3 layers and one of 2. */
+START_TEST (test_activation_memory_korthikanti)
+{
+  const double s = 128, h = 256, a = 8, b = 2;
+  static const int tps[] = { 1, 2, 4 };
+  for (guint k = 0; k < G_N_ELEMENTS (tps); k++) {
+    double t = tps[k];
+    double none = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_NONE)
+                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_NONE);
+    double sel = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_SELECTIVE)
+                 - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_SELECTIVE);
+    double full = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_FULL)
+                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_FULL);
+    ck_assert_double_eq_tol (none, s * b * h * (10 + 24 / t + 5 * a * s / (h * t)), 1e-6);
+    ck_assert_double_eq_tol (sel, s * b * h * (10 + 24 / t), 1e-6);
+    ck_assert_double_eq_tol (full, 2 * s * b * h, 1e-6);
+  }
+}
+END_TEST
+
+/* Recomputation in time, data parallel: full runs the forward of every
+ * layer of the blocks again in backward, selective the attention's; the
+ * forward itself does not change. */
+START_TEST (test_recompute_time)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wpath = dts_test_srcpath ("tests/data/tiny-gpt.xml");
+  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
+  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
+  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
+  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  const DtsGpuSpec *gpu = &dts_platform_gpu (p, 0)->spec;
+  double block_fwd = 0, attn_fwd = 0;
+  for (guint l = 1; l < w->layers->len; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    DtsLayerTimes t;
+    ck_assert (dts_cost_layer_times (cost, layer, gpu, DTS_PREC_FP16, 8, &t, &error));
+    block_fwd += layer->block >= 0 ? t.fwd_s : 0;
+    attn_fwd += layer->type == DTS_LAYER_ATTENTION ? t.fwd_s : 0;
+  }
+  ck_assert (attn_fwd > 0 && block_fwd > attn_fwd);
+  DtsComputeTotals tot[DTS_RECOMPUTE_COUNT];
+  for (int r = 0; r < DTS_RECOMPUTE_COUNT; r++) {
+    DtsRunOptions o = {
+      .batch_size = 8, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
+      .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+      .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
+      .strategy = "dp", .n_gpus = 1, .recompute = r,
+    };
+    const DtsStrategy *st = dts_schedule_strategy_lookup ("dp");
+    g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
+    ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+    tot[r] = g_array_index (s->totals, DtsComputeTotals, s->rank_program[0]);
+  }
+  const DtsComputeTotals *none = &tot[DTS_RECOMPUTE_NONE];
+  ck_assert_double_eq_tol (tot[DTS_RECOMPUTE_FULL].total_s - none->total_s, block_fwd, 1e-12);
+  ck_assert_double_eq_tol (tot[DTS_RECOMPUTE_SELECTIVE].total_s - none->total_s, attn_fwd, 1e-12);
+  ck_assert_double_eq (tot[DTS_RECOMPUTE_FULL].phase_s[DTS_PHASE_FORWARD],
+                       none->phase_s[DTS_PHASE_FORWARD]);
+  /* and a model without blocks or attention refuses the option */
+  g_autofree char *cnn = dts_test_srcpath ("tests/data/mlp8.xml");
+  g_autoptr (DtsWorkload) m = dts_workload_load (cnn, &error);
+  ck_assert (m != NULL);
+  ck_assert (!dts_schedule_check_recompute (m, DTS_RECOMPUTE_FULL, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "has no repeated blocks", NULL);
+  g_clear_error (&error);
+  ck_assert (!dts_schedule_check_recompute (m, DTS_RECOMPUTE_SELECTIVE, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "has no attention layer", NULL);
+  g_clear_error (&error);
+  ck_assert (dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL, &error));
+  dts_gpu_catalog_free (cat);
+}
+END_TEST
+
 static void
 assert_fails (const Setup *st, int code, const char *fragment)
 {
@@ -458,6 +576,8 @@ pipeline_suite (void)
   tcase_add_test (tc, test_p2p_shared);
   tcase_add_test (tc, test_tensor_parallel_volume);
   tcase_add_test (tc, test_tensor_parallel_transformer);
+  tcase_add_test (tc, test_activation_memory_korthikanti);
+  tcase_add_test (tc, test_recompute_time);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;

@@ -389,7 +389,7 @@ static const BadCase bad_cases[] = {
   { "3x8x8", "<layer name='r'/>\n", DTS_ERROR_INVALID,
     { "layer 'r': missing attribute 'type'", "conv, fc", NULL } },
   { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' strid='2'/>\n", DTS_ERROR_INVALID,
-    { "layer 'c': unknown attribute 'strid' of a conv layer", "(known: name, type, inputs, out",
+    { "layer 'c': unknown attribute 'strid' of a conv layer", "(known: name, type, inputs, block, out",
       NULL } },
   { "3x8x8", "<layer name='c' type='conv' out='4' kernel='3' groups='2'/>\n", DTS_ERROR_INVALID,
     { "groups 2 must divide both the input channels (3) and 'out' (4)", NULL } },
