@@ -40,6 +40,7 @@ typedef struct {
   char *strategy;
   char *max_activities;
   gboolean no_overlap;
+  gboolean sequence_parallel;
   gboolean oversubscribe;
   gboolean link_stats;
   char *seed;
@@ -102,6 +103,11 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "max-activities", 0, 0, S, &a->max_activities,
       "Refuse runs estimated to start more SimGrid activities than this (default: 2e8, "
       "about an hour or more)", "N" },
+    { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &a->sequence_parallel,
+      "With --tensor-parallel: split the sequence of the layers between the tensor-parallel "
+      "pairs (norms, dropout, residual adds) over the group, and turn each pair's all-reduces "
+      "into an all-gather before it and a reduce-scatter after it (Megatron's "
+      "--sequence-parallel; default: off)", NULL },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
       "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
     { "link-stats", 0, 0, G_OPTION_ARG_NONE, &a->link_stats,
@@ -277,6 +283,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     o->compute_jitter_sigma = v;
   }
   o->allow_oversubscribe = a->oversubscribe;
+  o->sequence_parallel = a->sequence_parallel;
   o->link_stats = a->link_stats;
   o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
   if (a->seed != NULL) {

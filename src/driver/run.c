@@ -126,6 +126,7 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
     return;
   s->n_stages = sched->stages->len;
   s->tensor_parallel = g_array_index (sched->stages, DtsStage, 0).tensor_parallel;
+  s->sequence_parallel = o->sequence_parallel;
   s->micro_batches = sched->micro_batches;
   s->pipeline_schedule = g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
   if (strcmp (sched->strategy, "hybrid") == 0)
@@ -248,6 +249,12 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   int asked = o.n_gpus;
   if (strategy->resolve != NULL && !strategy->resolve (&o, have, error))
     return NULL;
+  if (o.sequence_parallel && o.tensor_parallel <= 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--sequence-parallel splits the sequence over a tensor-parallel group: it "
+                 "needs --tensor-parallel T > 1 (with --strategy pipeline or hybrid)");
+    return NULL;
+  }
   if (o.n_gpus == 0)
     o.n_gpus = have;
   else if (o.n_gpus > have) {

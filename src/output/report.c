@@ -234,6 +234,7 @@ static const Field json_pipeline[] = {
   S_STRING ("schedule", pipeline_schedule),
   S_STRING ("placement", placement),
   S_INT ("tensor_parallel", tensor_parallel),
+  S_BOOL ("sequence_parallel", sequence_parallel),
   S_DOUBLE ("tensor_s", tensor_s),
   S_DOUBLE ("bubble_fraction", bubble_fraction),
   S_DOUBLE ("bubble_s", bubble_s),

@@ -312,7 +312,11 @@ pipeline_body (const DtsRunSummary *s, GString *out)
     g_string_append_printf (out, "  (equal stages, no transfer time: (S-1)/(M+S-1) = %.1f%%)\n",
                             100.0 * (S - 1) / (M + S - 1));
   if (s->tensor_parallel > 1)
-    g_string_append_printf (out, "tensor all-reduce  %s per GPU and iteration (blocking compute)\n",
+    g_string_append_printf (out,
+                            s->sequence_parallel
+                                ? "tensor AG/RS       %s per GPU and iteration (blocking compute; "
+                                  "sequence parallel)\n"
+                                : "tensor all-reduce  %s per GPU and iteration (blocking compute)\n",
                             T (s->tensor_s));
   g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
   g_string_append_printf (out, "  %-5s %-30s %4s %9s %9s %9s %9s %9s %5s %7s\n", "stage",

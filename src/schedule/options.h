@@ -116,6 +116,7 @@ typedef struct {
   gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
+  gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */
   gboolean link_stats;         /* count the bytes every link carries */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */

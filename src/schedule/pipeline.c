@@ -437,12 +437,14 @@ typedef enum {
   TP_COL,   /* output channels split: output split */
   TP_ROW,   /* input channels split: partial output, all-reduced */
   TP_CHAN,  /* channel-wise on a split activation */
+  TP_SEQ,   /* sequence parallelism: a replicated layer of a block on 1/T of the sequence */
 } TpMode;
 
 typedef struct {
   const DtsWorkload *w;
   const DtsWorkload *wt;  /* the layers as one GPU of a tensor-parallel group runs them */
   const TpMode *mode;     /* [layer] */
+  const gboolean *feeds_seq; /* [layer]: a replicated layer read by sequence-split ones */
   int T;                  /* tensor-parallel degree */
   int *tp_comm;           /* [slot]: the group's communicator, or -1 */
   GArray *tp_plans;       /* TpPlan: all-reduces of the groups, by communicator and bytes */
@@ -469,6 +471,7 @@ typedef struct {
 
 typedef struct {
   int comm;
+  DtsCollOp op;
   double bytes;
   int plan;
 } TpPlan;
@@ -558,50 +561,121 @@ member_nodes (const DtsPlatform *platform, const DtsCommunicator *comm)
   return nodes;
 }
 
-/* The all-reduce of BYTES over tensor-parallel communicator COMM: one plan
- * per communicator and size, made on first use. */
+/* The collective OP (all-reduce; all-gather and reduce-scatter under
+ * sequence parallelism) of BYTES over tensor-parallel communicator COMM:
+ * one plan per communicator, op and size, made on first use. */
 static int
-tp_plan (Ctx *c, int comm, double bytes, GError **error)
+tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
 {
   for (guint i = 0; i < c->tp_plans->len; i++) {
     const TpPlan *p = &g_array_index (c->tp_plans, TpPlan, i);
-    if (p->comm == comm && p->bytes == bytes)
+    if (p->comm == comm && p->op == op && p->bytes == bytes)
       return p->plan;
   }
   const DtsCommunicator *cm = g_ptr_array_index (c->s->comms, comm);
   g_autofree int *nodes = member_nodes (c->platform, cm);
   DtsCollParams cp = { .n_ranks = c->T, .bytes = bytes, .channels = c->o->channels,
                        .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes,
-                       .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks };
+                       .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks, .op = op };
   DtsCollPlan *plan = dts_coll_plan_new (c->o->collective ? c->o->collective : "ring", &cp, error);
   if (plan == NULL)
     return -1;
   g_ptr_array_add (c->s->plans, plan);
   g_array_append_val (c->plan_comm, comm);
-  TpPlan p = { comm, bytes, (int) c->s->plans->len - 1 };
+  TpPlan p = { comm, op, bytes, (int) c->s->plans->len - 1 };
   g_array_append_val (c->tp_plans, p);
   return p.plan;
 }
 
-/* A blocking all-reduce of the group on the compute stream (Megatron's
- * tensor-parallel all-reduces), of ELEMS elements per sample for N samples. */
+/* A blocking collective OP of the group on the compute stream (Megatron's
+ * tensor-parallel all-reduces, or sequence parallelism's all-gathers and
+ * reduce-scatters), of ELEMS elements per sample (the whole tensor, which
+ * an all-gather assembles and a reduce-scatter splits) for N samples. */
 static gboolean
-add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError **error)
+add_tp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double elems, gint64 n,
+             GError **error)
 {
   double bytes = elems * n * dts_precision_elem_bytes (c->o->precision);
   if (comm < 0 || !(bytes > 0))
     return TRUE;
-  int k = tp_plan (c, comm, bytes, error);
+  int k = tp_plan (c, comm, op, bytes, error);
   if (k < 0)
     return FALSE;
   add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = -1, .coll = k, .part = -1 });
   return TRUE;
 }
 
+static gboolean
+add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError **error)
+{
+  return add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLREDUCE, elems, n, error);
+}
+
 static double
 in_elems (const DtsLayer *l)
 {
   return dts_shape_elems (l->in_shape);
+}
+
+/* Sequence parallelism's boundaries (Korthikanti et al. 2022, section 4.2.2):
+ * the mode of the layer that produces layer L's (first) input. */
+static TpMode
+producer_mode (const Ctx *c, int l)
+{
+  const DtsLayer *layer = dts_workload_layer (c->w, l);
+  return layer->n_inputs > 0 ? c->mode[layer->inputs[0]] : TP_FULL;
+}
+
+/* Forward: a layer that needs the whole sequence (a column split, a
+ * replicated layer) after sequence-split ones all-gathers its input; a
+ * row split feeding sequence-split layers reduce-scatters its output
+ * instead of all-reducing it. A replicated layer read by sequence-split
+ * ones (the embedding) hands each GPU its part: no transfer. */
+static gboolean
+tp_forward_before (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **error)
+{
+  if ((c->mode[l] == TP_COL || c->mode[l] == TP_FULL) && producer_mode (c, l) == TP_SEQ)
+    return add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLGATHER,
+                        in_elems (dts_workload_layer (c->w, l)), n, error);
+  return TRUE;
+}
+
+static gboolean
+tp_forward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **error)
+{
+  if (c->mode[l] != TP_ROW)
+    return TRUE;
+  double out = dts_workload_layer (c->w, l)->out_elems;
+  return c->o->sequence_parallel
+             ? add_tp_coll (c, prog, comm, DTS_COLL_OP_REDUCE_SCATTER, out, n, error)
+             : add_tp_allreduce (c, prog, comm, out, n, error);
+}
+
+/* Backward, the transposes: a row split's output gradient is all-gathered
+ * before its backward, and so is a replicated layer's read by
+ * sequence-split ones (the embedding's, once); a column split's input
+ * gradient, a partial sum, is all-reduced, or reduce-scattered into the
+ * sequence-split layers before it. A replicated layer after split ones
+ * has the whole gradient on every GPU: each keeps its part. */
+static gboolean
+tp_backward_before (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **error)
+{
+  if ((c->mode[l] == TP_ROW && c->o->sequence_parallel) || c->feeds_seq[l])
+    return add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLGATHER,
+                        dts_workload_layer (c->w, l)->out_elems, n, error);
+  return TRUE;
+}
+
+static gboolean
+tp_backward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, const DtsLayerTimes *t,
+                   GError **error)
+{
+  double in = in_elems (dts_workload_layer (c->w, l));
+  if (c->mode[l] == TP_COL && t[l].bwd_data_s > 0)
+    return producer_mode (c, l) == TP_SEQ
+               ? add_tp_coll (c, prog, comm, DTS_COLL_OP_REDUCE_SCATTER, in, n, error)
+               : add_tp_allreduce (c, prog, comm, in, n, error);
+  return TRUE;
 }
 
 static gboolean
@@ -611,9 +685,10 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 
   if (s > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->first[s]; l <= c->last[s]; l++) {
+    if (!tp_forward_before (c, prog, comm, l, n, error))
+      return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
-    if (c->mode[l] == TP_ROW
-        && !add_tp_allreduce (c, prog, comm, dts_workload_layer (c->w, l)->out_elems, n, error))
+    if (!tp_forward_after (c, prog, comm, l, n, error))
       return FALSE;
   }
   if (s < c->S - 1)
@@ -629,16 +704,22 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->last[s]; l >= c->first[s]; l--) {
     /* Full recomputation runs a block's forward again, its tensor-parallel
-     * all-reduces included (priced here, before the row layer's backward;
-     * its compute is in the layer times). */
+     * collectives included (priced here, before the row layer's backward;
+     * its compute is in the layer times): an all-reduce of the row layer's
+     * output, or under sequence parallelism the all-gather before the
+     * column layer and the reduce-scatter after the row one. */
     const DtsLayer *layer = dts_workload_layer (c->w, l);
     if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0 && c->mode[l] == TP_ROW
-        && !add_tp_allreduce (c, prog, comm, layer->out_elems, n, error))
+        && !(c->o->sequence_parallel
+                 ? add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLGATHER, layer->out_elems, n, error)
+                       && add_tp_coll (c, prog, comm, DTS_COLL_OP_REDUCE_SCATTER,
+                                       layer->out_elems, n, error)
+                 : add_tp_allreduce (c, prog, comm, layer->out_elems, n, error)))
+      return FALSE;
+    if (!tp_backward_before (c, prog, comm, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
-    /* A column-split layer's input gradient is a partial sum. */
-    if (c->mode[l] == TP_COL && t[l].bwd_data_s > 0
-        && !add_tp_allreduce (c, prog, comm, in_elems (dts_workload_layer (c->w, l)), n, error))
+    if (!tp_backward_after (c, prog, comm, l, n, t, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s);
     int b = c->bucket_of[l];
@@ -825,7 +906,7 @@ channel_wise (const DtsLayer *l)
 }
 
 static void
-tp_modes (const DtsWorkload *w, int first, int last, TpMode *mode)
+tp_modes (const DtsWorkload *w, int first, int last, gboolean sequence_parallel, TpMode *mode)
 {
   int n = w->layers->len;
   g_autofree int *readers = g_new0 (int, n);
@@ -854,6 +935,13 @@ tp_modes (const DtsWorkload *w, int first, int last, TpMode *mode)
     mode[r] = TP_ROW;
     l = r;
   }
+  /* Sequence parallelism: the replicated layers of the blocks (norms,
+   * dropout, residual adds) run on 1/T of the sequence. */
+  for (int l = first; sequence_parallel && l <= last; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    if (mode[l] == TP_FULL && layer->block >= 0 && layer->in_shape.seq > 0)
+      mode[l] = TP_SEQ;
+  }
 }
 
 static int
@@ -875,7 +963,7 @@ typedef DtsWorkload TpWorkload;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TpWorkload, tp_workload_free)
 
 static DtsWorkload *
-tp_workload (const DtsWorkload *w, const TpMode *mode, int T)
+tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_parallel)
 {
   DtsWorkload *c = g_new (DtsWorkload, 1);
   *c = *w;
@@ -885,6 +973,19 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T)
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (mode[l] == TP_FULL)
       continue;
+    if (mode[l] == TP_SEQ) {
+      /* the same weights, 1/T of the tokens */
+      x->macs /= T;
+      x->fwd_flops /= T;
+      x->bwd_data_flops /= T;
+      x->bwd_weight_flops /= T;
+      x->in_shape.seq = div_up (x->in_shape.seq, T);
+      x->out_shape.seq = div_up (x->out_shape.seq, T);
+      x->in_elems /= T;
+      x->out_elems /= T;
+      x->act_elems /= T;
+      continue;
+    }
     x->params /= T;
     x->macs /= T;
     x->fwd_flops /= T;
@@ -905,6 +1006,11 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T)
       x->in_elems /= T;
       if (keeps_in)
         x->act_elems /= T;
+    } else if (keeps_in && sequence_parallel) {
+      /* it keeps its sequence-split input and gathers it again for its
+       * weight gradient (Korthikanti et al. 2022, 4.2.2; Megatron overlaps
+       * that all-gather with the data gradient: not priced) */
+      x->act_elems /= T;
     }
   }
   return c;
@@ -1066,10 +1172,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   g_autoptr (TpWorkload) wt = NULL;
   if (T > 1) {
     for (int i = 0; i < S; i++)
-      tp_modes (w, first[i], last[i], mode);
-    wt = tp_workload (w, mode, T);
+      tp_modes (w, first[i], last[i], o->sequence_parallel, mode);
+    wt = tp_workload (w, mode, T, o->sequence_parallel);
     c.wt = wt;
   }
+  g_autofree gboolean *feeds_seq = g_new0 (gboolean, n_layers);
+  for (int l = 0; l < n_layers; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    for (int k = 0; mode[l] == TP_SEQ && k < layer->n_inputs; k++)
+      feeds_seq[layer->inputs[k]] = feeds_seq[layer->inputs[k]] || mode[layer->inputs[k]] == TP_FULL;
+  }
+  c.feeds_seq = feeds_seq;
 
   /* Stages, their communicators (a group per replica, a data-parallel one
    * per tensor rank), buckets and plans. Bucket b's plan among tensor rank

@@ -313,6 +313,8 @@ typedef struct {
   double bubble_fraction;       /* bubble_s / iteration_time_s */
   double tensor_s;              /* compute stream in tensor-parallel all-reduces */
   int tensor_parallel;          /* GPUs per replica */
+  gboolean sequence_parallel;   /* --sequence-parallel: the tensor collectives are
+                                 * all-gathers and reduce-scatters */
   GArray *stages;               /* DtsStageStat */
   GArray *links;                /* DtsTraceLink, busiest first (--link-stats), or NULL */
   /* parameter servers (async-ps, sync-ps; ps_shards 0 otherwise): from the

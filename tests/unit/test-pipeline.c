@@ -379,11 +379,58 @@ START_TEST (test_tensor_parallel_transformer)
 }
 END_TEST
 
+/* Sequence parallelism: each of the four all-reduces of a layer becomes an
+ * all-gather before the column split and a reduce-scatter after the row
+ * split, forward and backward: per layer and micro-batch four of each, of
+ * the whole b s h tensor (the all-reduces' volume); plus one all-gather
+ * before the final norm, which is not sequence-split, and one of the
+ * embedding's output gradient. */
+START_TEST (test_sequence_parallel_volume)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wpath = dts_test_srcpath ("tests/data/tiny-gpt.xml");
+  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
+  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
+  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
+  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  const int T = 4, M = 2, b = 8 / M;
+  DtsRunOptions o = {
+    .batch_size = 8, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
+    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
+    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = M, .tensor_parallel = T,
+    .sequence_parallel = TRUE,
+  };
+  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
+  ck_assert (st->resolve (&o, p->gpus->len, &error));
+  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
+  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
+  const DtsTransformer *t = &w->transformer;
+  const GArray *prog = dts_schedule_program (s, 0);
+  int n[DTS_COLL_N_OPS] = { 0 };
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    if (op->type != DTS_OP_COLL)
+      continue;
+    const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
+    n[plan->op]++;
+    ck_assert_double_eq (plan->bytes, (double) b * t->seq_len * t->hidden * 2);
+  }
+  ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], 0);
+  ck_assert_int_eq (n[DTS_COLL_OP_ALLGATHER], (4 * t->layers + 2) * M);
+  ck_assert_int_eq (n[DTS_COLL_OP_REDUCE_SCATTER], 4 * t->layers * M);
+  dts_gpu_catalog_free (cat);
+}
+END_TEST
+
 /* Activation memory of a stage of one tensor-parallel group of T holding a
  * whole GPT of LAYERS layers (hidden 256, 8 heads, 128 tokens, dropout 0.1,
  * unfused attention, fp16), one micro-batch of B sequences. */
 static double
-gpt_stage_activations (int layers, int T, int B, DtsRecompute recompute)
+gpt_stage_activations (int layers, int T, int B, DtsRecompute recompute, gboolean sp)
 {
   g_autofree char *xml = g_strdup_printf (
       "<model name='g'><transformer layers='%d' hidden='256' heads='8' vocab='1000' "
@@ -403,7 +450,7 @@ gpt_stage_activations (int layers, int T, int B, DtsRecompute recompute)
     .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
     .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = 1, .tensor_parallel = T,
-    .recompute = recompute, .allow_oversubscribe = TRUE,
+    .recompute = recompute, .allow_oversubscribe = TRUE, .sequence_parallel = sp,
   };
   const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
   ck_assert (st->resolve (&o, p->gpus->len, &error));
@@ -426,15 +473,29 @@ START_TEST (test_activation_memory_korthikanti)
   static const int tps[] = { 1, 2, 4 };
   for (guint k = 0; k < G_N_ELEMENTS (tps); k++) {
     double t = tps[k];
-    double none = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_NONE)
-                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_NONE);
-    double sel = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_SELECTIVE)
-                 - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_SELECTIVE);
-    double full = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_FULL)
-                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_FULL);
+    double none = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_NONE, FALSE)
+                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_NONE, FALSE);
+    double sel = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_SELECTIVE, FALSE)
+                 - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_SELECTIVE, FALSE);
+    double full = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_FULL, FALSE)
+                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_FULL, FALSE);
     ck_assert_double_eq_tol (none, s * b * h * (10 + 24 / t + 5 * a * s / (h * t)), 1e-6);
     ck_assert_double_eq_tol (sel, s * b * h * (10 + 24 / t), 1e-6);
     ck_assert_double_eq_tol (full, 2 * s * b * h, 1e-6);
+  }
+  /* with sequence parallelism (section 4.2.2, Table 2): s b h (34/t +
+   * 5 a s / (h t)), s b h 34/t selective, 2 s b h / t full */
+  for (guint k = 1; k < G_N_ELEMENTS (tps); k++) {
+    double t = tps[k];
+    double none = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_NONE, TRUE)
+                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_NONE, TRUE);
+    double sel = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_SELECTIVE, TRUE)
+                 - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_SELECTIVE, TRUE);
+    double full = gpt_stage_activations (3, tps[k], 2, DTS_RECOMPUTE_FULL, TRUE)
+                  - gpt_stage_activations (2, tps[k], 2, DTS_RECOMPUTE_FULL, TRUE);
+    ck_assert_double_eq_tol (none, s * b * h * (34 / t + 5 * a * s / (h * t)), 1e-6);
+    ck_assert_double_eq_tol (sel, s * b * h * 34 / t, 1e-6);
+    ck_assert_double_eq_tol (full, 2 * s * b * h / t, 1e-6);
   }
 }
 END_TEST
@@ -577,6 +638,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_tensor_parallel_volume);
   tcase_add_test (tc, test_tensor_parallel_transformer);
   tcase_add_test (tc, test_activation_memory_korthikanti);
+  tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_recompute_time);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
