@@ -322,6 +322,75 @@ START_TEST (test_tensor_parallel_volume)
 }
 END_TEST
 
+/* A one-stage hybrid schedule of the workload at WPATH (a path from the
+ * source tree, or absolute) on flat-16: T-way tensor parallelism, M
+ * micro-batches of a batch of BATCH, fp16; everything it needs kept for
+ * the assertions. */
+typedef struct {
+  DtsGpuCatalog *cat;
+  DtsWorkload *w;
+  DtsPlatform *p;
+  DtsCost *cost;
+  DtsSchedule *s;
+} Built;
+
+static void
+built_clear (Built *b)
+{
+  g_clear_pointer (&b->s, dts_schedule_free);
+  g_clear_pointer (&b->cost, dts_cost_free);
+  g_clear_pointer (&b->p, dts_platform_free);
+  g_clear_pointer (&b->w, dts_workload_free);
+  g_clear_pointer (&b->cat, dts_gpu_catalog_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Built, built_clear)
+
+static void
+build_hybrid (Built *b, const char *wpath, int T, int M, int batch, gboolean sp,
+              DtsRecompute recompute)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wp = g_path_is_absolute (wpath) ? g_strdup (wpath) : dts_test_srcpath (wpath);
+  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
+  b->w = dts_workload_load (wp, &error);
+  ck_assert_msg (b->w != NULL, "%s", error ? error->message : "");
+  b->cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (b->cat != NULL, "%s", error ? error->message : "");
+  b->p = dts_platform_load (ppath, b->cat, &error);
+  ck_assert_msg (b->p != NULL, "%s", error ? error->message : "");
+  b->cost = dts_cost_new ("roofline", &error);
+  ck_assert (b->cost != NULL);
+  DtsRunOptions o = {
+    .batch_size = batch, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
+    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
+    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
+    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = M, .tensor_parallel = T,
+    .sequence_parallel = sp, .recompute = recompute, .allow_oversubscribe = TRUE,
+  };
+  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
+  ck_assert (st->resolve (&o, b->p->gpus->len, &error));
+  b->s = st->schedule_new (b->w, b->p, b->cost, &o, &error);
+  ck_assert_msg (b->s != NULL, "%s", error ? error->message : "");
+}
+
+/* The collectives of rank 0's program by op, each asserted to move BYTES
+ * over a group of T. */
+static void
+count_tp_colls (const DtsSchedule *s, int T, double bytes, int n[DTS_COLL_N_OPS])
+{
+  const GArray *prog = dts_schedule_program (s, 0);
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    if (op->type != DTS_OP_COLL)
+      continue;
+    const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
+    const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
+    n[plan->op]++;
+    ck_assert_double_eq (plan->bytes, bytes);
+    ck_assert_int_eq (c->n_ranks, T);
+  }
+}
+
 /* Megatron's tensor parallelism of a transformer, no simulation: per layer
  * and micro-batch, four all-reduces of b s h elements (Narayanan et al.
  * 2021, section 3.3: the attention and the MLP each all-reduce their output
@@ -329,53 +398,24 @@ END_TEST
  * and nothing else; each GPU holds 1/T of every split matrix. */
 START_TEST (test_tensor_parallel_transformer)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *wpath = dts_test_srcpath ("tests/data/tiny-gpt.xml");
-  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
-  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
-  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
-  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
-  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
-  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
-  ck_assert (cost != NULL);
   const int T = 4, M = 2, b = 8 / M;
-  DtsRunOptions o = {
-    .batch_size = 8, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
-    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
-    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
-    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = M, .tensor_parallel = T,
-  };
-  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
-  ck_assert (st->resolve (&o, p->gpus->len, &error));
-  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
-  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
-  const DtsTransformer *t = &w->transformer;
-  const GArray *prog = dts_schedule_program (s, 0);
-  int n_coll = 0;
-  for (guint k = 0; k < prog->len; k++) {
-    const DtsOp *op = &g_array_index (prog, DtsOp, k);
-    if (op->type != DTS_OP_COLL)
-      continue;
-    n_coll++;
-    const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
-    const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
-    ck_assert_double_eq (plan->bytes, (double) b * t->seq_len * t->hidden * 2);
-    ck_assert_int_eq (c->n_ranks, T);
-  }
-  ck_assert_int_eq (n_coll, 4 * t->layers * M);
+  g_auto (Built) bt = { 0 };
+  build_hybrid (&bt, "tests/data/tiny-gpt.xml", T, M, 8, FALSE, DTS_RECOMPUTE_NONE);
+  const DtsTransformer *t = &bt.w->transformer;
+  int n[DTS_COLL_N_OPS] = { 0 };
+  count_tp_colls (bt.s, T, (double) b * t->seq_len * t->hidden * 2, n);
+  ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], 4 * t->layers * M);
+  ck_assert_int_eq (n[DTS_COLL_OP_ALLGATHER] + n[DTS_COLL_OP_REDUCE_SCATTER], 0);
   /* every linear layer of the blocks is split; the embedding, the norms and
    * the head (whose loss is not split) are not */
   double split = 0;
-  for (guint i = 0; i < w->layers->len; i++) {
-    const DtsLayer *l = dts_workload_layer (w, i);
+  for (guint i = 0; i < bt.w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (bt.w, i);
     if (g_str_has_prefix (l->name, "layers."))
       split += l->type == DTS_LAYER_LINEAR ? l->params : 0;
   }
-  const DtsStage *stage = &g_array_index (s->stages, DtsStage, 0);
-  ck_assert_double_eq (stage->params, w->params - split + split / T);
-  dts_gpu_catalog_free (cat);
+  const DtsStage *stage = &g_array_index (bt.s->stages, DtsStage, 0);
+  ck_assert_double_eq (stage->params, bt.w->params - split + split / T);
 }
 END_TEST
 
@@ -387,42 +427,15 @@ END_TEST
  * embedding's output gradient. */
 START_TEST (test_sequence_parallel_volume)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *wpath = dts_test_srcpath ("tests/data/tiny-gpt.xml");
-  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
-  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
-  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
-  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
-  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
   const int T = 4, M = 2, b = 8 / M;
-  DtsRunOptions o = {
-    .batch_size = 8, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
-    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
-    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
-    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = M, .tensor_parallel = T,
-    .sequence_parallel = TRUE,
-  };
-  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
-  ck_assert (st->resolve (&o, p->gpus->len, &error));
-  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
-  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
-  const DtsTransformer *t = &w->transformer;
-  const GArray *prog = dts_schedule_program (s, 0);
+  g_auto (Built) bt = { 0 };
+  build_hybrid (&bt, "tests/data/tiny-gpt.xml", T, M, 8, TRUE, DTS_RECOMPUTE_NONE);
+  const DtsTransformer *t = &bt.w->transformer;
   int n[DTS_COLL_N_OPS] = { 0 };
-  for (guint k = 0; k < prog->len; k++) {
-    const DtsOp *op = &g_array_index (prog, DtsOp, k);
-    if (op->type != DTS_OP_COLL)
-      continue;
-    const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
-    n[plan->op]++;
-    ck_assert_double_eq (plan->bytes, (double) b * t->seq_len * t->hidden * 2);
-  }
+  count_tp_colls (bt.s, T, (double) b * t->seq_len * t->hidden * 2, n);
   ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], 0);
   ck_assert_int_eq (n[DTS_COLL_OP_ALLGATHER], (4 * t->layers + 2) * M);
   ck_assert_int_eq (n[DTS_COLL_OP_REDUCE_SCATTER], 4 * t->layers * M);
-  dts_gpu_catalog_free (cat);
 }
 END_TEST
 
@@ -436,29 +449,10 @@ gpt_stage_activations (int layers, int T, int B, DtsRecompute recompute, gboolea
       "<model name='g'><transformer layers='%d' hidden='256' heads='8' vocab='1000' "
       "seq-len='128' dropout='0.1' attention='unfused'/></model>\n", layers);
   g_autofree char *wpath = dts_test_write_tmp (xml, ".xml");
-  g_autofree char *ppath = dts_test_srcpath ("tests/data/flat-16.xml");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (DtsWorkload) w = dts_workload_load (wpath, &error);
+  g_auto (Built) bt = { 0 };
+  build_hybrid (&bt, wpath, T, 1, B, sp, recompute);
   g_unlink (wpath);
-  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  g_autoptr (DtsPlatform) p = dts_platform_load (ppath, cat, &error);
-  ck_assert_msg (p != NULL, "%s", error ? error->message : "");
-  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
-  DtsRunOptions o = {
-    .batch_size = B, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
-    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
-    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
-    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = 1, .tensor_parallel = T,
-    .recompute = recompute, .allow_oversubscribe = TRUE, .sequence_parallel = sp,
-  };
-  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
-  ck_assert (st->resolve (&o, p->gpus->len, &error));
-  g_autoptr (DtsSchedule) s = st->schedule_new (w, p, cost, &o, &error);
-  ck_assert_msg (s != NULL, "%s", error ? error->message : "");
-  double act = g_array_index (s->stages, DtsStage, 0).memory.activations_bytes;
-  dts_gpu_catalog_free (cat);
-  return act;
+  return g_array_index (bt.s->stages, DtsStage, 0).memory.activations_bytes;
 }
 
 /* Korthikanti et al. 2022, eq. 2 and section 4: the activations one
