@@ -286,6 +286,15 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   o->sequence_parallel = a->sequence_parallel;
   o->link_stats = a->link_stats;
   o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
+  o->zero = g_strcmp0 (dts_cli_row_option (a->rows, "zero"), "1") == 0;
+  const char *gather = dts_cli_row_option (a->rows, "param-gather");
+  o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
+  if (gather != NULL && o->zero == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--param-gather %s: only with --zero 1 (without it, no parameters are gathered)",
+                 gather);
+    return FALSE;
+  }
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))

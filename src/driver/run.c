@@ -87,6 +87,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     s->ps_aggregation = dts_ps_aggregation_to_string (o->ps_aggregation);
   s->overlap = o->overlap;
   s->recompute = dts_recompute_to_string (o->recompute);
+  s->zero = o->zero;
+  s->param_gather = o->zero > 0 ? (o->param_gather_overlap ? "overlap" : "after-step") : NULL;
   s->seed = o->seed;
   s->params = w->params;
   s->compute_idle_gpu_s =
@@ -114,6 +116,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     }
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += bk->bytes;
+    if (o->zero > 0)
+      s->gather_bytes += bk->params * dts_precision_elem_bytes (o->precision);
   }
 }
 

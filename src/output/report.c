@@ -384,6 +384,11 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   dts_report_json_ps (j, s);
   if (s->recompute != NULL && strcmp (s->recompute, "none") != 0)
     dts_json_kv_string (j, "recompute", s->recompute);
+  if (s->zero > 0) {
+    dts_json_kv_int (j, "zero", s->zero);
+    dts_json_kv_string (j, "param_gather", s->param_gather);
+    dts_json_kv_double (j, "gather_bytes_per_iteration", s->gather_bytes);
+  }
   /* Sequence models only. */
   if (s->seq_len > 0) {
     dts_json_key (j, "tokens");

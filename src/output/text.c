@@ -381,6 +381,10 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
     }
     if (is_ps (s))
       g_string_append_printf (out, "  parameter servers (%s): ", s->collective);
+    else if (s->zero > 0)
+      g_string_append_printf (out, "  %s reduce-scatter of gradients, all-gather of parameters "
+                                   "(%s; distributed optimizer): ",
+                              s->collective, s->param_gather);
     else
       g_string_append_printf (out, "  %s all-reduce: ", s->collective);
     g_string_append_printf (out, "%u bucket%s of ", s->buckets->len,
@@ -434,10 +438,17 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append_printf (out, "  backward         %s\n", T (s->backward_s));
   g_string_append_printf (out, "  optimizer        %s\n", T (s->optimizer_s));
   if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
-    g_string_append_printf (out, "  %-16s %s", is_ps (s) ? "push and pull" : "all-reduce",
+    g_string_append_printf (out, "  %-16s %s",
+                            is_ps (s) ? "push and pull" : s->zero > 0 ? "gradient sync" : "all-reduce",
                             T (s->comm_s));
-    g_string_append_printf (out, " (%s of gradients %s)\n", B (s->allreduce_bytes),
-                            is_ps (s) ? "through the servers" : "all-reduced");
+    if (s->zero > 0) {
+      DtsFormatBuf gb;
+      g_string_append_printf (out, " (%s of gradients reduce-scattered, %s of parameters "
+                                   "all-gathered)\n",
+                              B (s->allreduce_bytes), dts_format_bytes (&gb, s->gather_bytes));
+    } else
+      g_string_append_printf (out, " (%s of gradients %s)\n", B (s->allreduce_bytes),
+                              is_ps (s) ? "through the servers" : "all-reduced");
     g_string_append_printf (out, "    exposed        %s\n", T (s->comm_exposed_s));
     g_string_append_printf (out, "    overlapped     %s\n", T (s->comm_overlapped_s));
   }

@@ -126,13 +126,22 @@ add_recompute (const DtsWorkload *w, DtsRecompute recompute, DtsLayerTimes *t)
 }
 
 void
+dts_schedule_model_state (double params, DtsPrecision precision, double optimizer_bytes,
+                          int shards, DtsMemoryEstimate *out)
+{
+  double elem = dts_precision_elem_bytes (precision);
+  gboolean mixed = elem < 4.0;
+  out->weights_bytes = params * (mixed ? elem + 4.0 / shards : 4.0);
+  out->gradients_bytes = params * GRAD_BYTES_PER_PARAM;
+  out->optimizer_bytes = params * optimizer_bytes / shards;
+}
+
+void
 dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
                               DtsRecompute recompute, DtsMemoryEstimate *out)
 {
-  gboolean mixed = dts_precision_elem_bytes (precision) < 4.0;
-  out->weights_bytes = w->params * (4.0 + (mixed ? dts_precision_elem_bytes (precision) : 0));
-  out->gradients_bytes = w->params * GRAD_BYTES_PER_PARAM;
-  out->optimizer_bytes = w->params * dts_workload_optimizer_state_bytes_per_param (w);
+  dts_schedule_model_state (w->params, precision, dts_workload_optimizer_state_bytes_per_param (w),
+                            1, out);
   double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1, recompute);
   out->activations_bytes = act * batch * dts_precision_elem_bytes (precision);
   out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
@@ -165,6 +174,7 @@ dts_schedule_free (DtsSchedule *sched)
   g_free (sched->rank_stage);
   g_free (sched->shard_rank);
   g_free (sched->rank_cpu);
+  g_free (sched->event_initial);
   g_free (sched);
 }
 

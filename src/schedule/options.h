@@ -113,6 +113,13 @@ typedef struct {
   const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
   DtsPlacement placement;
   DtsRecompute recompute;      /* activation recomputation (every strategy) */
+  int zero;                    /* pipeline, hybrid: 1 = the distributed optimizer (ZeRO stage
+                                  1): gradients reduce-scattered, each replica updates 1/D of
+                                  the fp32 main weights and Adam's moments, parameters
+                                  all-gathered; 0 = every replica holds and updates them all */
+  gboolean param_gather_overlap; /* zero 1: gather a bucket's parameters while the next
+                                    iteration's forward pass runs (Megatron's
+                                    --overlap-param-gather), not before it starts */
   gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */

@@ -39,12 +39,28 @@
  * last micro-batch has produced it (gradient accumulation over the
  * micro-batches before that).
  *
+ * The distributed optimizer (--zero 1, Megatron's --use-distributed-optimizer,
+ * ZeRO stage 1): a bucket's gradients are reduce-scattered instead of
+ * all-reduced, so each of the D replicas of a stage holds the sum of 1/D of
+ * them; each updates its 1/D of the fp32 main weights and of the optimizer
+ * state (the optimizer's kernels take 1/D of the time), and the updated
+ * parameters, in the compute precision, are all-gathered bucket by bucket
+ * in forward order on the gradient communication stream. Without
+ * --param-gather overlap the compute stream waits for every gather before
+ * the next iteration; with it, the first forward pass of the next iteration
+ * waits for each bucket's gather just before the bucket's first layer
+ * (Megatron's --overlap-param-gather); the parameters of the first
+ * iteration are in place from the start.
+ *
  * Events of a rank: 0 bucket ready, 1 bucket all-reduced, 2 output of a
  * micro-batch ready, 3 input arrived, 4 input gradient ready, 5 output
- * gradient arrived.
+ * gradient arrived; with --zero 1 also 6 optimizer step done, 7 a bucket's
+ * parameters gathered (which holds one signal per bucket of the stage when
+ * the run starts under --param-gather overlap).
  *
  * Memory of a replica: the weights, gradients and optimizer state of its
- * layers, and the activations of its layers kept for backward for every
+ * layers (dts_schedule_model_state: the main weights and optimizer state
+ * divided by D under --zero 1), and the activations of its layers kept for backward for every
  * micro-batch in flight at the peak: M with gpipe, min(S - s, M) with
  * 1f1b (stage s). A stage that does not fit its GPU is an error unless
  * allow_oversubscribe is set. */
@@ -65,6 +81,8 @@ enum {
   EV_IN_ARRIVED,
   EV_GRAD_IN_READY,
   EV_GRAD_OUT_ARRIVED,
+  EV_STEP_DONE,       /* --zero 1: the optimizer step of the replica's shard is done */
+  EV_PARAMS_GATHERED, /* --zero 1: a bucket's parameters are gathered */
   N_EVENTS
 };
 
@@ -450,6 +468,7 @@ typedef struct {
   GArray *tp_plans;       /* TpPlan: all-reduces of the groups, by communicator and bytes */
   GArray *plan_comm;      /* plan -> communicator, as plans are made */
   int *bucket_plan;       /* [bucket * T + t]: the plan of bucket among tensor rank t's */
+  int *gather_plan;       /* --zero 1: [bucket * T + t]: the bucket's parameter all-gather */
   const DtsPlatform *platform;
   DtsCost *cost;
   const DtsRunOptions *o;
@@ -685,6 +704,9 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 
   if (s > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->first[s]; l <= c->last[s]; l++) {
+    if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap && c->bucket_of[l] >= 0
+        && g_array_index (c->s->buckets, DtsBucket, c->bucket_of[l]).last_layer == l)
+      wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_COLL);
     if (!tp_forward_before (c, prog, comm, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
@@ -781,8 +803,15 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
         record (prog, EV_BUCKET_READY, st->first_bucket + b);
     wait (prog, EV_BUCKET_DONE, st->n_buckets, DTS_WAIT_COLL);
   }
+  /* The distributed optimizer updates the replica's 1/D of the parameters. */
+  int shards = c->gather_plan != NULL && st->n_buckets > 0 ? st->n_replicas : 1;
   for (int l = c->first[s]; l <= c->last[s]; l++)
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, t[0][l].update_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, t[0][l].update_s / shards);
+  if (shards > 1) {
+    record (prog, EV_STEP_DONE, -1);
+    if (!c->o->param_gather_overlap)
+      wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_COLL);
+  }
   return g_steal_pointer (&prog);
 }
 
@@ -837,6 +866,19 @@ p2p_program (const Ctx *c, int s, int d, int t, int kind)
   return prog;
 }
 
+/* --zero 1: the all-gathers of stage S's parameters among tensor rank T's
+ * replicas, bucket by bucket in forward order, appended to PROG. */
+static void
+append_gathers (const Ctx *c, GArray *prog, int s, int t)
+{
+  const DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
+  for (int b = st->first_bucket + st->n_buckets - 1; b >= st->first_bucket; b--) {
+    add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = -1,
+                           .coll = c->gather_plan[b * c->T + t], .part = -1 });
+    record (prog, EV_PARAMS_GATHERED, -1);
+  }
+}
+
 /* One communication stream for replica D of stage S (--p2p-stream shared):
  * its sends and its stage's gradient all-reduces, in the order the compute
  * stream COMPUTE hands them over, one at a time (a single communication
@@ -855,6 +897,8 @@ shared_program (const Ctx *c, int s, int d, int t, const GArray *compute)
       append_transfers (c, prog, s, d, t, n_fwd++, SEND_FWD);
     else if (op->event == EV_GRAD_IN_READY)
       append_transfers (c, prog, s, d, t, backward_mb (c, n_bwd++), SEND_BWD);
+    else if (op->event == EV_STEP_DONE)
+      append_gathers (c, prog, s, t);
     else {
       g_assert (op->event == EV_BUCKET_READY);
       add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = op->bucket,
@@ -1061,7 +1105,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   s->rank_stage = g_new0 (int, s->n_ranks);
   s->stages = g_array_new (FALSE, TRUE, sizeof (DtsStage));
   g_array_set_clear_func (s->stages, stage_clear);
-  s->n_events = N_EVENTS;
+  /* the distributed optimizer's events only where they are used, so that
+   * plans without it read as before */
+  s->n_events = o->zero > 0 ? N_EVENTS : EV_STEP_DONE;
 
   int T = MAX (o->tensor_parallel, 1);
   Ctx c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S,
@@ -1192,6 +1238,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   for (int l = 0; l < n_layers; l++)
     bucket_of[l] = -1;
   double elem = dts_precision_elem_bytes (o->precision);
+  /* the distributed optimizer reduce-scatters the gradients */
+  DtsCollOp grad_op = o->zero > 0 ? DTS_COLL_OP_REDUCE_SCATTER : DTS_COLL_OP_ALLREDUCE;
   g_autoptr (GArray) dp_comm = g_array_new (FALSE, FALSE, sizeof (int)); /* [stage * T + t] */
   for (int i = 0; i < S; i++) {
     DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
@@ -1235,7 +1283,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
         DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
                              .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = scm->ranks };
+                             .tuner = o->coll_tuner, .gpu_rank = scm->ranks,
+                             .op = grad_op };
         DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
         if (plan == NULL)
           return NULL;
@@ -1254,11 +1303,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         widest = MAX (widest, hi - lo);
       }
     double act = dts_schedule_stored_elems (c.wt, first[i], last[i], o->recompute);
-    gboolean mixed = elem < 4.0;
     st.stashed = stashed;
-    st.memory.weights_bytes = st.params * (4.0 + (mixed ? elem : 0));
-    st.memory.gradients_bytes = st.params * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM;
-    st.memory.optimizer_bytes = st.params * dts_workload_optimizer_state_bytes_per_param (w);
+    dts_schedule_model_state (st.params, o->precision,
+                              dts_workload_optimizer_state_bytes_per_param (w),
+                              o->zero > 0 ? dp[i] : 1, &st.memory);
     st.memory.activations_bytes = act * widest * elem * stashed;
     st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes
                             + st.memory.optimizer_bytes + st.memory.activations_bytes;
@@ -1279,7 +1327,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         g_autofree int *nodes = member_nodes (platform, tcm);
         DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
                              .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks };
+                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks,
+                             .op = grad_op };
         DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
         if (plan == NULL)
           return NULL;
@@ -1288,6 +1337,37 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         bucket_plan[b * T + t] = s->plans->len - 1;
       }
     }
+  }
+  /* The distributed optimizer's parameter all-gathers, in the compute
+   * precision, after every reduce-scatter. */
+  g_autofree int *gather_plan = NULL;
+  if (o->zero > 0 && n_buckets > 0) {
+    gather_plan = g_new (int, n_buckets * T);
+    c.gather_plan = gather_plan;
+    s->event_initial = g_new0 (int, (gsize) s->n_ranks * s->n_events);
+  }
+  for (int i = 0; i < S && gather_plan != NULL; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++)
+      for (int t = 0; t < T; t++) {
+        const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
+        int cm = g_array_index (dp_comm, int, i * T + t);
+        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
+        g_autofree int *nodes = member_nodes (platform, tcm);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->params * elem,
+                             .channels = o->channels, .chunk_bytes = o->chunk_bytes,
+                             .gpu_node = nodes, .tuner = o->coll_tuner, .gpu_rank = tcm->ranks,
+                             .op = DTS_COLL_OP_ALLGATHER };
+        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
+        if (plan == NULL)
+          return NULL;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, cm);
+        gather_plan[b * T + t] = s->plans->len - 1;
+      }
+    /* The first iteration's parameters are in place. */
+    for (int k = 0; k < st->n_ranks && o->param_gather_overlap; k++)
+      s->event_initial[(gsize) st->ranks[k] * s->n_events + EV_PARAMS_GATHERED] = st->n_buckets;
   }
 
   /* Memory: every replica must fit its GPU. */
@@ -1303,14 +1383,15 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                      "stage %d (layers %s-%s) needs %s per GPU (weights %s, gradients %s, "
                      "optimizer %s, activations of %d micro-batch%s %s), more than the %s of "
                      "GPU '%s' (rank %d); use more stages, fewer or smaller micro-batches, "
-                     "--pipeline-schedule 1f1b, or --allow-oversubscribe-memory",
+                     "--pipeline-schedule 1f1b,%s or --allow-oversubscribe-memory",
                      i, dts_workload_layer (w, st->first_layer)->name,
                      dts_workload_layer (w, st->last_layer)->name,
                      gib (total, st->memory.total_bytes), gib (weights, st->memory.weights_bytes),
                      gib (grads, st->memory.gradients_bytes),
                      gib (optim, st->memory.optimizer_bytes), st->stashed,
                      st->stashed == 1 ? "" : "es", gib (act, st->memory.activations_bytes),
-                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[k]);
+                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[k],
+                     st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "");
         return NULL;
       }
     }
@@ -1377,6 +1458,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
                                .coll = bucket_plan[b * T + t], .part = -1 });
         record (prog, EV_BUCKET_DONE, -1);
+      }
+      if (c.gather_plan != NULL) {
+        wait (prog, EV_STEP_DONE, 1, DTS_WAIT_COLL);
+        append_gathers (&c, prog, i, t);
       }
       g_ptr_array_add (s->programs, prog);
       DtsComputeTotals none = { 0 };

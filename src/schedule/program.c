@@ -8,7 +8,8 @@
  *
  *   plan STRATEGY: N ranks, C collectives, P programs, S streams, E events per rank
  *   communicator I NAME: N ranks RANGES
- *   collective I: ALGORITHM over NAME, BYTES bytes, C channels, chunk BYTES, N participants
+ *   event E initially xN: ranks RANGES      (signals held when the run starts)
+ *   collective I: ALGORITHM [OP] over NAME, BYTES bytes, C channels, chunk BYTES, N participants
  *     phase NAME: steps A-B [lockstep]
  *     participant P (rank R) step S [PHASE, R rounds]: send PEER BYTES xC tag T; recv ...
  *   program I (KIND; N streams): OPS operations
@@ -41,6 +42,8 @@ static const DtsOptionSpec dp_options[] = {
 static const char *const pipeline_schedules[] = { "1f1b", "gpipe", NULL };
 static const char *const placements[] = { "replicas-inside", "stages-inside", NULL };
 static const char *const p2p_streams[] = { "own", "shared", NULL };
+static const char *const zero_levels[] = { "0", "1", NULL };
+static const char *const param_gathers[] = { "after-step", "overlap", NULL };
 
 #define STAGES_OPTION(default_text)                                                          \
   { "stages", DTS_OPTION_INT, "S", "pipeline stages, balanced by the cost model's layer times", \
@@ -62,7 +65,18 @@ static const char *const p2p_streams[] = { "own", "shared", NULL };
   { "tensor-parallel", DTS_OPTION_INT, "T",                                                   \
     "GPUs per replica of a stage, splitting its conv and fc layers in column-row pairs "      \
     "(Megatron)",                                                                             \
-    "1", 1, 1024, NULL }
+    "1", 1, 1024, NULL },                                                                     \
+  { "zero", DTS_OPTION_CHOICE, "N",                                                           \
+    "1: the distributed optimizer (ZeRO stage 1, Megatron's --use-distributed-optimizer): "   \
+    "gradients reduce-scattered among a stage's replicas, each updating 1/D of the fp32 main " \
+    "weights and optimizer state, parameters all-gathered; 0: all-reduced, every replica "   \
+    "holding and updating all of them",                                                       \
+    "0", 0, 0, zero_levels },                                                                 \
+  { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \
+    "with --zero 1, when the updated parameters are gathered: after-step (before the next "   \
+    "iteration starts) or overlap (bucket by bucket during the next forward pass, Megatron's " \
+    "--overlap-param-gather)",                                                                \
+    "after-step", 0, 0, param_gathers }
 
 static const DtsOptionSpec pipeline_options[] = {
   STAGES_OPTION ("the GPUs taking part (pipeline); none (hybrid)"),
@@ -306,9 +320,11 @@ dump_plan (GString *out, const DtsSchedule *s, guint k, double max_transfers)
   const DtsCollPlan *plan = g_ptr_array_index (s->plans, k);
   const DtsCommunicator *comm = g_ptr_array_index (s->comms, s->plan_comm[k]);
   g_string_append_printf (out,
-                          "collective %u: %s over %s, %.10g bytes, %d channel%s, chunk %.10g "
+                          "collective %u: %s%s%s over %s, %.10g bytes, %d channel%s, chunk %.10g "
                           "bytes, %d participants\n",
-                          k, plan->algorithm, comm->name, plan->bytes, plan->channels,
+                          k, plan->algorithm, plan->op == DTS_COLL_OP_ALLREDUCE ? "" : " ",
+                          plan->op == DTS_COLL_OP_ALLREDUCE ? "" : dts_coll_op_to_string (plan->op),
+                          comm->name, plan->bytes, plan->channels,
                           plan->channels == 1 ? "" : "s", plan->chunk_bytes, plan->n_parts);
   if (plan->protocol != NULL)
     g_string_append_printf (out, "  chosen by --collective auto: protocol %s, predicted %.6g s\n",
@@ -454,6 +470,26 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
     g_string_append_c (out, ' ');
     append_ranges (out, ranks);
     g_string_append_c (out, '\n');
+  }
+  /* Events signalled before the run, grouped by (event, count). */
+  for (int e = 0; s->event_initial != NULL && e < s->n_events; e++) {
+    g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (int));
+    for (int r = 0; r < s->n_ranks; r++) {
+      int count = s->event_initial[(gsize) r * s->n_events + e];
+      gboolean seen = FALSE;
+      for (guint k = 0; k < done->len && !seen; k++)
+        seen = g_array_index (done, int, k) == count;
+      if (count == 0 || seen)
+        continue;
+      g_array_append_val (done, count);
+      g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int q = r; q < s->n_ranks; q++)
+        if (s->event_initial[(gsize) q * s->n_events + e] == count)
+          g_array_append_val (ranks, q);
+      g_string_append_printf (out, "event %d initially x%d: ranks ", e, count);
+      append_ranges (out, ranks);
+      g_string_append_c (out, '\n');
+    }
   }
   for (guint k = 0; k < s->plans->len; k++)
     dump_plan (out, s, k, max_transfers);

@@ -51,6 +51,18 @@ void dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, gu
 double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last,
                                   DtsRecompute recompute);
 
+/* The model state of PARAMS parameters in OUT (weights, gradients and
+ * optimizer bytes; activations and total left alone), trained at PRECISION
+ * with OPTIMIZER_BYTES of optimizer state per parameter, the fp32 main
+ * weights and the optimizer state sharded over SHARDS replicas (the
+ * distributed optimizer, ZeRO stage 1; 1: not sharded). Mixed precision
+ * keeps a copy of the weights in the compute precision besides the fp32
+ * main weights; fp32 training has one copy, which every replica holds
+ * whole. Gradients are fp32, whole (DTS_SCHEDULE_GRAD_BYTES_PER_PARAM):
+ * bf16 with Adam is 2 + 4/D + 4 + 8/D bytes per parameter, 18 with D = 1. */
+void dts_schedule_model_state (double params, DtsPrecision precision, double optimizer_bytes,
+                               int shards, DtsMemoryEstimate *out);
+
 /* The index in SPECS (const DtsGpuSpec *) of a spec that prices kernels
  * like SPEC, or SPECS->len when there is none. */
 guint dts_schedule_spec_index (const GPtrArray *specs, const DtsGpuSpec *spec);

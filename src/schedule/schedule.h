@@ -261,6 +261,8 @@ typedef struct {
   GArray *totals;          /* DtsComputeTotals, one per program (zero without compute) */
   GArray *streams;         /* DtsStream, in the order the simulation starts them */
   int n_events;            /* events per rank */
+  int *event_initial;      /* [rank x n_events + event]: signals the event holds when the run
+                              starts (owned), or NULL: none */
   int *rank_program;       /* rank -> the program of its compute stream, or -1 */
   DtsMemoryEstimate memory;/* of the rank with the largest total */
   int samples_per_iteration; /* the global mini-batch */

@@ -1516,8 +1516,12 @@ stream_actor (int argc, char **argv)
         double t1 = now ();
         if (compute)
           t->tp_s[ri] += t1 - t0;
-        if (op->bucket < 0)
+        if (op->bucket < 0) {
+          /* the distributed optimizer's parameter all-gathers */
+          if (s->stream->kind == DTS_STREAM_COMM)
+            t->comm_s[ri] += t1 - t0;
           break;
+        }
         t->comm_s[ri] += t1 - t0;
         add_slice (t, rk->rank, it, DTS_TRACK_COMM, -1, op->bucket, t0, t1, plan->bytes);
         gsize ib = (gsize) it * t->n_buckets + op->bucket;
@@ -2237,7 +2241,8 @@ start_actors (Sim *sim)
     rk->events = g_new (sg_sem_t, MAX (sc->n_events, 1));
     rk->arrived_s = g_new0 (double, MAX (sc->n_events, 1));
     for (int e = 0; e < sc->n_events; e++)
-      rk->events[e] = sg_sem_init (0);
+      rk->events[e] = sg_sem_init (
+          sc->event_initial ? sc->event_initial[(gsize) r * sc->n_events + e] : 0);
   }
   for (guint c = 0; c < sc->comms->len; c++) {
     Comm *cm = &sim->comms[c];

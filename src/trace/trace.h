@@ -286,7 +286,9 @@ typedef struct {
   double comm_overlapped_s;     /* comm_s - comm_exposed_s */
   double compute_idle_gpu_s;    /* compute of rank 0 on an idle GPU (cost model) */
   double compute_efficiency;    /* compute_idle_gpu_s / iteration_time_s */
-  double allreduce_bytes;       /* gradient bytes all-reduced per iteration */
+  double allreduce_bytes;       /* gradient bytes all-reduced (zero 1: reduce-scattered) per
+                                   iteration */
+  double gather_bytes;          /* zero 1: parameter bytes all-gathered per iteration */
   /* memory of one rank */
   double memory_weights_bytes;
   double memory_gradients_bytes;
@@ -336,6 +338,8 @@ typedef struct {
   GArray *ps_server_busy;       /* double per shard: updating / the measured span */
   /* sequence models (seq_len 0 otherwise): tokens and model FLOPs */
   const char *recompute;        /* "none", "selective", "full" (static) */
+  int zero;                     /* 1: the distributed optimizer (pipeline, hybrid) */
+  const char *param_gather;     /* zero 1: "after-step" or "overlap" (static), else NULL */
   int seq_len;                  /* tokens per sample */
   double tokens_per_s;          /* throughput_samples_per_s x seq_len */
   double tokens_per_s_per_gpu;

@@ -345,9 +345,10 @@ built_clear (Built *b)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Built, built_clear)
 
+/* Build the schedule of options O (resolved here) for the workload at
+ * WPATH on tests/data/flat-16.xml, without simulating it. */
 static void
-build_hybrid (Built *b, const char *wpath, int T, int M, int batch, gboolean sp,
-              DtsRecompute recompute)
+build_with (Built *b, const char *wpath, DtsRunOptions *o)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *wp = g_path_is_absolute (wpath) ? g_strdup (wpath) : dts_test_srcpath (wpath);
@@ -360,17 +361,26 @@ build_hybrid (Built *b, const char *wpath, int T, int M, int batch, gboolean sp,
   ck_assert_msg (b->p != NULL, "%s", error ? error->message : "");
   b->cost = dts_cost_new ("roofline", &error);
   ck_assert (b->cost != NULL);
-  DtsRunOptions o = {
-    .batch_size = batch, .iterations = 1, .precision = DTS_PREC_FP16, .cost_model = "roofline",
-    .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
-    .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
-    .strategy = "hybrid", .stages = 1, .dp = 1, .micro_batches = M, .tensor_parallel = T,
-    .sequence_parallel = sp, .recompute = recompute, .allow_oversubscribe = TRUE,
-  };
-  const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
-  ck_assert (st->resolve (&o, b->p->gpus->len, &error));
-  b->s = st->schedule_new (b->w, b->p, b->cost, &o, &error);
+  const DtsStrategy *st = dts_schedule_strategy_lookup (o->strategy);
+  ck_assert (st->resolve (o, b->p->gpus->len, &error));
+  b->s = st->schedule_new (b->w, b->p, b->cost, o, &error);
   ck_assert_msg (b->s != NULL, "%s", error ? error->message : "");
+}
+
+#define BUILD_OPTIONS                                                                        \
+  .iterations = 1, .cost_model = "roofline", .collective = "ring",                           \
+  .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES, .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, \
+  .channels = 1, .overlap = TRUE, .strategy = "hybrid", .allow_oversubscribe = TRUE
+
+static void
+build_hybrid (Built *b, const char *wpath, int T, int M, int batch, gboolean sp,
+              DtsRecompute recompute)
+{
+  DtsRunOptions o = {
+    BUILD_OPTIONS, .batch_size = batch, .precision = DTS_PREC_FP16, .stages = 1, .dp = 1,
+    .micro_batches = M, .tensor_parallel = T, .sequence_parallel = sp, .recompute = recompute,
+  };
+  build_with (b, wpath, &o);
 }
 
 /* The collectives of rank 0's program by op, each asserted to move BYTES
@@ -560,6 +570,161 @@ assert_fails (const Setup *st, int code, const char *fragment)
   ck_assert_msg (strstr (o.message, fragment) != NULL, "'%s' not in '%s'", fragment, o.message);
 }
 
+/* tiny-gpt in 2 stages of D replicas, fp16 (bf16 alike), 4 micro-batches, small buckets
+ * (several per stage). */
+static void
+build_zero (Built *b, int D, int zero, gboolean gather_overlap)
+{
+  DtsRunOptions o = {
+    BUILD_OPTIONS, .batch_size = 4 * D, .precision = DTS_PREC_FP16, .stages = 2, .dp = D,
+    .micro_batches = 4, .zero = zero, .param_gather_overlap = gather_overlap,
+  };
+  o.bucket_bytes = 2e5;
+  build_with (b, "tests/data/tiny-gpt.xml", &o);
+}
+
+/* Model state per parameter, fp16 or bf16 with fp32 gradients and Adam: 2 + 4 +
+ * 12 / D bytes with the distributed optimizer (the 16-bit weights and the
+ * fp32 gradients whole, the fp32 main weights and Adam's two moments
+ * sharded over the D replicas), 18 without it. */
+START_TEST (test_zero_model_state)
+{
+  const int D = 4;
+  g_auto (Built) plain = { 0 };
+  g_auto (Built) zero = { 0 };
+  build_zero (&plain, D, 0, FALSE);
+  build_zero (&zero, D, 1, FALSE);
+  ck_assert_double_eq (dts_workload_optimizer_state_bytes_per_param (plain.w), 8);
+  for (int i = 0; i < 2; i++) {
+    const DtsStage *a = &g_array_index (plain.s->stages, DtsStage, i);
+    const DtsStage *z = &g_array_index (zero.s->stages, DtsStage, i);
+    ck_assert_double_eq (a->params, z->params);
+    double state_a = a->memory.weights_bytes + a->memory.gradients_bytes + a->memory.optimizer_bytes;
+    double state_z = z->memory.weights_bytes + z->memory.gradients_bytes + z->memory.optimizer_bytes;
+    ck_assert_double_eq_tol (state_a / a->params, 18, 1e-12);
+    ck_assert_double_eq_tol (state_z / z->params, 2 + 4 + 12.0 / D, 1e-12);
+    ck_assert_double_eq (z->memory.activations_bytes, a->memory.activations_bytes);
+  }
+}
+END_TEST
+
+/* The sum of the durations of PROG's operations of PHASE. */
+static double
+phase_sum (const GArray *prog, DtsPhase phase)
+{
+  double sum = 0;
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    sum += op->type == DTS_OP_COMPUTE && op->phase == phase ? op->duration_s : 0;
+  }
+  return sum;
+}
+
+/* The WAIT operations of PROG on EVENT, and the signals they wait for. */
+static int
+waits_on (const GArray *prog, int event, int *signals)
+{
+  int n = 0;
+  *signals = 0;
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    if (op->type == DTS_OP_WAIT && op->event == event) {
+      n++;
+      *signals += op->count;
+    }
+  }
+  return n;
+}
+
+/* The distributed optimizer's plan, no simulation: every bucket's plan is a
+ * reduce-scatter of its gradient bytes among the stage's D replicas; each
+ * bucket's parameters are all-gathered in fp16 (2 bytes per parameter); the
+ * optimizer's kernels take 1/D of their time; the next iteration waits for
+ * the gathers at the end of the step, or (overlap) for each bucket before
+ * its first layer in the first forward pass, the first iteration's
+ * parameters being in place from the start. */
+START_TEST (test_zero_plan)
+{
+  const int D = 4, EV_STEP_DONE = 6, EV_PARAMS_GATHERED = 7;
+  g_auto (Built) plain = { 0 };
+  g_auto (Built) after = { 0 };
+  g_auto (Built) overlap = { 0 };
+  build_zero (&plain, D, 0, FALSE);
+  build_zero (&after, D, 1, FALSE);
+  build_zero (&overlap, D, 1, TRUE);
+  ck_assert_int_eq (plain.s->n_events, 6);
+  ck_assert (plain.s->event_initial == NULL);
+  ck_assert_int_eq (after.s->n_events, 8);
+  guint nb = after.s->buckets->len;
+  ck_assert_uint_eq (nb, plain.s->buckets->len);
+  for (int i = 0; i < 2; i++)
+    ck_assert_int_gt (g_array_index (after.s->stages, DtsStage, i).n_buckets, 1);
+  ck_assert_uint_eq (after.s->plans->len, 2 * nb);
+  int gathers = 0;
+  for (guint k = 0; k < after.s->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (after.s->plans, k);
+    const DtsCommunicator *cm = g_ptr_array_index (after.s->comms, after.s->plan_comm[k]);
+    ck_assert_int_eq (cm->n_ranks, D);
+    if (k < nb) {
+      const DtsBucket *bk = &g_array_index (after.s->buckets, DtsBucket, k);
+      ck_assert_int_eq (plan->op, DTS_COLL_OP_REDUCE_SCATTER);
+      ck_assert_double_eq (plan->bytes, bk->bytes);
+      ck_assert_double_eq (bk->bytes, bk->params * 4);
+      const DtsCollPlan *ar = g_ptr_array_index (plain.s->plans, k);
+      ck_assert_int_eq (ar->op, DTS_COLL_OP_ALLREDUCE);
+      ck_assert_double_eq (ar->bytes, bk->bytes);
+    } else {
+      ck_assert_int_eq (plan->op, DTS_COLL_OP_ALLGATHER);
+      gboolean found = FALSE;
+      for (guint b = 0; b < nb; b++)
+        found = found || plan->bytes == g_array_index (after.s->buckets, DtsBucket, b).params * 2;
+      ck_assert_msg (found, "gather plan %u of %g bytes matches no bucket", k, plan->bytes);
+      gathers++;
+    }
+  }
+  ck_assert_int_eq (gathers, (int) nb);
+  for (int r = 0; r < after.s->n_ranks; r++) {
+    const GArray *p0 = dts_schedule_program (plain.s, r);
+    const GArray *pa = dts_schedule_program (after.s, r);
+    const GArray *po = dts_schedule_program (overlap.s, r);
+    int i = after.s->rank_stage[r];
+    int n_buckets = g_array_index (after.s->stages, DtsStage, i).n_buckets;
+    ck_assert_double_eq_tol (phase_sum (pa, DTS_PHASE_UPDATE),
+                             phase_sum (p0, DTS_PHASE_UPDATE) / D, 1e-15);
+    ck_assert_double_eq (phase_sum (pa, DTS_PHASE_FORWARD), phase_sum (p0, DTS_PHASE_FORWARD));
+    int signals;
+    ck_assert_int_eq (waits_on (pa, EV_PARAMS_GATHERED, &signals), 1);
+    ck_assert_int_eq (signals, n_buckets);
+    ck_assert_int_eq (waits_on (po, EV_PARAMS_GATHERED, &signals), n_buckets);
+    ck_assert_int_eq (signals, n_buckets);
+    ck_assert_int_eq (waits_on (p0, EV_STEP_DONE, &signals), 0);
+    ck_assert (after.s->event_initial != NULL);
+    ck_assert_int_eq (after.s->event_initial[r * 8 + EV_PARAMS_GATHERED], 0);
+    ck_assert_int_eq (overlap.s->event_initial[r * 8 + EV_PARAMS_GATHERED], n_buckets);
+    /* in the overlapped plan, each wait comes before the forward pass of
+     * the first micro-batch through the bucket's first layer */
+    int seen = 0;
+    for (guint k = 0; k < po->len; k++) {
+      const DtsOp *op = &g_array_index (po, DtsOp, k);
+      if (op->type == DTS_OP_WAIT && op->event == EV_PARAMS_GATHERED) {
+        const DtsOp *next = &g_array_index (po, DtsOp, k + 1);
+        ck_assert_int_eq (next->type, DTS_OP_COMPUTE);
+        ck_assert_int_eq (next->phase, DTS_PHASE_FORWARD);
+        ck_assert_int_eq (next->micro_batch, 0);
+        gboolean first_of_bucket = FALSE;
+        for (guint b = 0; b < nb; b++)
+          first_of_bucket = first_of_bucket
+                            || g_array_index (overlap.s->buckets, DtsBucket, b).last_layer
+                                   == next->layer;
+        ck_assert_msg (first_of_bucket, "wait before layer %d", next->layer);
+        seen++;
+      }
+    }
+    ck_assert_int_eq (seen, n_buckets);
+  }
+}
+END_TEST
+
 START_TEST (test_errors)
 {
   Setup base = { .platform = "flat-16", .workload = "mlp8", .strategy = "pipeline" };
@@ -634,6 +799,8 @@ pipeline_suite (void)
   tcase_add_test (tc, test_activation_memory_korthikanti);
   tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_recompute_time);
+  tcase_add_test (tc, test_zero_model_state);
+  tcase_add_test (tc, test_zero_plan);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
