@@ -4,7 +4,8 @@ Korthikanti et al. 2022's measured Selene iteration times (Table 5, as
 ../shared/data/validation/llm/korthikanti2022_selene_iteration_times.csv
 has them), and the wall time and memory each simulation takes.
 
-    bench/validate-llm.py BUILD_DIR [--all]
+    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain] [--max-gpus=N] [--all]
+                          [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
 (generic framework profile). Each row runs as Megatron-LM ran it: hybrid
@@ -19,6 +20,16 @@ rows need: interleaved 1F1B (the 175B and 530B rows ran 3 virtual stages:
 dtsim's bubble is larger). Prints a Markdown table, and the mean absolute
 percentage error and the signed bias (positive: dtsim too slow) of the
 rows run. Not a test.
+
+--set=vtrain runs vTrain's multi-node rows instead
+(vtrain_ground_truth_multi.csv: Megatron-DeepSpeed GPT 3.6B-39.1B on 64-512
+A100, measured iteration times), those on at most --max-gpus GPUs (64
+unless --all). As vTrain's configurations state: full recomputation, 1F1B,
+fp16, 8 GPUs per node; the nodes are A100-SXM4-80GB on NVSwitch (300 GB/s
+per GPU and direction) with 4 x 200 Gb/s NICs (800 Gb/s per node, vTrain's
+inter-node bandwidth); the vocabulary is GPT-2's 50,257 padded as Megatron
+pads it (a multiple of 128 x TP). The GPU's memory size and the exact
+network are not known; nothing was fitted on these rows either.
 """
 import csv
 import json
@@ -29,75 +40,154 @@ import tempfile
 import time
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    build = sys.argv[1]
-    run_all = "--all" in sys.argv[2:]
-    here = os.path.dirname(os.path.abspath(__file__))
-    src = os.path.dirname(here)
-    shared = os.environ.get("DTSIM_SHARED", os.path.join(src, "..", "shared"))
-    path = os.path.join(shared, "data", "validation", "llm",
-                        "korthikanti2022_selene_iteration_times.csv")
+EXTRA = []
+
+
+def dtsim_run(build, env, tmp, workload_xml, name, platform, args):
+    """One simulation: (JSON result, wall s, RSS MB); EXTRA options appended."""
+    wl = os.path.join(tmp, "%s.xml" % name)
+    with open(wl, "w") as f:
+        f.write(workload_xml)
+    cmd = [os.path.join(build, "dtsim"), "run", "-w", wl, "-p", platform,
+           "--allow-oversubscribe-memory", "--format", "json", "--quiet"] + args + EXTRA
+    t0 = time.time()
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", os.path.join(tmp, "rss")] + cmd,
+                         check=True, env=env, capture_output=True, text=True).stdout
+    wall = time.time() - t0
+    with open(os.path.join(tmp, "rss")) as f:
+        rss = int(f.read().split()[-1]) / 1024
+    return json.loads(out), wall, rss
+
+
+def a100_platform(build, env, tmp, n, nics):
+    """N A100-SXM4-80GB in nodes of 8 on NVSwitch (300 GB/s per GPU and
+    direction), NICS NICs of 200 Gb/s per node to one switch."""
+    path = os.path.join(tmp, "a100-%d-%d.xml" % (n, nics))
+    if not os.path.exists(path):
+        subprocess.run([os.path.join(build, "dtsim"), "platform", "--nodes", str(max(1, n // 8)),
+                        "--gpus-per-node", str(min(n, 8)), "--gpu", "A100-SXM4-80GB",
+                        "--intra", "nvswitch", "--intra-bandwidth", "300GB/s",
+                        "--nics-per-node", str(nics), "--nic-bandwidth", "200Gbps", "-o", path],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+    return path
+
+
+def read_rows(shared, name):
+    path = os.path.join(shared, "data", "validation", "llm", name)
     if not os.path.exists(path):
         print("validate-llm.py: no %s (set DTSIM_SHARED)" % path, file=sys.stderr)
         sys.exit(77)
-    env = dict(os.environ, DTSIM_DATADIR=os.environ.get("DTSIM_DATADIR", src))
     with open(path) as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
-    print("| model | mode | GPUs | TP x PP | micro-batches | measured s | dtsim s | error "
-          "| memory GiB | wall s | RSS MB |")
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-    errors = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for r in rows:
-            n, tp, pp = int(r["num_gpus"]), int(r["tp"]), int(r["pp"])
-            platform = {8: "dgxa100", 64: "dgxa100-x8"}.get(n)
-            if platform is None and not run_all:
-                continue
-            if platform is None:
-                platform = os.path.join(tmp, "selene-%d.xml" % n)
-                subprocess.run([os.path.join(build, "dtsim"), "platform", "--nodes",
-                                str(n // 8), "--gpus-per-node", "8", "--gpu",
-                                "A100-SXM4-80GB", "--intra", "nvswitch",
-                                "--intra-bandwidth", "300GB/s", "-o", platform],
-                               check=True, env=env, stdout=subprocess.DEVNULL)
-            wl = os.path.join(tmp, "%s.xml" % r["model"])
-            with open(wl, "w") as f:
-                f.write('<model name="%s"><transformer layers="%s" hidden="%s" ffn="%s" '
-                        'heads="%s" head-dim="%s" vocab="51200" seq-len="%s"/></model>\n'
-                        % (r["model"], r["layers"], r["hidden"], r["ffn"], r["heads"],
-                           r["head_dim"], r["seq_len"]))
-            gb, mb = int(r["global_batch"]), int(r["micro_batch"])
-            args = [os.path.join(build, "dtsim"), "run", "-w", wl, "-p", platform,
-                    "--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
-                    "--dp", "1", "--batch-size", str(gb), "--micro-batches", str(gb // mb),
-                    "--precision", "fp16", "--allow-oversubscribe-memory", "--format", "json",
-                    "--quiet"]
-            if r["mode"] == "full":
-                args += ["--recompute", "full"]
-            else:
-                args += ["--recompute", "selective", "--sequence-parallel"]
-            t0 = time.time()
-            out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o",
-                                  os.path.join(tmp, "rss")] + args,
-                                 check=True, env=env, capture_output=True, text=True).stdout
-            wall = time.time() - t0
-            with open(os.path.join(tmp, "rss")) as f:
-                rss = int(f.read().split()[-1]) / 1024
-            res = json.loads(out)
-            pred = res["iteration_time_s"]
-            meas = float(r["measured_iter_time_s"])
-            err = pred / meas - 1
-            errors.append(err)
-            print("| %s | %s | %d | %d x %d | %d | %.2f | %.2f | %+.1f%% | %.1f | %.1f | %.0f |"
-                  % (r["model"], r["mode"], n, tp, pp, gb // mb, meas, pred, 100 * err,
-                     res["memory_peak_bytes_per_gpu"] / 2**30, wall, rss))
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def report(errors):
     if errors:
         mape = sum(abs(e) for e in errors) / len(errors)
         bias = sum(errors) / len(errors)
         print("\n%d rows: MAPE %.1f%%, bias %+.1f%% (positive: dtsim too slow)"
               % (len(errors), 100 * mape, 100 * bias))
+
+
+def korthikanti(build, env, tmp, shared, run_all):
+    rows = read_rows(shared, "korthikanti2022_selene_iteration_times.csv")
+    print("| model | mode | GPUs | TP x PP | micro-batches | measured s | dtsim s | error "
+          "| memory GiB | wall s | RSS MB |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    errors = []
+    for r in rows:
+        n, tp, pp = int(r["num_gpus"]), int(r["tp"]), int(r["pp"])
+        platform = {8: "dgxa100", 64: "dgxa100-x8"}.get(n)
+        if platform is None and not run_all:
+            continue
+        if platform is None:
+            platform = a100_platform(build, env, tmp, n, 8)
+        xml = ('<model name="%s"><transformer layers="%s" hidden="%s" ffn="%s" '
+               'heads="%s" head-dim="%s" vocab="51200" seq-len="%s"/></model>\n'
+               % (r["model"], r["layers"], r["hidden"], r["ffn"], r["heads"],
+                  r["head_dim"], r["seq_len"]))
+        gb, mb = int(r["global_batch"]), int(r["micro_batch"])
+        args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
+                "--dp", "1", "--batch-size", str(gb), "--micro-batches", str(gb // mb),
+                "--precision", "fp16"]
+        if r["mode"] == "full":
+            args += ["--recompute", "full"]
+        else:
+            args += ["--recompute", "selective", "--sequence-parallel"]
+        res, wall, rss = dtsim_run(build, env, tmp, xml, r["model"], platform, args)
+        pred = res["iteration_time_s"]
+        meas = float(r["measured_iter_time_s"])
+        err = pred / meas - 1
+        errors.append(err)
+        print("| %s | %s | %d | %d x %d | %d | %.2f | %.2f | %+.1f%% | %.1f | %.1f | %.0f |"
+              % (r["model"], r["mode"], n, tp, pp, gb // mb, meas, pred, 100 * err,
+                 res["memory_peak_bytes_per_gpu"] / 2**30, wall, rss))
+    report(errors)
+
+
+def vtrain(build, env, tmp, shared, max_gpus):
+    rows = read_rows(shared, "vtrain_ground_truth_multi.csv")
+    print("| params B | GPUs | TP x PP x DP | micro-batch | micro-batches | measured s "
+          "| dtsim s | error | wall s |")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    errors = []
+    for r in rows:
+        n = int(r["n_gpus"])
+        tp, pp, dp = (int(r["tensor parallelism"]), int(r["pipeline parallelism"]),
+                      int(r["data parallelism"]))
+        if n > max_gpus:
+            continue
+        gb, mb = int(r["global batch"]), int(r["micro batch"])
+        per_replica = gb // dp
+        h, heads, layers, seq = (int(r["hidden size"]), int(r["attention heads"]),
+                                 int(r["n_layers"]), int(r["sequence length"]))
+        # Megatron pads GPT-2's 50,257 tokens to a multiple of 128 x TP
+        vocab = -(-50257 // (128 * tp)) * 128 * tp
+        xml = ('<model name="gpt"><transformer layers="%d" hidden="%d" heads="%d" '
+               'vocab="%d" seq-len="%d"/></model>\n' % (layers, h, heads, vocab, seq))
+        args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
+                "--dp", str(dp), "--batch-size", str(per_replica),
+                "--micro-batches", str(per_replica // mb), "--precision", "fp16",
+                "--recompute", "full"]
+        res, wall, rss = dtsim_run(build, env, tmp, xml, "gpt-%s" % r["Parameters (billion)"],
+                                   a100_platform(build, env, tmp, n, 4), args)
+        pred = res["iteration_time_s"]
+        meas = float(r["iteration time (ms)"]) / 1e3
+        err = pred / meas - 1
+        errors.append(err)
+        print("| %s | %d | %d x %d x %d | %d | %d | %.2f | %.2f | %+.1f%% | %.1f |"
+              % (r["Parameters (billion)"], n, tp, pp, dp, mb, per_replica // mb, meas, pred,
+                 100 * err, wall))
+    report(errors)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    build = sys.argv[1]
+    opts = sys.argv[2:]
+    run_all = "--all" in opts
+    which = "korthikanti"
+    max_gpus = 64
+    extra = opts[opts.index("--") + 1:] if "--" in opts else []
+    opts = opts[:opts.index("--")] if "--" in opts else opts
+    for o in opts:
+        if o.startswith("--set="):
+            which = o[len("--set="):]
+        elif o.startswith("--max-gpus="):
+            max_gpus = int(o[len("--max-gpus="):])
+    EXTRA.extend(extra)
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.dirname(here)
+    shared = os.environ.get("DTSIM_SHARED", os.path.join(src, "..", "shared"))
+    env = dict(os.environ, DTSIM_DATADIR=os.environ.get("DTSIM_DATADIR", src))
+    with tempfile.TemporaryDirectory() as tmp:
+        if which == "korthikanti":
+            korthikanti(build, env, tmp, shared, run_all)
+        elif which == "vtrain":
+            vtrain(build, env, tmp, shared, 1 << 30 if run_all else max_gpus)
+        else:
+            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain)" % which)
 
 
 if __name__ == "__main__":
