@@ -51,7 +51,7 @@ kept_elems (const DtsLayer *layer, DtsRecompute recompute)
    * else needs for backward, so they store nothing of their own. */
   if (dts_layer_in_place (layer))
     return 0.0;
-  if (recompute != DTS_RECOMPUTE_NONE && layer->type == DTS_LAYER_ATTENTION)
+  if (recompute != DTS_RECOMPUTE_NONE && dts_layer_recomputed_selectively (layer))
     return layer->in_elems;
   return layer->act_elems;
 }
@@ -88,7 +88,7 @@ dts_schedule_check_recompute (const DtsWorkload *w, DtsRecompute recompute, GErr
   gboolean blocks = FALSE, attention = FALSE;
   for (guint l = 0; l < w->layers->len; l++) {
     blocks = blocks || dts_workload_layer (w, l)->block >= 0;
-    attention = attention || dts_workload_layer (w, l)->type == DTS_LAYER_ATTENTION;
+    attention = attention || dts_layer_recomputed_selectively (dts_workload_layer (w, l));
   }
   if (recompute == DTS_RECOMPUTE_FULL && !blocks) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -115,7 +115,7 @@ add_recompute (const DtsWorkload *w, DtsRecompute recompute, DtsLayerTimes *t)
   for (guint l = 1; recompute != DTS_RECOMPUTE_NONE && l < w->layers->len; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
     gboolean again = recompute == DTS_RECOMPUTE_FULL ? layer->block >= 0
-                                                     : layer->type == DTS_LAYER_ATTENTION;
+                                                     : dts_layer_recomputed_selectively (layer);
     if (!again)
       continue;
     if (t[l].bwd_data_s > 0 || !(t[l].bwd_weight_s > 0))

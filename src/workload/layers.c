@@ -658,6 +658,29 @@ static const char *const attention_attrs[] = { "heads", "kv-heads", "causal", "f
                                                NULL };
 static const char *const no_attrs[] = { NULL };
 
+/* A grouped convolution is not one GEMM: it cannot split as a pair. */
+static DtsTpRole
+tp_of_conv (const DtsLayer *l)
+{
+  return l->groups > 1 ? DTS_TP_REPLICATED : DTS_TP_SPLITTABLE;
+}
+
+/* Two FLOPs per multiply-accumulate of the layer's GEMM (or convolution). */
+static double
+model_flops_macs (const DtsLayer *l)
+{
+  return 2.0 * l->macs;
+}
+
+/* The attention scores and their product with the values: 2 x 2 s^2 per
+ * head and head dimension, the causal mask not discounted (Megatron-LM's
+ * count: Narayanan et al. 2021, appendix). */
+static double
+model_flops_attention (const DtsLayer *l)
+{
+  return 4.0 * (double) l->in_shape.seq * l->in_shape.seq * l->heads * l->head_dim;
+}
+
 /* Rows in DtsLayerType order (asserted by dts_layer_class_get). */
 static const DtsLayerClass classes[] = {
   { .id = "input", .type = DTS_LAYER_INPUT,
@@ -669,14 +692,14 @@ static const DtsLayerClass classes[] = {
     .description = "2-D convolution; groups for grouped and depthwise",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = conv_attrs, .parse = parse_conv, .infer = infer_conv,
-    .tp = DTS_TP_SPLITTABLE, .takes = DTS_TAKES_IMAGES,
-    .work = dts_layer_work_conv },
+    .tp = DTS_TP_SPLITTABLE, .tp_of = tp_of_conv, .takes = DTS_TAKES_IMAGES,
+    .work = dts_layer_work_conv, .model_flops = model_flops_macs },
   { .id = "fc", .type = DTS_LAYER_FC,
     .description = "fully connected; reads its input as a flat vector",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = fc_attrs, .parse = parse_fc, .infer = infer_fc,
     .tp = DTS_TP_SPLITTABLE, .takes = DTS_TAKES_IMAGES,
-    .work = dts_layer_work_fc },
+    .work = dts_layer_work_fc, .model_flops = model_flops_macs },
   { .id = "maxpool", .type = DTS_LAYER_MAXPOOL,
     .description = "max pooling",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
@@ -765,13 +788,14 @@ static const DtsLayerClass classes[] = {
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = linear_attrs, .parse = parse_linear, .infer = infer_linear,
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_SPLITTABLE,
-    .work = dts_layer_work_linear, .keeps_input = TRUE },
+    .work = dts_layer_work_linear, .keeps_input = TRUE, .model_flops = model_flops_macs },
   { .id = "attention", .type = DTS_LAYER_ATTENTION,
     .description = "core attention over the QKV projection (grouped-query with kv-heads)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = attention_attrs, .parse = parse_attention, .infer = infer_attention,
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE,
-    .work = dts_layer_work_attention, .keeps_input = TRUE },
+    .work = dts_layer_work_attention, .keeps_input = TRUE, .selective = TRUE,
+    .model_flops = model_flops_attention },
   { .id = "gelu", .type = DTS_LAYER_GELU,
     .description = "Gaussian error linear unit",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
@@ -857,10 +881,14 @@ dts_shape_elems (DtsShape s)
 DtsTpRole
 dts_layer_tp_role (const DtsLayer *layer)
 {
-  /* a grouped convolution is not one GEMM: it cannot split as a pair */
-  if (layer->type == DTS_LAYER_CONV && layer->groups > 1)
-    return DTS_TP_REPLICATED;
-  return dts_layer_class_get (layer->type)->tp;
+  const DtsLayerClass *k = dts_layer_class_get (layer->type);
+  return k->tp_of ? k->tp_of (layer) : k->tp;
+}
+
+gboolean
+dts_layer_recomputed_selectively (const DtsLayer *layer)
+{
+  return dts_layer_class_get (layer->type)->selective;
 }
 
 gboolean
@@ -908,10 +936,8 @@ dts_workload_model_flops (const DtsWorkload *w)
   double fwd = 0;
   for (guint i = 0; i < w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (w, i);
-    if (l->type == DTS_LAYER_ATTENTION)
-      fwd += 4.0 * (double) l->in_shape.seq * l->in_shape.seq * l->heads * l->head_dim;
-    else if (dts_layer_tp_role (l) == DTS_TP_SPLITTABLE)
-      fwd += 2.0 * l->macs;
+    const DtsLayerClass *k = dts_layer_class_get (l->type);
+    fwd += k->model_flops ? k->model_flops (l) : 0;
   }
   return 3.0 * fwd;
 }

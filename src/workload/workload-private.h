@@ -104,6 +104,14 @@ typedef struct {
   gboolean keeps_input;    /* keeps its input for backward, not its output
                             * (dts_layer_keeps_input) */
   DtsTpRole tp;            /* its tensor-parallel role (dts_layer_tp_role) */
+  /* The role where it depends on the layer's attributes; NULL: tp. */
+  DtsTpRole (*tp_of) (const DtsLayer *l);
+  gboolean selective;      /* --recompute selective runs its forward again before its
+                            * backward and keeps only its input
+                            * (dts_layer_recomputed_selectively) */
+  /* Forward FLOPs as Megatron-LM counts model FLOPs (dts_workload_model_flops);
+   * NULL: none. */
+  double (*model_flops) (const DtsLayer *l);
   /* What its kernels do per pass at a batch and precision (dts_layer_work);
    * NULL: element-wise (reads its inputs, writes its output). */
   void (*work) (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);

@@ -192,6 +192,9 @@ gboolean dts_layer_in_place (const DtsLayer *layer);
  * sequence layers: what autograd saves), not its output (the image layers,
  * as dtsim has always counted them). */
 gboolean dts_layer_keeps_input (const DtsLayer *layer);
+/* --recompute selective runs the layer's forward again just before its
+ * backward and keeps only its input (the core attention). */
+gboolean dts_layer_recomputed_selectively (const DtsLayer *layer);
 /* A framework may fuse layers of type T into the kernel before them. */
 gboolean dts_layer_type_fusable (DtsLayerType t);
 /* "relu, relu6, ..." (owned): the fusable type ids, table order. */
