@@ -226,7 +226,10 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                     error)
       || !dts_cli_parse_int_option ("tensor-parallel",
                                     dts_cli_row_option (a->rows, "tensor-parallel"), 1, 1024,
-                                    &o->tensor_parallel, error))
+                                    &o->tensor_parallel, error)
+      || !dts_cli_parse_int_option ("virtual-stages",
+                                    dts_cli_row_option (a->rows, "virtual-stages"), 1, 1024,
+                                    &o->virtual_stages, error))
     return FALSE;
   o->partition = dts_cli_row_option (a->rows, "partition");
   o->stage_dp = dts_cli_row_option (a->rows, "stage-dp");

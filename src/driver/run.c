@@ -121,6 +121,31 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   }
 }
 
+/* Layers of a stage, over all its chunks. */
+static int
+stage_layers (const DtsStage *st)
+{
+  int n = st->last_layer - st->first_layer + 1;
+  for (int v = 1; v < st->n_chunks; v++)
+    n += st->chunks[2 * v + 1] - st->chunks[2 * v] + 1;
+  return n;
+}
+
+/* "a-b, c-d" (owned): the layer names of a stage's chunks after its first,
+ * or NULL without chunks. */
+static char *
+chunk_ranges (const DtsWorkload *w, const DtsStage *st)
+{
+  if (st->n_chunks <= 1)
+    return NULL;
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (int v = 1; v < st->n_chunks; v++)
+    g_string_append_printf (s, "%s%s-%s", v > 1 ? ", " : "",
+                            dts_workload_layer (w, st->chunks[2 * v])->name,
+                            dts_workload_layer (w, st->chunks[2 * v + 1])->name);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
 /* Per-stage rows of a pipeline run, from the trace (means over replicas). */
 static void
 fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
@@ -132,7 +157,11 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
   s->tensor_parallel = g_array_index (sched->stages, DtsStage, 0).tensor_parallel;
   s->sequence_parallel = o->sequence_parallel;
   s->micro_batches = sched->micro_batches;
-  s->pipeline_schedule = g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
+  s->pipeline_schedule =
+      o->virtual_stages > 1
+          ? g_strdup_printf ("interleaved 1f1b, %d chunks per stage", o->virtual_stages)
+          : g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
+  s->virtual_stages = MAX (o->virtual_stages, 1);
   if (strcmp (sched->strategy, "hybrid") == 0)
     s->placement = g_strdup (dts_placement_to_string (o->placement));
   double idle = 0;
@@ -141,7 +170,9 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
     DtsStageStat ss = {
       .first_layer = g_strdup (dts_workload_layer (w, st->first_layer)->name),
       .last_layer = g_strdup (dts_workload_layer (w, st->last_layer)->name),
-      .n_layers = st->last_layer - st->first_layer + 1,
+      .n_layers = stage_layers (st),
+      .chunks = MAX (st->n_chunks, 1),
+      .chunk_ranges = chunk_ranges (w, st),
       .replicas = st->n_replicas,
       .tensor_parallel = st->tensor_parallel,
       .first_rank = st->ranks[0],

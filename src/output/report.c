@@ -344,11 +344,16 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     dts_json_key (j, "pipeline");
     dts_json_begin_object (j);
     json_fields (j, s, json_pipeline);
+    if (s->virtual_stages > 1)
+      dts_json_kv_int (j, "virtual_stages", s->virtual_stages);
     dts_json_key (j, "stages");
     dts_json_begin_array (j);
     for (guint i = 0; i < s->stages->len; i++) {
       dts_json_begin_object (j);
-      json_fields (j, &g_array_index (s->stages, DtsStageStat, i), json_stage);
+      const DtsStageStat *st = &g_array_index (s->stages, DtsStageStat, i);
+      json_fields (j, st, json_stage);
+      if (st->chunk_ranges != NULL)
+        dts_json_kv_string (j, "other_chunks", st->chunk_ranges);
       dts_json_end_object (j);
     }
     dts_json_end_array (j);

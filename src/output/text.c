@@ -294,6 +294,12 @@ pipeline_head (const DtsRunSummary *s, GString *out)
                                "model, %s framework\n",
                           s->micro_batches, s->pipeline_schedule, s->batch_size_per_gpu,
                           s->global_batch_size, s->precision, s->cost_model, s->framework);
+  /* the stage table names each stage's first chunk; the others here */
+  for (guint i = 0; i < s->stages->len; i++) {
+    const DtsStageStat *st = &g_array_index (s->stages, DtsStageStat, i);
+    if (st->chunk_ranges != NULL)
+      g_string_append_printf (out, "  stage %u also runs %s\n", i, st->chunk_ranges);
+  }
 }
 
 /* Pipeline and hybrid runs: waits and the per-stage table. One unit per

@@ -113,6 +113,8 @@ typedef struct {
   const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
   DtsPlacement placement;
   DtsRecompute recompute;      /* activation recomputation (every strategy) */
+  int virtual_stages;          /* pipeline, hybrid: model chunks per stage (Megatron's
+                                  interleaved 1F1B); 0 or 1: one contiguous range */
   int zero;                    /* pipeline, hybrid: 1 = the distributed optimizer (ZeRO stage
                                   1): gradients reduce-scattered, each replica updates 1/D of
                                   the fp32 main weights and Adam's moments, parameters

@@ -39,6 +39,14 @@
  * last micro-batch has produced it (gradient accumulation over the
  * micro-batches before that).
  *
+ * Interleaved 1F1B (--virtual-stages V): the layers are cut into S V chunks
+ * and stage s runs chunks s, S + s, ... (virtual stage j = v S + s is chunk
+ * v of stage s), in the order of Megatron-LM's interleaved schedule
+ * (pass_order); a pass of virtual stage j receives from j - 1 and sends to
+ * j + 1 (the last stage sends on to the first), on the same streams and
+ * events as above. Memory counts each chunk's activations from its forward
+ * to the micro-batch's backward through it (peak_kept).
+ *
  * The distributed optimizer (--zero 1, Megatron's --use-distributed-optimizer,
  * ZeRO stage 1): a bucket's gradients are reduce-scattered instead of
  * all-reduced, so each of the D replicas of a stage holds the sum of 1/D of
@@ -474,9 +482,13 @@ typedef struct {
   const DtsRunOptions *o;
   DtsSchedule *s;
   int S, M;
+  int V;                  /* virtual stages (model chunks) per stage: chunk v of stage s is
+                             virtual stage j = v S + s, layers first[j]..last[j] */
+  double *vsend;          /* [S V]: activation bytes per sample virtual stage j sends on */
   gint64 G;               /* samples per iteration */
   gint64 *mb_start;       /* [M + 1]: global sample range of each micro-batch */
-  int *first, *last, *dp; /* [S] */
+  int *first, *last;      /* [S V]: the layers of each virtual stage */
+  int *dp;                /* [S] */
   int *stage_rank0;       /* [S]: rank of replica 0 (replicas-inside) */
   int *bucket_of;         /* layer -> global bucket */
   GPtrArray *times;       /* cached DtsLayerTimes * */
@@ -567,6 +579,59 @@ static int
 backward_mb (const Ctx *c, int i)
 {
   return c->o->pipeline_schedule == DTS_PIPELINE_GPIPE ? c->M - 1 - i : i;
+}
+
+/* A forward or backward pass of micro-batch m through chunk v of a stage. */
+typedef struct {
+  gboolean forward;
+  int v, m;
+} Pass;
+
+static void
+add_pass (GArray *passes, gboolean forward, int v, int m)
+{
+  Pass p = { forward, v, m };
+  g_array_append_val (passes, p);
+}
+
+/* The passes stage S's compute stream runs, in order: GPipe (every
+ * forward, then every backward in reverse order), 1F1B (min(S-s-1, M)
+ * warm-up forwards, then one forward and one backward in turn, then the
+ * remaining backwards) or, with V chunks, Megatron-LM's interleaved 1F1B
+ * (forward_backward_pipelining_with_interleaving): M V passes each way,
+ * (S-s-1) 2 + (V-1) S warm-up forwards (all of them when M = S); the k-th
+ * forward runs chunk (k mod S V) div S on micro-batch (k div S V) S + k mod
+ * S, the k-th backward the chunks in reverse order. */
+static GArray *
+pass_order (const Ctx *c, int s)
+{
+  int M = c->M, S = c->S, V = c->V;
+  GArray *p = g_array_new (FALSE, FALSE, sizeof (Pass));
+  if (V == 1 && c->o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
+    for (int m = 0; m < M; m++)
+      add_pass (p, TRUE, 0, m);
+    for (int i = 0; i < M; i++)
+      add_pass (p, FALSE, 0, backward_mb (c, i));
+    return p;
+  }
+  int total = M * V;
+  int warm = V == 1 ? MIN (S - s - 1, M)
+             : M == S ? total
+                      : MIN (total, (S - s - 1) * 2 + (V - 1) * S);
+  int group = S * V;
+#define FWD(k) add_pass (p, TRUE, ((k) % group) / S, ((k) / group) * S + (k) % S)
+#define BWD(k) add_pass (p, FALSE, V - 1 - ((k) % group) / S, ((k) / group) * S + (k) % S)
+  for (int k = 0; k < warm; k++)
+    FWD (k);
+  for (int i = 0; i < total - warm; i++) {
+    FWD (warm + i);
+    BWD (i);
+  }
+  for (int i = total - warm; i < total; i++)
+    BWD (i);
+#undef FWD
+#undef BWD
+  return p;
 }
 
 /* Node of each member of communicator COMM (for topology-aware
@@ -698,12 +763,12 @@ tp_backward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, const DtsLay
 }
 
 static gboolean
-forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 n, int comm,
+forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
               const DtsLayerTimes *t, GError **error)
 {
-  if (s > 0)
+  if (j > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
-  for (int l = c->first[s]; l <= c->last[s]; l++) {
+  for (int l = c->first[j]; l <= c->last[j]; l++) {
     if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap && c->bucket_of[l] >= 0
         && g_array_index (c->s->buckets, DtsBucket, c->bucket_of[l]).last_layer == l)
       wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_COLL);
@@ -713,18 +778,18 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 
     if (!tp_forward_after (c, prog, comm, l, n, error))
       return FALSE;
   }
-  if (s < c->S - 1)
+  if (j < c->S * c->V - 1)
     record (prog, EV_OUT_READY, -1);
   return TRUE;
 }
 
 static gboolean
-backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64 n, int comm,
+backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
                gboolean last_mb, const DtsLayerTimes *t, GError **error)
 {
-  if (s < c->S - 1)
+  if (j < c->S * c->V - 1)
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
-  for (int l = c->last[s]; l >= c->first[s]; l--) {
+  for (int l = c->last[j]; l >= c->first[j]; l--) {
     /* Full recomputation runs a block's forward again, its tensor-parallel
      * collectives included (priced here, before the row layer's backward;
      * its compute is in the layer times): an all-reduce of the row layer's
@@ -751,7 +816,7 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int s, int m, gint64
   }
   /* The input gradient goes back once the stage's backward pass is done
    * (one autograd call per micro-batch, as Megatron and DeepSpeed run it). */
-  if (s > 0)
+  if (j > 0)
     record (prog, EV_GRAD_IN_READY, -1);
   return TRUE;
 }
@@ -774,28 +839,21 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
   int comm = c->tp_comm[slot_of (c, s, d)];
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
-  int M = c->M;
-#define F(m) forward_pass (c, prog, tot, s, (m), n[m], comm, t[m], error)
-#define B(m, last) backward_pass (c, prog, tot, s, (m), n[m], comm, (last), t[m], error)
-  gboolean ok = TRUE;
-  if (c->o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
-    for (int m = 0; m < M && ok; m++)
-      ok = F (m);
-    for (int i = 0; i < M && ok; i++)
-      ok = B (backward_mb (c, i), i == M - 1);
-  } else {
-    int warm = MIN (c->S - s - 1, M);
-    for (int m = 0; m < warm && ok; m++)
-      ok = F (m);
-    for (int i = 0; i < M - warm && ok; i++)
-      ok = F (warm + i) && B (i, i == M - 1);
-    for (int i = M - warm; i < M && ok; i++)
-      ok = B (i, i == M - 1);
+  g_autoptr (GArray) passes = pass_order (c, s);
+  /* backward passes left per chunk: its buckets are ready after the last */
+  g_autofree int *left = g_new (int, c->V);
+  for (int v = 0; v < c->V; v++)
+    left[v] = c->M;
+  for (guint k = 0; k < passes->len; k++) {
+    const Pass *p = &g_array_index (passes, Pass, k);
+    int j = p->v * c->S + s, m = p->m;
+    gboolean ok = p->forward
+                      ? forward_pass (c, prog, tot, j, m, n[m], comm, t[m], error)
+                      : backward_pass (c, prog, tot, j, m, n[m], comm, --left[p->v] == 0, t[m],
+                                       error);
+    if (!ok)
+      return NULL;
   }
-#undef F
-#undef B
-  if (!ok)
-    return NULL;
   DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
   if (st->n_buckets > 0) {
     if (!c->o->overlap)
@@ -805,8 +863,9 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
   }
   /* The distributed optimizer updates the replica's 1/D of the parameters. */
   int shards = c->gather_plan != NULL && st->n_buckets > 0 ? st->n_replicas : 1;
-  for (int l = c->first[s]; l <= c->last[s]; l++)
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, t[0][l].update_s / shards);
+  for (int v = 0; v < c->V; v++)
+    for (int l = c->first[v * c->S + s]; l <= c->last[v * c->S + s]; l++)
+      dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, t[0][l].update_s / shards);
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
     if (!c->o->param_gather_overlap)
@@ -819,14 +878,15 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
  * replicas of the neighbouring stage that KIND names, appended to PROG: a
  * send to (or receive from) each peer whose samples overlap D's. */
 static void
-append_transfers (const Ctx *c, GArray *prog, int s, int d, int t, int m, int kind)
+append_transfers (const Ctx *c, GArray *prog, int j, int d, int t, int m, int kind)
 {
   gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
   gboolean send = kind == SEND_FWD || kind == SEND_BWD;
-  int peer_stage = (kind == SEND_FWD || kind == RECV_BWD) ? s + 1 : s - 1;
-  /* The activations cross the boundary between the lower stage and the next. */
-  int lower = MIN (s, peer_stage);
-  double bytes_per_sample = g_array_index (c->s->stages, DtsStage, lower).send_bytes / c->T;
+  int peer_j = (kind == SEND_FWD || kind == RECV_BWD) ? j + 1 : j - 1;
+  int s = j % c->S, peer_stage = peer_j % c->S;
+  /* The activations cross the boundary between the lower virtual stage and
+   * the next. */
+  double bytes_per_sample = c->vsend[MIN (j, peer_j)] / c->T;
   int me = rank_of (c, s, d, t);
   gint64 lo, hi;
   share (c, s, d, m, &lo, &hi);
@@ -854,12 +914,17 @@ p2p_program (const Ctx *c, int s, int d, int t, int kind)
 {
   gboolean forward = kind == SEND_FWD || kind == RECV_FWD;
   gboolean send = kind == SEND_FWD || kind == SEND_BWD;
+  gboolean towards_next = kind == SEND_FWD || kind == RECV_BWD;
   GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
-  for (int i = 0; i < c->M; i++) {
-    int m = forward ? i : backward_mb (c, i);
+  g_autoptr (GArray) passes = pass_order (c, s);
+  for (guint k = 0; k < passes->len; k++) {
+    const Pass *p = &g_array_index (passes, Pass, k);
+    int j = p->v * c->S + s;
+    if (p->forward != forward || (towards_next ? j == c->S * c->V - 1 : j == 0))
+      continue;
     if (send)
       wait (prog, forward ? EV_OUT_READY : EV_GRAD_IN_READY, 1, DTS_WAIT_COLL);
-    append_transfers (c, prog, s, d, t, m, kind);
+    append_transfers (c, prog, j, d, t, p->m, kind);
     if (!send)
       record (prog, forward ? EV_IN_ARRIVED : EV_GRAD_OUT_ARRIVED, -1);
   }
@@ -914,6 +979,7 @@ stage_clear (gpointer p)
 {
   DtsStage *st = p;
   g_free (st->ranks);
+  g_free (st->chunks);
 }
 
 static void
@@ -1060,12 +1126,73 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_
   return c;
 }
 
+/* What --virtual-stages V needs: Megatron-LM's interleaved schedule (1F1B,
+ * at least 2 stages, micro-batches a multiple of the stages), a layer or
+ * more per chunk, and the chunks cut by the balancer, on stages of the same
+ * data-parallel degree whose sends have streams of their own. */
+static gboolean
+check_interleaving (const DtsWorkload *w, const DtsRunOptions *o, int S, int V, GError **error)
+{
+  const char *why = NULL;
+  g_autofree char *own = NULL;
+  if (o->pipeline_schedule != DTS_PIPELINE_1F1B)
+    why = "needs --pipeline-schedule 1f1b (Megatron's interleaved 1F1B)";
+  else if (S < 2)
+    why = "needs 2 or more --stages";
+  else if (o->micro_batches > 0 && o->micro_batches % S != 0)
+    why = own = g_strdup_printf ("needs --micro-batches a multiple of the %d stages, as "
+                                 "Megatron's interleaved schedule does (%d given)",
+                                 S, o->micro_batches);
+  else if ((gint64) S * V > (gint64) w->layers->len - 1)
+    why = own = g_strdup_printf ("%d stages x %d chunks: '%s' has %u layers after its input "
+                                 "(at least one per chunk)",
+                                 S, V, w->name, w->layers->len - 1);
+  else if (o->partition != NULL)
+    why = "cuts the layers into stages x chunks by their times: --partition is not available";
+  else if (o->stage_dp != NULL)
+    why = "needs the same data-parallel degree on every stage: --stage-dp is not available";
+  else if (o->p2p_shared)
+    why = "needs --p2p-stream own";
+  if (why == NULL)
+    return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--virtual-stages %d: %s", V, why);
+  return FALSE;
+}
+
+/* The largest activation bytes per sample stage S keeps at once, walking
+ * its passes (a forward keeps its chunk's activations until the
+ * micro-batch's backward through that chunk); *STASHED the largest number of
+ * micro-batch chunks in flight. ACT[v]: elements chunk v keeps per sample. */
+static double
+peak_kept (const Ctx *c, int s, const double *act, int *stashed)
+{
+  g_autoptr (GArray) passes = pass_order (c, s);
+  g_autofree int *inflight = g_new0 (int, c->V);
+  double peak = 0;
+  int most = 0, n = 0;
+  for (guint k = 0; k < passes->len; k++) {
+    const Pass *p = &g_array_index (passes, Pass, k);
+    inflight[p->v] += p->forward ? 1 : -1;
+    n += p->forward ? 1 : -1;
+    double now = 0;
+    for (int v = 0; v < c->V; v++)
+      now += inflight[v] * act[v];
+    peak = MAX (peak, now);
+    most = MAX (most, n);
+  }
+  *stashed = most;
+  return peak;
+}
+
 static DtsSchedule *
 build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const DtsRunOptions *o,
        const char *strategy, GError **error)
 {
   int n_layers = w->layers->len;
   int S = o->stages;
+  int V = MAX (o->virtual_stages, 1);
+  if (V > 1 && !check_interleaving (w, o, S, V, error))
+    return NULL;
   if (S < 1 || S > n_layers - 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "%d pipeline stages: '%s' has %d layers after its input (at least one per "
@@ -1111,9 +1238,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
 
   int T = MAX (o->tensor_parallel, 1);
   Ctx c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S,
-            .T = T };
-  g_autofree int *first = g_new (int, S);
-  g_autofree int *last = g_new (int, S);
+            .V = V, .T = T };
+  g_autofree int *first = g_new (int, S * V);
+  g_autofree int *last = g_new (int, S * V);
+  g_autofree double *vsend = g_new0 (double, S * V);
+  c.vsend = vsend;
   g_autofree int *dp = NULL;
   g_autofree int *rank0 = g_new0 (int, S);
   g_autofree int *bucket_of = g_new (int, n_layers);
@@ -1166,6 +1295,13 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  o->batch_size);
     return NULL;
   }
+  if (V > 1 && M % S != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--virtual-stages %d: needs --micro-batches a multiple of the %d stages, as "
+                 "Megatron's interleaved schedule does (%d)",
+                 V, S, M);
+    return NULL;
+  }
   c.M = M;
   s->micro_batches = M;
   s->samples_per_iteration = (int) c.G;
@@ -1205,20 +1341,20 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     if (t == NULL)
       return NULL;
     g_autofree double *layer_cost = g_new (double, n_layers);
-    g_autofree double *weight = g_new (double, S);
+    g_autofree double *weight = g_new (double, S * V);
     for (int l = 0; l < n_layers; l++)
       layer_cost[l] = t[l].fwd_s + t[l].bwd_data_s + t[l].bwd_weight_s;
-    for (int i = 0; i < S; i++)
-      weight[i] = (double) dmax / dp[i];
-    balance (layer_cost, weight, n_layers, S, first, last);
+    for (int j = 0; j < S * V; j++)
+      weight[j] = (double) dmax / dp[j % S];
+    balance (layer_cost, weight, n_layers, S * V, first, last);
     /* Those times were of whole layers: price the split ones afresh. */
     g_ptr_array_set_size (times, 0);
     g_array_set_size (times_key, 0);
   }
   g_autoptr (TpWorkload) wt = NULL;
   if (T > 1) {
-    for (int i = 0; i < S; i++)
-      tp_modes (w, first[i], last[i], o->sequence_parallel, mode);
+    for (int j = 0; j < S * V; j++)
+      tp_modes (w, first[j], last[j], o->sequence_parallel, mode);
     wt = tp_workload (w, mode, T, o->sequence_parallel);
     c.wt = wt;
   }
@@ -1255,9 +1391,21 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       g_autofree char *name = g_strdup_printf ("stage%d-tp%d", i, d);
       tp_comm[slot_of (&c, i, d)] = dts_schedule_add_comm (s, name, st.ranks + d * T, T);
     }
-    for (int l = first[i]; l <= last[i]; l++)
-      st.params += dts_workload_layer (c.wt, l)->params;
-    st.send_bytes = i < S - 1 ? crossing_elems (w, last[i]) * elem : 0;
+    for (int v = 0; v < V; v++) {
+      int j = v * S + i;
+      for (int l = first[j]; l <= last[j]; l++)
+        st.params += dts_workload_layer (c.wt, l)->params;
+      vsend[j] = j < S * V - 1 ? crossing_elems (w, last[j]) * elem : 0;
+    }
+    st.send_bytes = vsend[i];
+    if (V > 1) {
+      st.n_chunks = V;
+      st.chunks = g_new (int, 2 * V);
+      for (int v = 0; v < V; v++) {
+        st.chunks[2 * v] = first[v * S + i];
+        st.chunks[2 * v + 1] = last[v * S + i];
+      }
+    }
     for (int t = 0; t < T; t++) {
       int cm = -1;
       if (dp[i] > 1) {
@@ -1271,11 +1419,16 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       g_array_append_val (dp_comm, cm);
     }
     st.comm = g_array_index (dp_comm, int, i * T);
+    /* in the order the chunks' gradients complete: the last chunk's first */
+    g_autoptr (GArray) bk = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+    for (int v = V - 1; v >= 0 && dp[i] > 1; v--) {
+      g_autoptr (GArray) part = dts_schedule_make_buckets (c.wt, first[v * S + i],
+                                                           last[v * S + i], o->bucket_bytes,
+                                                           dts_schedule_grad_bytes (o),
+                                                           s->buckets->len + bk->len, bucket_of);
+      g_array_append_vals (bk, part->data, part->len);
+    }
     if (dp[i] > 1) {
-      g_autoptr (GArray) bk = dts_schedule_make_buckets (c.wt, first[i], last[i],
-                                                         o->bucket_bytes,
-                                                         dts_schedule_grad_bytes (o),
-                                                         s->buckets->len, bucket_of);
       st.n_buckets = bk->len;
       const DtsCommunicator *scm = g_ptr_array_index (s->comms, st.comm);
       g_autofree int *nodes = member_nodes (platform, scm);
@@ -1294,7 +1447,6 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       }
     }
     /* Memory of a replica at the peak: the widest share of a micro-batch. */
-    int stashed = o->pipeline_schedule == DTS_PIPELINE_GPIPE ? M : MIN (S - i, M);
     gint64 widest = 0;
     for (int m = 0; m < M; m++)
       for (int d = 0; d < dp[i]; d++) {
@@ -1302,12 +1454,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         share (&c, i, d, m, &lo, &hi);
         widest = MAX (widest, hi - lo);
       }
-    double act = dts_schedule_stored_elems (c.wt, first[i], last[i], o->recompute);
-    st.stashed = stashed;
+    g_autofree double *act = g_new (double, V);
+    for (int v = 0; v < V; v++)
+      act[v] = dts_schedule_stored_elems (c.wt, first[v * S + i], last[v * S + i], o->recompute);
+    double kept = peak_kept (&c, i, act, &st.stashed);
+    if (V == 1) /* the same bytes, in the order they were always summed */
+      kept = act[0] * st.stashed;
     dts_schedule_model_state (st.params, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
                               o->zero > 0 ? dp[i] : 1, &st.memory);
-    st.memory.activations_bytes = act * widest * elem * stashed;
+    st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
+                                         : kept * widest * elem;
     st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes
                             + st.memory.optimizer_bytes + st.memory.activations_bytes;
     g_array_append_val (s->stages, st);
@@ -1490,7 +1647,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     for (guint q = 0; q < G_N_ELEMENTS (kinds); q++) {
       gboolean towards_next = kinds[q] == SEND_FWD || kinds[q] == RECV_BWD;
       gboolean sends = kinds[q] == SEND_FWD || kinds[q] == SEND_BWD;
-      if ((towards_next && i == S - 1) || (!towards_next && i == 0) || (shared && sends))
+      /* with chunks, the last stage sends on to the first */
+      if ((V == 1 && ((towards_next && i == S - 1) || (!towards_next && i == 0)))
+          || (shared && sends))
         continue;
       add_stream (s, r, DTS_STREAM_P2P, kinds[q], p2p_program (&c, i, d, t, kinds[q]));
     }

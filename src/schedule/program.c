@@ -66,6 +66,10 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "GPUs per replica of a stage, splitting its conv and fc layers in column-row pairs "      \
     "(Megatron)",                                                                             \
     "1", 1, 1024, NULL },                                                                     \
+  { "virtual-stages", DTS_OPTION_INT, "V",                                                    \
+    "model chunks per stage (Megatron's interleaved 1F1B, --num-layers-per-virtual-pipeline-" \
+    "stage): the layers cut into stages x V chunks, chunk v of stage s the (v x stages + s)-th", \
+    "1", 1, 1024, NULL },                                                                     \
   { "zero", DTS_OPTION_CHOICE, "N",                                                           \
     "1: the distributed optimizer (ZeRO stage 1, Megatron's --use-distributed-optimizer): "   \
     "gradients reduce-scattered among a stage's replicas, each updating 1/D of the fp32 main " \
@@ -461,6 +465,13 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
       g_string_append_printf (out, " (%s-%s)",
                               (const char *) g_ptr_array_index (layer_names, st->first_layer),
                               (const char *) g_ptr_array_index (layer_names, st->last_layer));
+    for (int v = 1; v < st->n_chunks; v++) {
+      g_string_append_printf (out, ", %d-%d", st->chunks[2 * v], st->chunks[2 * v + 1]);
+      if (layer_names != NULL)
+        g_string_append_printf (
+            out, " (%s-%s)", (const char *) g_ptr_array_index (layer_names, st->chunks[2 * v]),
+            (const char *) g_ptr_array_index (layer_names, st->chunks[2 * v + 1]));
+    }
     g_string_append_printf (out, ", %.10g parameters, sends %.10g bytes per sample, %d "
                                  "micro-batch%s stashed, %d replica%s",
                             st->params, st->send_bytes, st->stashed, st->stashed == 1 ? "" : "es",

@@ -232,8 +232,10 @@ typedef struct {
 /* A pipeline stage: a contiguous range of layers and the ranks (its
  * data-parallel replicas) that run it. */
 typedef struct {
-  int first_layer;
+  int first_layer;         /* with chunks: of the first chunk */
   int last_layer;
+  int n_chunks;            /* --virtual-stages V > 1: the stage's V chunks, else 0 */
+  int *chunks;             /* first and last layer of each chunk (2 n_chunks, owned) */
   int n_replicas;
   int tensor_parallel;     /* GPUs per replica (a tensor-parallel group) */
   int n_ranks;             /* n_replicas x tensor_parallel */

@@ -128,6 +128,7 @@ stage_stat_clear (gpointer p)
   DtsStageStat *st = p;
   g_free (st->first_layer);
   g_free (st->last_layer);
+  g_free (st->chunk_ranges);
 }
 
 static void

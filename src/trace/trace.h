@@ -191,7 +191,9 @@ const char *dts_bottleneck_id (DtsBottleneck b);
 typedef struct {
   char *first_layer;   /* (owned) */
   char *last_layer;    /* (owned) */
-  int n_layers;
+  int n_layers;        /* of all its chunks */
+  int chunks;          /* --virtual-stages: model chunks of the stage (1: none) */
+  char *chunk_ranges;  /* the other chunks' "first-last, ..." (owned), or NULL */
   int replicas;
   int tensor_parallel; /* GPUs per replica */
   int first_rank;      /* rank of its first replica */
@@ -307,7 +309,9 @@ typedef struct {
   /* pipeline and hybrid (n_stages 0 otherwise) */
   int n_stages;
   int micro_batches;
-  char *pipeline_schedule;      /* "1f1b", "gpipe" (owned), or NULL */
+  char *pipeline_schedule;      /* "1f1b", "gpipe", "interleaved 1f1b, V chunks per stage"
+                                   (owned), or NULL */
+  int virtual_stages;           /* chunks per stage (1: none) */
   char *placement;              /* hybrid: "replicas-inside", ... (owned), or NULL */
   double p2p_wait_s;            /* compute stream waiting for neighbouring stages */
   double p2p_exposed_s;         /* ... while the data was in flight */

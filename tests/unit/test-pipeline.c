@@ -38,6 +38,7 @@ typedef struct {
   gboolean oversubscribe;
   gboolean p2p_shared;
   const char *collective;
+  int virtual_stages;
 } Setup;
 
 typedef struct {
@@ -82,6 +83,7 @@ run_here (const void *setup, void *result)
     .placement = st->placement,
     .allow_oversubscribe = st->oversubscribe,
     .p2p_shared = st->p2p_shared,
+    .virtual_stages = st->virtual_stages,
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsRunSummary) s = NULL;
@@ -153,6 +155,39 @@ START_TEST (test_bubble_closed_form)
         assert_rel (o.bubble_s[i], o.bubble_s[0], 0.05);
       ck_assert (o.p2p_exposed_s < 1e-3 * o.iteration_s);
     }
+}
+END_TEST
+
+/* Megatron's interleaved 1F1B with V chunks per stage, equal chunks and
+ * next to free transfers: the bubble is (S-1)/(V M) of the ideal time
+ * (Narayanan et al. 2021, 2.2.2), (S-1)/(V M + S-1) of the iteration. Stage
+ * s runs 2(S-s-1) + (V-1)S warm-up forwards of a chunk each, so at its
+ * peak it keeps 2(S-s-1) + (V-1)S + 1 chunks' activations against 1F1B's
+ * S-s stages' worth: for stage 0, S (1 + (S-1)/(S V)) (Korthikanti et al.
+ * 2022, 4.4). Stage 1 is checked (stage 0's chunks differ: it also keeps
+ * the input). */
+START_TEST (test_interleaved_closed_form)
+{
+  static const int Ms[] = { 4, 8, 16 };
+  const int S = 4, V = 2;
+  for (guint k = 0; k < G_N_ELEMENTS (Ms); k++) {
+    int M = Ms[k];
+    Setup st = { .platform = "fast-16", .workload = "fc-equal", .strategy = "pipeline",
+                 .batch = 2048, .stages = S, .micro_batches = M, .virtual_stages = V };
+    Outcome o = run_ok (&st);
+    ck_assert_int_eq (o.n_stages, S);
+    double theory = (double) (S - 1) / (V * M + S - 1);
+    assert_rel (o.bubble_fraction, theory, 0.03);
+    ck_assert (o.p2p_exposed_s < 1e-3 * o.iteration_s);
+    Setup plain = st;
+    plain.virtual_stages = 1;
+    Outcome p = run_ok (&plain);
+    assert_rel (p.bubble_fraction, (double) (S - 1) / (M + S - 1), 0.02);
+    ck_assert (o.iteration_s < p.iteration_s);
+    if (M > S)
+      assert_rel (o.activations[1] / p.activations[1],
+                  (2.0 * (S - 2) + (V - 1) * S + 1) / V / (S - 1), 1e-9);
+  }
 }
 END_TEST
 
@@ -789,6 +824,7 @@ pipeline_suite (void)
   TCase *tc = tcase_create ("pipeline");
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_bubble_closed_form);
+  tcase_add_test (tc, test_interleaved_closed_form);
   tcase_add_test (tc, test_activation_memory);
   tcase_add_test (tc, test_consistency);
   tcase_add_test (tc, test_stage_dp);
