@@ -464,6 +464,8 @@ typedef enum {
   TP_ROW,   /* input channels split: partial output, all-reduced */
   TP_CHAN,  /* channel-wise on a split activation */
   TP_SEQ,   /* sequence parallelism: a replicated layer of a block on 1/T of the sequence */
+  TP_VEMB,  /* vocabulary-parallel embedding: 1/T of the rows, output all-reduced */
+  TP_VLOSS, /* vocabulary-parallel loss on the logits a column split leaves split */
 } TpMode;
 
 typedef struct {
@@ -713,8 +715,9 @@ producer_mode (const Ctx *c, int l)
 /* Forward: a layer that needs the whole sequence (a column split, a
  * replicated layer) after sequence-split ones all-gathers its input; a
  * row split feeding sequence-split layers reduce-scatters its output
- * instead of all-reducing it. A replicated layer read by sequence-split
- * ones (the embedding) hands each GPU its part: no transfer. */
+ * instead of all-reducing it, and so does a vocabulary-parallel embedding
+ * (whose output is a partial sum, as a row split's is). A replicated layer
+ * read by sequence-split ones hands each GPU its part: no transfer. */
 static gboolean
 tp_forward_before (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **error)
 {
@@ -727,9 +730,20 @@ tp_forward_before (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **err
 static gboolean
 tp_forward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **error)
 {
-  if (c->mode[l] != TP_ROW)
+  const DtsLayer *layer = dts_workload_layer (c->w, l);
+  /* Megatron's vocabulary-parallel cross-entropy: all-reduces of the
+   * logits' maximum, of the target's logit and of the sum of exponentials,
+   * one fp32 number per token each */
+  if (c->mode[l] == TP_VLOSS)
+    return add_tp_allreduce (c, prog, comm,
+                             3.0 * layer->in_shape.seq * 4.0
+                                 / dts_precision_elem_bytes (c->o->precision),
+                             n, error);
+  if (c->mode[l] != TP_ROW && c->mode[l] != TP_VEMB)
     return TRUE;
-  double out = dts_workload_layer (c->w, l)->out_elems;
+  double out = layer->out_elems;
+  if (c->mode[l] == TP_VEMB && !c->feeds_seq[l])
+    return add_tp_allreduce (c, prog, comm, out, n, error);
   return c->o->sequence_parallel
              ? add_tp_coll (c, prog, comm, DTS_COLL_OP_REDUCE_SCATTER, out, n, error)
              : add_tp_allreduce (c, prog, comm, out, n, error);
@@ -1010,6 +1024,12 @@ splittable (const DtsLayer *l)
 }
 
 static gboolean
+vocabulary (const DtsLayer *l)
+{
+  return dts_layer_tp_role (l) == DTS_TP_VOCABULARY;
+}
+
+static gboolean
 channel_wise (const DtsLayer *l)
 {
   return dts_layer_tp_role (l) == DTS_TP_CHANNEL_WISE;
@@ -1033,7 +1053,7 @@ tp_modes (const DtsWorkload *w, int first, int last, gboolean sequence_parallel,
     for (; r <= last && chain; r++) {
       const DtsLayer *next = dts_workload_layer (w, r);
       chain = next->n_inputs == 1 && next->inputs[0] == r - 1 && readers[r - 1] == 1;
-      if (chain && splittable (next))
+      if (chain && (splittable (next) || vocabulary (next)))
         break;
       chain = chain && channel_wise (next);
     }
@@ -1042,9 +1062,14 @@ tp_modes (const DtsWorkload *w, int first, int last, gboolean sequence_parallel,
     mode[l] = TP_COL;
     for (int k = l + 1; k < r; k++)
       mode[k] = TP_CHAN;
-    mode[r] = TP_ROW;
+    /* a column split before a vocabulary-parallel loss: the LM head */
+    mode[r] = vocabulary (dts_workload_layer (w, r)) ? TP_VLOSS : TP_ROW;
     l = r;
   }
+  /* Vocabulary-parallel embeddings (the other vocabulary layers). */
+  for (int l = first; l <= last; l++)
+    if (mode[l] == TP_FULL && vocabulary (dts_workload_layer (w, l)))
+      mode[l] = TP_VEMB;
   /* Sequence parallelism: the replicated layers of the blocks (norms,
    * dropout, residual adds) run on 1/T of the sequence. */
   for (int l = first; sequence_parallel && l <= last; l++) {
@@ -1083,6 +1108,23 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (mode[l] == TP_FULL)
       continue;
+    if (mode[l] == TP_VEMB) {
+      /* 1/T of the token table's rows (learned positions are whole on
+       * every GPU); every token's vector, partial */
+      double table = (double) x->vocab * x->out_shape.c;
+      x->params = table / T + (x->params - table);
+      continue;
+    }
+    if (mode[l] == TP_VLOSS) {
+      /* the softmax over 1/T of the logits, which it keeps */
+      x->macs /= T;
+      x->fwd_flops /= T;
+      x->bwd_data_flops /= T;
+      x->in_shape.c = div_up (x->in_shape.c, T);
+      x->in_elems /= T;
+      x->act_elems /= T;
+      continue;
+    }
     if (mode[l] == TP_SEQ) {
       /* the same weights, 1/T of the tokens */
       x->macs /= T;
@@ -1362,7 +1404,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   for (int l = 0; l < n_layers; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
     for (int k = 0; mode[l] == TP_SEQ && k < layer->n_inputs; k++)
-      feeds_seq[layer->inputs[k]] = feeds_seq[layer->inputs[k]] || mode[layer->inputs[k]] == TP_FULL;
+      feeds_seq[layer->inputs[k]] = feeds_seq[layer->inputs[k]]
+                                    || mode[layer->inputs[k]] == TP_FULL
+                                    || mode[layer->inputs[k]] == TP_VEMB;
   }
   c.feeds_seq = feeds_seq;
 

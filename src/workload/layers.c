@@ -771,7 +771,7 @@ static const DtsLayerClass classes[] = {
     .description = "token embedding of a vocabulary (+ learned positions with max-positions)",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
     .attrs = embedding_attrs, .parse = parse_embedding, .infer = infer_embedding,
-    .takes = DTS_TAKES_TOKENS,
+    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_VOCABULARY,
     .work = dts_layer_work_embedding, .keeps_input = TRUE },
   { .id = "layernorm", .type = DTS_LAYER_LAYERNORM,
     .description = "layer normalisation over every token's features",
@@ -810,7 +810,7 @@ static const DtsLayerClass classes[] = {
     .description = "softmax and cross-entropy loss of every token over the vocabulary",
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = TRUE, .view = FALSE,
     .attrs = no_attrs, .parse = parse_none, .infer = infer_cross_entropy,
-    .takes = DTS_TAKES_TOKENS, .keeps_input = TRUE },
+    .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_VOCABULARY, .keeps_input = TRUE },
   { .id = NULL, .type = DTS_LAYER_TYPE_COUNT },
 };
 

@@ -182,6 +182,9 @@ typedef enum {
                         * channels (column) or input channels (row) as it pairs */
   DTS_TP_CHANNEL_WISE, /* works on split channels between a column and a row split
                         * (relu, pooling, attention by heads, gelu, swiglu) */
+  DTS_TP_VOCABULARY,   /* splits the vocabulary (Megatron's vocabulary-parallel layers):
+                        * an embedding holds 1/T of the rows and all-reduces its output;
+                        * a loss after a column split reads 1/T of the logits */
 } DtsTpRole;
 
 DtsTpRole dts_layer_tp_role (const DtsLayer *layer);

@@ -418,46 +418,59 @@ build_hybrid (Built *b, const char *wpath, int T, int M, int batch, gboolean sp,
   build_with (b, wpath, &o);
 }
 
-/* The collectives of rank 0's program by op, each asserted to move BYTES
- * over a group of T. */
+/* The collectives of rank 0's program over its group of T, by op: those
+ * that move BYTES in N, and the all-reduces of the vocabulary-parallel
+ * cross-entropy (three fp32 numbers per token of the micro-batch, LOSS_BYTES)
+ * in *N_LOSS; asserted to be all of them. */
 static void
-count_tp_colls (const DtsSchedule *s, int T, double bytes, int n[DTS_COLL_N_OPS])
+count_tp_colls (const DtsSchedule *s, int T, double bytes, int n[DTS_COLL_N_OPS],
+                double loss_bytes, int *n_loss)
 {
   const GArray *prog = dts_schedule_program (s, 0);
+  *n_loss = 0;
   for (guint k = 0; k < prog->len; k++) {
     const DtsOp *op = &g_array_index (prog, DtsOp, k);
     if (op->type != DTS_OP_COLL)
       continue;
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
     const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
+    ck_assert_int_eq (c->n_ranks, T);
+    if (plan->bytes == loss_bytes && plan->op == DTS_COLL_OP_ALLREDUCE) {
+      (*n_loss)++;
+      continue;
+    }
     n[plan->op]++;
     ck_assert_double_eq (plan->bytes, bytes);
-    ck_assert_int_eq (c->n_ranks, T);
   }
 }
 
 /* Megatron's tensor parallelism of a transformer, no simulation: per layer
  * and micro-batch, four all-reduces of b s h elements (Narayanan et al.
  * 2021, section 3.3: the attention and the MLP each all-reduce their output
- * in forward and their input's gradient in backward), over the group of T,
- * and nothing else; each GPU holds 1/T of every split matrix. */
+ * in forward and their input's gradient in backward), over the group of T;
+ * per micro-batch also the vocabulary-parallel embedding's output and the
+ * LM head's input gradient (b s h each) and the cross-entropy's three
+ * numbers per token; nothing else. Each GPU holds 1/T of every split
+ * matrix and of the token tables. */
 START_TEST (test_tensor_parallel_transformer)
 {
   const int T = 4, M = 2, b = 8 / M;
   g_auto (Built) bt = { 0 };
   build_hybrid (&bt, "tests/data/tiny-gpt.xml", T, M, 8, FALSE, DTS_RECOMPUTE_NONE);
   const DtsTransformer *t = &bt.w->transformer;
-  int n[DTS_COLL_N_OPS] = { 0 };
-  count_tp_colls (bt.s, T, (double) b * t->seq_len * t->hidden * 2, n);
-  ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], 4 * t->layers * M);
+  int n[DTS_COLL_N_OPS] = { 0 }, n_loss;
+  count_tp_colls (bt.s, T, (double) b * t->seq_len * t->hidden * 2, n,
+                  (double) b * t->seq_len * 3 * 4, &n_loss);
+  ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], (4 * t->layers + 2) * M);
   ck_assert_int_eq (n[DTS_COLL_OP_ALLGATHER] + n[DTS_COLL_OP_REDUCE_SCATTER], 0);
-  /* every linear layer of the blocks is split; the embedding, the norms and
-   * the head (whose loss is not split) are not */
+  ck_assert_int_eq (n_loss, M);
+  /* every linear layer is split, and the token table; the norms and the
+   * learned positions are not */
   double split = 0;
   for (guint i = 0; i < bt.w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (bt.w, i);
-    if (g_str_has_prefix (l->name, "layers."))
-      split += l->type == DTS_LAYER_LINEAR ? l->params : 0;
+    split += l->type == DTS_LAYER_LINEAR ? l->params : 0;
+    split += l->type == DTS_LAYER_EMBEDDING ? (double) l->vocab * t->hidden : 0;
   }
   const DtsStage *stage = &g_array_index (bt.s->stages, DtsStage, 0);
   ck_assert_double_eq (stage->params, bt.w->params - split + split / T);
@@ -469,18 +482,21 @@ END_TEST
  * split, forward and backward: per layer and micro-batch four of each, of
  * the whole b s h tensor (the all-reduces' volume); plus one all-gather
  * before the final norm, which is not sequence-split, and one of the
- * embedding's output gradient. */
+ * embedding's output gradient; the embedding's output is reduce-scattered,
+ * the LM head's input gradient all-reduced (the final norm is whole). */
 START_TEST (test_sequence_parallel_volume)
 {
   const int T = 4, M = 2, b = 8 / M;
   g_auto (Built) bt = { 0 };
   build_hybrid (&bt, "tests/data/tiny-gpt.xml", T, M, 8, TRUE, DTS_RECOMPUTE_NONE);
   const DtsTransformer *t = &bt.w->transformer;
-  int n[DTS_COLL_N_OPS] = { 0 };
-  count_tp_colls (bt.s, T, (double) b * t->seq_len * t->hidden * 2, n);
-  ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], 0);
+  int n[DTS_COLL_N_OPS] = { 0 }, n_loss;
+  count_tp_colls (bt.s, T, (double) b * t->seq_len * t->hidden * 2, n,
+                  (double) b * t->seq_len * 3 * 4, &n_loss);
+  ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], M);
   ck_assert_int_eq (n[DTS_COLL_OP_ALLGATHER], (4 * t->layers + 2) * M);
-  ck_assert_int_eq (n[DTS_COLL_OP_REDUCE_SCATTER], 4 * t->layers * M);
+  ck_assert_int_eq (n[DTS_COLL_OP_REDUCE_SCATTER], (4 * t->layers + 1) * M);
+  ck_assert_int_eq (n_loss, M);
 }
 END_TEST
 
