@@ -23,6 +23,9 @@ G_BEGIN_DECLS
 typedef struct {
   const char *group;
   gboolean (*accepts) (char **args);
+  /* Keys a file may not set, NULL-terminated (or NULL): options that name a
+   * program to run, so that a key file stays data (doc/ROBUSTNESS.md). */
+  const char *const *command_line_only;
 } DtsConfigGroup;
 
 typedef struct {

@@ -26,6 +26,7 @@
 #include "cli/cli-private.h"
 #include "core/datadir.h"
 #include "core/error.h"
+#include "core/quote.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
 
@@ -118,8 +119,15 @@ check_base (char *const *base, GError **error)
       accepted = n;
     g_ptr_array_remove_index (args, args->len - 1);
   }
-  if (accepted == n)
+  if (accepted == n) {
+    /* Each goes into sweep.ini's commands and the --emit job lists. */
+    for (char *const *b = base; *b; b++)
+      if (!dts_quote_check (*b, -1, "base run option", "a sweep's command lines", error)) {
+        (*error)->code = DTS_ERROR_USAGE;
+        return FALSE;
+      }
     return TRUE;
+  }
   g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                "base run options: 'dtsim run' does not accept '%s' (an unknown option, a "
                "missing value or a stray argument; see 'dtsim run --help')", base[accepted]);
@@ -310,23 +318,20 @@ load_result (const char *dir, const char *file, GError **error)
 
 /* ---- the manifest, OUT/sweep.ini --------------------------------------------- */
 
+/* The sh command line that runs DTSIM with ARGS, for the script INTO
+ * (core/quote.h); NULL with ERROR set when one cannot be written safely. */
 static char *
-shell_quote (const char *s)
-{
-  gboolean plain = *s != '\0';
-  for (const char *c = s; *c && plain; c++)
-    plain = g_ascii_isalnum (*c) || strchr ("_./:=+,@%-", *c) != NULL;
-  return plain ? g_strdup (s) : g_shell_quote (s);
-}
-
-static char *
-command_line (const char *dtsim, char *const *args)
+command_line (const char *dtsim, char *const *args, const char *into, GError **error)
 {
   g_autoptr (GString) s = g_string_new (NULL);
-  g_autofree char *q = shell_quote (dtsim);
+  g_autofree char *q = dts_quote_shell_command (dtsim, "--dtsim", into, error);
+  if (q == NULL)
+    return NULL;
   g_string_append (s, q);
   for (char *const *a = args; *a; a++) {
-    g_autofree char *qa = shell_quote (*a);
+    g_autofree char *qa = dts_quote_shell (*a, "run option", into, error);
+    if (qa == NULL)
+      return NULL;
     g_string_append_printf (s, " %s", qa);
   }
   return g_string_free (g_steal_pointer (&s), FALSE);
@@ -366,7 +371,9 @@ write_manifest (const char *dir, const DtsSweepPlan *plan, const GArray *points,
                                 g_strv_length (pt->values));
     g_key_file_set_integer (kf, group, "series", (int) pt->series);
     g_key_file_set_string (kf, group, "series-label", pt->series_label);
-    g_autofree char *cmd = command_line ("dtsim", pt->args);
+    g_autofree char *cmd = command_line ("dtsim", pt->args, "sweep.ini", error);
+    if (cmd == NULL)
+      return FALSE;
     g_key_file_set_string (kf, group, "command", cmd);
   }
   gsize len = 0;
@@ -742,14 +749,21 @@ run_points (Runner *r, GError **error)
 
 /* ---- emitting job lists -------------------------------------------------------------- */
 
+/* One job: the point's run, its JSON written under a temporary name and
+ * renamed when complete. INTO names the script in errors. */
 static char *
-job_line (const char *dtsim, const char *dir, const Point *pt)
+job_line (const char *dtsim, const char *dir, const Point *pt, const char *into,
+          GError **error)
 {
-  g_autofree char *cmd = command_line (dtsim, pt->args);
+  g_autofree char *cmd = command_line (dtsim, pt->args, into, error);
+  if (cmd == NULL)
+    return NULL;
   g_autofree char *final = g_build_filename (dir, pt->file, NULL);
   g_autofree char *tmp = g_strconcat (final, ".tmp", NULL);
-  g_autofree char *qf = shell_quote (final);
-  g_autofree char *qt = shell_quote (tmp);
+  g_autofree char *qf = dts_quote_shell (final, "point file", into, error);
+  g_autofree char *qt = qf ? dts_quote_shell (tmp, "point file", into, error) : NULL;
+  if (qt == NULL)
+    return NULL;
   return g_strdup_printf ("%s > %s && mv %s %s", cmd, qt, qt, qf);
 }
 
@@ -758,16 +772,26 @@ emit (const char *kind, const char *dtsim, const char *dir, const GArray *points
       GError **error)
 {
   g_autoptr (GString) s = g_string_new (NULL);
-  g_autofree char *qdir = shell_quote (dir);
-  const char *name;
+  const char *name = strcmp (kind, "parallel") == 0 ? "jobs.txt (GNU parallel: one job per line)"
+                                                    : "sweep.slurm";
+  g_autofree char *qdir = dts_quote_shell (dir, "output directory", name, error);
+  if (qdir == NULL)
+    return FALSE;
   if (strcmp (kind, "parallel") == 0) {
-    name = "jobs.txt";
     for (guint p = 0; p < points->len; p++) {
-      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p));
+      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p), name,
+                                        error);
+      if (line == NULL)
+        return FALSE;
       g_string_append_printf (s, "%s\n", line);
     }
+    name = "jobs.txt";
   } else if (strcmp (kind, "slurm") == 0) {
-    name = "sweep.slurm";
+    /* sbatch reads the #SBATCH lines with its own quoting. */
+    g_autofree char *sdir = dts_quote_slurm (dir, "output directory", "sweep.slurm's #SBATCH "
+                                             "--output line", error);
+    if (sdir == NULL)
+      return FALSE;
     g_string_append_printf (s,
                             "#!/bin/sh\n"
                             "#SBATCH --job-name=dtsim-sweep\n"
@@ -781,9 +805,12 @@ emit (const char *kind, const char *dtsim, const char *dir, const GArray *points
                             "# then merge the results with: dtsim sweep --collect %s\n"
                             "set -e\n"
                             "case \"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\" in\n",
-                            points->len, qdir, qdir, qdir);
+                            points->len, sdir, qdir, qdir);
     for (guint p = 0; p < points->len; p++) {
-      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p));
+      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p), name,
+                                        error);
+      if (line == NULL)
+        return FALSE;
       g_string_append_printf (s, "%u) %s ;;\n", p + 1, line);
     }
     g_string_append (s, "*) echo \"no point $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\nesac\n");

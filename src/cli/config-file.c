@@ -237,6 +237,12 @@ expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
                      "%s: key 'config': a key file cannot name another", where);
         return NULL;
       }
+      if (g->command_line_only != NULL && g_strv_contains (g->command_line_only, *k)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "%s: key '%s': a key file cannot name a program to run (give --%s on "
+                     "the command line)", where, *k, *k);
+        return NULL;
+      }
       g_auto (GStrv) values = g_key_file_get_string_list (kf, g->group, *k, NULL, &local);
       if (values == NULL) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: key '%s': %s", where, *k,

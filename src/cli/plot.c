@@ -16,6 +16,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/quote.h"
 
 char *
 dts_plot_gnuplot (void)
@@ -72,17 +73,47 @@ label_for (const char *column)
   return g_strdup (column);
 }
 
-/* TEXT as a gnuplot double-quoted string. */
-static void
-append_quoted (GString *out, const char *text)
+/* TEXT as a gnuplot string (core/quote.h: no command runs from it), or
+ * FALSE when it cannot be one; WHAT names it and FILE is the script. */
+static gboolean
+append_quoted (GString *out, const char *text, const char *what, const char *file,
+               GError **error)
 {
-  g_string_append_c (out, '"');
-  for (const char *c = text; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      g_string_append_c (out, '\\');
-    g_string_append_c (out, *c);
-  }
-  g_string_append_c (out, '"');
+  g_autofree char *q = dts_quote_gnuplot (text, what, file, error);
+  if (q == NULL)
+    return FALSE;
+  g_string_append (out, q);
+  return TRUE;
+}
+
+/* The script's own name (BASE.gp) and its outputs' and data's names, each
+ * a gnuplot string. */
+typedef struct {
+  char *gp, *dat, *png, *svg;
+  char *gp_name;
+} Names;
+
+static void
+names_clear (Names *n)
+{
+  g_free (n->gp);
+  g_free (n->dat);
+  g_free (n->png);
+  g_free (n->svg);
+  g_free (n->gp_name);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Names, names_clear)
+
+static gboolean
+names_init (Names *n, const char *name, GError **error)
+{
+  n->gp_name = g_strconcat (name, ".gp", NULL);
+  g_autofree char *dat = g_strconcat (name, ".dat", NULL);
+  g_autofree char *png = g_strconcat (name, ".png", NULL);
+  g_autofree char *svg = g_strconcat (name, ".svg", NULL);
+  return (n->dat = dts_quote_gnuplot (dat, "output name", n->gp_name, error)) != NULL
+         && (n->png = dts_quote_gnuplot (png, "output name", n->gp_name, error)) != NULL
+         && (n->svg = dts_quote_gnuplot (svg, "output name", n->gp_name, error)) != NULL;
 }
 
 static int
@@ -146,18 +177,18 @@ save (const char *path, const GString *text, GError **error)
 
 /* The terminal lines and the plot command for each requested format. */
 static void
-append_outputs (GString *gp, const char *name, gboolean png, gboolean svg, const char *plot)
+append_outputs (GString *gp, const Names *nm, gboolean png, gboolean svg, const char *plot)
 {
   if (png)
     g_string_append_printf (gp,
                             "set terminal pngcairo size 1000,640 noenhanced font \"sans,11\"\n"
-                            "set output \"%s.png\"\n%s\n",
-                            name, plot);
+                            "set output %s\n%s\n",
+                            nm->png, plot);
   if (svg)
     g_string_append_printf (gp,
                             "set terminal svg size 1000,640 noenhanced font \"sans,11\"\n"
-                            "set output \"%s.svg\"\n%s\n",
-                            name, plot);
+                            "set output %s\n%s\n",
+                            nm->svg, plot);
   g_string_append (gp, "unset output\n");
 }
 
@@ -206,8 +237,17 @@ dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char
       g_ptr_array_add (labels, (gpointer) t);
   }
 
+  g_autofree char *name = g_path_get_basename (base);
+  g_auto (Names) nm = { 0 };
+  if (!names_init (&nm, name, error))
+    return FALSE;
+  /* The data file is no script, but a newline or a tab in a label or an x
+   * value would make other rows and columns of it. */
+  g_autofree char *dat_name = g_strconcat (name, ".dat", NULL);
   g_autoptr (GString) dat = g_string_new (NULL);
   for (guint s = 0; s < labels->len; s++) {
+    if (!dts_quote_check (labels->pdata[s], -1, "series label", dat_name, error))
+      return FALSE;
     g_string_append_printf (dat, "%s# %s\n", s ? "\n\n" : "", (char *) labels->pdata[s]);
     for (guint r = 1; r < table->len; r++) {
       if (cs >= 0 && strcmp (cell (table, r, cs), labels->pdata[s]) != 0)
@@ -221,7 +261,8 @@ dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char
           if (strcmp (categories->pdata[k], t) == 0)
             vx = k;
       if (!number_cell (table, r, cy, &vy, error)
-          || (ci >= 0 && !number_cell (table, r, ci, &vi, error)))
+          || (ci >= 0 && !number_cell (table, r, ci, &vi, error))
+          || !dts_quote_check (t, -1, "x value", dat_name, error))
         return FALSE;
       append_number (dat, vx);
       g_string_append_c (dat, '\t');
@@ -232,17 +273,29 @@ dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char
     }
   }
 
-  g_autofree char *name = g_path_get_basename (base);
   g_autofree char *xl = label_for (x);
   g_autofree char *yl = label_for (y);
-  g_autoptr (GString) gp = g_string_new (NULL);
-  g_string_append_printf (gp, "# dtsim plot: %s against %s%s%s; data in %s.dat\n", y, x,
-                          series ? ", one line per " : "", series ? series : "", name);
+  g_autoptr (GString) gp = g_string_new ("# dtsim plot: ");
+  /* The comment names the columns quoted too: a newline would end it, a
+   * backslash at its end would continue it onto the next line. */
+  if (!append_quoted (gp, y, "column name", nm.gp_name, error))
+    return FALSE;
+  g_string_append (gp, " against ");
+  if (!append_quoted (gp, x, "column name", nm.gp_name, error))
+    return FALSE;
+  if (series != NULL) {
+    g_string_append (gp, ", one line per ");
+    if (!append_quoted (gp, series, "column name", nm.gp_name, error))
+      return FALSE;
+  }
+  g_string_append_printf (gp, "; data in %s\n", nm.dat);
   g_string_append (gp, "set datafile separator \"\\t\"\nset grid\nset key top left box opaque\n");
   g_string_append (gp, "set xlabel ");
-  append_quoted (gp, xl);
+  if (!append_quoted (gp, xl, "column name", nm.gp_name, error))
+    return FALSE;
   g_string_append (gp, "\nset ylabel ");
-  append_quoted (gp, yl);
+  if (!append_quoted (gp, yl, "column name", nm.gp_name, error))
+    return FALSE;
   g_string_append_c (gp, '\n');
   /* A wide positive x range is a log axis; then y is one too when it can
    * be, so that linear scaling is a straight line (log-log). */
@@ -260,23 +313,25 @@ dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char
     g_string_append (gp, "set offsets 1, 1, 0, 0\n");
   g_autoptr (GString) plot = g_string_new ("plot");
   for (guint s = 0; s < labels->len; s++) {
-    g_string_append_printf (plot, "%s \"%s.dat\" index %u using 1:2%s with linespoints lw 2 "
+    g_string_append_printf (plot, "%s %s index %u using 1:2%s with linespoints lw 2 "
                             "pt 7 lc %u title ",
-                            s ? ", " : " ", name, s, numeric ? "" : ":xtic(4)", s + 1);
+                            s ? ", " : " ", nm.dat, s, numeric ? "" : ":xtic(4)", s + 1);
     /* A sweep's series column already reads KEY=VALUE; others get it. */
     g_autofree char *title = cs < 0 || strcmp (series, "series") == 0
                                  ? g_strdup (labels->pdata[s])
                                  : g_strdup_printf ("%s=%s", series, (char *) labels->pdata[s]);
-    append_quoted (plot, title);
+    if (!append_quoted (plot, title, "series label", nm.gp_name, error))
+      return FALSE;
   }
   /* The ideal of the first series (the same x), once, in black. */
   if (ci >= 0) {
-    g_string_append_printf (plot, ", \"%s.dat\" index 0 using 1:3 with lines dt 2 lw 2 "
-                            "lc black title ", name);
+    g_string_append_printf (plot, ", %s index 0 using 1:3 with lines dt 2 lw 2 "
+                            "lc black title ", nm.dat);
     g_autofree char *t = label_for (ideal);
-    append_quoted (plot, t);
+    if (!append_quoted (plot, t, "column name", nm.gp_name, error))
+      return FALSE;
   }
-  append_outputs (gp, name, png, svg, plot->str);
+  append_outputs (gp, &nm, png, svg, plot->str);
   g_autofree char *dat_path = g_strconcat (base, ".dat", NULL);
   g_autofree char *gp_path = g_strconcat (base, ".gp", NULL);
   return save (dat_path, dat, error) && save (gp_path, gp, error);
@@ -298,6 +353,11 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
   for (; labels[nl] && nl < G_N_ELEMENTS (cl); nl++)
     if ((cl[nl] = column_index (table, labels[nl], error)) < 0)
       return FALSE;
+  g_autofree char *name = g_path_get_basename (base);
+  g_auto (Names) nm = { 0 };
+  if (!names_init (&nm, name, error))
+    return FALSE;
+  g_autofree char *dat_name = g_strconcat (name, ".dat", NULL);
   g_autoptr (GString) dat = g_string_new ("# point\tcompute ms\texposed communication ms\n");
   for (guint r = 1; r < table->len; r++) {
     double c = 0, v;
@@ -308,19 +368,21 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
     }
     if (!number_cell (table, r, ce, &v, error))
       return FALSE;
-    for (guint l = 0; l < nl; l++)
+    for (guint l = 0; l < nl; l++) {
+      if (!dts_quote_check (cell (table, r, cl[l]), -1, "point label", dat_name, error))
+        return FALSE;
       g_string_append_printf (dat, "%s%s", l ? " " : "", cell (table, r, cl[l]));
+    }
     g_string_append_c (dat, '\t');
     append_number (dat, c * 1e3);
     g_string_append_c (dat, '\t');
     append_number (dat, v * 1e3);
     g_string_append_c (dat, '\n');
   }
-  g_autofree char *name = g_path_get_basename (base);
   g_autofree char *joined = g_strjoinv (" ", (char **) labels);
   g_autoptr (GString) gp = g_string_new (NULL);
   g_string_append_printf (gp, "# dtsim plot: iteration time per point, compute and exposed "
-                          "communication stacked; data in %s.dat\n", name);
+                          "communication stacked; data in %s\n", nm.dat);
   g_string_append (gp, "set datafile separator \"\\t\"\n"
                        "set style data histograms\nset style histogram rowstacked\n"
                        "set style fill solid 0.85 border -1\nset boxwidth 0.75\n"
@@ -328,12 +390,13 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
                        "set xtics rotate by -45 scale 0\n"
                        "set ylabel \"time per iteration (ms)\"\nset xlabel ");
   g_autofree char *xl = g_strdup_printf ("point (%s)", joined);
-  append_quoted (gp, xl);
+  if (!append_quoted (gp, xl, "column name", nm.gp_name, error))
+    return FALSE;
   g_string_append_c (gp, '\n');
   g_autofree char *plot = g_strdup_printf (
-      "plot \"%s.dat\" using 2:xtic(1) title \"compute (forward + backward + optimizer)\" "
-      "lc 1, \"\" using 3 title \"exposed communication\" lc 7", name);
-  append_outputs (gp, name, png, svg, plot);
+      "plot %s using 2:xtic(1) title \"compute (forward + backward + optimizer)\" "
+      "lc 1, \"\" using 3 title \"exposed communication\" lc 7", nm.dat);
+  append_outputs (gp, &nm, png, svg, plot);
   g_autofree char *dat_path = g_strconcat (base, ".dat", NULL);
   g_autofree char *gp_path = g_strconcat (base, ".gp", NULL);
   return save (dat_path, dat, error) && save (gp_path, gp, error);
@@ -343,7 +406,9 @@ gboolean
 dts_plot_render (const char *gnuplot, const char *script, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (script);
-  g_autofree char *name = g_path_get_basename (script);
+  g_autofree char *base = g_path_get_basename (script);
+  /* gnuplot would read a name starting with '-' as an option. */
+  g_autofree char *name = base[0] == '-' ? g_strconcat ("./", base, NULL) : g_strdup (base);
   char *argv[] = { (char *) gnuplot, name, NULL };
   g_autofree char *err = NULL;
   int status = 0;

@@ -23,6 +23,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/quote.h"
 #include "platform/override.h"
 
 #define MAX_VALUES 10000
@@ -222,10 +223,14 @@ dts_sweep_axis_parse (const char *spec, GError **error)
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': %s", spec, local->message);
     return NULL;
   }
+  /* Keys and values go into sweep.ini, the job lists and the plot scripts. */
+  if (!dts_quote_check (axis->key, -1, "--vary key", "a sweep's scripts", &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s", local->message);
+    return NULL;
+  }
   for (char **v = axis->values; *v; v++)
-    if (strpbrk (*v, "\t\n\r") != NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': a value holds a control "
-                   "character", spec);
+    if (!dts_quote_check (*v, -1, "--vary value", "a sweep's scripts", &local)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s", local->message);
       return NULL;
     }
   gboolean ok;
