@@ -120,10 +120,14 @@ check_base (char *const *base, GError **error)
     g_ptr_array_remove_index (args, args->len - 1);
   }
   if (accepted == n) {
+    g_ptr_array_add (args, NULL);
+    if (!dts_cmd_run_check_sweep_base ((char **) args->pdata, error))
+      return FALSE;
     /* Each goes into sweep.ini's commands and the --emit job lists. */
+    g_autoptr (GError) local = NULL;
     for (char *const *b = base; *b; b++)
-      if (!dts_quote_check (*b, -1, "base run option", "a sweep's command lines", error)) {
-        (*error)->code = DTS_ERROR_USAGE;
+      if (!dts_quote_check (*b, -1, "base run option", "a sweep's command lines", &local)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s", local->message);
         return FALSE;
       }
     return TRUE;
@@ -270,6 +274,11 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
     g_ptr_array_add (args, g_strdup ("--quiet"));
     g_ptr_array_add (values, NULL);
     g_ptr_array_add (args, NULL);
+    /* An axis may set an output option too (the base is checked already). */
+    if (p == 0 && !dts_cmd_run_check_sweep_base ((char **) args->pdata, error)) {
+      g_array_unref (points);
+      return NULL;
+    }
     /* The hash covers the whole command line: another base configuration
      * never reuses these results. */
     g_autoptr (GString) all = g_string_new (NULL);

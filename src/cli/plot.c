@@ -11,11 +11,17 @@
  * throughput_samples_per_s, ...). */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/input.h"
+#include "core/outfile.h"
 #include "core/quote.h"
 
 char *
@@ -167,12 +173,7 @@ append_number (GString *out, double v)
 static gboolean
 save (const char *path, const GString *text, GError **error)
 {
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (path, text->str, (gssize) text->len, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path, local->message);
-    return FALSE;
-  }
-  return TRUE;
+  return dts_outfile_write (path, text->str, text->len, "plot", error);
 }
 
 /* The terminal lines and the plot command for each requested format. */
@@ -402,26 +403,89 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
   return save (dat_path, dat, error) && save (gp_path, gp, error);
 }
 
+/* Remove the files of the temporary directory DIR, then DIR. */
+static void
+remove_tmp_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  for (const char *f; d != NULL && (f = g_dir_read_name (d)) != NULL;) {
+    g_autofree char *path = g_build_filename (dir, f, NULL);
+    g_unlink (path);
+  }
+  g_rmdir (dir);
+}
+
+/* gnuplot runs in a private directory beside the script, where its data
+ * file is linked: the pictures it writes there are checked (gnuplot exits
+ * 0 when it cannot write them) and then written in place as every output
+ * is (core/outfile.h), so that a write that fails is an error. */
 gboolean
 dts_plot_render (const char *gnuplot, const char *script, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (script);
-  g_autofree char *base = g_path_get_basename (script);
-  /* gnuplot would read a name starting with '-' as an option. */
-  g_autofree char *name = base[0] == '-' ? g_strconcat ("./", base, NULL) : g_strdup (base);
-  char *argv[] = { (char *) gnuplot, name, NULL };
+  g_autofree char *abs = g_canonicalize_filename (script, NULL);
+  g_autofree char *dir = g_path_get_dirname (abs);
+  g_autofree char *name = g_path_get_basename (abs);
+  if (g_str_has_suffix (name, ".gp"))
+    name[strlen (name) - 3] = '\0';
+  g_autofree char *script_base = g_str_has_suffix (script, ".gp")
+                                     ? g_strndup (script, strlen (script) - 3)
+                                     : g_strdup (script);
+  g_autofree char *tmp = g_build_filename (dir, ".dtsim-plot-XXXXXX", NULL);
+  if (g_mkdtemp (tmp) == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot make a directory for gnuplot: %s",
+                 dir, g_strerror (errno));
+    return FALSE;
+  }
+  g_autofree char *dat = g_strconcat (dir, "/", name, ".dat", NULL);
+  g_autofree char *link = g_strconcat (tmp, "/", name, ".dat", NULL);
+  if (symlink (dat, link) != 0) {
+    int err = errno;
+    remove_tmp_dir (tmp);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot link: %s", link, g_strerror (err));
+    return FALSE;
+  }
+  char *argv[] = { (char *) gnuplot, abs, NULL };
   g_autofree char *err = NULL;
   int status = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_spawn_sync (dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+  if (!g_spawn_sync (tmp, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
                      NULL, NULL, &err, &status, &local)) {
+    remove_tmp_dir (tmp);
     g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot run gnuplot '%s': %s", gnuplot,
                  local->message);
     return FALSE;
   }
   if (!g_spawn_check_wait_status (status, NULL)) {
+    remove_tmp_dir (tmp);
     g_strstrip (err);
     g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "gnuplot %s failed: %s", script, err);
+    return FALSE;
+  }
+  static const char *const exts[] = { ".png", ".svg" };
+  guint pictures = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (exts); i++) {
+    g_autofree char *made = g_strconcat (tmp, "/", name, exts[i], NULL);
+    if (!g_file_test (made, G_FILE_TEST_EXISTS))
+      continue;
+    g_autofree char *target = g_strconcat (script_base, exts[i], NULL);
+    g_autoptr (GBytes) bytes = dts_input_read (made, "picture", error);
+    dts_input_forget (made);
+    gsize len = 0;
+    const char *data = bytes ? g_bytes_get_data (bytes, &len) : NULL;
+    if (bytes != NULL && len == 0)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "gnuplot %s wrote an empty picture%s%s",
+                   script, *g_strstrip (err) ? ": " : "", err);
+    if (bytes == NULL || len == 0 || !dts_outfile_write (target, data, len, "picture", error)) {
+      remove_tmp_dir (tmp);
+      return FALSE;
+    }
+    pictures++;
+  }
+  remove_tmp_dir (tmp);
+  if (pictures == 0) {
+    g_strstrip (err);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "gnuplot %s wrote no picture%s%s", script,
+                 *err ? ": " : "", err);
     return FALSE;
   }
   return TRUE;
