@@ -26,6 +26,7 @@
 #include "cli/cli-private.h"
 #include "core/datadir.h"
 #include "core/error.h"
+#include "core/input.h"
 #include "core/quote.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
@@ -305,12 +306,10 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
 static DtsSweepResult *
 load_result_path (const char *path, GError **error)
 {
-  g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND, "%s: %s", path, local->message);
+  g_autofree char *text = dts_input_read_regular (path, "point file", error);
+  if (text == NULL)
     return NULL;
-  }
   DtsSweepResult *r = dts_sweep_result_parse (text, &local);
   if (r == NULL)
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: %s", path, local->message);
@@ -390,6 +389,21 @@ write_manifest (const char *dir, const DtsSweepPlan *plan, const GArray *points,
   return write_file (dir, "sweep.ini", text, len, error);
 }
 
+/* Whether FILE, a point file named by a manifest, stays inside the results
+ * folder: a relative path with no ".." (a manifest made elsewhere could
+ * name ../../../dev/zero). */
+static gboolean
+inside_folder (const char *file)
+{
+  if (*file == '\0' || g_path_is_absolute (file))
+    return FALSE;
+  g_auto (GStrv) parts = g_strsplit (file, "/", -1);
+  for (char **p = parts; *p; p++)
+    if (strcmp (*p, "..") == 0)
+      return FALSE;
+  return TRUE;
+}
+
 /* The rows of the sweep in DIR from its manifest; every point must have a
  * valid result. */
 static GPtrArray *
@@ -398,9 +412,14 @@ load_rows (const char *dir, char ***axes_out, GError **error)
   g_autofree char *path = g_build_filename (dir, "sweep.ini", NULL);
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) local = NULL;
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local)) {
+  g_autofree char *text = dts_input_read_regular (path, "sweep manifest", &local);
+  if (text == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
-                 "%s: %s (not the output directory of 'dtsim sweep'?)", path, local->message);
+                 "%s (not the output directory of 'dtsim sweep'?)", local->message);
+    return NULL;
+  }
+  if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s", path, local->message);
     return NULL;
   }
   g_auto (GStrv) axes = g_key_file_get_string_list (kf, "sweep", "axes", NULL, &local);
@@ -428,6 +447,12 @@ load_rows (const char *dir, char ***axes_out, GError **error)
     if (local != NULL || g_strv_length (row->values) != g_strv_length (axes)) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: [%s]: %s", path, group,
                    local ? local->message : "one value per axis expected");
+      return NULL;
+    }
+    if (!inside_folder (row->file)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "%s: [%s]: file '%s' is not inside the results folder (expected a "
+                   "relative path without '..', as points/NAME.json)", path, group, row->file);
       return NULL;
     }
     g_autoptr (GError) why = NULL;
@@ -638,8 +663,8 @@ tick (gpointer data)
 static char *
 child_error (const char *err_path, const char *why)
 {
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (err_path, &text, NULL, NULL))
+  g_autofree char *text = dts_input_read_regular (err_path, "error log", NULL);
+  if (text == NULL)
     return g_strdup (why);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   const char *last = NULL;

@@ -25,6 +25,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/input.h"
 
 typedef struct {
   char *key;
@@ -186,13 +187,10 @@ static GPtrArray *
 expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
              GError **error)
 {
-  g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (file, &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "config '%s': cannot read: %s", file,
-                 local->message);
+  g_autofree char *text = dts_input_read_text (file, "config", NULL, error);
+  if (text == NULL)
     return NULL;
-  }
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local)) {

@@ -151,6 +151,55 @@ dts_input_read (const char *path, const char *kind, GError **error)
   return bytes;
 }
 
+/* BYTES as a new NUL-terminated string. */
+static char *
+bytes_to_text (GBytes *bytes, gsize *len)
+{
+  gsize n = 0;
+  const char *data = g_bytes_get_data (bytes, &n);
+  if (len != NULL)
+    *len = n;
+  char *text = g_malloc (n + 1);
+  if (n > 0)
+    memcpy (text, data, n);
+  text[n] = '\0';
+  return text;
+}
+
+char *
+dts_input_read_text (const char *path, const char *kind, gsize *len, GError **error)
+{
+  g_autoptr (GBytes) bytes = dts_input_read (path, kind, error);
+  return bytes ? bytes_to_text (bytes, len) : NULL;
+}
+
+char *
+dts_input_read_regular (const char *path, const char *kind, GError **error)
+{
+  g_return_val_if_fail (path != NULL && kind != NULL, NULL);
+  /* O_NONBLOCK: opening a FIFO with no writer would wait for one. */
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
+  if (fd < 0) {
+    io_error (error, kind, path, errno);
+    return NULL;
+  }
+  struct stat st;
+  if (fstat (fd, &st) != 0) {
+    int err = errno;
+    close (fd);
+    io_error (error, kind, path, err);
+    return NULL;
+  }
+  if (!S_ISREG (st.st_mode)) {
+    close (fd);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': not a regular file", kind, path);
+    return NULL;
+  }
+  g_autoptr (GBytes) bytes = read_fd (fd, kind, path, error);
+  close (fd);
+  return bytes ? bytes_to_text (bytes, NULL) : NULL;
+}
+
 void
 dts_input_forget (const char *path)
 {
