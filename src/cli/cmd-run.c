@@ -173,7 +173,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->max_activities != NULL) {
     double v;
     char *end = NULL;
-    v = g_ascii_strtod (a->max_activities, &end);
+    v = dts_units_strtod (a->max_activities, &end);
     if (end == a->max_activities || *end != '\0' || !(v >= 1) || !(v <= 1e15))
       return dts_cli_bad_option ("max-activities", a->max_activities, "a number in 1..1e15",
                                  error);
@@ -266,7 +266,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     return FALSE;
   if (a->dataset_size != NULL) {
     char *end = NULL;
-    double v = g_ascii_strtod (a->dataset_size, &end);
+    double v = dts_units_strtod (a->dataset_size, &end);
     if (end == a->dataset_size || *end != '\0' || !(v >= 1) || !(v <= 1e15))
       return dts_cli_bad_option ("dataset-size", a->dataset_size, "a number of samples in 1..1e15",
                                  error);
@@ -276,7 +276,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     char *end = NULL;
     const char *p = g_str_has_prefix (a->compute_jitter, "lognormal:")
                         ? a->compute_jitter + strlen ("lognormal:") : NULL;
-    double v = p ? g_ascii_strtod (p, &end) : 0;
+    double v = p ? dts_units_strtod (p, &end) : 0;
     if (p == NULL || end == p || *end != '\0' || !(v >= 0) || !(v <= 2))
       return dts_cli_bad_option ("compute-jitter", a->compute_jitter,
                                  "lognormal:SIGMA with SIGMA in 0..2", error);

@@ -24,6 +24,7 @@
 #include "cli/cli-private.h"
 #include "core/error.h"
 #include "core/quote.h"
+#include "core/units.h"
 #include "platform/override.h"
 
 #define MAX_VALUES 10000
@@ -45,7 +46,7 @@ static gboolean
 split_number (const char *s, double *v, const char **unit)
 {
   char *end = NULL;
-  *v = g_ascii_strtod (s, &end);
+  *v = dts_units_strtod (s, &end);
   if (end == s || !isfinite (*v))
     return FALSE;
   *unit = end;
@@ -298,6 +299,15 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
       if (strcmp (other->key, axis->key) == 0) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary: axis '%s' given twice",
                      axis->key);
+        return NULL;
+      }
+      /* Two --set of one target: the last wins and the first axis, which
+       * still labels the rows, has no effect. (Scales multiply.) */
+      if (strcmp (other->target, axis->target) == 0 && other->kind == DTS_SWEEP_SET
+          && axis->kind == DTS_SWEEP_SET) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary: axes '%s' and '%s' both set '%s' (the second would replace the "
+                     "first)", other->key, axis->key, axis->target);
         return NULL;
       }
       if (strcmp (other->target, axis->target) == 0 && other->kind != DTS_SWEEP_SET
