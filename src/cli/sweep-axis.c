@@ -114,20 +114,29 @@ dts_sweep_values_expand (const char *text, GError **error)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) items = g_strsplit (text, ",", -1);
-  for (char **it = items; *it; it++)
+  for (char **it = items; *it; it++) {
     if (!expand_item (*it, out, error))
       return NULL;
+    /* A sweep has at most MAX_POINTS points, so no axis has more values:
+     * checked as the values grow, before they are compared. */
+    if (out->len > MAX_POINTS) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "more than %d values (a sweep has at most %d points)", MAX_POINTS,
+                   MAX_POINTS);
+      return NULL;
+    }
+  }
   if (out->len == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "no values");
     return NULL;
   }
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < out->len; i++)
-    for (guint j = 0; j < i; j++)
-      if (strcmp (g_ptr_array_index (out, i), g_ptr_array_index (out, j)) == 0) {
-        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "value '%s' given twice",
-                     (char *) g_ptr_array_index (out, i));
-        return NULL;
-      }
+    if (!g_hash_table_add (seen, g_ptr_array_index (out, i))) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "value '%s' given twice",
+                   (char *) g_ptr_array_index (out, i));
+      return NULL;
+    }
   g_ptr_array_add (out, NULL);
   return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
 }
