@@ -13,15 +13,27 @@
  * only, in point order, which is why they are the same bytes whatever -j
  * and whoever ran the points: `--emit slurm|parallel` writes the same points
  * as a Slurm job array or a GNU parallel job list, and `--collect OUT`
- * merges what they produced. */
+ * merges what they produced.
+ *
+ * One sweep per folder: every mode holds an advisory lock (flock) on
+ * OUT/sweep.lock, which names its holder's pid, while it writes in OUT; a
+ * second sweep there fails at once naming it. The lock goes with the
+ * process, however it ends, and so do its points: each child is killed
+ * when the sweep dies (PR_SET_PDEATHSIG), so that a sweep resumed after a
+ * kill -9 never meets a point of the old one still writing. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "cli/cli-private.h"
 #include "core/datadir.h"
@@ -708,6 +720,20 @@ job_done (GPid pid, gint wait_status, gpointer data)
   job_free (job);
 }
 
+/* In each child, before exec: die with the sweep (SIGKILL when the parent
+ * dies, by kill -9 too), and at once when it is already gone. */
+static void
+die_with_parent (gpointer parent)
+{
+#ifdef __linux__
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != (pid_t) GPOINTER_TO_INT (parent))
+    _exit (127);
+#else
+  (void) parent;
+#endif
+}
+
 static gboolean
 launch (Runner *r, guint point, GError **error)
 {
@@ -737,7 +763,8 @@ launch (Runner *r, guint point, GError **error)
   GPid pid;
   gboolean ok = g_spawn_async_with_pipes_and_fds (
       NULL, (const char *const *) argv->pdata, NULL,
-      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, -1, out, err, NULL, NULL, 0,
+      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, die_with_parent,
+      GINT_TO_POINTER ((int) getpid ()), -1, out, err, NULL, NULL, 0,
       &pid, NULL, NULL, NULL, &local);
   g_close (out, NULL);
   g_close (err, NULL);
@@ -865,6 +892,83 @@ emit (const char *kind, const char *dtsim, const char *dir, const GArray *points
   return TRUE;
 }
 
+/* ---- one sweep per folder ------------------------------------------------------------ */
+
+/* Lock the folder DIR for this process: a file descriptor holding the lock
+ * (close it to release), or -1 with ERROR set, naming the holder's pid when
+ * another sweep holds it. */
+static int
+lock_folder (const char *dir, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "sweep.lock", NULL);
+  int fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot create: %s", path,
+                 g_strerror (errno));
+    return -1;
+  }
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char holder[24] = "";
+    ssize_t n = pread (fd, holder, sizeof holder - 1, 0);
+    holder[n > 0 ? n : 0] = '\0';
+    g_strstrip (holder);
+    close (fd);
+    if (err == EWOULDBLOCK)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO,
+                   "%s: another dtsim sweep (pid %s) is using this folder: wait for it to "
+                   "end, or give another -o", dir, *holder ? holder : "unknown");
+    else
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot lock: %s", path,
+                   g_strerror (err));
+    return -1;
+  }
+  g_autofree char *pid = g_strdup_printf ("%d\n", (int) getpid ());
+  if (ftruncate (fd, 0) != 0 || pwrite (fd, pid, strlen (pid), 0) != (ssize_t) strlen (pid)) {
+    int err = errno;
+    close (fd);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path,
+                 g_strerror (err));
+    return -1;
+  }
+  return fd;
+}
+
+/* Write the manifest of POINTS in DIR, then emit their job list (A->emit)
+ * or run those without a result and write the outputs; DIR is locked. */
+static gboolean
+sweep_in_folder (const SweepArgs *a, guint jobs, const char *dir, const char *dtsim,
+                 const DtsSweepPlan *plan, const GArray *points, GError **error)
+{
+  if (!write_manifest (dir, plan, points, error))
+    return FALSE;
+  if (a->emit != NULL)
+    return emit (a->emit, dtsim, dir, points, error);
+
+  Runner r = {
+    .dir = dir,
+    .dtsim = dtsim,
+    .points = points,
+    .todo = g_array_new (FALSE, FALSE, sizeof (guint)),
+    .jobs = jobs,
+    .tty = !a->quiet && isatty (STDERR_FILENO),
+    .lines = !a->quiet && a->progress && !isatty (STDERR_FILENO),
+  };
+  g_autoptr (GArray) todo = r.todo;
+  for (guint p = 0; p < points->len; p++) {
+    g_autoptr (DtsSweepResult) done
+        = load_result (dir, g_array_index (points, Point, p).file, NULL);
+    if (done == NULL)
+      g_array_append_val (todo, p);
+  }
+  if (!a->quiet)
+    fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
+             todo->len, points->len - todo->len, dir);
+  if (!run_points (&r, error))
+    return FALSE;
+  return write_outputs (dir, a->plot, a->quiet, error);
+}
+
 /* ---- the command ------------------------------------------------------------------ */
 
 static char *
@@ -911,7 +1015,15 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
                    "those of DIR/sweep.ini)");
       return FALSE;
     }
-    return write_outputs (a.collect, a.plot, a.quiet, error);
+    /* A folder that is not there has no manifest: write_outputs says so. */
+    if (!g_file_test (a.collect, G_FILE_TEST_IS_DIR))
+      return write_outputs (a.collect, a.plot, a.quiet, error);
+    int lock = lock_folder (a.collect, error);
+    if (lock < 0)
+      return FALSE;
+    gboolean ok = write_outputs (a.collect, a.plot, a.quiet, error);
+    close (lock);
+    return ok;
   }
 
   int jobs = 1;
@@ -940,31 +1052,10 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
                  g_strerror (errno));
     return FALSE;
   }
-  if (!write_manifest (dir, plan, points, error))
+  int lock = lock_folder (dir, error);
+  if (lock < 0)
     return FALSE;
-  if (a.emit != NULL)
-    return emit (a.emit, dtsim, dir, points, error);
-
-  Runner r = {
-    .dir = dir,
-    .dtsim = dtsim,
-    .points = points,
-    .todo = g_array_new (FALSE, FALSE, sizeof (guint)),
-    .jobs = (guint) jobs,
-    .tty = !a.quiet && isatty (STDERR_FILENO),
-    .lines = !a.quiet && a.progress && !isatty (STDERR_FILENO),
-  };
-  g_autoptr (GArray) todo = r.todo;
-  for (guint p = 0; p < points->len; p++) {
-    g_autoptr (DtsSweepResult) done
-        = load_result (dir, g_array_index (points, Point, p).file, NULL);
-    if (done == NULL)
-      g_array_append_val (todo, p);
-  }
-  if (!a.quiet)
-    fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
-             todo->len, points->len - todo->len, dir);
-  if (!run_points (&r, error))
-    return FALSE;
-  return write_outputs (dir, a.plot, a.quiet, error);
+  gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, error);
+  close (lock);
+  return ok;
 }
