@@ -82,6 +82,23 @@ grep -q "output directory 'a\\\\ntouch CANARY19': a newline" err.txt || bad "unc
 "$dtsim" sweep --emit parallel --dtsim "$nl" --vary gpus=2 -o nl2 > /dev/null 2> err.txt
 [ $? -eq 1 ] || bad "a newline in --dtsim was not refused"
 canaries "newlines"
+# Very long values: 120 kB of quotes, backquotes and $( in a run option go
+# through the job list; a gnuplot string holds up to 4096 bytes.
+long=$(printf "'\"\`\$(touch CANARY20)%.0s" $(seq 6000))
+"$dtsim" sweep --emit parallel --dtsim true --vary gpus=2 --workload "$long" -o long \
+  > /dev/null || bad "--emit with a 120 kB value failed"
+sh long/jobs.txt || bad "the job list with a 120 kB value did not run"
+label=$(printf "'\"\`\$(touch CANARY21)%.0s" $(seq 200))
+printf 'x,"%s"\n1,2\n2,3\n' "$(printf '%s' "$label" | sed 's/"/""/g')" > long.csv
+"$dtsim" plot long.csv --x x --y "$label" -o long.png > /dev/null \
+  || bad "dtsim plot with a 4000-byte column name failed"
+label="$label$label"
+printf 'x,"%s"\n1,2\n2,3\n' "$(printf '%s' "$label" | sed 's/"/""/g')" > long.csv
+"$dtsim" plot long.csv --x x --y "$label" -o long.png > /dev/null 2> err.txt
+[ $? -eq 1 ] || bad "an 8000-byte column name was not refused"
+grep -q "longer than 4096 bytes" err.txt || bad "unclear: $(cut -c1-200 err.txt)"
+canaries "long values"
+
 # A key file cannot name the program the points run.
 printf '[sweep]\ndtsim = touch\n' > dtsim.ini
 "$dtsim" sweep --config dtsim.ini --emit parallel --vary gpus=2 -o kf > /dev/null 2> err.txt
