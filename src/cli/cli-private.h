@@ -23,6 +23,9 @@ G_BEGIN_DECLS
 typedef struct {
   const char *group;
   gboolean (*accepts) (char **args);
+  /* Keys a file may not set, NULL-terminated (or NULL): options that name a
+   * program to run, so that a key file stays data (doc/ROBUSTNESS.md). */
+  const char *const *command_line_only;
 } DtsConfigGroup;
 
 typedef struct {
@@ -143,6 +146,17 @@ gboolean dts_cli_row_options_check (const DtsRowOptions *ro, const char *collect
                                     const char *strategy, GError **error);
 /* The text given for option NAME, or NULL. */
 const char *dts_cli_row_option (const DtsRowOptions *ro, const char *name);
+/* The output files a command writes, by option: none may be the file of
+ * another (one would silently replace the other), "-" apart (checked by
+ * each command: stdout takes one document). Two paths are one file when
+ * they name the same regular file or, not existing yet, the same path once
+ * made absolute; existing files that are not regular (/dev/null) may be
+ * named twice. DTS_ERROR_USAGE naming both options. PATH NULL: absent. */
+typedef struct {
+  const char *option;
+  const char *path;
+} DtsCliOutput;
+gboolean dts_cli_check_distinct_outputs (const DtsCliOutput *outputs, guint n, GError **error);
 /* An output file option's TEXT (NULL: absent): not empty, and not "-"
  * unless STDOUT_OK (a second document on stdout, after or before the
  * results, would make both unreadable). DTS_ERROR_USAGE otherwise. */
@@ -310,6 +324,12 @@ gboolean dts_cli_trial_parse (GOptionContext *ctx, char **args);
 /* Option tables of run and sweep for the --config pre-pass (DtsConfigGroup). */
 gboolean dts_cmd_run_accepts (char **args);
 gboolean dts_cmd_sweep_accepts (char **args);
+/* Fail when the run options ARGS (argv[0] first) that a sweep runs at every
+ * point write an output of their own: a file every point would replace
+ * (--trace, --timeline, --per-rank FILE) or something on stdout where the
+ * sweep reads the point's JSON (--per-rank -, --dump-plan,
+ * --timeline-ascii). DTS_ERROR_USAGE. */
+gboolean dts_cmd_run_check_sweep_base (char **args, GError **error);
 
 G_END_DECLS
 

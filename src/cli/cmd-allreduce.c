@@ -187,6 +187,9 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
   }
   if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error))
     return FALSE;
+  const DtsCliOutput outputs[] = { { "svg", a->svg }, { "trace", a->c.trace } };
+  if (!dts_cli_check_distinct_outputs (outputs, G_N_ELEMENTS (outputs), error))
+    return FALSE;
   return dts_sim_cfg_check (a->c.cfg, error);
 }
 

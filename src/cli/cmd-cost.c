@@ -22,6 +22,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/input.h"
 #include "core/datadir.h"
 #include "cost/cost.h"
 #include "cost/mlp.h"
@@ -545,13 +546,9 @@ csv_field (GPtrArray *header, GPtrArray *row, const char *name)
 static gboolean
 read_checks (const char *path, GArray *checks, GError **error)
 {
-  g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "validation data '%s': %s", path,
-                 local->message);
+  g_autofree char *text = dts_input_read_text (path, "validation data", NULL, error);
+  if (text == NULL)
     return FALSE;
-  }
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GPtrArray) header = NULL;
   int lineno = 0;

@@ -11,6 +11,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/input.h"
 
 gboolean
 dts_cmd_plot (int argc, char **argv, GError **error)
@@ -59,12 +60,10 @@ dts_cmd_plot (int argc, char **argv, GError **error)
     return dts_cli_bad_option ("output", out, "a file name ending in .png or .svg", error);
   g_autofree char *base = g_strndup (out, strlen (out) - 4);
 
-  g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (argv[1], &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "'%s': %s", argv[1], local->message);
+  g_autofree char *text = dts_input_read_text (argv[1], "CSV", NULL, error);
+  if (text == NULL)
     return FALSE;
-  }
   g_autoptr (GPtrArray) table = dts_csv_parse (text, &local);
   if (table == NULL || !dts_plot_lines (table, x, y, series, ideal, base, png, svg, &local)) {
     g_set_error (error, DTS_ERROR, g_error_matches (local, DTS_ERROR, DTS_ERROR_USAGE)

@@ -173,7 +173,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (a->max_activities != NULL) {
     double v;
     char *end = NULL;
-    v = g_ascii_strtod (a->max_activities, &end);
+    v = dts_units_strtod (a->max_activities, &end);
     if (end == a->max_activities || *end != '\0' || !(v >= 1) || !(v <= 1e15))
       return dts_cli_bad_option ("max-activities", a->max_activities, "a number in 1..1e15",
                                  error);
@@ -269,7 +269,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     return FALSE;
   if (a->dataset_size != NULL) {
     char *end = NULL;
-    double v = g_ascii_strtod (a->dataset_size, &end);
+    double v = dts_units_strtod (a->dataset_size, &end);
     if (end == a->dataset_size || *end != '\0' || !(v >= 1) || !(v <= 1e15))
       return dts_cli_bad_option ("dataset-size", a->dataset_size, "a number of samples in 1..1e15",
                                  error);
@@ -279,7 +279,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     char *end = NULL;
     const char *p = g_str_has_prefix (a->compute_jitter, "lognormal:")
                         ? a->compute_jitter + strlen ("lognormal:") : NULL;
-    double v = p ? g_ascii_strtod (p, &end) : 0;
+    double v = p ? dts_units_strtod (p, &end) : 0;
     if (p == NULL || end == p || *end != '\0' || !(v >= 0) || !(v <= 2))
       return dts_cli_bad_option ("compute-jitter", a->compute_jitter,
                                  "lognormal:SIGMA with SIGMA in 0..2", error);
@@ -318,6 +318,11 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       || !dts_cli_check_output_option ("per-rank", a->per_rank, TRUE, error)
       || !dts_cli_check_output_option ("timeline", a->timeline, TRUE, error))
     return FALSE;
+  const DtsCliOutput outputs[] = {
+    { "trace", a->c.trace }, { "per-rank", a->per_rank }, { "timeline", a->timeline },
+  };
+  if (!dts_cli_check_distinct_outputs (outputs, G_N_ELEMENTS (outputs), error))
+    return FALSE;
   /* stdout carries one result: the summary, or one file given as -. */
   int to_stdout = (g_strcmp0 (a->per_rank, "-") == 0) + (g_strcmp0 (a->timeline, "-") == 0);
   if (to_stdout > 1) {
@@ -342,6 +347,33 @@ dts_cmd_run_accepts (char **args)
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   add_entries (ctx, &a);
   return dts_cli_trial_parse (ctx, args);
+}
+
+gboolean
+dts_cmd_run_check_sweep_base (char **args, GError **error)
+{
+  g_auto (RunArgs) a = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  add_entries (ctx, &a);
+  if (!dts_cli_trial_parse (ctx, args))
+    return TRUE;
+  const char *file = a.c.trace ? "trace" : a.timeline ? "timeline" : a.per_rank ? "per-rank" : NULL;
+  if (file != NULL && g_strcmp0 (a.per_rank, "-") != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "base run options: --%s writes one file, which every point would replace (a "
+                 "sweep keeps each point's results in DIR/points/; run a point alone with "
+                 "'dtsim run --%s')", file, file);
+    return FALSE;
+  }
+  const char *out = a.per_rank ? "per-rank -" : a.c.dump_plan ? "dump-plan"
+                  : a.timeline_ascii ? "timeline-ascii" : NULL;
+  if (out != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "base run options: --%s prints instead of the JSON result a sweep reads "
+                 "from every point's standard output", out);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean
@@ -448,27 +480,29 @@ dts_cmd_run (int argc, char **argv, GError **error)
     if (!dts_report_save (tr, o.trace_path, "trace", error))
       return FALSE;
   }
+  /* What goes to stdout: the summary, or the one file given as - in its
+   * place, written after every file. */
+  g_autoptr (GString) out = g_string_new (NULL);
   if (a.per_rank != NULL) {
     g_autoptr (GString) pr = g_string_new (NULL);
     dts_report_write_ranks_csv (summary, pr);
-    if (strcmp (a.per_rank, "-") == 0) {
-      fwrite (pr->str, 1, pr->len, stdout);
-      return TRUE;
-    }
-    if (!dts_report_save (pr, a.per_rank, "per-rank table", error))
+    if (strcmp (a.per_rank, "-") == 0)
+      g_string_append_len (out, pr->str, (gssize) pr->len);
+    else if (!dts_report_save (pr, a.per_rank, "per-rank table", error))
       return FALSE;
   }
   if (a.timeline != NULL) {
     g_autoptr (GString) svg = g_string_new (NULL);
     dts_timeline_write_svg (trace, summary, svg);
-    if (strcmp (a.timeline, "-") == 0) {
-      fwrite (svg->str, 1, svg->len, stdout);
-      return TRUE;
-    }
-    if (!dts_report_save (svg, a.timeline, "timeline", error))
+    if (strcmp (a.timeline, "-") == 0)
+      g_string_append_len (out, svg->str, (gssize) svg->len);
+    else if (!dts_report_save (svg, a.timeline, "timeline", error))
       return FALSE;
   }
-  g_autoptr (GString) out = g_string_new (NULL);
+  if (g_strcmp0 (a.per_rank, "-") == 0 || g_strcmp0 (a.timeline, "-") == 0) {
+    fwrite (out->str, 1, out->len, stdout);
+    return TRUE;
+  }
   writer->write (summary, out);
   if (a.timeline_ascii) {
     g_string_append_c (out, '\n');

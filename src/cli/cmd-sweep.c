@@ -13,19 +13,33 @@
  * only, in point order, which is why they are the same bytes whatever -j
  * and whoever ran the points: `--emit slurm|parallel` writes the same points
  * as a Slurm job array or a GNU parallel job list, and `--collect OUT`
- * merges what they produced. */
+ * merges what they produced.
+ *
+ * One sweep per folder: every mode holds an advisory lock (flock) on
+ * OUT/sweep.lock, which names its holder's pid, while it writes in OUT; a
+ * second sweep there fails at once naming it. The lock goes with the
+ * process, however it ends, and so do its points: each child is killed
+ * when the sweep dies (PR_SET_PDEATHSIG), so that a sweep resumed after a
+ * kill -9 never meets a point of the old one still writing. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "cli/cli-private.h"
 #include "core/datadir.h"
 #include "core/error.h"
+#include "core/input.h"
+#include "core/quote.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
 
@@ -118,8 +132,19 @@ check_base (char *const *base, GError **error)
       accepted = n;
     g_ptr_array_remove_index (args, args->len - 1);
   }
-  if (accepted == n)
+  if (accepted == n) {
+    g_ptr_array_add (args, NULL);
+    if (!dts_cmd_run_check_sweep_base ((char **) args->pdata, error))
+      return FALSE;
+    /* Each goes into sweep.ini's commands and the --emit job lists. */
+    g_autoptr (GError) local = NULL;
+    for (char *const *b = base; *b; b++)
+      if (!dts_quote_check (*b, -1, "base run option", "a sweep's command lines", &local)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s", local->message);
+        return FALSE;
+      }
     return TRUE;
+  }
   g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                "base run options: 'dtsim run' does not accept '%s' (an unknown option, a "
                "missing value or a stray argument; see 'dtsim run --help')", base[accepted]);
@@ -262,6 +287,11 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
     g_ptr_array_add (args, g_strdup ("--quiet"));
     g_ptr_array_add (values, NULL);
     g_ptr_array_add (args, NULL);
+    /* An axis may set an output option too (the base is checked already). */
+    if (p == 0 && !dts_cmd_run_check_sweep_base ((char **) args->pdata, error)) {
+      g_array_unref (points);
+      return NULL;
+    }
     /* The hash covers the whole command line: another base configuration
      * never reuses these results. */
     g_autoptr (GString) all = g_string_new (NULL);
@@ -288,12 +318,10 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
 static DtsSweepResult *
 load_result_path (const char *path, GError **error)
 {
-  g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND, "%s: %s", path, local->message);
+  g_autofree char *text = dts_input_read_regular (path, "point file", error);
+  if (text == NULL)
     return NULL;
-  }
   DtsSweepResult *r = dts_sweep_result_parse (text, &local);
   if (r == NULL)
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: %s", path, local->message);
@@ -310,23 +338,20 @@ load_result (const char *dir, const char *file, GError **error)
 
 /* ---- the manifest, OUT/sweep.ini --------------------------------------------- */
 
+/* The sh command line that runs DTSIM with ARGS, for the script INTO
+ * (core/quote.h); NULL with ERROR set when one cannot be written safely. */
 static char *
-shell_quote (const char *s)
-{
-  gboolean plain = *s != '\0';
-  for (const char *c = s; *c && plain; c++)
-    plain = g_ascii_isalnum (*c) || strchr ("_./:=+,@%-", *c) != NULL;
-  return plain ? g_strdup (s) : g_shell_quote (s);
-}
-
-static char *
-command_line (const char *dtsim, char *const *args)
+command_line (const char *dtsim, char *const *args, const char *into, GError **error)
 {
   g_autoptr (GString) s = g_string_new (NULL);
-  g_autofree char *q = shell_quote (dtsim);
+  g_autofree char *q = dts_quote_shell_command (dtsim, "--dtsim", into, error);
+  if (q == NULL)
+    return NULL;
   g_string_append (s, q);
   for (char *const *a = args; *a; a++) {
-    g_autofree char *qa = shell_quote (*a);
+    g_autofree char *qa = dts_quote_shell (*a, "run option", into, error);
+    if (qa == NULL)
+      return NULL;
     g_string_append_printf (s, " %s", qa);
   }
   return g_string_free (g_steal_pointer (&s), FALSE);
@@ -366,12 +391,29 @@ write_manifest (const char *dir, const DtsSweepPlan *plan, const GArray *points,
                                 g_strv_length (pt->values));
     g_key_file_set_integer (kf, group, "series", (int) pt->series);
     g_key_file_set_string (kf, group, "series-label", pt->series_label);
-    g_autofree char *cmd = command_line ("dtsim", pt->args);
+    g_autofree char *cmd = command_line ("dtsim", pt->args, "sweep.ini", error);
+    if (cmd == NULL)
+      return FALSE;
     g_key_file_set_string (kf, group, "command", cmd);
   }
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data (kf, &len, NULL);
   return write_file (dir, "sweep.ini", text, len, error);
+}
+
+/* Whether FILE, a point file named by a manifest, stays inside the results
+ * folder: a relative path with no ".." (a manifest made elsewhere could
+ * name ../../../dev/zero). */
+static gboolean
+inside_folder (const char *file)
+{
+  if (*file == '\0' || g_path_is_absolute (file))
+    return FALSE;
+  g_auto (GStrv) parts = g_strsplit (file, "/", -1);
+  for (char **p = parts; *p; p++)
+    if (strcmp (*p, "..") == 0)
+      return FALSE;
+  return TRUE;
 }
 
 /* The rows of the sweep in DIR from its manifest; every point must have a
@@ -382,9 +424,14 @@ load_rows (const char *dir, char ***axes_out, GError **error)
   g_autofree char *path = g_build_filename (dir, "sweep.ini", NULL);
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) local = NULL;
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local)) {
+  g_autofree char *text = dts_input_read_regular (path, "sweep manifest", &local);
+  if (text == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
-                 "%s: %s (not the output directory of 'dtsim sweep'?)", path, local->message);
+                 "%s (not the output directory of 'dtsim sweep'?)", local->message);
+    return NULL;
+  }
+  if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s", path, local->message);
     return NULL;
   }
   g_auto (GStrv) axes = g_key_file_get_string_list (kf, "sweep", "axes", NULL, &local);
@@ -412,6 +459,12 @@ load_rows (const char *dir, char ***axes_out, GError **error)
     if (local != NULL || g_strv_length (row->values) != g_strv_length (axes)) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "%s: [%s]: %s", path, group,
                    local ? local->message : "one value per axis expected");
+      return NULL;
+    }
+    if (!inside_folder (row->file)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "%s: [%s]: file '%s' is not inside the results folder (expected a "
+                   "relative path without '..', as points/NAME.json)", path, group, row->file);
       return NULL;
     }
     g_autoptr (GError) why = NULL;
@@ -622,8 +675,8 @@ tick (gpointer data)
 static char *
 child_error (const char *err_path, const char *why)
 {
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (err_path, &text, NULL, NULL))
+  g_autofree char *text = dts_input_read_regular (err_path, "error log", NULL);
+  if (text == NULL)
     return g_strdup (why);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   const char *last = NULL;
@@ -667,6 +720,20 @@ job_done (GPid pid, gint wait_status, gpointer data)
   job_free (job);
 }
 
+/* In each child, before exec: die with the sweep (SIGKILL when the parent
+ * dies, by kill -9 too), and at once when it is already gone. */
+static void
+die_with_parent (gpointer parent)
+{
+#ifdef __linux__
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != (pid_t) GPOINTER_TO_INT (parent))
+    _exit (127);
+#else
+  (void) parent;
+#endif
+}
+
 static gboolean
 launch (Runner *r, guint point, GError **error)
 {
@@ -696,7 +763,8 @@ launch (Runner *r, guint point, GError **error)
   GPid pid;
   gboolean ok = g_spawn_async_with_pipes_and_fds (
       NULL, (const char *const *) argv->pdata, NULL,
-      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, -1, out, err, NULL, NULL, 0,
+      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, die_with_parent,
+      GINT_TO_POINTER ((int) getpid ()), -1, out, err, NULL, NULL, 0,
       &pid, NULL, NULL, NULL, &local);
   g_close (out, NULL);
   g_close (err, NULL);
@@ -742,14 +810,21 @@ run_points (Runner *r, GError **error)
 
 /* ---- emitting job lists -------------------------------------------------------------- */
 
+/* One job: the point's run, its JSON written under a temporary name and
+ * renamed when complete. INTO names the script in errors. */
 static char *
-job_line (const char *dtsim, const char *dir, const Point *pt)
+job_line (const char *dtsim, const char *dir, const Point *pt, const char *into,
+          GError **error)
 {
-  g_autofree char *cmd = command_line (dtsim, pt->args);
+  g_autofree char *cmd = command_line (dtsim, pt->args, into, error);
+  if (cmd == NULL)
+    return NULL;
   g_autofree char *final = g_build_filename (dir, pt->file, NULL);
   g_autofree char *tmp = g_strconcat (final, ".tmp", NULL);
-  g_autofree char *qf = shell_quote (final);
-  g_autofree char *qt = shell_quote (tmp);
+  g_autofree char *qf = dts_quote_shell (final, "point file", into, error);
+  g_autofree char *qt = qf ? dts_quote_shell (tmp, "point file", into, error) : NULL;
+  if (qt == NULL)
+    return NULL;
   return g_strdup_printf ("%s > %s && mv %s %s", cmd, qt, qt, qf);
 }
 
@@ -758,16 +833,26 @@ emit (const char *kind, const char *dtsim, const char *dir, const GArray *points
       GError **error)
 {
   g_autoptr (GString) s = g_string_new (NULL);
-  g_autofree char *qdir = shell_quote (dir);
-  const char *name;
+  const char *name = strcmp (kind, "parallel") == 0 ? "jobs.txt (GNU parallel: one job per line)"
+                                                    : "sweep.slurm";
+  g_autofree char *qdir = dts_quote_shell (dir, "output directory", name, error);
+  if (qdir == NULL)
+    return FALSE;
   if (strcmp (kind, "parallel") == 0) {
-    name = "jobs.txt";
     for (guint p = 0; p < points->len; p++) {
-      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p));
+      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p), name,
+                                        error);
+      if (line == NULL)
+        return FALSE;
       g_string_append_printf (s, "%s\n", line);
     }
+    name = "jobs.txt";
   } else if (strcmp (kind, "slurm") == 0) {
-    name = "sweep.slurm";
+    /* sbatch reads the #SBATCH lines with its own quoting. */
+    g_autofree char *sdir = dts_quote_slurm (dir, "output directory", "sweep.slurm's #SBATCH "
+                                             "--output line", error);
+    if (sdir == NULL)
+      return FALSE;
     g_string_append_printf (s,
                             "#!/bin/sh\n"
                             "#SBATCH --job-name=dtsim-sweep\n"
@@ -781,9 +866,12 @@ emit (const char *kind, const char *dtsim, const char *dir, const GArray *points
                             "# then merge the results with: dtsim sweep --collect %s\n"
                             "set -e\n"
                             "case \"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\" in\n",
-                            points->len, qdir, qdir, qdir);
+                            points->len, sdir, qdir, qdir);
     for (guint p = 0; p < points->len; p++) {
-      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p));
+      g_autofree char *line = job_line (dtsim, dir, &g_array_index (points, Point, p), name,
+                                        error);
+      if (line == NULL)
+        return FALSE;
       g_string_append_printf (s, "%u) %s ;;\n", p + 1, line);
     }
     g_string_append (s, "*) echo \"no point $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\nesac\n");
@@ -802,6 +890,83 @@ emit (const char *kind, const char *dtsim, const char *dir, const GArray *points
     printf ("submit from this directory with 'sbatch %s/sweep.slurm', then 'dtsim sweep "
             "--collect %s'\n", qdir, qdir);
   return TRUE;
+}
+
+/* ---- one sweep per folder ------------------------------------------------------------ */
+
+/* Lock the folder DIR for this process: a file descriptor holding the lock
+ * (close it to release), or -1 with ERROR set, naming the holder's pid when
+ * another sweep holds it. */
+static int
+lock_folder (const char *dir, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "sweep.lock", NULL);
+  int fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot create: %s", path,
+                 g_strerror (errno));
+    return -1;
+  }
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char holder[24] = "";
+    ssize_t n = pread (fd, holder, sizeof holder - 1, 0);
+    holder[n > 0 ? n : 0] = '\0';
+    g_strstrip (holder);
+    close (fd);
+    if (err == EWOULDBLOCK)
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO,
+                   "%s: another dtsim sweep (pid %s) is using this folder: wait for it to "
+                   "end, or give another -o", dir, *holder ? holder : "unknown");
+    else
+      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot lock: %s", path,
+                   g_strerror (err));
+    return -1;
+  }
+  g_autofree char *pid = g_strdup_printf ("%d\n", (int) getpid ());
+  if (ftruncate (fd, 0) != 0 || pwrite (fd, pid, strlen (pid), 0) != (ssize_t) strlen (pid)) {
+    int err = errno;
+    close (fd);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path,
+                 g_strerror (err));
+    return -1;
+  }
+  return fd;
+}
+
+/* Write the manifest of POINTS in DIR, then emit their job list (A->emit)
+ * or run those without a result and write the outputs; DIR is locked. */
+static gboolean
+sweep_in_folder (const SweepArgs *a, guint jobs, const char *dir, const char *dtsim,
+                 const DtsSweepPlan *plan, const GArray *points, GError **error)
+{
+  if (!write_manifest (dir, plan, points, error))
+    return FALSE;
+  if (a->emit != NULL)
+    return emit (a->emit, dtsim, dir, points, error);
+
+  Runner r = {
+    .dir = dir,
+    .dtsim = dtsim,
+    .points = points,
+    .todo = g_array_new (FALSE, FALSE, sizeof (guint)),
+    .jobs = jobs,
+    .tty = !a->quiet && isatty (STDERR_FILENO),
+    .lines = !a->quiet && a->progress && !isatty (STDERR_FILENO),
+  };
+  g_autoptr (GArray) todo = r.todo;
+  for (guint p = 0; p < points->len; p++) {
+    g_autoptr (DtsSweepResult) done
+        = load_result (dir, g_array_index (points, Point, p).file, NULL);
+    if (done == NULL)
+      g_array_append_val (todo, p);
+  }
+  if (!a->quiet)
+    fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
+             todo->len, points->len - todo->len, dir);
+  if (!run_points (&r, error))
+    return FALSE;
+  return write_outputs (dir, a->plot, a->quiet, error);
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -850,7 +1015,15 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
                    "those of DIR/sweep.ini)");
       return FALSE;
     }
-    return write_outputs (a.collect, a.plot, a.quiet, error);
+    /* A folder that is not there has no manifest: write_outputs says so. */
+    if (!g_file_test (a.collect, G_FILE_TEST_IS_DIR))
+      return write_outputs (a.collect, a.plot, a.quiet, error);
+    int lock = lock_folder (a.collect, error);
+    if (lock < 0)
+      return FALSE;
+    gboolean ok = write_outputs (a.collect, a.plot, a.quiet, error);
+    close (lock);
+    return ok;
   }
 
   int jobs = 1;
@@ -879,31 +1052,10 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
                  g_strerror (errno));
     return FALSE;
   }
-  if (!write_manifest (dir, plan, points, error))
+  int lock = lock_folder (dir, error);
+  if (lock < 0)
     return FALSE;
-  if (a.emit != NULL)
-    return emit (a.emit, dtsim, dir, points, error);
-
-  Runner r = {
-    .dir = dir,
-    .dtsim = dtsim,
-    .points = points,
-    .todo = g_array_new (FALSE, FALSE, sizeof (guint)),
-    .jobs = (guint) jobs,
-    .tty = !a.quiet && isatty (STDERR_FILENO),
-    .lines = !a.quiet && a.progress && !isatty (STDERR_FILENO),
-  };
-  g_autoptr (GArray) todo = r.todo;
-  for (guint p = 0; p < points->len; p++) {
-    g_autoptr (DtsSweepResult) done
-        = load_result (dir, g_array_index (points, Point, p).file, NULL);
-    if (done == NULL)
-      g_array_append_val (todo, p);
-  }
-  if (!a.quiet)
-    fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
-             todo->len, points->len - todo->len, dir);
-  if (!run_points (&r, error))
-    return FALSE;
-  return write_outputs (dir, a.plot, a.quiet, error);
+  gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, error);
+  close (lock);
+  return ok;
 }

@@ -68,6 +68,7 @@
 #include "cli/cli-private.h"
 #include "core/datadir.h"
 #include "core/error.h"
+#include "core/input.h"
 #include "cost/framework.h"
 #include "platform/gpu.h"
 
@@ -153,12 +154,10 @@ static gboolean
 table_load (Table *t, const char *dir, const char *name, GError **error)
 {
   t->path = g_build_filename (dir, name, NULL);
-  g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (t->path, &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s", local->message);
+  g_autofree char *text = dts_input_read_text (t->path, "data set", NULL, error);
+  if (text == NULL)
     return FALSE;
-  }
   /* `# source:` comment lines are not rows. */
   g_autoptr (GString) body = g_string_new (NULL);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);

@@ -16,13 +16,15 @@
 
 /* --config groups (config-file.c): a sweep's [run] group is its base run. */
 static const DtsConfigGroup run_config[] = {
-  { "run", dts_cmd_run_accepts },
-  { NULL, NULL },
+  { "run", dts_cmd_run_accepts, NULL },
+  { NULL, NULL, NULL },
 };
+/* --dtsim names the program every point runs: command line only. */
+static const char *const sweep_command_line_only[] = { "dtsim", NULL };
 static const DtsConfigGroup sweep_config[] = {
-  { "run", dts_cmd_run_accepts },
-  { "sweep", dts_cmd_sweep_accepts },
-  { NULL, NULL },
+  { "run", dts_cmd_run_accepts, NULL },
+  { "sweep", dts_cmd_sweep_accepts, sweep_command_line_only },
+  { NULL, NULL, NULL },
 };
 
 static const DtsCommand commands[] = {

@@ -4,7 +4,13 @@
  * own options after these and reads the parsed text from DtsCommonArgs. */
 #include "config.h"
 
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
 #include "cli/cli-private.h"
+#include "core/error.h"
 
 void
 dts_cli_common_args_clear (DtsCommonArgs *c)
@@ -72,3 +78,35 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
   dts_cli_add_entries (ctx, entries);
 }
 #undef S
+
+/* Whether A and B name one file (cli-private.h). */
+static gboolean
+same_output (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  gboolean ea = g_stat (a, &sa) == 0, eb = g_stat (b, &sb) == 0;
+  if (ea && eb)
+    return S_ISREG (sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb)
+    return FALSE;
+  g_autofree char *ca = g_canonicalize_filename (a, NULL);
+  g_autofree char *cb = g_canonicalize_filename (b, NULL);
+  return strcmp (ca, cb) == 0;
+}
+
+gboolean
+dts_cli_check_distinct_outputs (const DtsCliOutput *outputs, guint n, GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    for (guint j = i + 1; j < n; j++) {
+      const char *a = outputs[i].path, *b = outputs[j].path;
+      if (a == NULL || b == NULL || strcmp (a, "-") == 0 || strcmp (b, "-") == 0
+          || !same_output (a, b))
+        continue;
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--%s '%s' and --%s '%s' are the same file: one would replace the other",
+                   outputs[i].option, a, outputs[j].option, b);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -25,6 +25,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/input.h"
 
 typedef struct {
   char *key;
@@ -54,13 +55,14 @@ dts_cli_config_origins_free (DtsConfigOrigins *origins)
   g_free (origins);
 }
 
-/* The line of KEY in GROUP (the last one: GKeyFile keeps the last of
- * duplicates), or of [GROUP] when KEY is NULL; 0 when not found. */
-static int
-find_line (char *const *lines, const char *group, const char *key)
+/* The line of every key of the file, in one pass over LINES: "GROUP\nKEY"
+ * -> line. A key given twice in one group is an error: GKeyFile keeps the
+ * last value and would give it for both (a first `set = ...` was lost). */
+static GHashTable *
+index_keys (char *const *lines, const char *file, GError **error)
 {
+  g_autoptr (GHashTable) where = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree char *current = NULL;
-  int found = 0;
   for (int i = 0; lines[i] != NULL; i++) {
     const char *l = lines[i];
     while (*l == ' ' || *l == '\t')
@@ -69,22 +71,39 @@ find_line (char *const *lines, const char *group, const char *key)
       const char *end = strchr (l, ']');
       g_free (current);
       current = end ? g_strndup (l + 1, end - l - 1) : NULL;
-      if (key == NULL && g_strcmp0 (current, group) == 0)
-        return i + 1;
       continue;
     }
-    if (key == NULL || g_strcmp0 (current, group) != 0)
+    const char *eq = strchr (l, '=');
+    if (*l == '#' || eq == NULL || current == NULL)
       continue;
-    gsize n = strlen (key);
-    if (strncmp (l, key, n) == 0) {
-      const char *r = l + n;
-      while (*r == ' ' || *r == '\t')
-        r++;
-      if (*r == '=')
-        found = i + 1;
+    g_autofree char *key = g_strchomp (g_strndup (l, eq - l));
+    g_autofree char *id = g_strconcat (current, "\n", key, NULL);
+    int first = GPOINTER_TO_INT (g_hash_table_lookup (where, id));
+    if (first > 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "config '%s': line %d: key '%s' given twice in [%s] (first on line %d; an "
+                   "option that repeats takes a list: a;b)", file, i + 1, key, current, first);
+      return NULL;
     }
+    g_hash_table_insert (where, g_steal_pointer (&id), GINT_TO_POINTER (i + 1));
   }
-  return found;
+  return g_steal_pointer (&where);
+}
+
+/* The line of [GROUP]; 0 when not found. */
+static int
+find_group_line (char *const *lines, const char *group)
+{
+  for (int i = 0; lines[i] != NULL; i++) {
+    const char *l = lines[i];
+    while (*l == ' ' || *l == '\t')
+      l++;
+    const char *end = *l == '[' ? strchr (l, ']') : NULL;
+    if (end != NULL && (gsize) (end - l - 1) == strlen (group)
+        && strncmp (l + 1, group, end - l - 1) == 0)
+      return i + 1;
+  }
+  return 0;
 }
 
 /* The first line GKeyFile cannot read: neither blank, a comment, a group
@@ -186,13 +205,10 @@ static GPtrArray *
 expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
              GError **error)
 {
-  g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (file, &text, NULL, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "config '%s': cannot read: %s", file,
-                 local->message);
+  g_autofree char *text = dts_input_read_text (file, "config", NULL, error);
+  if (text == NULL)
     return NULL;
-  }
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local)) {
@@ -206,6 +222,9 @@ expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
     return NULL;
   }
 
+  g_autoptr (GHashTable) key_lines = index_keys (lines, file, error);
+  if (key_lines == NULL)
+    return NULL;
   g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
   for (char **gr = groups; *gr; gr++) {
     gboolean known = FALSE;
@@ -219,7 +238,7 @@ expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
     if (!known) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                    "config '%s': line %d: unknown group [%s] (known: %s)", file,
-                   find_line (lines, *gr, NULL), *gr, names->str);
+                   find_group_line (lines, *gr), *gr, names->str);
       return NULL;
     }
   }
@@ -230,11 +249,18 @@ expand_file (const DtsCommand *cmd, const char *file, DtsConfigOrigins *origins,
       continue;
     g_auto (GStrv) keys = g_key_file_get_keys (kf, g->group, NULL, NULL);
     for (char **k = keys; *k; k++) {
-      int line = find_line (lines, g->group, *k);
+      g_autofree char *id = g_strconcat (g->group, "\n", *k, NULL);
+      int line = GPOINTER_TO_INT (g_hash_table_lookup (key_lines, id));
       g_autofree char *where = g_strdup_printf ("config '%s': line %d", file, line);
       if (strcmp (*k, "config") == 0) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                      "%s: key 'config': a key file cannot name another", where);
+        return NULL;
+      }
+      if (g->command_line_only != NULL && g_strv_contains (g->command_line_only, *k)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "%s: key '%s': a key file cannot name a program to run (give --%s on "
+                     "the command line)", where, *k, *k);
         return NULL;
       }
       g_auto (GStrv) values = g_key_file_get_string_list (kf, g->group, *k, NULL, &local);

@@ -23,6 +23,8 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/quote.h"
+#include "core/units.h"
 #include "platform/override.h"
 
 #define MAX_VALUES 10000
@@ -44,7 +46,7 @@ static gboolean
 split_number (const char *s, double *v, const char **unit)
 {
   char *end = NULL;
-  *v = g_ascii_strtod (s, &end);
+  *v = dts_units_strtod (s, &end);
   if (end == s || !isfinite (*v))
     return FALSE;
   *unit = end;
@@ -112,20 +114,29 @@ dts_sweep_values_expand (const char *text, GError **error)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) items = g_strsplit (text, ",", -1);
-  for (char **it = items; *it; it++)
+  for (char **it = items; *it; it++) {
     if (!expand_item (*it, out, error))
       return NULL;
+    /* A sweep has at most MAX_POINTS points, so no axis has more values:
+     * checked as the values grow, before they are compared. */
+    if (out->len > MAX_POINTS) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "more than %d values (a sweep has at most %d points)", MAX_POINTS,
+                   MAX_POINTS);
+      return NULL;
+    }
+  }
   if (out->len == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "no values");
     return NULL;
   }
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < out->len; i++)
-    for (guint j = 0; j < i; j++)
-      if (strcmp (g_ptr_array_index (out, i), g_ptr_array_index (out, j)) == 0) {
-        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "value '%s' given twice",
-                     (char *) g_ptr_array_index (out, i));
-        return NULL;
-      }
+    if (!g_hash_table_add (seen, g_ptr_array_index (out, i))) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "value '%s' given twice",
+                   (char *) g_ptr_array_index (out, i));
+      return NULL;
+    }
   g_ptr_array_add (out, NULL);
   return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
 }
@@ -222,10 +233,14 @@ dts_sweep_axis_parse (const char *spec, GError **error)
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': %s", spec, local->message);
     return NULL;
   }
+  /* Keys and values go into sweep.ini, the job lists and the plot scripts. */
+  if (!dts_quote_check (axis->key, -1, "--vary key", "a sweep's scripts", &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s", local->message);
+    return NULL;
+  }
   for (char **v = axis->values; *v; v++)
-    if (strpbrk (*v, "\t\n\r") != NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary '%s': a value holds a control "
-                   "character", spec);
+    if (!dts_quote_check (*v, -1, "--vary value", "a sweep's scripts", &local)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s", local->message);
       return NULL;
     }
   gboolean ok;
@@ -293,6 +308,15 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
       if (strcmp (other->key, axis->key) == 0) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary: axis '%s' given twice",
                      axis->key);
+        return NULL;
+      }
+      /* Two --set of one target: the last wins and the first axis, which
+       * still labels the rows, has no effect. (Scales multiply.) */
+      if (strcmp (other->target, axis->target) == 0 && other->kind == DTS_SWEEP_SET
+          && axis->kind == DTS_SWEEP_SET) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary: axes '%s' and '%s' both set '%s' (the second would replace the "
+                     "first)", other->key, axis->key, axis->target);
         return NULL;
       }
       if (strcmp (other->target, axis->target) == 0 && other->kind != DTS_SWEEP_SET

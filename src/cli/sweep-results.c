@@ -12,6 +12,7 @@
  * (weak scaling with a fixed batch per GPU: efficiency 1 is perfect). */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,14 @@ dts_sweep_result_parse (const char *text, GError **error)
                    required[i]);
       return NULL;
     }
+    /* Every run has at least one GPU and reports finite numbers: another
+     * value would make the derived columns infinite. */
+    double x = g_ascii_strtod (v->text, NULL);
+    if (!isfinite (x) || x < 0 || (i == 0 && (x < 1 || x != floor (x)))) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s' is %s (%s)", required[i], v->text,
+                   i == 0 ? "expected an integer from 1" : "expected a finite number from 0");
+      return NULL;
+    }
   }
   DtsSweepResult *res = g_new0 (DtsSweepResult, 1);
   res->root = g_steal_pointer (&root);
@@ -367,11 +376,14 @@ derive (const GPtrArray *rows)
   return out;
 }
 
+/* V, or NOT_FINITE when it is infinite or NaN (JSON has neither: a ratio
+ * to a first point whose throughput is 0 is written as null). */
 static void
-append_number (GString *out, double v)
+append_number (GString *out, double v, const char *not_finite)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.9g", v));
+  g_string_append (out, isfinite (v) ? g_ascii_formatd (buf, sizeof buf, "%.9g", v)
+                                     : not_finite);
 }
 
 void
@@ -431,11 +443,11 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     }
     const Derived *d = &g_array_index (derived, Derived, i);
     g_string_append_c (csv, ',');
-    append_number (csv, d->ideal);
+    append_number (csv, d->ideal, "");
     g_string_append_c (csv, ',');
-    append_number (csv, d->speedup);
+    append_number (csv, d->speedup, "");
     g_string_append_c (csv, ',');
-    append_number (csv, d->efficiency);
+    append_number (csv, d->efficiency, "");
     g_string_append_c (csv, '\n');
   }
 }
@@ -516,11 +528,11 @@ dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl)
       append_json_string (jsonl, row->values[a]);
     }
     g_string_append (jsonl, "},\"ideal_speedup\":");
-    append_number (jsonl, d->ideal);
+    append_number (jsonl, d->ideal, "null");
     g_string_append (jsonl, ",\"speedup\":");
-    append_number (jsonl, d->speedup);
+    append_number (jsonl, d->speedup, "null");
     g_string_append (jsonl, ",\"efficiency\":");
-    append_number (jsonl, d->efficiency);
+    append_number (jsonl, d->efficiency, "null");
     g_string_append (jsonl, ",\"run\":");
     write_compact (row->result->root, "", jsonl);
     g_string_append (jsonl, "}\n");

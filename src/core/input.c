@@ -151,6 +151,66 @@ dts_input_read (const char *path, const char *kind, GError **error)
   return bytes;
 }
 
+/* BYTES as a new NUL-terminated string, or NULL when they hold a NUL
+ * byte: the parsers would stop there and drop every later line (a key
+ * file cut at a NUL used to lose its last options with exit 0). */
+static char *
+bytes_to_text (GBytes *bytes, const char *kind, const char *path, gsize *len, GError **error)
+{
+  gsize n = 0;
+  const char *data = g_bytes_get_data (bytes, &n);
+  const char *nul = n > 0 ? memchr (data, '\0', n) : NULL;
+  if (nul != NULL) {
+    guint line = 1;
+    for (const char *c = data; c < nul; c++)
+      line += *c == '\n';
+    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                 "%s '%s': line %u: a NUL byte (expected text)", kind, path, line);
+    return NULL;
+  }
+  if (len != NULL)
+    *len = n;
+  char *text = g_malloc (n + 1);
+  if (n > 0)
+    memcpy (text, data, n);
+  text[n] = '\0';
+  return text;
+}
+
+char *
+dts_input_read_text (const char *path, const char *kind, gsize *len, GError **error)
+{
+  g_autoptr (GBytes) bytes = dts_input_read (path, kind, error);
+  return bytes ? bytes_to_text (bytes, kind, path, len, error) : NULL;
+}
+
+char *
+dts_input_read_regular (const char *path, const char *kind, GError **error)
+{
+  g_return_val_if_fail (path != NULL && kind != NULL, NULL);
+  /* O_NONBLOCK: opening a FIFO with no writer would wait for one. */
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
+  if (fd < 0) {
+    io_error (error, kind, path, errno);
+    return NULL;
+  }
+  struct stat st;
+  if (fstat (fd, &st) != 0) {
+    int err = errno;
+    close (fd);
+    io_error (error, kind, path, err);
+    return NULL;
+  }
+  if (!S_ISREG (st.st_mode)) {
+    close (fd);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': not a regular file", kind, path);
+    return NULL;
+  }
+  g_autoptr (GBytes) bytes = read_fd (fd, kind, path, error);
+  close (fd);
+  return bytes ? bytes_to_text (bytes, kind, path, NULL, error) : NULL;
+}
+
 void
 dts_input_forget (const char *path)
 {

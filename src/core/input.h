@@ -37,6 +37,21 @@ void dts_input_set_max_hosts (guint max_hosts);
  * (DTS_ERROR_IO). */
 GBytes *dts_input_read (const char *path, const char *kind, GError **error);
 
+/* The contents of PATH as dts_input_read() gives them, as text: a new
+ * NUL-terminated string (g_free it), its length in LEN when LEN is not
+ * NULL. A NUL byte in the file is an error naming its line
+ * (DTS_ERROR_PARSE): "KIND 'PATH': line N: a NUL byte (expected text)". */
+char *dts_input_read_text (const char *path, const char *kind, gsize *len, GError **error);
+
+/* The contents of PATH when it is a regular file, for files of a results
+ * folder that another program wrote (a sweep's points): the file is opened
+ * without blocking, so that a FIFO is refused at once ("KIND 'PATH': not a
+ * regular file") instead of waiting for a writer, read under the size
+ * limit, and not kept (a sweep reads thousands, each once or twice). A new
+ * NUL-terminated string, or NULL with ERROR set as dts_input_read() and
+ * dts_input_read_text() (a NUL byte) set it. */
+char *dts_input_read_regular (const char *path, const char *kind, GError **error);
+
 /* Forget what was read from PATH, so that the next dts_input_read() reads
  * it again: for programs that rewrite one file many times in place (the
  * fuzzers in tests/fuzz/). */

@@ -49,8 +49,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "core/datadir.h"
+#include "core/error.h"
+#include "core/input.h"
 #include "core/units.h"
 #include "cost/framework.h"
 #include "cost/roofline.h"
@@ -385,19 +386,9 @@ dts_framework_load (const char *id_or_path, GError **error)
       dts_datadir_resolve ("frameworks", id_or_path, ".conf", "framework profile", error);
   if (path == NULL)
     return NULL;
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "framework profile '%s': %s", path,
-                 local->message);
+  g_autofree char *text = dts_input_read_text (path, "framework profile", NULL, error);
+  if (text == NULL)
     return NULL;
-  }
-  if (strlen (text) != len) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                 "framework profile '%s': contains a NUL byte (expected text)", path);
-    return NULL;
-  }
   g_autofree char *base = g_path_get_basename (path);
   if (g_str_has_suffix (base, ".conf"))
     base[strlen (base) - 5] = '\0';

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/input.h"
 #include "cost/kernel-data.h"
 
 static const char *const class_names[DTS_KERNEL_CLASS_COUNT] = {
@@ -539,10 +540,8 @@ read_csv (DtsKernelData *data, const char *path, const char *const *required, Ro
                  path);
     return FALSE;
   }
-  if (!g_file_get_contents (path, &text, &len, &local)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "kernel data '%s': %s", path, local->message);
+  if ((text = dts_input_read_text (path, "kernel data", &len, error)) == NULL)
     return FALSE;
-  }
   *sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, len);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GPtrArray) header = NULL;

@@ -30,7 +30,10 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "core/error.h"
+#include "core/input.h"
 #include "cost/mlp-private.h"
 
 const char *const dts_mlp_gpu_feature_names[DTS_MLP_N_GPU_FEATURES] = {
@@ -368,15 +371,10 @@ gboolean
 dts_mlp_net_load_fann (DtsMlpNet *net, const char *path, const char *sha256, GError **error)
 {
   quiet_fann ();
-  g_autofree char *text = NULL;
   gsize len = 0;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local)) {
-    g_set_error (error, DTS_ERROR, local->code == G_FILE_ERROR_NOENT ? DTS_ERROR_NOT_FOUND
-                                                                      : DTS_ERROR_IO,
-                 "kernel model '%s': %s", path, local->message);
+  g_autofree char *text = dts_input_read_text (path, "kernel model", &len, error);
+  if (text == NULL)
     return FALSE;
-  }
   if (sha256 != NULL) {
     g_autofree char *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) text, len);
     if (g_ascii_strcasecmp (sum, sha256) != 0) {
@@ -389,8 +387,15 @@ dts_mlp_net_load_fann (DtsMlpNet *net, const char *path, const char *sha256, GEr
   }
   /* FANN leaks its error message when it refuses a file, so the header is
    * checked here first. */
-  struct fann *ann = g_str_has_prefix (text, "FANN_FLO_2.1\n") ? fann_create_from_file (path)
-                                                                : NULL;
+  struct fann *ann = NULL;
+  if (g_str_has_prefix (text, "FANN_FLO_2.1\n")) {
+    /* FANN opens files by name: it reads a copy of the bytes checked here. */
+    g_autofree char *copy = dts_input_private_copy (path, "kernel model", error);
+    if (copy == NULL)
+      return FALSE;
+    ann = fann_create_from_file (copy);
+    g_unlink (copy);
+  }
   if (ann == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                  "kernel model '%s': not a FANN network file (FANN_FLO_2.1)", path);

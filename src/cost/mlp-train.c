@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/input.h"
 #include "cost/mlp-private.h"
 #include "cost/roofline.h"
 
@@ -433,15 +434,13 @@ dts_mlp_train (const DtsKernelData *data, const DtsGpuCatalog *cat,
                                                dts_precision_to_string (table[d].precision),
                                                dts_kernel_class_to_string (k));
       g_autofree char *path = g_build_filename (out_dir, file, NULL);
-      g_autofree char *text = NULL;
       gsize len = 0;
-      if (!dts_mlp_net_save (net, path, error)
-          || !g_file_get_contents (path, &text, &len, NULL)) {
-        if (error && *error == NULL)
-          g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "kernel model '%s': cannot read back",
-                       path);
+      if (!dts_mlp_net_save (net, path, error))
         return FALSE;
-      }
+      g_autofree char *text = dts_input_read_text (path, "kernel model", &len, error);
+      dts_input_forget (path);
+      if (text == NULL)
+        return FALSE;
       g_autofree char *sha = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) text, len);
       manifest_network (networks, net, file, sha);
     }

@@ -31,5 +31,17 @@ for f in throughput speedup breakdown; do
     echo "plot-render: $f.svg lacks the 100Gbps series"; fail=1
   fi
 done
+# gnuplot exits 0 when it cannot write its picture: dtsim must not say
+# "wrote" then. /dev/full fails every write.
+ln -s /dev/full "$out/full.png"
+if "$dtsim" plot "$out/results.csv" --x gpus --y iteration_time_s -o "$out/full.png" \
+  > "$out/full.out" 2>&1; then
+  echo "plot-render: a picture written to /dev/full was reported as written"; fail=1
+fi
+grep -q "picture '.*full.png': cannot write: No space left on device" "$out/full.out" \
+  || { echo "plot-render: unclear error: $(cat "$out/full.out")"; fail=1; }
+if ls -A "$out" | grep -q '^[.]dtsim-plot'; then
+  echo "plot-render: a temporary directory was left behind"; fail=1
+fi
 [ "$fail" -eq 0 ] && rm -rf "$out" && echo "plot-render: ok"
 exit "$fail"

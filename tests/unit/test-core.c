@@ -2,10 +2,14 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "core/datadir.h"
 #include "core/error.h"
 #include "core/precision.h"
+#include "core/quote.h"
 #include "core/units.h"
 #include "output/json.h"
 #include "testlib.h"
@@ -186,6 +190,177 @@ START_TEST (test_datadir)
 }
 END_TEST
 
+/* ---- quote.c: hostile strings through every script writer ---- */
+
+static const char *const hostile[] = {
+  "`touch CANARY`",
+  "$(touch CANARY)",
+  "${HOME}$HOME$$",
+  "system('touch CANARY')",
+  "x'; system(\"touch CANARY\"); '",
+  "\"`touch CANARY`\"",
+  "'\"'\"both kinds'\"",
+  "it's",
+  "back\\slash\\",
+  "@macro %s %A %% #not a comment",
+  "; touch CANARY; #",
+  "| touch CANARY &",
+  "-e",
+  "~",
+  "*",
+  "",
+  "\xc3\xa9t\xc3\xa9 \xe2\x80\x94 UTF-8",
+  NULL,
+};
+
+/* Control characters refused by every writer. */
+static const char *const controls[] = { "a\nb", "a\rb", "tab\there", "\x1b[31mred", "del\x7f",
+                                        "\n", "x\n`touch CANARY`", NULL };
+
+/* A value of 1 MiB made of quotes, backquotes and $(. */
+static char *
+long_hostile (void)
+{
+  GString *s = g_string_new (NULL);
+  while (s->len < 1024 * 1024)
+    g_string_append (s, "'\"`$(touch CANARY)\\");
+  return g_string_free (s, FALSE);
+}
+
+/* What sh prints for the script "printf '%s' WORD", run in a new temporary
+ * directory, which must still be empty of CANARY afterwards. */
+static char *
+sh_prints (const char *word)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dtsim-quote-XXXXXX", NULL);
+  ck_assert_ptr_nonnull (dir);
+  g_autofree char *script = g_build_filename (dir, "s.sh", NULL);
+  g_autofree char *text = g_strdup_printf ("printf '%%s' %s\n", word);
+  ck_assert (g_file_set_contents (script, text, -1, NULL));
+  char *argv[] = { (char *) "sh", (char *) "s.sh", NULL };
+  char *out = NULL;
+  int status = -1;
+  ck_assert (g_spawn_sync (dir, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status,
+                           NULL));
+  ck_assert (g_spawn_check_wait_status (status, NULL));
+  g_autofree char *canary = g_build_filename (dir, "CANARY", NULL);
+  ck_assert_msg (!g_file_test (canary, G_FILE_TEST_EXISTS), "a command ran from '%.40s'", word);
+  g_unlink (script);
+  g_rmdir (dir);
+  return out;
+}
+
+START_TEST (test_quote_shell)
+{
+  g_autofree char *huge = long_hostile ();
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++) {
+    const char *v = hostile[i] ? hostile[i] : huge;
+    g_autoptr (GError) error = NULL;
+    g_autofree char *q = dts_quote_shell (v, "value", "a test", &error);
+    ck_assert_msg (q != NULL, "'%.40s': %s", v, error ? error->message : "");
+    g_autofree char *back = sh_prints (q);
+    ck_assert_msg (strcmp (back, v) == 0, "'%.40s' came back as '%.40s'", v, back);
+  }
+  /* Plain words stay as they are, so that job lists stay readable. */
+  g_autofree char *p = dts_quote_shell ("--gpus=4", "value", "a test", NULL);
+  ck_assert_str_eq (p, "--gpus=4");
+  g_autofree char *s = dts_quote_shell ("link:*-ib.bandwidth=1", "value", "a test", NULL);
+  ck_assert_str_eq (s, "'link:*-ib.bandwidth=1'");
+  /* A command word that sh would read as an assignment or a keyword. */
+  g_autofree char *c1 = dts_quote_shell_command ("A=1", "dtsim", "a test", NULL);
+  ck_assert_str_eq (c1, "'A=1'");
+  g_autofree char *c2 = dts_quote_shell_command ("if", "dtsim", "a test", NULL);
+  ck_assert_str_eq (c2, "'if'");
+  g_autofree char *c3 = dts_quote_shell_command ("/usr/bin/dtsim", "dtsim", "a test", NULL);
+  ck_assert_str_eq (c3, "/usr/bin/dtsim");
+}
+END_TEST
+
+START_TEST (test_quote_refused)
+{
+  for (const char *const *v = controls; *v; v++) {
+    g_autoptr (GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL;
+    ck_assert_ptr_null (dts_quote_shell (*v, "base run option", "jobs.txt", &e1));
+    dts_test_assert_error (e1, DTS_ERROR_INVALID, "base run option '", "cannot be written into "
+                           "jobs.txt", NULL);
+    ck_assert_ptr_null (strchr (e1->message, '\n'));
+    ck_assert_ptr_null (dts_quote_shell_command (*v, "dtsim", "jobs.txt", &e2));
+    ck_assert_ptr_null (dts_quote_gnuplot (*v, "column", "x.gp", &e3));
+    dts_test_assert_error (e3, DTS_ERROR_INVALID, "column '", "x.gp", NULL);
+    ck_assert_ptr_null (dts_quote_slurm (*v, "output directory", "sweep.slurm", &e4));
+  }
+  g_autoptr (GError) nl = NULL;
+  ck_assert (!dts_quote_check ("a\nb", -1, "label", "x.gp", &nl));
+  dts_test_assert_error (nl, DTS_ERROR_INVALID, "label 'a\\nb': a newline (byte 2) cannot be "
+                         "written into x.gp", NULL);
+  /* A NUL byte inside a value of known length. */
+  g_autoptr (GError) nul = NULL;
+  ck_assert (!dts_quote_check ("ab\0cd", 5, "cell", "x.dat", &nul));
+  dts_test_assert_error (nul, DTS_ERROR_INVALID, "cell 'ab...': a NUL byte (byte 3)", NULL);
+  ck_assert (dts_quote_check ("ab\0cd", 2, "cell", "x.dat", NULL));
+  /* Long values are shown shortened. */
+  g_autofree char *huge = g_strnfill (100000, 'x');
+  huge[50000] = '\n';
+  g_autoptr (GError) lng = NULL;
+  ck_assert_ptr_null (dts_quote_gnuplot (huge, "label", "x.gp", &lng));
+  ck_assert_int_lt (strlen (lng->message), 200);
+}
+END_TEST
+
+START_TEST (test_quote_gnuplot)
+{
+  g_autofree char *a = dts_quote_gnuplot ("it's `x` $(y) @z \\", "label", "x.gp", NULL);
+  ck_assert_str_eq (a, "('it'.\"'\".'s `x` $(y) @z \\')");
+  g_autofree char *b = dts_quote_gnuplot ("''x''", "label", "x.gp", NULL);
+  ck_assert_str_eq (b, "(\"'\".\"'\".'x'.\"'\".\"'\")");
+  g_autofree char *huge = long_hostile ();
+  g_autoptr (GError) too_long = NULL;
+  ck_assert_ptr_null (dts_quote_gnuplot (huge, "label", "x.gp", &too_long));
+  dts_test_assert_error (too_long, DTS_ERROR_INVALID, "longer than 4096 bytes", NULL);
+  huge[DTS_QUOTE_GNUPLOT_MAX] = '\0';
+  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
+  if (gnuplot == NULL)
+    return;
+  /* What gnuplot prints for each value: the value, and no command ran. */
+  g_autofree char *dir = g_dir_make_tmp ("dtsim-quote-XXXXXX", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++) {
+    const char *v = hostile[i] ? hostile[i] : huge;
+    g_autofree char *q = dts_quote_gnuplot (v, "label", "x.gp", NULL);
+    ck_assert_ptr_nonnull (q);
+    g_autofree char *script = g_build_filename (dir, "t.gp", NULL);
+    g_autofree char *text = g_strdup_printf ("set print '-'\nprint %s\nset title %s\n", q, q);
+    ck_assert (g_file_set_contents (script, text, -1, NULL));
+    char *argv[] = { gnuplot, (char *) "t.gp", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = -1;
+    ck_assert (g_spawn_sync (dir, argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+    ck_assert_msg (g_spawn_check_wait_status (status, NULL), "'%.40s': %s", v, err);
+    g_autofree char *expected = g_strconcat (v, "\n", NULL);
+    ck_assert_msg (strcmp (out, expected) == 0, "'%.40s' came back as '%.40s'", v, out);
+    g_autofree char *canary = g_build_filename (dir, "CANARY", NULL);
+    ck_assert_msg (!g_file_test (canary, G_FILE_TEST_EXISTS), "a command ran from '%.40s'", v);
+    g_unlink (script);
+  }
+  g_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_quote_slurm)
+{
+  g_autofree char *a = dts_quote_slurm ("out 50%", "output directory", "sweep.slurm", NULL);
+  ck_assert_str_eq (a, "'out 50%%'");
+  g_autofree char *b = dts_quote_slurm ("study", "output directory", "sweep.slurm", NULL);
+  ck_assert_str_eq (b, "study");
+  g_autofree char *c = dts_quote_slurm ("`x` $(y) it's", "output directory", "sweep.slurm", NULL);
+  ck_assert_str_eq (c, "'`x` $(y) it'\\''s'");
+  g_autoptr (GError) error = NULL;
+  ck_assert_ptr_null (dts_quote_slurm ("a\\b", "output directory", "sweep.slurm", &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "a backslash cannot be written into "
+                         "sweep.slurm", NULL);
+}
+END_TEST
+
 static Suite *
 core_suite (void)
 {
@@ -200,6 +375,10 @@ core_suite (void)
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_json_integers);
   tcase_add_test (tc, test_datadir);
+  tcase_add_test (tc, test_quote_shell);
+  tcase_add_test (tc, test_quote_refused);
+  tcase_add_test (tc, test_quote_gnuplot);
+  tcase_add_test (tc, test_quote_slurm);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -60,6 +60,20 @@ START_TEST (test_values_errors)
     { "a:8:x2", "expected FROM:TO:xFACTOR" },
     { "1:8:x2MB", "expected FROM:TO:xFACTOR" },
     { "1:1e9:+1", "more than 10000 values" },
+    { "0x10:0x40:x2", "expected FROM:TO:xFACTOR" },
+    { "1:8:x0x2", "expected FROM:TO:xFACTOR" },
+    /* 400k values in 662 bytes: refused before they are compared (the
+     * duplicate check was quadratic and took about 10 minutes). */
+    { "1:10000:+1,10001:20000:+1,20001:30000:+1,30001:40000:+1,40001:50000:+1,"
+      "50001:60000:+1,60001:70000:+1,70001:80000:+1,80001:90000:+1,90001:100000:+1,"
+      "100001:110000:+1,110001:120000:+1,120001:130000:+1,130001:140000:+1,"
+      "140001:150000:+1,150001:160000:+1,160001:170000:+1,170001:180000:+1,"
+      "180001:190000:+1,190001:200000:+1,200001:210000:+1,210001:220000:+1,"
+      "220001:230000:+1,230001:240000:+1,240001:250000:+1,250001:260000:+1,"
+      "260001:270000:+1,270001:280000:+1,280001:290000:+1,290001:300000:+1,"
+      "300001:310000:+1,310001:320000:+1,320001:330000:+1,330001:340000:+1,"
+      "340001:350000:+1,350001:360000:+1,360001:370000:+1,370001:380000:+1,"
+      "380001:390000:+1,390001:400000:+1", "more than 100000 values" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
@@ -197,6 +211,17 @@ START_TEST (test_plan_errors)
   char *both[] = { (char *) "gpus=4,8", (char *) "nodes=1,2", NULL };
   ck_assert_ptr_null (dts_sweep_plan_new (both, FALSE, &e4));
   dts_test_assert_error (e4, DTS_ERROR_USAGE, "axes 'gpus' and 'nodes' both set --gpus", NULL);
+  g_autoptr (GError) e5 = NULL;
+  char *same_set[] = { (char *) "link:*-ib.bandwidth=1Gbps,2Gbps",
+                       (char *) "set:link:*-ib.bandwidth=3Gbps", NULL };
+  ck_assert_ptr_null (dts_sweep_plan_new (same_set, FALSE, &e5));
+  dts_test_assert_error (e5, DTS_ERROR_USAGE, "axes 'link:*-ib.bandwidth' and "
+                         "'set:link:*-ib.bandwidth' both set 'link:*-ib.bandwidth'", NULL);
+  /* A scale applies after every --set: both axes have an effect. */
+  char *set_and_scale[] = { (char *) "link:*-ib.bandwidth=1Gbps,2Gbps",
+                            (char *) "scale:link:*-ib.bandwidth=0.5,1", NULL };
+  g_autoptr (DtsSweepPlan) both_ok = dts_sweep_plan_new (set_and_scale, FALSE, NULL);
+  ck_assert_ptr_nonnull (both_ok);
   char *uneven[] = { (char *) "gpus=4,8", (char *) "batch-size=1,2,3", NULL };
   ck_assert_ptr_null (dts_sweep_plan_new (uneven, TRUE, &e3));
   dts_test_assert_error (e3, DTS_ERROR_USAGE, "--zip", "3 values", NULL);
@@ -293,6 +318,28 @@ START_TEST (test_csv_columns_values_and_derived)
 }
 END_TEST
 
+/* A first point of throughput 0: the ratios to it are not numbers, written
+ * as null in JSON Lines (valid JSON) and as empty cells in the CSV. */
+START_TEST (test_derived_not_finite)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_row_free);
+  g_autofree char *j1 = run_json (4, "0", "");
+  g_autofree char *j2 = run_json (8, "10", "");
+  g_ptr_array_add (rows, row_new (j1, "4", "1", 0, "all"));
+  g_ptr_array_add (rows, row_new (j2, "8", "1", 0, "all"));
+  char *axes[] = { (char *) "gpus", (char *) "bw", NULL };
+  g_autoptr (GString) jsonl = g_string_new (NULL);
+  dts_sweep_write_jsonl (axes, rows, jsonl);
+  ck_assert_ptr_null (strstr (jsonl->str, "inf"));
+  ck_assert_ptr_null (strstr (jsonl->str, "nan"));
+  ck_assert_ptr_nonnull (strstr (jsonl->str, "\"ideal_speedup\":2,\"speedup\":null,"
+                                             "\"efficiency\":null"));
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_sweep_write_csv (axes, rows, csv);
+  ck_assert (g_str_has_suffix (csv->str, ",2,,\n"));
+}
+END_TEST
+
 START_TEST (test_result_parse_errors)
 {
   g_autofree char *good = run_json (2, "10", "");
@@ -313,6 +360,15 @@ START_TEST (test_result_parse_errors)
       "no number 'throughput_samples_per_s'" },
     { 0, "{\"n_gpus\": \"1\", \"iteration_time_s\": 1, \"throughput_samples_per_s\": 1}",
       DTS_ERROR_INVALID, "no number 'n_gpus'" },
+    /* A point file made elsewhere: 0 GPUs made -inf in results.jsonl. */
+    { 0, "{\"n_gpus\": 0, \"iteration_time_s\": 1, \"throughput_samples_per_s\": 1}",
+      DTS_ERROR_INVALID, "'n_gpus' is 0 (expected an integer from 1)" },
+    { 0, "{\"n_gpus\": 1.5, \"iteration_time_s\": 1, \"throughput_samples_per_s\": 1}",
+      DTS_ERROR_INVALID, "'n_gpus' is 1.5" },
+    { 0, "{\"n_gpus\": 1, \"iteration_time_s\": 1, \"throughput_samples_per_s\": 1e999}",
+      DTS_ERROR_INVALID, "'throughput_samples_per_s' is 1e999 (expected a finite number" },
+    { 0, "{\"n_gpus\": 1, \"iteration_time_s\": -1, \"throughput_samples_per_s\": 1}",
+      DTS_ERROR_INVALID, "'iteration_time_s' is -1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autofree char *text = cases[i].cut ? g_strndup (good, cases[i].cut) : g_strdup (cases[i].text);
@@ -368,6 +424,7 @@ main (void)
   TCase *tr = tcase_create ("results");
   tcase_add_test (tr, test_csv_columns_values_and_derived);
   tcase_add_test (tr, test_result_parse_errors);
+  tcase_add_test (tr, test_derived_not_finite);
   tcase_add_test (tr, test_csv_quoting_and_reader);
   suite_add_tcase (s, tr);
   return dts_test_run (s);
