@@ -904,9 +904,18 @@ append_transfers (const Ctx *c, GArray *prog, int j, int d, int t, int m, int ki
   int me = rank_of (c, s, d, t);
   gint64 lo, hi;
   share (c, s, d, m, &lo, &hi);
-  for (int p = 0; p < c->dp[peer_stage]; p++) {
+  /* The peers' shares are consecutive ranges: start at the last peer that
+   * ends at or before LO (none before it overlaps) and stop at the first
+   * that starts at or after HI, so that the work is the overlaps' count,
+   * not the replicas' (quadratic in them over a stage's streams). */
+  int n_peers = c->dp[peer_stage];
+  gint64 b = c->mb_start[m + 1] - c->mb_start[m];
+  int p0 = b > 0 ? (int) MAX (0, (lo - c->mb_start[m]) * n_peers / b - 1) : 0;
+  for (int p = p0; p < n_peers; p++) {
     gint64 plo, phi;
     share (c, peer_stage, p, m, &plo, &phi);
+    if (plo >= hi)
+      break;
     gint64 n = MIN (hi, phi) - MAX (lo, plo);
     if (n <= 0)
       continue;
