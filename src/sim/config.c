@@ -19,6 +19,8 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #ifdef HAVE_MALLOC_H
 #include <malloc.h>
 #endif
@@ -262,5 +264,47 @@ dts_sim_check_map_count (guint n_actors, const char *limit_path, GError **error)
                " (%s); raise it (as root: sysctl -w vm.max_map_count=%" G_GUINT64_FORMAT
                ") or simulate fewer GPUs",
                n_actors, need, limit, limit_path, MAX (2 * need, (guint64) 262144));
+  return FALSE;
+}
+
+/* Room for what the simulation allocates besides the stacks (SimGrid's
+ * engine, the trace, the plans): generous, since it only decides when to
+ * refuse. */
+#define ADDRESS_SPACE_ROOM (512.0 * 1024 * 1024)
+
+gboolean
+dts_sim_check_address_space (guint n_actors, long stack_kib, GError **error)
+{
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return TRUE;
+  double limit = (double) rl.rlim_cur;
+  /* The address space in use: the first field of /proc/self/statm, pages. */
+  double used = 0;
+  g_autofree char *statm = NULL;
+  long page = sysconf (_SC_PAGESIZE);
+  if (page > 0 && g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL))
+    used = g_ascii_strtod (statm, NULL) * page;
+  double stacks = (double) n_actors * stack_kib * 1024.0;
+  if (used + stacks + ADDRESS_SPACE_ROOM <= limit)
+    return TRUE;
+  /* The largest power-of-two stack of at least 64 KiB that fits. */
+  double room = limit - used - ADDRESS_SPACE_ROOM;
+  long fit = 0;
+  for (long kib = 64; kib < stack_kib && room > 0 && (double) n_actors * kib * 1024.0 <= room;
+       kib *= 2)
+    fit = kib;
+  g_autofree char *fix = fit > 0
+                             ? g_strdup_printf ("give --cfg contexts/stack-size:%ld (KiB; dtsim's "
+                                                "streams keep shallow stacks), raise the limit "
+                                                "(ulimit -v) or simulate fewer GPUs",
+                                                fit)
+                             : g_strdup ("raise the limit (ulimit -v) or simulate fewer GPUs");
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+               "%u simulated streams need a stack of %ld KiB each, %.0f MiB in all, which with "
+               "the %.0f MiB in use and %.0f MiB for the simulation exceed this process's "
+               "address-space limit of %.0f MiB (ulimit -v); %s",
+               n_actors, stack_kib, stacks / 1048576.0, used / 1048576.0,
+               ADDRESS_SPACE_ROOM / 1048576.0, limit / 1048576.0, fix);
   return FALSE;
 }

@@ -44,6 +44,14 @@ gboolean dts_sim_rank_host (const DtsPlatform *platform, int rank, const char *s
  * to raise it otherwise. An unreadable LIMIT_PATH passes. */
 gboolean dts_sim_check_map_count (guint n_actors, const char *limit_path, GError **error);
 
+/* Whether N_ACTORS actor stacks of STACK_KIB KiB each fit, with the
+ * address space the process has already (/proc/self/statm) and room for
+ * the simulation, under its address-space limit (RLIMIT_AS: ulimit -v, as
+ * batch systems set it); DTS_ERROR_INVALID with the numbers and the stack
+ * size that would fit (--cfg contexts/stack-size:KIB) otherwise, instead of
+ * SimGrid's abort when a stack cannot be allocated. No limit passes. */
+gboolean dts_sim_check_address_space (guint n_actors, long stack_kib, GError **error);
+
 /* sg_host_by_name (NAME) through a hash table (hosts.c says why). */
 sg_host_t dts_sim_host_by_name (const char *name);
 

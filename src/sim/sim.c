@@ -2541,8 +2541,9 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
       n_actors += sim.rep[r] == r;
     }
   }
-  if (stack_size_kib () >= 128
-      && !dts_sim_check_map_count (n_actors, "/proc/sys/vm/max_map_count", error)) {
+  if ((stack_size_kib () >= 128
+       && !dts_sim_check_map_count (n_actors, "/proc/sys/vm/max_map_count", error))
+      || !dts_sim_check_address_space (n_actors, stack_size_kib (), error)) {
     tear_down (&sim);
     return NULL;
   }

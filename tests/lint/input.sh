@@ -10,7 +10,8 @@ pattern='(^|[^_a-zA-Z0-9])(g_file_get_contents|g_file_load_contents|g_key_file_l
 allowed='src/core/input.c
 src/sim/config.c'
 # - src/core/input.c is the input layer.
-# - src/sim/config.c reads /proc/sys/vm/max_map_count and /proc/self/maps:
+# - src/sim/config.c reads /proc/sys/vm/max_map_count, /proc/self/maps and
+#   /proc/self/statm:
 #   kernel files of bounded size, not user input.
 [ -d "$src/core" ] || { echo "input: no sources under '$src'"; exit 99; }
 for probe in 'g_file_get_contents (p, &t, NULL, e)' 'if (!g_key_file_load_from_file (kf, p, 0, e))' \
