@@ -21,6 +21,10 @@ typedef struct {
   double bwd_data_s;
   double bwd_weight_s;
   double update_s;
+  /* the forward run again just before the backward under activation
+   * recomputation: set by the schedule (dts_schedule_layer_times), 0 from
+   * the cost models */
+  double recompute_s;
   /* which model produced the times, e.g. "roofline", "roofline:fft-fd" (the
    * forward and data-gradient passes as FFT convolutions), "mlp:V100-PCIE-16GB",
    * "mlp:P100-PCIE-16GB*roofline-ratio"; static or interned string (lent). */

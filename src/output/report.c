@@ -210,6 +210,7 @@ static const Field rank_fields[] = {
   R_FIELD (FIELD_DOUBLE, double, "phase_backward_data_s", phase_s[1]),
   R_FIELD (FIELD_DOUBLE, double, "phase_backward_weight_s", phase_s[2]),
   R_FIELD (FIELD_DOUBLE, double, "phase_optimizer_s", phase_s[3]),
+  R_FIELD (FIELD_DOUBLE, double, "phase_recompute_s", phase_s[4]),
   R_FIELD (FIELD_DOUBLE, double, "wait_allreduce_s", wait_s[DTS_RANK_WAIT_ALLREDUCE]),
   R_FIELD (FIELD_DOUBLE, double, "wait_tensor_s", wait_s[DTS_RANK_WAIT_TENSOR]),
   R_FIELD (FIELD_DOUBLE, double, "wait_transfer_s", wait_s[DTS_RANK_WAIT_TRANSFER]),
@@ -387,8 +388,10 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   json_fields (j, s, json_simulation);
   dts_json_end_object (j);
   dts_report_json_ps (j, s);
-  if (s->recompute != NULL && strcmp (s->recompute, "none") != 0)
+  if (s->recompute != NULL && strcmp (s->recompute, "none") != 0) {
     dts_json_kv_string (j, "recompute", s->recompute);
+    dts_json_kv_double (j, "recompute_s", s->recompute_s);
+  }
   if (s->zero > 0) {
     dts_json_kv_int (j, "zero", s->zero);
     dts_json_kv_string (j, "param_gather", s->param_gather);

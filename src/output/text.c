@@ -442,6 +442,9 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   g_string_append (out, "per GPU and iteration:\n");
   g_string_append_printf (out, "  forward          %s\n", T (s->forward_s));
   g_string_append_printf (out, "  backward         %s\n", T (s->backward_s));
+  if (s->recompute_s > 0)
+    g_string_append_printf (out, "  recompute        %s (forwards run again before their backward)\n",
+                            T (s->recompute_s));
   g_string_append_printf (out, "  optimizer        %s\n", T (s->optimizer_s));
   if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
     g_string_append_printf (out, "  %-16s %s",

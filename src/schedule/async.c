@@ -132,10 +132,8 @@ worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++)
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, t[l].fwd_s);
-  for (int l = (int) n_layers - 1; l >= 0; l--) {
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, 0, t[l].bwd_data_s);
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, 0, t[l].bwd_weight_s);
-  }
+  for (int l = (int) n_layers - 1; l >= 0; l--)
+    dts_schedule_add_backward (prog, tot, l, 0, &t[l]);
   for (int i = 0; i < s->n_shards; i++) {
     int k = (first + i) % s->n_shards;
     add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,

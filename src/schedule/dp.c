@@ -20,6 +20,7 @@ static const char *const phase_names[DTS_PHASE_COUNT] = {
   [DTS_PHASE_BACKWARD_DATA] = "backward-data",
   [DTS_PHASE_BACKWARD_WEIGHT] = "backward-weight",
   [DTS_PHASE_UPDATE] = "update",
+  [DTS_PHASE_RECOMPUTE] = "recompute",
 };
 
 const char *
@@ -32,8 +33,10 @@ dts_phase_to_string (DtsPhase phase)
 gboolean
 dts_phase_same_pass (DtsPhase a, DtsPhase b)
 {
-  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT;
-  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT;
+  gboolean bwd_a = a == DTS_PHASE_BACKWARD_DATA || a == DTS_PHASE_BACKWARD_WEIGHT
+                   || a == DTS_PHASE_RECOMPUTE;
+  gboolean bwd_b = b == DTS_PHASE_BACKWARD_DATA || b == DTS_PHASE_BACKWARD_WEIGHT
+                   || b == DTS_PHASE_RECOMPUTE;
   return a == b || (bwd_a && bwd_b);
 }
 
@@ -107,8 +110,8 @@ dts_schedule_check_recompute (const DtsWorkload *w, DtsRecompute recompute, GErr
 }
 
 /* Recomputation in time: a layer recomputed runs its forward again just
- * before its backward, on the compute stream (priced into its backward-data
- * time, or its weight-gradient time where it has no data gradient). */
+ * before its backward, on the compute stream, as a kernel of its own
+ * (phase recompute; dts_schedule_add_backward). */
 static void
 add_recompute (const DtsWorkload *w, DtsRecompute recompute, DtsLayerTimes *t)
 {
@@ -116,13 +119,20 @@ add_recompute (const DtsWorkload *w, DtsRecompute recompute, DtsLayerTimes *t)
     const DtsLayer *layer = dts_workload_layer (w, l);
     gboolean again = recompute == DTS_RECOMPUTE_FULL ? layer->block >= 0
                                                      : dts_layer_recomputed_selectively (layer);
-    if (!again)
-      continue;
-    if (t[l].bwd_data_s > 0 || !(t[l].bwd_weight_s > 0))
-      t[l].bwd_data_s += t[l].fwd_s;
-    else
-      t[l].bwd_weight_s += t[l].fwd_s;
+    if (again)
+      t[l].recompute_s = t[l].fwd_s;
   }
+}
+
+void
+dts_schedule_add_backward (GArray *prog, DtsComputeTotals *tot, int layer, int micro_batch,
+                           const DtsLayerTimes *t)
+{
+  dts_schedule_add_compute (prog, tot, DTS_PHASE_RECOMPUTE, layer, micro_batch, t->recompute_s);
+  dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, layer, micro_batch,
+                            t->bwd_data_s);
+  dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, layer, micro_batch,
+                            t->bwd_weight_s);
 }
 
 void
@@ -265,6 +275,7 @@ dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, guint n
     t[l].bwd_data_s *= slow;
     t[l].bwd_weight_s *= slow;
     t[l].update_s *= slow;
+    t[l].recompute_s *= slow;
   }
 }
 
@@ -314,8 +325,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
   for (guint l = 0; l < n_layers; l++)
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, times[l].fwd_s);
   for (int l = (int) n_layers - 1; l >= 0; l--) {
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, 0, times[l].bwd_data_s);
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, 0, times[l].bwd_weight_s);
+    dts_schedule_add_backward (prog, tot, l, 0, &times[l]);
     int b = bucket_of[l];
     if (opts->overlap && b >= 0 && g_array_index (buckets, DtsBucket, b).last_layer == l)
       add_ready (prog, b, n_streams);

@@ -805,11 +805,12 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->last[j]; l >= c->first[j]; l--) {
     /* Full recomputation runs a block's forward again, its tensor-parallel
-     * collectives included (priced here, before the row layer's backward;
-     * its compute is in the layer times): an all-reduce of the row layer's
+     * collectives included (the layer's forward again, then, after a row
+     * layer's, the collective its forward ran): an all-reduce of the row layer's
      * output, or under sequence parallelism the all-gather before the
      * column layer and the reduce-scatter after the row one. */
     const DtsLayer *layer = dts_workload_layer (c->w, l);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_RECOMPUTE, l, m, t[l].recompute_s);
     if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0 && c->mode[l] == TP_ROW
         && !(c->o->sequence_parallel
                  ? add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLGATHER, layer->out_elems, n, error)
@@ -1394,7 +1395,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     g_autofree double *layer_cost = g_new (double, n_layers);
     g_autofree double *weight = g_new (double, S * V);
     for (int l = 0; l < n_layers; l++)
-      layer_cost[l] = t[l].fwd_s + t[l].bwd_data_s + t[l].bwd_weight_s;
+      layer_cost[l] = t[l].fwd_s + t[l].recompute_s + t[l].bwd_data_s + t[l].bwd_weight_s;
     for (int j = 0; j < S * V; j++)
       weight[j] = (double) dmax / dp[j % S];
     balance (layer_cost, weight, n_layers, S * V, first, last);

@@ -29,6 +29,11 @@ GArray *dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, do
 void dts_schedule_add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer,
                                int micro_batch, double t_s);
 
+/* Append layer LAYER's backward pass of micro-batch MICRO_BATCH: its
+ * recomputed forward (if any), then its data and weight gradients. */
+void dts_schedule_add_backward (GArray *prog, DtsComputeTotals *tot, int layer, int micro_batch,
+                                const DtsLayerTimes *t);
+
 /* The cost model's times of every layer of W on GPU at BATCH, checked to be
  * finite and >= 0; sets *COST_SOURCE (if NULL) from the first layer after
  * the input that has one. */

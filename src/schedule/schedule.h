@@ -61,14 +61,16 @@ typedef enum {
   DTS_PHASE_BACKWARD_DATA,
   DTS_PHASE_BACKWARD_WEIGHT,
   DTS_PHASE_UPDATE,
+  DTS_PHASE_RECOMPUTE,  /* a forward run again before its backward (--recompute) */
   DTS_PHASE_COUNT
 } DtsPhase;
 
-/* "forward", "backward-data", "backward-weight", "update" */
+/* "forward", "backward-data", "backward-weight", "update", "recompute" */
 const char *dts_phase_to_string (DtsPhase phase);
 
-/* Whether A and B belong to one pass (forward, backward, update): kernels
- * of one pass in a row may be simulated as one execution. */
+/* Whether A and B belong to one pass (forward, backward with its
+ * recomputation, update): kernels of one pass in a row may be simulated as
+ * one execution. */
 gboolean dts_phase_same_pass (DtsPhase a, DtsPhase b);
 
 /* The program model. Every rank runs one or more streams (a compute stream,

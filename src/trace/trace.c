@@ -4,13 +4,13 @@
  * warm-up W (1 when I > 1, else 0), let E(i) be the end of iteration i on the
  * last rank to finish it, E(-1) = 0. Then
  *   iteration_time_s = (E(I-1) - E(W-1)) / (I - W)
- *   forward_s, backward_s, optimizer_s, comm_s, comm_exposed_s
+ *   forward_s, backward_s, optimizer_s, recompute_s, comm_s, comm_exposed_s
  *     = means over ranks and measured iterations of the per-rank busy time
  *       of each phase, of the all-reduce time on the communication stream,
  *       and of the time the compute stream waited for all-reduces.
  * A rank's iteration is its compute time plus its waiting time, so on a
  * homogeneous platform iteration_time_s = forward_s + backward_s +
- * optimizer_s + comm_exposed_s. Compute phases are measured in simulated
+ * optimizer_s + recompute_s + comm_exposed_s. Compute phases are measured in simulated
  * time, so they include slow-down by reduction kernels sharing the GPU.
  *
  * Per rank: the same means for one rank, and idle_s, the rest of the run's
@@ -343,6 +343,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->backward_weight_s = phase[2] / k;
   s->backward_s = s->backward_data_s + s->backward_weight_s;
   s->optimizer_s = phase[3] / k;
+  s->recompute_s = phase[4] / k;
   s->comm_s = comm / k;
   s->comm_exposed_s = wait / k;
   s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;

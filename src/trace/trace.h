@@ -19,7 +19,7 @@
 G_BEGIN_DECLS
 
 /* Compute phases in the order of the schedule's DtsPhase. */
-#define DTS_TRACE_N_PHASES 4
+#define DTS_TRACE_N_PHASES 5
 
 typedef enum {
   DTS_TRACK_COMPUTE,
@@ -283,6 +283,7 @@ typedef struct {
   double backward_data_s;
   double backward_weight_s;
   double optimizer_s;
+  double recompute_s;           /* forwards run again before their backward (--recompute) */
   double comm_s;
   double comm_exposed_s;
   double comm_overlapped_s;     /* comm_s - comm_exposed_s */

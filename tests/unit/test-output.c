@@ -391,10 +391,11 @@ START_TEST (test_ranks_straggler)
   g_auto (GStrv) lines = g_strsplit (csv->str, "\n", -1);
   ck_assert_uint_eq (g_strv_length (lines), 10);
   ck_assert_str_eq (lines[0], "rank,host,compute_s,phase_forward_s,phase_backward_data_s,"
-                              "phase_backward_weight_s,phase_optimizer_s,wait_allreduce_s,"
-                              "wait_tensor_s,wait_transfer_s,wait_bubble_s,comm_busy_s,idle_s");
+                              "phase_backward_weight_s,phase_optimizer_s,phase_recompute_s,"
+                              "wait_allreduce_s,wait_tensor_s,wait_transfer_s,wait_bubble_s,"
+                              "comm_busy_s,idle_s");
   /* wait_allreduce_s is 0.2 + 0.001 - 0.2 in doubles: not exactly 0.001. */
-  ck_assert_msg (g_str_has_prefix (lines[6], "5,host5,0.2,0.2,0,0,0,0.00100")
+  ck_assert_msg (g_str_has_prefix (lines[6], "5,host5,0.2,0.2,0,0,0,0,0.00100")
                      && g_str_has_suffix (lines[6], ",0,0,0,0.001,0"), "%s", lines[6]);
 
   g_autoptr (GString) json = g_string_new (NULL);

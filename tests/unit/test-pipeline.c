@@ -597,6 +597,18 @@ START_TEST (test_recompute_time)
   ck_assert_double_eq_tol (tot[DTS_RECOMPUTE_SELECTIVE].total_s - none->total_s, attn_fwd, 1e-12);
   ck_assert_double_eq (tot[DTS_RECOMPUTE_FULL].phase_s[DTS_PHASE_FORWARD],
                        none->phase_s[DTS_PHASE_FORWARD]);
+  /* the recomputed forwards are a phase of their own; the backward's
+   * phases are those of no recomputation */
+  ck_assert_double_eq (none->phase_s[DTS_PHASE_RECOMPUTE], 0);
+  ck_assert_double_eq_tol (tot[DTS_RECOMPUTE_FULL].phase_s[DTS_PHASE_RECOMPUTE], block_fwd, 1e-12);
+  ck_assert_double_eq_tol (tot[DTS_RECOMPUTE_SELECTIVE].phase_s[DTS_PHASE_RECOMPUTE], attn_fwd,
+                           1e-12);
+  for (int r = 0; r < DTS_RECOMPUTE_COUNT; r++) {
+    ck_assert_double_eq (tot[r].phase_s[DTS_PHASE_BACKWARD_DATA],
+                         none->phase_s[DTS_PHASE_BACKWARD_DATA]);
+    ck_assert_double_eq (tot[r].phase_s[DTS_PHASE_BACKWARD_WEIGHT],
+                         none->phase_s[DTS_PHASE_BACKWARD_WEIGHT]);
+  }
   /* and a model without blocks or attention refuses the option */
   g_autofree char *cnn = dts_test_srcpath ("tests/data/mlp8.xml");
   g_autoptr (DtsWorkload) m = dts_workload_load (cnn, &error);
