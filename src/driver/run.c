@@ -424,6 +424,16 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   g_autoptr (DtsRunSummary) summary = dts_run_summary_new ();
   fill_summary (summary, &o, platform, workload, sched, cost, collectives);
   dts_trace_summarize (trace, summary);
+  /* An iteration that takes no time has no throughput and no bottleneck
+   * to report: a verdict would be made up. */
+  if (!(summary->iteration_time_s > 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "workload '%s': an iteration takes no simulated time (its layers run no "
+                 "kernel with a cost, and nothing is communicated), so there is no throughput "
+                 "to report; give it layers that compute (doc/WORKLOADS.md)",
+                 workload->name);
+    return NULL;
+  }
   fill_stages (summary, &o, workload, sched, trace);
   fill_ps_and_epoch (summary, &o, workload, sched, trace);
   fill_tokens (summary, &o, platform, workload);
