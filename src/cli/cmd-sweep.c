@@ -40,6 +40,7 @@
 #include "core/error.h"
 #include "core/input.h"
 #include "core/quote.h"
+#include "core/units.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
 
@@ -496,7 +497,8 @@ row_field (char *const *header, char *const *row, const char *name)
 static double
 row_number (char *const *header, char *const *row, const char *name)
 {
-  return g_ascii_strtod (row_field (header, row, name), NULL);
+  char *end;
+  return dts_units_strtod (row_field (header, row, name), &end);
 }
 
 /* The table on stdout: axis values and the numbers a reader looks at first. */

@@ -69,6 +69,7 @@
 #include "core/datadir.h"
 #include "core/error.h"
 #include "core/input.h"
+#include "core/units.h"
 #include "cost/framework.h"
 #include "platform/gpu.h"
 
@@ -207,7 +208,7 @@ static gboolean
 number (const Table *t, guint row, const char *text, double *out, GError **error)
 {
   char *end;
-  *out = g_ascii_strtod (text, &end);
+  *out = dts_units_strtod (text, &end);
   if (end == text || *end != '\0') {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "'%s': line %u: '%s': expected a number",
                  t->path, row + t->comments, text);
@@ -624,7 +625,8 @@ result_number (const DtsSweepResult *res, const char *path, double *out, GError 
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "dtsim run wrote no '%s'", path);
     return FALSE;
   }
-  *out = g_ascii_strtod (t, NULL);
+  char *end;
+  *out = dts_units_strtod (t, &end);
   return TRUE;
 }
 
@@ -736,7 +738,9 @@ predict_deepbench (Validate *v, GPtrArray *rows, GError **error)
     }
     for (guint k = 1; k < csv->len; k++) {
       char **f = g_ptr_array_index (csv, k);
-      double bytes = g_ascii_strtod (cell (f, cb), NULL), t = g_ascii_strtod (cell (f, ct), NULL);
+      char *end;
+      double bytes = dts_units_strtod (cell (f, cb), &end);
+      double t = dts_units_strtod (cell (f, ct), &end);
       for (guint i = 0; i < rows->len; i++) {
         Row *r = g_ptr_array_index (rows, i);
         if (strcmp (r->set, "deepbench") == 0 && r->n == n && 4 * r->floats == bytes) {

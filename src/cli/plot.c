@@ -23,6 +23,7 @@
 #include "core/input.h"
 #include "core/outfile.h"
 #include "core/quote.h"
+#include "core/units.h"
 
 char *
 dts_plot_gnuplot (void)
@@ -148,7 +149,7 @@ static gboolean
 as_number (const char *text, double *v)
 {
   char *end = NULL;
-  *v = g_ascii_strtod (text, &end);
+  *v = dts_units_strtod (text, &end);
   return *text != '\0' && end != text && *end == '\0' && isfinite (*v);
 }
 

@@ -18,6 +18,7 @@
 
 #include "cli/cli-private.h"
 #include "core/error.h"
+#include "core/units.h"
 
 typedef enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } JKind;
 
@@ -191,7 +192,7 @@ read_value (Reader *r, GError **error)
       return g_steal_pointer (&v);
     }
   char *end = NULL;
-  g_ascii_strtod (r->p, &end);
+  dts_units_strtod (r->p, &end); /* decimal only, as every dtsim input */
   if (end == r->p || !(g_ascii_isdigit (*r->p) || *r->p == '-')) {
     fail (r, error, "expected a value");
     return NULL;

@@ -25,6 +25,7 @@
 
 #include "core/error.h"
 #include "core/input.h"
+#include "core/units.h"
 #include "cost/kernel-data.h"
 
 static const char *const class_names[DTS_KERNEL_CLASS_COUNT] = {
@@ -427,7 +428,7 @@ csv_time (const CsvRow *row, const char *column, double *out_s, gboolean *presen
   if (*s == '\0')
     return TRUE;
   char *end = NULL;
-  double v = g_ascii_strtod (s, &end);
+  double v = dts_units_strtod (s, &end);
   if (*end != '\0' || !isfinite (v) || v <= 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                  "kernel data '%s': line %d: column '%s': expected a positive time in ms or "
