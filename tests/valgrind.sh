@@ -42,5 +42,27 @@ run "$dtsim" allreduce $thread -p "$src/tests/cli/bad/platform-empty-route-full.
 run "$dtsim" run $thread -q -i 1 -p "$src/tests/data/two-nodes-local.xml" -w "$src/tests/data/mlp8.xml"
 run "$dtsim" platform --gpu V100-SXM2-16GB --nodes 2
 run "$dtsim" run -b 8 -b 16
+# The strategies besides dp, the transformer path with every option of the
+# pipeline at once, and the study tools (the sweep's children run outside
+# memcheck; the sweep and its key file, the results reader and the plot
+# writer in it).
+two="$src/tests/data/two-nodes-local.xml"
+run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/mlp8.xml" --strategy pipeline --stages 2
+run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/mlp8.xml" --strategy hybrid \
+  --stages 2 --dp 2 --tensor-parallel 2
+run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/tiny-gpt.xml" --precision fp16 \
+  --strategy hybrid --stages 2 --dp 2 --tensor-parallel 2 --sequence-parallel --micro-batches 4 \
+  --virtual-stages 2 --zero 1 --param-gather overlap --recompute full
+run "$dtsim" run $thread -q -i 3 -p "$two" -w "$src/tests/data/mlp8.xml" --strategy async-ps --gpus 4
+run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/mlp8.xml" --strategy sync-ps --gpus 4
+vgtmp=$(mktemp -d)
+printf '[sweep]\nvary = gpus=1,2\n[run]\nplatform = %s\nworkload = %s\niterations = 1\n' \
+  "$two" "$src/tests/data/mlp8.xml" > "$vgtmp/study.ini"
+run "$dtsim" sweep -q --config "$vgtmp/study.ini" -o "$vgtmp/out"
+DTSIM_GNUPLOT=none
+export DTSIM_GNUPLOT
+run "$dtsim" plot "$vgtmp/out/results.csv" --x gpus --y throughput_samples_per_s -o "$vgtmp/t.svg"
+unset DTSIM_GNUPLOT
+rm -rf "$vgtmp"
 echo "check-valgrind: $bad with errors"
 [ "$bad" -eq 0 ]
