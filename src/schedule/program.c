@@ -504,28 +504,36 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
   }
   for (guint k = 0; k < s->plans->len; k++)
     dump_plan (out, s, k, max_transfers);
-  /* Streams grouped by (kind, index, program), in order of first start. */
+  /* Streams grouped by (kind, index, program), in order of first start
+   * (a hash of the groups and a count per program: a 32,768-GPU hybrid
+   * plan has about 100,000 programs and 200,000 streams, and a scan per
+   * stream was two thirds of the time --dump-plan took). */
   g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (DtsStream));
   g_autoptr (GPtrArray) members = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GHashTable) group_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                           NULL);
+  g_autofree int *n_streams_of = g_new0 (int, MAX (s->programs->len, 1));
   for (guint i = 0; i < s->streams->len; i++) {
     const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
+    gint64 key = ((gint64) st->kind << 56) ^ ((gint64) (guint32) st->index << 32)
+                 ^ (gint64) (guint32) st->program;
+    gpointer found;
     guint g;
-    for (g = 0; g < groups->len; g++) {
-      const DtsStream *o = &g_array_index (groups, DtsStream, g);
-      if (o->kind == st->kind && o->index == st->index && o->program == st->program)
-        break;
-    }
-    if (g == groups->len) {
+    if (g_hash_table_lookup_extended (group_of, &key, NULL, &found))
+      g = GPOINTER_TO_UINT (found);
+    else {
+      g = groups->len;
       g_array_append_val (groups, *st);
       g_ptr_array_add (members, g_array_new (FALSE, FALSE, sizeof (int)));
+      g_hash_table_insert (group_of, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (g));
     }
     g_array_append_val ((GArray *) g_ptr_array_index (members, g), st->rank);
+    if (st->program >= 0 && (guint) st->program < s->programs->len)
+      n_streams_of[st->program]++;
   }
   for (guint p = 0; p < s->programs->len; p++) {
     const GArray *prog = g_ptr_array_index (s->programs, p);
-    int n_streams = 0;
-    for (guint i = 0; i < s->streams->len; i++)
-      n_streams += g_array_index (s->streams, DtsStream, i).program == (int) p;
+    int n_streams = n_streams_of[p];
     g_string_append_printf (out, "program %u (%d stream%s): %u operation%s\n", p, n_streams,
                             n_streams == 1 ? "" : "s", prog->len, prog->len == 1 ? "" : "s");
     for (guint i = 0; i < prog->len; i++)
