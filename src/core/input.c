@@ -110,6 +110,25 @@ read_fd (int fd, const char *kind, const char *path, GError **error)
   return g_byte_array_free_to_bytes (g_steal_pointer (&buf));
 }
 
+/* PATH opened with FLAGS and its status in *ST: the descriptor, or -1 with
+ * ERROR set as io_error says. */
+static int
+open_stat (const char *path, int flags, const char *kind, struct stat *st, GError **error)
+{
+  int fd = g_open (path, flags, 0);
+  if (fd < 0) {
+    io_error (error, kind, path, errno);
+    return -1;
+  }
+  if (fstat (fd, st) != 0) {
+    int err = errno;
+    close (fd);
+    io_error (error, kind, path, err);
+    return -1;
+  }
+  return fd;
+}
+
 GBytes *
 dts_input_read (const char *path, const char *kind, GError **error)
 {
@@ -120,18 +139,10 @@ dts_input_read (const char *path, const char *kind, GError **error)
     if (!cached->regular || (g_stat (path, &now) == 0 && same_file (&now, &cached->st)))
       return g_bytes_ref (cached->bytes);
   }
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0) {
-    io_error (error, kind, path, errno);
-    return NULL;
-  }
   struct stat st;
-  if (fstat (fd, &st) != 0) {
-    int err = errno;
-    close (fd);
-    io_error (error, kind, path, err);
+  int fd = open_stat (path, O_RDONLY | O_CLOEXEC, kind, &st, error);
+  if (fd < 0)
     return NULL;
-  }
   if (S_ISDIR (st.st_mode)) {
     close (fd);
     g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': is a directory", kind, path);
@@ -189,18 +200,10 @@ dts_input_read_regular (const char *path, const char *kind, GError **error)
 {
   g_return_val_if_fail (path != NULL && kind != NULL, NULL);
   /* O_NONBLOCK: opening a FIFO with no writer would wait for one. */
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
-  if (fd < 0) {
-    io_error (error, kind, path, errno);
-    return NULL;
-  }
   struct stat st;
-  if (fstat (fd, &st) != 0) {
-    int err = errno;
-    close (fd);
-    io_error (error, kind, path, err);
+  int fd = open_stat (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, kind, &st, error);
+  if (fd < 0)
     return NULL;
-  }
   if (!S_ISREG (st.st_mode)) {
     close (fd);
     g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s '%s': not a regular file", kind, path);
