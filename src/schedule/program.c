@@ -63,8 +63,8 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "(one communication stream with the gradient all-reduces, in the order they are issued)", \
     "own", 0, 0, p2p_streams },                                                               \
   { "tensor-parallel", DTS_OPTION_INT, "T",                                                   \
-    "GPUs per replica of a stage, splitting its conv and fc layers in column-row pairs "      \
-    "(Megatron)",                                                                             \
+    "GPUs per replica of a stage, splitting its GEMM layers (conv, fc, linear) in "           \
+    "column-row pairs and its vocabulary layers (Megatron)",                                  \
     "1", 1, 1024, NULL },                                                                     \
   { "virtual-stages", DTS_OPTION_INT, "V",                                                    \
     "model chunks per stage (Megatron's interleaved 1F1B, --num-layers-per-virtual-pipeline-" \
