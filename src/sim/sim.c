@@ -1932,16 +1932,22 @@ key_add_double (GString *key, double v)
  * plan's latency less the participant's own hops), one flow per transfer
  * and channel, and the communicator's barrier. Ranks with the same
  * programs and hosts start every phase at the same time (the barriers'
- * release, or the same point of the same compute). If no link that
- * shares its bandwidth is crossed by flows between two different pairs of
- * ranks that can be in flight together, every flow runs at its route's
- * rate alone, so two ranks whose transfers have the same bytes, the same
+ * release, or the same point of the same compute). If every link that
+ * shares its bandwidth and is crossed by flows of two or more pairs of
+ * ranks that can be in flight together has at least the sum of those
+ * pairs' route bandwidths (the most each pair's flows can take: the
+ * smallest bandwidth on its route), no such link ever limits a flow under
+ * max-min sharing, and every pair's flows run at their route's rate as if
+ * alone (multi-rail rings between nodes whose rails a full fat-tree
+ * carries: eight pairs on a leaf's uplink of 32 cables); so two ranks
+ * whose transfers have the same bytes, the same
  * route bandwidth and latency and the same sleeps at both ends finish
  * each phase at the same time: they can be one class. This appends to
  * KEY[r] what tells rank r's transfers apart, fills sim->fold_extra, and
  * returns FALSE when the run cannot fold: a plan that is not lock-step in
  * every phase, ranks that differ in programs or hosts (KEY not all equal),
- * a network other than plain max-min, or two pairs sharing a link. Flows
+ * a network other than plain max-min, or pairs that a shared link could
+ * limit. Flows
  * can be in flight together within one phase of one plan when every rank
  * has one communication stream and one communicator carries every plan
  * (the barriers close each phase before the next starts), and across the
@@ -1968,6 +1974,7 @@ fold_flow_routes (Sim *sim, GString **key)
   AnRoutes *an = &sim->an;
   g_autoptr (GArray) owner = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_autoptr (GArray) group = g_array_new (FALSE, TRUE, sizeof (int));
+  g_autoptr (GArray) demand = g_array_new (FALSE, TRUE, sizeof (double));
   int n_groups = 0;
   g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
   DtsCollStepOps ops = { .xfers = xfers };
@@ -2035,15 +2042,27 @@ fold_flow_routes (Sim *sim, GString **key)
             double b = g_array_index (an->bw_Bps, double, idx);
             bw = l == 0 || b < bw ? b : bw;
             lat_s += g_array_index (an->lat_s, double, idx);
-            if (x->kind != DTS_XFER_SEND || !link_limits_sharing (an, idx))
+          }
+          for (guint l = 0; x->kind == DTS_XFER_SEND && l < route->len; l++) {
+            int idx = g_array_index (route, int, l);
+            if (!link_limits_sharing (an, idx))
               continue;
             if ((guint) idx >= owner->len) {
               g_array_set_size (owner, idx + 1);
               g_array_set_size (group, idx + 1);
+              g_array_set_size (demand, idx + 1);
             }
-            if (g_array_index (group, int, idx) == n_groups
-                && g_array_index (owner, guint64, idx) != pair)
-              return FALSE;
+            /* A pair's flows (its channels) come together: a new pair adds
+             * the most its flows can take, its route's bandwidth (a pair met
+             * again after another counts twice, which only refuses more). */
+            double *d = &g_array_index (demand, double, idx);
+            if (g_array_index (group, int, idx) != n_groups)
+              *d = bw;
+            else if (g_array_index (owner, guint64, idx) != pair) {
+              *d += bw;
+              if (*d > g_array_index (an->bw_Bps, double, idx) * (1 + 1e-12))
+                return FALSE;
+            }
             g_array_index (group, int, idx) = n_groups;
             g_array_index (owner, guint64, idx) = pair;
           }

@@ -14,10 +14,11 @@
 # auto with two streams), and cases that must not fold (pipeline transfers,
 # parameter servers, compute jitter) and must still agree. At flow: the
 # shipped and generated platforms whose ring flows share no link, with the
-# classes their routes make, and cases that must not fold: a straggler,
-# flows sharing a link (interleaved ranks, an oversubscribed spine, rhd and
-# multi-rail between DGX A100 nodes), plans that are not lock-step (hier,
-# tree), pipeline transfers, parameter servers and jitter.
+# classes their routes make, links that several pairs cross but cannot
+# limit (rhd and multi-rail between DGX A100 nodes, multi-rail over a
+# fat-tree), and cases that must not fold: a straggler, flows sharing a link
+# that limits them (interleaved ranks behind one NIC), plans that are not
+# lock-step (hier, tree), pipeline transfers, parameter servers and jitter.
 set -eu
 dtsim="${top_builddir:?}/dtsim"
 data="${top_srcdir:?}/tests/data"
@@ -111,8 +112,9 @@ check flow 3 -p "$fat" -w resnet50 -i 2
 check flow 7 -p "$over" -w resnet50 -i 2
 check flow all -p "$data/flat-16.xml" -w resnet50 -i 3 --scale 'host:gpu3.speed=0.5'
 check flow all -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2
-check flow all -p dgxa100-x8 -w vgg16 -i 2 --collective rhd
-check flow all -p dgxa100-x8 -w vgg16 -i 2 --collective multi-rail
+check flow 1 -p dgxa100-x8 -w vgg16 -i 2 --collective rhd
+check flow 9 -p dgxa100-x8 -w vgg16 -i 2 --collective multi-rail
+check flow 8 -p "$fat" -w resnet50 -i 2 --collective multi-rail --channels 8
 check flow all -p dgxa100-x8 -w vgg16 -i 2 --collective hier
 check flow all -p cluster-4x4-v100 -w vgg16 -i 2 --collective tree
 check flow all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
