@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "collective/collective.h"
 #include "platform/platform.h"
 
 G_BEGIN_DECLS
@@ -117,6 +118,10 @@ typedef struct {
   char *gpus;
   char *collective;
   char *channels;
+  char *nccl_algo;
+  char *nccl_proto;
+  char *nccl_min_channels;
+  char *nccl_max_channels;
   char *chunk_size;
   char *coll_overhead;
   char *granularity;
@@ -128,6 +133,12 @@ typedef struct {
   char **scale;
 } DtsCommonArgs;
 void dts_cli_common_args_clear (DtsCommonArgs *c);
+/* --nccl-algo, --nccl-proto and the channel limits into LIMITS (zero: not
+ * given), and --channels with --collective nccl as both limits: usage
+ * errors for bad values, limits that cross, and any of them with another
+ * COLLECTIVE (NULL: the default). */
+gboolean dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
+                                    DtsCollNcclLimits *limits, GError **error);
 /* Add the shared entries to CTX, parsing into C (which must outlive CTX). */
 void dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c);
 

@@ -110,6 +110,7 @@ typedef struct {
   double chunk_bytes;
   double coll_overhead_s;
   DtsGranularity granularity;
+  DtsCollNcclLimits nccl;
 } ArChecked;
 
 static gboolean
@@ -122,7 +123,8 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
                                     &c->channels, error)
       || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &c->chunk_bytes, error)
       || !dts_cli_parse_time_option ("coll-overhead", a->c.coll_overhead, &c->coll_overhead_s,
-                                     error))
+                                     error)
+      || !dts_cli_parse_nccl_limits (&a->c, a->c.collective, &c->nccl, error))
     return FALSE;
   if (a->size != NULL && a->sizes != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--size and --sizes exclude each other");
@@ -222,16 +224,28 @@ write_text_tuned (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
     g_string_append_printf (out, "bus bw:       S/t x %s (nccl-tests' %s)\n",
                             dts_coll_ops ()[op].bus_factor_text, dts_coll_op_to_string (op));
   g_string_append (out, "model:        NCCL's tuning model: base + hop latencies (at least the "
-                        "routes') + link loads at the protocol's bandwidth (predicted_us)\n\n");
-  g_string_append_printf (out, "%14s %-10s %-6s %14s %14s %12s %12s %10s %10s %16s %10s\n",
-                          "size_bytes", "algorithm", "proto", "predicted_us", "time_us",
-                          "algbw_GBps", "busbw_GBps", "B_GBps", "L_us", "closed_form_us",
-                          "sim/closed");
+                        "routes') + link loads at the protocol's bandwidth (predicted_us)\n");
+  if (r->nccl)
+    g_string_append (out, "nccl:         NCCL's algorithm, the plan that lays it on the "
+                          "platform (searched rings, rails or the tree) and its channels\n");
+  g_string_append_c (out, '\n');
+  if (r->nccl)
+    g_string_append_printf (out, "%14s %-5s %-10s %3s", "size_bytes", "nccl", "plan", "ch");
+  else
+    g_string_append_printf (out, "%14s %-10s", "size_bytes", "algorithm");
+  g_string_append_printf (out, " %-6s %14s %14s %12s %12s %10s %10s %16s %10s\n", "proto",
+                          "predicted_us", "time_us", "algbw_GBps", "busbw_GBps", "B_GBps",
+                          "L_us", "closed_form_us", "sim/closed");
   for (guint k = 0; k < r->sizes->len; k++) {
     const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
+    if (r->nccl)
+      g_string_append_printf (out, "%14.0f %-5s %-10s %3d", sz->bytes, sz->nccl_algo,
+                              sz->algorithm, sz->channels);
+    else
+      g_string_append_printf (out, "%14.0f %-10s", sz->bytes, sz->algorithm);
     g_string_append_printf (
-        out, "%14.0f %-10s %-6s %14.3f %14.3f %12.3f %12.3f %10.3f %10.3f %16.3f %10.4f\n",
-        sz->bytes, sz->algorithm, sz->protocol, sz->predicted_s * 1e6, sz->time_s * 1e6,
+        out, " %-6s %14.3f %14.3f %12.3f %12.3f %10.3f %10.3f %16.3f %10.4f\n",
+        sz->protocol, sz->predicted_s * 1e6, sz->time_s * 1e6,
         sz->time_s > 0 ? sz->bytes / sz->time_s / 1e9 : 0,
         bus_bw (op, r->n_gpus, sz->bytes, sz->time_s) / 1e9, sz->share_Bps / 1e9,
         sz->latency_s * 1e6, sz->closed_form_s * 1e6, ratio (sz));
@@ -248,9 +262,14 @@ write_text (const DtsAllreduceResult *r, DtsCollOp op, int root, GString *out)
   if (dts_coll_ops ()[op].rooted)
     g_string_append_printf (out, ", root %d", root);
   g_string_append_c (out, '\n');
-  g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
-                          r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
-                          r->granularity);
+  if (r->nccl)
+    g_string_append_printf (out, "plan:         channels per size below, chunk %.0f bytes, "
+                                 "granularity %s\n",
+                            r->chunk_bytes, r->granularity);
+  else
+    g_string_append_printf (out, "plan:         %d channel%s, chunk %.0f bytes, granularity %s\n",
+                            r->channels, r->channels == 1 ? "" : "s", r->chunk_bytes,
+                            r->granularity);
   if (r->coll_overhead_s > 0)
     g_string_append_printf (out, "call:         %.3f us fixed cost per call (--coll-overhead), "
                                  "in every time and closed form below\n",
@@ -572,6 +591,10 @@ write_json (const DtsAllreduceResult *r, DtsCollOp op, int root, gboolean steps,
       dts_json_kv_string (j, "algorithm", sz->algorithm);
       dts_json_kv_string (j, "protocol", sz->protocol);
       dts_json_kv_double (j, "predicted_s", sz->predicted_s);
+      if (r->nccl) {
+        dts_json_kv_string (j, "nccl_algorithm", sz->nccl_algo);
+        dts_json_kv_int (j, "channels", sz->channels);
+      }
       /* Every candidate the model weighed, for the curious. */
       dts_json_key (j, "candidates");
       dts_json_begin_array (j);
@@ -579,6 +602,8 @@ write_json (const DtsAllreduceResult *r, DtsCollOp op, int root, gboolean steps,
         const DtsCollTuneRow *row = &g_array_index (sz->candidates, DtsCollTuneRow, i);
         dts_json_begin_object (j);
         dts_json_kv_string (j, "algorithm", row->algorithm);
+        if (r->nccl)
+          dts_json_kv_int (j, "channels", row->channels);
         dts_json_kv_string (j, "protocol", dts_coll_proto_to_string (row->protocol));
         dts_json_kv_double (j, "latency_s", row->latency_s);
         dts_json_kv_double (j, "bandwidth_s", row->bandwidth_s);
@@ -636,7 +661,8 @@ write_csv (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
 {
   g_string_append (out, "platform,gpu,n_gpus,n_nodes,channels,chunk_bytes,granularity,bytes,"
                         "time_s,algbw_Bps,busbw_Bps,closed_form_s,ratio_to_closed_form");
-  g_string_append (out, r->tuned ? ",algorithm,protocol,predicted_s\n"
+  g_string_append (out, r->nccl    ? ",algorithm,protocol,predicted_s,nccl_algorithm\n"
+                        : r->tuned ? ",algorithm,protocol,predicted_s\n"
                         : op != DTS_COLL_OP_ALLREDUCE ? ",algorithm,op\n" : "\n");
   for (guint k = 0; k < r->sizes->len; k++) {
     const DtsAllreduceSize *sz = &g_array_index (r->sizes, DtsAllreduceSize, k);
@@ -644,7 +670,8 @@ write_csv (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
                    bus_bw (op, r->n_gpus, sz->bytes, sz->time_s),
                    sz->closed_form_s, ratio (sz) };
     g_string_append_printf (out, "%s,%s,%d,%d,%d,%.0f,%s,%.0f", r->platform, r->gpu, r->n_gpus,
-                            r->n_nodes, r->channels, r->chunk_bytes, r->granularity, sz->bytes);
+                            r->n_nodes, r->nccl ? sz->channels : r->channels, r->chunk_bytes,
+                            r->granularity, sz->bytes);
     for (gsize i = 0; i < G_N_ELEMENTS (v); i++) {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       dts_json_format_double (buf, sizeof buf, v[i]);
@@ -654,6 +681,8 @@ write_csv (const DtsAllreduceResult *r, DtsCollOp op, GString *out)
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       dts_json_format_double (buf, sizeof buf, sz->predicted_s);
       g_string_append_printf (out, ",%s,%s,%s", sz->algorithm, sz->protocol, buf);
+      if (r->nccl)
+        g_string_append_printf (out, ",%s", sz->nccl_algo);
     } else if (op != DTS_COLL_OP_ALLREDUCE) {
       g_string_append_printf (out, ",%s,%s", sz->algorithm, dts_coll_op_to_string (op));
     }
@@ -891,14 +920,14 @@ check_op (const ArArgs *a, DtsCollOp *op, int *root, GError **error)
     return TRUE;
   g_autofree char *ids = dts_coll_op_algorithm_ids (*op);
   gboolean tunable = *op == DTS_COLL_OP_ALLGATHER || *op == DTS_COLL_OP_REDUCE_SCATTER;
-  if (g_strcmp0 (a->c.collective, "auto") == 0 && !tunable) {
+  if (dts_coll_is_tuned (a->c.collective) && !tunable) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--collective auto picks all-reduce, all-gather and reduce-scatter algorithms "
+                 "--collective %s picks all-reduce, all-gather and reduce-scatter algorithms "
                  "only (its tuning model is NCCL's for those); for --op %s give one of: %s",
-                 o->id, ids);
+                 a->c.collective, o->id, ids);
     return FALSE;
   }
-  if (a->c.collective != NULL && strcmp (a->c.collective, "auto") != 0
+  if (a->c.collective != NULL && !dts_coll_is_tuned (a->c.collective)
       && dts_coll_algorithm_lookup (a->c.collective, *op) == NULL) {
     gboolean known = dts_coll_algorithm_lookup (a->c.collective, DTS_COLL_OP_ALLREDUCE) != NULL;
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s--collective '%s' %s %s (%s: %s)",
@@ -940,16 +969,17 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   int root = 0;
   if (!check_op (&a, &op, &root, error))
     return FALSE;
-  if (g_strcmp0 (a.c.collective, "auto") == 0 && (a.steps || a.svg != NULL)) {
+  if (dts_coll_is_tuned (a.c.collective) && (a.steps || a.svg != NULL)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--%s shows one algorithm step by step, and auto may pick a different one "
-                 "for each size: give it with --collective (the algorithm auto picks is in "
+                 "--%s shows one algorithm step by step, and %s may pick a different one "
+                 "for each size: give it with --collective (the algorithm %s picks is in "
                  "the output without --%s)",
-                 a.steps ? "steps" : "svg", a.steps ? "steps" : "svg");
+                 a.steps ? "steps" : "svg", a.c.collective, a.c.collective,
+                 a.steps ? "steps" : "svg");
     return FALSE;
   }
   if (op == DTS_COLL_OP_ALLREDUCE && a.c.collective != NULL
-      && strcmp (a.c.collective, "auto") != 0) {
+      && !dts_coll_is_tuned (a.c.collective)) {
     const DtsCollAlgorithm *alg = dts_coll_algorithms ();
     while (alg->id && strcmp (alg->id, a.c.collective) != 0)
       alg++;
@@ -959,7 +989,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
         if (b->closed_form_s != NULL)
           g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", b->id);
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "%s --collective '%s' in dtsim allreduce (known: %s, auto; parameter servers "
+                   "%s --collective '%s' in dtsim allreduce (known: %s, auto, nccl; parameter servers "
                    "run in dtsim run --collective ps)",
                    alg->id ? "no" : "unknown", a.c.collective, ids->str);
       return FALSE;
@@ -996,6 +1026,7 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .collective = a.c.collective,
     .op = op,
     .root = root,
+    .nccl = c.nccl,
   };
   if (op != DTS_COLL_OP_ALLREDUCE && a.c.collective == NULL)
     o.collective = dts_coll_ops ()[op].default_algorithm;

@@ -197,14 +197,17 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       known = known || strcmp (alg->id, a->c.collective) == 0;
       g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", alg->id);
     }
-    known = known || strcmp (a->c.collective, "auto") == 0;
+    known = known || dts_coll_is_tuned (a->c.collective);
     if (!known) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --collective '%s' (known: %s, auto)",
-                   a->c.collective, ids->str);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "unknown --collective '%s' (known: %s, auto, nccl)", a->c.collective,
+                   ids->str);
       return FALSE;
     }
     o->collective = a->c.collective;
   }
+  if (!dts_cli_parse_nccl_limits (&a->c, o->collective, &o->nccl, error))
+    return FALSE;
   /* Options of the rows: validated and owned by their row, then read. */
   if (!dts_cli_row_options_check (a->rows, o->collective ? o->collective : "ring",
                                   o->strategy ? o->strategy : "dp", error))

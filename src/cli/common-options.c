@@ -19,6 +19,10 @@ dts_cli_common_args_clear (DtsCommonArgs *c)
   g_free (c->gpus);
   g_free (c->collective);
   g_free (c->channels);
+  g_free (c->nccl_algo);
+  g_free (c->nccl_proto);
+  g_free (c->nccl_min_channels);
+  g_free (c->nccl_max_channels);
   g_free (c->chunk_size);
   g_free (c->coll_overhead);
   g_free (c->granularity);
@@ -27,6 +31,58 @@ dts_cli_common_args_clear (DtsCommonArgs *c)
   g_strfreev (c->cfg);
   g_strfreev (c->set);
   g_strfreev (c->scale);
+}
+
+gboolean
+dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
+                           DtsCollNcclLimits *limits, GError **error)
+{
+  *limits = (DtsCollNcclLimits){ 0 };
+  struct {
+    const char *name, *text;
+  } given[] = { { "nccl-algo", c->nccl_algo },
+                { "nccl-proto", c->nccl_proto },
+                { "nccl-min-channels", c->nccl_min_channels },
+                { "nccl-max-channels", c->nccl_max_channels } };
+  gboolean nccl = g_strcmp0 (collective, "nccl") == 0;
+  for (gsize i = 0; i < G_N_ELEMENTS (given); i++)
+    if (given[i].text != NULL && !nccl) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--%s is an option of --collective nccl, not of --collective %s",
+                   given[i].name, collective ? collective : "ring (the default)");
+      return FALSE;
+    }
+  if (!nccl)
+    return TRUE;
+  if ((c->nccl_algo != NULL
+       && !dts_coll_nccl_parse_algos ("nccl-algo", c->nccl_algo, &limits->algos, error))
+      || (c->nccl_proto != NULL
+          && !dts_coll_nccl_parse_protos ("nccl-proto", c->nccl_proto, &limits->protos, error))
+      || !dts_cli_parse_int_option ("nccl-min-channels", c->nccl_min_channels, 1,
+                                    DTS_COLL_MAX_CHANNELS, &limits->min_channels, error)
+      || !dts_cli_parse_int_option ("nccl-max-channels", c->nccl_max_channels, 1,
+                                    DTS_COLL_MAX_CHANNELS, &limits->max_channels, error))
+    return FALSE;
+  if (c->channels != NULL) {
+    if (c->nccl_min_channels != NULL || c->nccl_max_channels != NULL) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--channels with --collective nccl fixes the channel count: give it or "
+                   "--nccl-min-channels/--nccl-max-channels, not both");
+      return FALSE;
+    }
+    if (!dts_cli_parse_int_option ("channels", c->channels, 1, DTS_COLL_MAX_CHANNELS,
+                                   &limits->min_channels, error))
+      return FALSE;
+    limits->max_channels = limits->min_channels;
+  }
+  if (limits->min_channels > 0 && limits->max_channels > 0
+      && limits->min_channels > limits->max_channels) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--nccl-min-channels %d is more than --nccl-max-channels %d",
+                 limits->min_channels, limits->max_channels);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 #define S G_OPTION_ARG_STRING
@@ -39,10 +95,27 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
     { "gpus", 'n', 0, S, &c->gpus, "Use the first N ranks of the platform (default: all)", "N" },
     { "collective", 0, 0, S, &c->collective,
       "Collective algorithm: ring (NCCL-style), direct (one-shot), ps (parameter servers, "
-      "dtsim run only), auto (per all-reduce, what NCCL's tuning model predicts fastest); "
-      "'help' lists them with their options (default: ring)",
+      "dtsim run only), nccl (per collective, NCCL's ring or tree, protocol and channels as "
+      "its tuning model picks them on the platform), auto (the same model over every "
+      "algorithm dtsim has); 'help' lists them with their options (default: ring)",
       "ALG" },
-    { "channels", 0, 0, S, &c->channels, "Parallel rings (default: 2)", "N" },
+    { "channels", 0, 0, S, &c->channels,
+      "Parallel rings (default: 2; with --collective nccl, the one channel count to try)", "N" },
+    { "nccl-algo", 0, 0, S, &c->nccl_algo,
+      "With --collective nccl: the algorithms it may pick, as NCCL_ALGO (ring, tree, "
+      "comma-separated; ^ for all but those; default: both)",
+      "LIST" },
+    { "nccl-proto", 0, 0, S, &c->nccl_proto,
+      "With --collective nccl: the protocols, as NCCL_PROTO (LL, LL128, Simple; default: all "
+      "that the GPUs allow)",
+      "LIST" },
+    { "nccl-min-channels", 0, 0, S, &c->nccl_min_channels,
+      "With --collective nccl: the fewest channels to try, as NCCL_MIN_NCHANNELS (default: 2)",
+      "N" },
+    { "nccl-max-channels", 0, 0, S, &c->nccl_max_channels,
+      "With --collective nccl: the most channels to try, as NCCL_MAX_NCHANNELS (default: the "
+      "most GPUs of a communicator on one node, at least 2)",
+      "N" },
     { "chunk-size", 0, 0, S, &c->chunk_size,
       "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
     { "comm-granularity", 0, 0, S, &c->granularity,

@@ -186,4 +186,9 @@ dts_cli_list_collectives (void)
   printf ("%-12s %s\n", "auto",
           "per all-reduce, the algorithm (and protocol) NCCL's tuning model predicts fastest on "
           "the platform's routes (doc/SIMULATION.md)");
+  printf ("%-12s %s\n", "nccl",
+          "per collective, what NCCL would run: its ring (searched rings or across the rails) or "
+          "double binary tree, protocol and channel count, as its tuning model picks them on the "
+          "platform's routes; --nccl-algo, --nccl-proto, --nccl-min-channels and "
+          "--nccl-max-channels limit it as NCCL's variables do (doc/SIMULATION.md)");
 }

@@ -100,8 +100,8 @@ dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **
   g_return_val_if_fail (algorithm != NULL && params != NULL, NULL);
   if (params->op != DTS_COLL_OP_ALLREDUCE)
     return dts_coll_op_plan_new (algorithm, params, error);
-  if (strcmp (algorithm, "auto") == 0)
-    return dts_coll_tune_plan_new (params, NULL, error);
+  if (dts_coll_is_tuned (algorithm))
+    return dts_coll_tune_plan_new (algorithm, params, NULL, error);
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
     if (strcmp (a->id, algorithm) == 0) {
       DtsCollPlan *plan = a->plan_new (params, error);
@@ -113,7 +113,7 @@ dts_coll_plan_new (const char *algorithm, const DtsCollParams *params, GError **
   for (const DtsCollAlgorithm *a = algorithms; a->id; a++)
     g_string_append_printf (known, "%s%s", known->len ? ", " : "", a->id);
   g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-               "unknown collective algorithm '%s' (known: %s, auto)",
+               "unknown collective algorithm '%s' (known: %s, auto, nccl)",
                algorithm, known->str);
   return NULL;
 }

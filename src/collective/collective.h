@@ -220,6 +220,8 @@ typedef struct {
   const char *protocol; /* "auto": the protocol the tuning model picked ("LL", "LL128",
                            "Simple", static); NULL when the algorithm was given */
   double predicted_s;   /* "auto": the model's time for this algorithm and protocol */
+  const char *chooser;  /* "auto" or "nccl" when one chose the plan (static), else NULL */
+  const char *nccl_algo; /* "nccl": NCCL's name of the algorithm ("Ring", "Tree"), else NULL */
   int *aux;             /* per-algorithm table (owned): tree: parent, children, height and
                            depth of every rank in both trees; hier: pieces, steps apart */
   DtsCollOp op;         /* what the plan does (the row's op) */
@@ -422,6 +424,39 @@ typedef enum {
 /* "LL", "LL128", "Simple" */
 const char *dts_coll_proto_to_string (DtsCollProto p);
 
+/* --collective nccl: NCCL's algorithms (NCCL_ALGO's names). */
+typedef enum {
+  DTS_COLL_NCCL_RING,
+  DTS_COLL_NCCL_TREE,
+  DTS_COLL_N_NCCL_ALGOS
+} DtsCollNcclAlgo;
+
+/* "Ring", "Tree" */
+const char *dts_coll_nccl_algo_to_string (DtsCollNcclAlgo a);
+
+/* What --collective nccl may choose, as NCCL's environment limits it:
+ * ALGOS and PROTOS are bit sets (1 << DtsCollNcclAlgo, 1 << DtsCollProto;
+ * 0: all), MIN_CHANNELS and MAX_CHANNELS bound the channel counts tried
+ * (0: NCCL's defaults, 2 and the most GPUs of the communicator on one
+ * node, at least 2). */
+typedef struct {
+  guint algos;
+  guint protos;
+  int min_channels;
+  int max_channels;
+} DtsCollNcclLimits;
+
+/* Parse NCCL_ALGO-like TEXT ("ring,tree", case ignored) or NCCL_PROTO-like
+ * TEXT ("LL,LL128,Simple") into a bit set; FALSE with a DTS_ERROR_USAGE
+ * ERROR naming OPTION and what is known. */
+gboolean dts_coll_nccl_parse_algos (const char *option, const char *text, guint *bits,
+                                    GError **error);
+gboolean dts_coll_nccl_parse_protos (const char *option, const char *text, guint *bits,
+                                     GError **error);
+
+/* Whether ID is a chooser rather than a table row: "auto" or "nccl". */
+gboolean dts_coll_is_tuned (const char *id);
+
 /* A link of a route, for dts_coll_plan_load_s. */
 typedef struct {
   gconstpointer id;     /* the same for every route through the link */
@@ -462,11 +497,14 @@ struct _DtsCollTuner {
   const char *arch;     /* the GPUs' architecture ("Ampere"), for the ring's latency plateau
                            and LL128 */
   gboolean nvlink;      /* GPUs of a node talk over NVLink (SXM GPUs), else PCIe */
+  DtsCollNcclLimits nccl; /* --collective nccl: what NCCL_ALGO, NCCL_PROTO and the channel
+                             limits allow (zero: NCCL's defaults) */
 };
 
 /* One candidate of the model (for tests and reports). */
 typedef struct {
   const char *algorithm; /* table id (static) */
+  int channels;
   DtsCollProto protocol;
   double latency_s;      /* base + hop latencies, or base + the routes' latency when more */
   double bandwidth_s;    /* the plan's link-load time over the protocol's efficiency */
@@ -474,10 +512,15 @@ typedef struct {
 } DtsCollTuneRow;
 
 /* The plan of the algorithm the model predicts fastest for PARAMS (which
- * must have a tuner; DTS_ERROR_INVALID without), with protocol and
- * predicted_s set. ROWS (DtsCollTuneRow, may be NULL) receives every
- * candidate in the order tried. dts_coll_plan_new ("auto", ...) calls it. */
-DtsCollPlan *dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **error);
+ * must have a tuner; DTS_ERROR_INVALID without), with protocol, chooser
+ * and predicted_s set. CHOOSER is "auto" (every algorithm with a model,
+ * PARAMS' channels) or "nccl" (NCCL's: its rings, laid out as the searched
+ * rings or across the rails, and its double binary tree, over the channel
+ * counts the tuner's limits allow; nccl_algo set). ROWS (DtsCollTuneRow,
+ * may be NULL) receives every candidate in the order tried.
+ * dts_coll_plan_new (CHOOSER, ...) calls it. */
+DtsCollPlan *dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params,
+                                     GArray *rows, GError **error);
 
 /* Whether GPU architecture ARCH is Ampere or later. */
 gboolean dts_coll_tune_arch_is_ampere_or_later (const char *arch);

@@ -271,20 +271,20 @@ dts_coll_op_plan_new (const char *algorithm, const DtsCollParams *params, GError
   g_return_val_if_fail (params->op > DTS_COLL_OP_ALLREDUCE && params->op < DTS_COLL_N_OPS,
                         NULL);
   const char *op = dts_coll_op_to_string (params->op);
-  if (strcmp (algorithm, "auto") == 0
+  if (dts_coll_is_tuned (algorithm)
       && (params->op == DTS_COLL_OP_ALLGATHER || params->op == DTS_COLL_OP_REDUCE_SCATTER))
-    return dts_coll_tune_plan_new (params, NULL, error);
+    return dts_coll_tune_plan_new (algorithm, params, NULL, error);
   const DtsCollAlgorithm *a = dts_coll_algorithm_lookup (algorithm, params->op);
   if (a == NULL) {
     g_autofree char *ids = dts_coll_op_algorithm_ids (params->op);
-    gboolean known = strcmp (algorithm, "auto") == 0
+    gboolean known = dts_coll_is_tuned (algorithm)
                      || dts_coll_algorithm_lookup (algorithm, DTS_COLL_OP_ALLREDUCE) != NULL;
-    if (strcmp (algorithm, "auto") == 0)
+    if (dts_coll_is_tuned (algorithm))
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "collective 'auto' picks all-reduce, all-gather and reduce-scatter "
+                   "collective '%s' picks all-reduce, all-gather and reduce-scatter "
                    "algorithms only (its tuning model is NCCL's for those); give one of %s for "
                    "%s",
-                   ids, op);
+                   algorithm, ids, op);
     else
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                    "%s collective algorithm '%s' does not do %s (%s: %s)",

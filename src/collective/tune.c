@@ -281,20 +281,93 @@ typedef struct {
   double (*efficiency) (const Shape *sh, const DtsCollPlan *plan, int p);
   gboolean single_node_only;
   int family;           /* F_TREE or F_RING: whose base latency */
+  DtsCollNcclAlgo nccl; /* what NCCL calls it (--collective nccl's candidates) */
 } Candidate;
 
 static const Candidate candidates[] = {
-  { "ring", ring_latency_us, ring_efficiency, FALSE, F_RING },
-  { "direct", direct_latency_us, ring_efficiency, TRUE, F_RING },
-  { "rhd", rhd_latency_us, ring_efficiency, FALSE, F_RING },
-  { "rd", rd_latency_us, ring_efficiency, FALSE, F_RING },
-  { "tree", tree_latency_us, tree_efficiency, FALSE, F_TREE },
-  { "hier", hier_latency_us, ring_efficiency, FALSE, F_RING },
-  { "multi-rail", ring_latency_us, ring_efficiency, FALSE, F_RING },
+  { "ring", ring_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_NCCL_RING },
+  { "direct", direct_latency_us, ring_efficiency, TRUE, F_RING, DTS_COLL_N_NCCL_ALGOS },
+  { "rhd", rhd_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_N_NCCL_ALGOS },
+  { "rd", rd_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_N_NCCL_ALGOS },
+  { "tree", tree_latency_us, tree_efficiency, FALSE, F_TREE, DTS_COLL_NCCL_TREE },
+  { "hier", hier_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_N_NCCL_ALGOS },
+  { "multi-rail", ring_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_NCCL_RING },
   /* NCCL's rings are searched ones: where the search finds the rank order
    * the plan is ring's and ties it (the earlier row keeps the choice) */
-  { "topo-ring", ring_latency_us, ring_efficiency, FALSE, F_RING },
+  { "topo-ring", ring_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_NCCL_RING },
 };
+
+/* --collective nccl's candidates, per channel count in this order: NCCL's
+ * ring as its search lays it (searched orders inside the nodes, then across
+ * the rails), then its double binary tree. */
+static const Candidate nccl_candidates[] = {
+  { "topo-ring", ring_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_NCCL_RING },
+  { "multi-rail", ring_latency_us, ring_efficiency, FALSE, F_RING, DTS_COLL_NCCL_RING },
+  { "tree", tree_latency_us, tree_efficiency, FALSE, F_TREE, DTS_COLL_NCCL_TREE },
+};
+
+static const char *const nccl_algo_names[DTS_COLL_N_NCCL_ALGOS] = { "Ring", "Tree" };
+
+const char *
+dts_coll_nccl_algo_to_string (DtsCollNcclAlgo a)
+{
+  g_return_val_if_fail (a >= 0 && a < DTS_COLL_N_NCCL_ALGOS, NULL);
+  return nccl_algo_names[a];
+}
+
+gboolean
+dts_coll_is_tuned (const char *id)
+{
+  return id != NULL && (strcmp (id, "auto") == 0 || strcmp (id, "nccl") == 0);
+}
+
+/* TEXT, comma-separated names out of NAMES (N of them, case ignored), as a
+ * bit set; NCCL's "^" prefix (every name but those) is accepted too. */
+static gboolean
+parse_names (const char *option, const char *text, const char *const *names, int n, guint *bits,
+             GError **error)
+{
+  gboolean except = text[0] == '^';
+  g_auto (GStrv) items = g_strsplit (text + except, ",", -1);
+  guint set = 0;
+  for (char **it = items; *it != NULL; it++) {
+    int i = 0;
+    while (i < n && g_ascii_strcasecmp (*it, names[i]) != 0)
+      i++;
+    if (i == n) {
+      g_autofree char *known = g_strjoinv (", ", (char **) names);
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--%s '%s': unknown '%s' (expected a comma-separated list of %s, as "
+                   "NCCL's variable takes; ^ before it: all but those)",
+                   option, text, *it, known);
+      return FALSE;
+    }
+    set |= 1u << i;
+  }
+  if (except)
+    set = ((1u << n) - 1) & ~set;
+  if (set == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--%s '%s': leaves nothing to choose from",
+                 option, text);
+    return FALSE;
+  }
+  *bits = set;
+  return TRUE;
+}
+
+gboolean
+dts_coll_nccl_parse_algos (const char *option, const char *text, guint *bits, GError **error)
+{
+  static const char *const names[] = { "ring", "tree", NULL };
+  return parse_names (option, text, names, DTS_COLL_N_NCCL_ALGOS, bits, error);
+}
+
+gboolean
+dts_coll_nccl_parse_protos (const char *option, const char *text, guint *bits, GError **error)
+{
+  static const char *const names[] = { "LL", "LL128", "Simple", NULL };
+  return parse_names (option, text, names, DTS_COLL_N_PROTOS, bits, error);
+}
 
 gboolean
 dts_coll_tune_arch_is_ampere_or_later (const char *arch)
@@ -313,20 +386,40 @@ arch_is_volta_or_later (const char *arch)
          || dts_coll_tune_arch_is_ampere_or_later (arch);
 }
 
-DtsCollPlan *
-dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **error)
+/* The most ranks of the communicator on one node. */
+static int
+most_per_node (const Shape *sh)
 {
+  g_autoptr (GHashTable) count = g_hash_table_new (NULL, NULL);
+  int most = 1;
+  for (int r = 0; r < sh->n; r++) {
+    gpointer k = GINT_TO_POINTER (node_of (sh, r));
+    int c = GPOINTER_TO_INT (g_hash_table_lookup (count, k)) + 1;
+    g_hash_table_insert (count, k, GINT_TO_POINTER (c));
+    most = MAX (most, c);
+  }
+  return most;
+}
+
+DtsCollPlan *
+dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray *rows,
+                        GError **error)
+{
+  gboolean nccl = g_strcmp0 (chooser, "nccl") == 0;
+  chooser = nccl ? "nccl" : "auto";
   gboolean half = params->op == DTS_COLL_OP_ALLGATHER
                   || params->op == DTS_COLL_OP_REDUCE_SCATTER;
-  if (!dts_coll_check_params (params, half ? "auto" : "auto all-reduce", TRUE, error))
+  g_autofree char *what = g_strdup_printf ("%s%s", chooser, half ? "" : " all-reduce");
+  if (!dts_coll_check_params (params, what, TRUE, error))
     return NULL;
   if (params->op != DTS_COLL_OP_ALLREDUCE && !half)
-    return dts_coll_op_plan_new ("auto", params, error); /* the error: not for this op */
+    return dts_coll_op_plan_new (chooser, params, error); /* the error: not for this op */
   const DtsCollTuner *tuner = params->tuner;
   if (tuner == NULL || tuner->measure == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "--collective auto: needs the platform's routes to choose an algorithm "
-                 "(dtsim run and dtsim allreduce provide them)");
+                 "--collective %s: needs the platform's routes to choose an algorithm "
+                 "(dtsim run and dtsim allreduce provide them)",
+                 chooser);
     return NULL;
   }
   Shape sh = { .n = params->n_ranks, .node = params->gpu_node,
@@ -341,62 +434,92 @@ dts_coll_tune_plan_new (const DtsCollParams *params, GArray *rows, GError **erro
   }
   sh.ppn = (double) sh.n / sh.m;
   gboolean ll128 = tuner->nvlink && arch_is_volta_or_later (tuner->arch);
+  /* What to try: auto, every algorithm with a model at the params'
+   * channels; nccl, NCCL's over the channel counts from the smallest to the
+   * largest allowed, doubling (the largest always tried). */
+  const Candidate *cands = nccl ? nccl_candidates : candidates;
+  gsize n_cands = nccl ? G_N_ELEMENTS (nccl_candidates) : G_N_ELEMENTS (candidates);
+  const DtsCollNcclLimits *lim = &tuner->nccl;
+  guint algos = nccl && lim->algos ? lim->algos : ~0u;
+  guint protos = nccl && lim->protos ? lim->protos : ~0u;
+  int c_lo = params->channels, c_hi = params->channels;
+  if (nccl) {
+    c_lo = lim->min_channels > 0 ? lim->min_channels : DTS_COLL_DEFAULT_CHANNELS;
+    c_hi = lim->max_channels > 0 ? lim->max_channels
+                                 : MIN (MAX (c_lo, most_per_node (&sh)), DTS_COLL_MAX_CHANNELS);
+    c_lo = MIN (c_lo, c_hi);
+  }
   g_autoptr (DtsCollPlan) best = NULL;
   double best_s = INFINITY;
   DtsCollProto best_p = DTS_COLL_PROTO_SIMPLE;
-  for (gsize c = 0; c < G_N_ELEMENTS (candidates); c++) {
-    const Candidate *cd = &candidates[c];
-    if (cd->single_node_only && (sh.m > 1 || sh.n > DTS_COLL_TUNE_MAX_DIRECT_RANKS))
-      continue;
-    /* the op's row of the algorithm (all-gather, reduce-scatter: the ring
-     * family, direct and rhd have one; tree, rd and hier do not) */
-    const DtsCollAlgorithm *a = dts_coll_algorithm_lookup (cd->id, params->op);
-    if (a == NULL)
-      continue;
-    /* The parameters are valid (checked above): an algorithm that cannot
-     * run over this communicator (hier over nodes of unequal sizes) is no
-     * candidate. */
-    g_autoptr (GError) refused = NULL;
-    g_autoptr (DtsCollPlan) plan = a->plan_new (params, &refused);
-    if (plan == NULL)
-      continue;
-    plan->alg = a;
-    plan->op = params->op;
-    double load_s = 0, wire_s = 0;
-    if (!tuner->measure (plan, params->gpu_rank, &load_s, &wire_s, tuner->data, error))
-      return NULL;
-    if (!(load_s > 0) && plan->bytes > 0)
-      continue;
-    gboolean won = FALSE;
-    for (int p = 0; p < DTS_COLL_N_PROTOS; p++) {
-      if (p == DTS_COLL_PROTO_LL128 && !ll128)
+  const Candidate *best_cd = NULL;
+  for (int C = c_lo;; C = MIN (2 * C, c_hi)) {
+    DtsCollParams cp = *params;
+    cp.channels = C;
+    for (gsize c = 0; c < n_cands; c++) {
+      const Candidate *cd = &cands[c];
+      if (nccl && !(algos & (1u << cd->nccl)))
         continue;
-      /* The routes' own latency is the floor of the hop latencies. */
-      double base_s = base_us[cd->family][p] * 1e-6;
-      double lat_s = MAX (cd->latency_us (&sh, plan, p) * 1e-6, base_s + wire_s);
-      double bw_s = load_s / cd->efficiency (&sh, plan, p);
-      double t = lat_s + bw_s;
-      if (rows != NULL) {
-        DtsCollTuneRow row = { a->id, p, lat_s, bw_s, t };
-        g_array_append_val (rows, row);
+      if (cd->single_node_only && (sh.m > 1 || sh.n > DTS_COLL_TUNE_MAX_DIRECT_RANKS))
+        continue;
+      /* the op's row of the algorithm (all-gather, reduce-scatter: the ring
+       * family, direct and rhd have one; tree, rd and hier do not) */
+      const DtsCollAlgorithm *a = dts_coll_algorithm_lookup (cd->id, params->op);
+      if (a == NULL)
+        continue;
+      /* The parameters are valid (checked above): an algorithm that cannot
+       * run over this communicator (hier over nodes of unequal sizes) is no
+       * candidate. */
+      g_autoptr (GError) refused = NULL;
+      g_autoptr (DtsCollPlan) plan = a->plan_new (&cp, &refused);
+      if (plan == NULL)
+        continue;
+      plan->alg = a;
+      plan->op = params->op;
+      double load_s = 0, wire_s = 0;
+      if (!tuner->measure (plan, params->gpu_rank, &load_s, &wire_s, tuner->data, error))
+        return NULL;
+      if (!(load_s > 0) && plan->bytes > 0)
+        continue;
+      gboolean won = FALSE;
+      for (int p = 0; p < DTS_COLL_N_PROTOS; p++) {
+        if ((p == DTS_COLL_PROTO_LL128 && !ll128) || !(protos & (1u << p)))
+          continue;
+        /* The routes' own latency is the floor of the hop latencies. */
+        double base_s = base_us[cd->family][p] * 1e-6;
+        double lat_s = MAX (cd->latency_us (&sh, plan, p) * 1e-6, base_s + wire_s);
+        double bw_s = load_s / cd->efficiency (&sh, plan, p);
+        double t = lat_s + bw_s;
+        if (rows != NULL) {
+          DtsCollTuneRow row = { a->id, C, p, lat_s, bw_s, t };
+          g_array_append_val (rows, row);
+        }
+        if (t < best_s) {
+          best_s = t;
+          best_p = p;
+          won = TRUE;
+        }
       }
-      if (t < best_s) {
-        best_s = t;
-        best_p = p;
-        won = TRUE;
+      if (won) {
+        g_clear_pointer (&best, dts_coll_plan_free);
+        best = g_steal_pointer (&plan);
+        best_cd = cd;
       }
     }
-    if (won) {
-      g_clear_pointer (&best, dts_coll_plan_free);
-      best = g_steal_pointer (&plan);
-    }
+    if (C >= c_hi)
+      break;
   }
   if (best == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                 "--collective auto: no algorithm has a route with bandwidth between the ranks");
+                 nccl ? "--collective nccl: none of the algorithms and protocols allowed has a "
+                        "route with bandwidth between the ranks"
+                      : "--collective auto: no algorithm has a route with bandwidth between "
+                        "the ranks");
     return NULL;
   }
   best->protocol = proto_names[best_p];
   best->predicted_s = best_s;
+  best->chooser = chooser;
+  best->nccl_algo = nccl ? nccl_algo_names[best_cd->nccl] : NULL;
   return g_steal_pointer (&best);
 }

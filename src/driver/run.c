@@ -113,6 +113,9 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
       bs.algorithm = plan->alg->id;
       bs.protocol = plan->protocol;
       bs.predicted_s = plan->predicted_s;
+      bs.chooser = plan->chooser;
+      bs.nccl_algo = plan->nccl_algo;
+      bs.channels = plan->nccl_algo != NULL ? plan->channels : 0;
     }
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += bk->bytes;
@@ -334,10 +337,11 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   /* The tuning model and topo-ring read the routes between the members of
    * each communicator (the strategy passes their GPUs: dp's world, a
    * hybrid run's stage groups, a pipeline's tensor groups). */
-  if (strcmp (o.collective, "auto") == 0 || dts_coll_algorithm_reads_platform (o.collective)) {
+  if (dts_coll_is_tuned (o.collective) || dts_coll_algorithm_reads_platform (o.collective)) {
     tuner = dts_sim_tuner_new (platform, o.cfg, o.overrides, error);
     if (tuner == NULL)
       return NULL;
+    dts_sim_tuner_set_nccl (tuner, &o.nccl);
     o.coll_tuner = dts_sim_tuner_get (tuner);
   }
   if (o.link_stats && o.granularity == DTS_GRANULARITY_ANALYTIC) {

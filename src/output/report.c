@@ -319,6 +319,10 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
       dts_json_kv_string (j, "algorithm", bs->algorithm);
       dts_json_kv_string (j, "protocol", bs->protocol);
       dts_json_kv_double (j, "predicted_s", bs->predicted_s);
+      if (bs->nccl_algo != NULL) {
+        dts_json_kv_string (j, "nccl_algorithm", bs->nccl_algo);
+        dts_json_kv_int (j, "channels", bs->channels);
+      }
     }
     dts_json_end_object (j);
   }

@@ -194,7 +194,7 @@ auto_lines (const DtsRunSummary *s, GString *out)
     while (e < n) {
       const DtsBucketStat *x = &g_array_index (s->buckets, DtsBucketStat, e);
       if (g_strcmp0 (x->algorithm, first->algorithm) != 0
-          || g_strcmp0 (x->protocol, first->protocol) != 0)
+          || g_strcmp0 (x->protocol, first->protocol) != 0 || x->channels != first->channels)
         break;
       pred_lo = MIN (pred_lo, x->predicted_s);
       pred_hi = MAX (pred_hi, x->predicted_s);
@@ -203,8 +203,13 @@ auto_lines (const DtsRunSummary *s, GString *out)
     }
     g_autofree char *which = e - b == 1 ? g_strdup_printf ("bucket %u", b)
                                         : g_strdup_printf ("buckets %u-%u", b, e - 1);
-    g_string_append_printf (out, "  auto: %s %s with %s, predicted %.3f", which,
-                            first->algorithm, first->protocol, pred_lo * 1e3);
+    if (first->nccl_algo != NULL)
+      g_string_append_printf (out, "  nccl: %s %s (%s, %d channels) with %s, predicted %.3f",
+                              which, first->nccl_algo, first->algorithm, first->channels,
+                              first->protocol, pred_lo * 1e3);
+    else
+      g_string_append_printf (out, "  auto: %s %s with %s, predicted %.3f", which,
+                              first->algorithm, first->protocol, pred_lo * 1e3);
     if (pred_hi > pred_lo)
       g_string_append_printf (out, "-%.3f", pred_hi * 1e3);
     g_string_append_printf (out, " ms alone, simulated %.3f ms (mean)\n", sim / (e - b) * 1e3);
@@ -411,6 +416,8 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
       g_string_append_printf (out, "%d server%s%s,", s->ps_servers, s->ps_servers == 1 ? "" : "s",
                               g_strcmp0 (s->ps_aggregation, "node") == 0
                                   ? " fed by one GPU per node after a local sum" : "");
+    else if (g_strcmp0 (s->collective, "nccl") == 0)
+      g_string_append_printf (out, "channels as chosen below, %s chunks,", B (s->chunk_bytes));
     else
       g_string_append_printf (out, "%d channel%s, %s chunks,", s->channels,
                               s->channels == 1 ? "" : "s", B (s->chunk_bytes));

@@ -7,6 +7,7 @@
 #define DTS_SCHEDULE_OPTIONS_H
 
 #include <glib.h>
+#include "collective/collective.h"
 #include "core/precision.h"
 
 G_BEGIN_DECLS
@@ -103,6 +104,7 @@ typedef struct {
   double coll_overhead_s;      /* --coll-overhead: every collective's fixed cost before its
                                   transfers, on every rank, >= 0 */
   int channels;                /* parallel rings, >= 1 */
+  DtsCollNcclLimits nccl;      /* --collective nccl: what it may choose (collective.h) */
   int comm_streams;            /* communication streams per GPU; 0 means 1 */
   /* pipeline and hybrid (0 / NULL: the strategy's default) */
   int stages;                  /* pipeline stages */

@@ -330,7 +330,10 @@ dump_plan (GString *out, const DtsSchedule *s, guint k, double max_transfers)
                           plan->op == DTS_COLL_OP_ALLREDUCE ? "" : dts_coll_op_to_string (plan->op),
                           comm->name, plan->bytes, plan->channels,
                           plan->channels == 1 ? "" : "s", plan->chunk_bytes, plan->n_parts);
-  if (plan->protocol != NULL)
+  if (plan->nccl_algo != NULL)
+    g_string_append_printf (out, "  chosen by --collective nccl: %s, protocol %s, predicted %.6g s\n",
+                            plan->nccl_algo, plan->protocol, plan->predicted_s);
+  else if (plan->protocol != NULL)
     g_string_append_printf (out, "  chosen by --collective auto: protocol %s, predicted %.6g s\n",
                             plan->protocol, plan->predicted_s);
   for (int ph = 0; ph < plan->n_phases; ph++) {

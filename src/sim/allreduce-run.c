@@ -149,12 +149,13 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
   }
 
   const char *algorithm = opts->collective ? opts->collective : "ring";
-  gboolean tuned = strcmp (algorithm, "auto") == 0;
+  gboolean tuned = dts_coll_is_tuned (algorithm);
   g_autoptr (DtsSimTuner) tuner = NULL;
   if (tuned || dts_coll_algorithm_reads_platform (algorithm)) {
     tuner = dts_sim_tuner_new (platform, opts->cfg, opts->overrides, error);
     if (tuner == NULL)
       return NULL;
+    dts_sim_tuner_set_nccl (tuner, &opts->nccl);
   }
   g_autofree int *gpu_node = g_new (int, n);
   for (int r = 0; r < n; r++)
@@ -170,7 +171,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     GArray *rows = tuned ? g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow)) : NULL;
     if (rows != NULL)
       g_ptr_array_add (candidates, rows);
-    DtsCollPlan *plan = tuned ? dts_coll_tune_plan_new (&params, rows, error)
+    DtsCollPlan *plan = tuned ? dts_coll_tune_plan_new (algorithm, &params, rows, error)
                               : dts_coll_plan_new (algorithm, &params, error);
     if (plan == NULL) {
       g_ptr_array_unref (plans);
@@ -241,12 +242,14 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     DtsAllreduceSize sz = { .bytes = plan->bytes, .n_rounds = plan->n_rounds,
                             .algorithm = plan->alg->id, .protocol = plan->protocol,
                             .predicted_s = plan->predicted_s,
+                            .channels = plan->channels, .nccl_algo = plan->nccl_algo,
                             .candidates = tuned ? g_array_ref (g_ptr_array_index (candidates, k))
                                                 : NULL };
     g_array_append_val (res->sizes, sz);
   }
 
   res->tuned = tuned;
+  res->nccl = strcmp (algorithm, "nccl") == 0;
   Sealed sealed = { platform, sched->plans, res, tuned };
   DtsSimSettings set = {
     .platform_path = opts->platform_path,

@@ -40,10 +40,12 @@ typedef struct {
   char **cfg;                  /* --cfg items or NULL */
   GArray *overrides;           /* DtsOverride or NULL */
   gboolean record_steps;       /* keep one slice per rank and step (phase at flow) */
-  const char *collective;      /* algorithm table id or "auto" (tune.c: per size); NULL: "ring" */
+  const char *collective;      /* algorithm table id, "auto" or "nccl" (tune.c: per size); NULL:
+                                  "ring" */
   GString *dump_plan;          /* non-NULL: write the plan here and simulate nothing */
   int op;                      /* DtsCollOp (collective/collective.h); 0: all-reduce */
   int root;                    /* broadcast, reduce: the root rank */
+  DtsCollNcclLimits nccl;      /* "nccl": what it may choose */
 } DtsAllreduceOptions;
 
 /* One rank's part of one step (step granularity) or one phase (flow). */
@@ -70,6 +72,8 @@ typedef struct {
   double predicted_s;    /* --collective auto: the model's time, else 0 */
   GArray *candidates;    /* --collective auto: DtsCollTuneRow of every candidate, in the order
                             tried (owned), else NULL */
+  int channels;          /* the plan's channels (--collective nccl: its choice) */
+  const char *nccl_algo; /* --collective nccl: NCCL's name of the algorithm (static), else NULL */
 } DtsAllreduceSize;
 
 typedef struct {
@@ -78,7 +82,9 @@ typedef struct {
   int n_gpus;
   int n_nodes;             /* nodes spanned by the ranks */
   char *algorithm;         /* collective table id, or "auto" */
-  gboolean tuned;          /* --collective auto: each size's algorithm in its DtsAllreduceSize */
+  gboolean tuned;          /* --collective auto or nccl: each size's algorithm in its
+                              DtsAllreduceSize */
+  gboolean nccl;           /* --collective nccl: each size's channels too */
   int channels;
   double chunk_bytes;
   double coll_overhead_s;  /* in time_s and closed_form_s of every size */

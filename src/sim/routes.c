@@ -373,8 +373,8 @@ tuner_measure (const DtsCollPlan *plan, const int *gpu_rank, double *bandwidth_s
   /* The members' GPUs are part of the key: communicators of one size over
    * other GPUs cross other links. */
   g_autoptr (GString) k = g_string_new (NULL);
-  g_string_printf (k, "%s:%" G_GUINT64_FORMAT ":%d:%a:", plan->algorithm, plan->peer_key,
-                   plan->n_ranks, plan->bytes);
+  g_string_printf (k, "%s:%" G_GUINT64_FORMAT ":%d:%a:%d:", plan->algorithm, plan->peer_key,
+                   plan->n_ranks, plan->bytes, plan->channels);
   for (int r = 0; gpu_rank != NULL && r < plan->n_ranks; r++)
     g_string_append_printf (k, "%d,", gpu_rank[r]);
   g_autofree char *key = g_string_free (g_steal_pointer (&k), FALSE);
@@ -427,6 +427,12 @@ const DtsCollTuner *
 dts_sim_tuner_get (const DtsSimTuner *t)
 {
   return &t->tuner;
+}
+
+void
+dts_sim_tuner_set_nccl (DtsSimTuner *t, const DtsCollNcclLimits *limits)
+{
+  t->tuner.nccl = *limits;
 }
 
 void

@@ -81,6 +81,8 @@ typedef struct _DtsSimTuner DtsSimTuner;
 DtsSimTuner *dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides,
                                 GError **error);
 const DtsCollTuner *dts_sim_tuner_get (const DtsSimTuner *t);
+/* What --collective nccl may choose (NCCL_ALGO, NCCL_PROTO, channels). */
+void dts_sim_tuner_set_nccl (DtsSimTuner *t, const DtsCollNcclLimits *limits);
 void dts_sim_tuner_free (DtsSimTuner *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSimTuner, dts_sim_tuner_free)
 

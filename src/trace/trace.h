@@ -142,6 +142,9 @@ typedef struct {
   const char *algorithm; /* --collective auto: the algorithm chosen for it (static), else NULL */
   const char *protocol;  /* --collective auto: the protocol the model picked (static) */
   double predicted_s;    /* --collective auto: the model's time for it alone */
+  const char *chooser;   /* "auto" or "nccl" (static) when one chose the algorithm, else NULL */
+  const char *nccl_algo; /* --collective nccl: NCCL's name of it ("Ring", static), else NULL */
+  int channels;          /* --collective nccl: the channels it chose, else 0 */
 } DtsBucketStat;
 
 /* Kinds of time a rank's compute stream spends blocked, the columns of

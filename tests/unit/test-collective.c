@@ -1018,7 +1018,7 @@ tune_rows_lat (int n, int per_node, double bytes, const char *arch, gboolean nvl
                       .gpu_node = node, .tuner = &t };
   GArray *rows = g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow));
   g_autoptr (GError) error = NULL;
-  *chosen = dts_coll_tune_plan_new (&p, rows, &error);
+  *chosen = dts_coll_tune_plan_new ("auto", &p, rows, &error);
   ck_assert_ptr_nonnull (*chosen);
   return rows;
 }
@@ -1047,7 +1047,7 @@ START_TEST (test_tune_halves)
                           .chunk_bytes = 2 * 1048576.0, .gpu_node = node, .tuner = &t, .op = op };
       g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (DtsCollTuneRow));
       g_autoptr (GError) error = NULL;
-      g_autoptr (DtsCollPlan) plan = dts_coll_tune_plan_new (&p, rows, &error);
+      g_autoptr (DtsCollPlan) plan = dts_coll_tune_plan_new ("auto", &p, rows, &error);
       ck_assert_msg (plan != NULL, "%s", error ? error->message : "");
       ck_assert_int_eq (plan->op, op);
       ck_assert_ptr_nonnull (plan->protocol);
