@@ -67,6 +67,10 @@ def a100_platform(build, env, tmp, n, nics):
         subprocess.run([os.path.join(build, "dtsim"), "platform", "--nodes", str(max(1, n // 8)),
                         "--gpus-per-node", str(min(n, 8)), "--gpu", "A100-SXM4-80GB",
                         "--intra", "nvswitch", "--intra-bandwidth", "300GB/s",
+                        # PCIe 3.0 on root ports, as doc/VALIDATION.md's parts
+                        # 14 and 15 were run (not the HGX A100 class's PCIe 4.0
+                        # switches)
+                        "--pcie-switches", "0", "--pcie-bandwidth", "15.75GB/s",
                         "--nics-per-node", str(nics), "--nic-bandwidth", "200Gbps", "-o", path],
                        check=True, env=env, stdout=subprocess.DEVNULL)
     return path

@@ -128,13 +128,16 @@ class Dtsim:
         cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines)."""
         if gpu not in self.platforms:
             path = os.path.join(self.tmp, gpu + ".xml")
+            # PCIe 3.0 x16 on root ports, as the rows were fitted and reported
+            # with (dtsim validate does the same), not the GPU's system class
+            pcie3 = ["--pcie-switches", "0", "--pcie-bandwidth", "15.75GB/s"]
             if gpu.startswith("A100-SXM"):  # A100 PCIe cards: PCIe only
-                fabric = ["--intra", "nvswitch", "--intra-bandwidth", "300GB/s"]
+                fabric = ["--intra", "nvswitch", "--intra-bandwidth", "300GB/s", *pcie3]
             elif gpu.startswith("V100"):
                 fabric = ["--intra", "nvlink-mesh", "--nvlink-pairs", "dgx1-v100",
                           "--intra-bandwidth", "25GB/s", "--pcie-switches", "2"]
             else:
-                fabric = []
+                fabric = ["--intra", "pcie", *pcie3]
             self.call("platform", "-o", path, "--nodes", "1", "--gpus-per-node", "8", "--gpu",
                       gpu, *fabric)
             self.platforms[gpu] = path

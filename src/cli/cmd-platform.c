@@ -51,6 +51,7 @@ dts_cmd_platform (int argc, char **argv, GError **error)
   g_autofree char *topology = NULL;
   g_autofree char *oversub = NULL;
   g_autofree char *nics = NULL;
+  g_autofree char *t_pcie_sw = NULL;
   g_autofree char *t_intra_bw = NULL, *t_intra_lat = NULL, *t_pcie_bw = NULL,
                   *t_pcie_lat = NULL, *t_sock_bw = NULL, *t_sock_lat = NULL, *t_nic_bw = NULL,
                   *t_nic_lat = NULL, *t_link_bw = NULL, *t_link_lat = NULL, *t_cpu_speed = NULL,
@@ -81,9 +82,12 @@ dts_cmd_platform (int argc, char **argv, GError **error)
     { "gpu", 0, 0, G_OPTION_ARG_STRING, &p.gpu,
       "GPU model, a catalogue id such as V100-SXM2-16GB (required)", "ID" },
     { "intra", 0, 0, G_OPTION_ARG_STRING, &intra,
-      "Peer fabric inside a node: pcie, nvlink-mesh or nvswitch (default: pcie)", "FABRIC" },
+      "Peer fabric inside a node: pcie, nvlink-mesh or nvswitch (default: the GPU's system "
+      "class: nvswitch for A100, H100 and H200 SXM, else pcie)",
+      "FABRIC" },
     { "intra-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_intra_bw,
-      "nvlink-mesh: per NVLink; nvswitch: per GPU port; per direction (default: 25GB/s)",
+      "nvlink-mesh: per NVLink; nvswitch: per GPU port; per direction (default: NVSwitch "
+      "ports of 300GB/s for A100 SXM, 450GB/s for H100/H200 SXM; NVLinks of 25GB/s)",
       "BW" },
     { "intra-latency", 0, 0, G_OPTION_ARG_STRING, &t_intra_lat,
       "Latency per NVLink hop (default: 1us)", "T" },
@@ -91,10 +95,14 @@ dts_cmd_platform (int argc, char **argv, GError **error)
       "nvlink-mesh: full, dgx1-v100, dgx1-p100 or pairs A-B[:LINKS],... (default: full)",
       "SPEC" },
     { "sockets", 0, 0, G_OPTION_ARG_INT, &p.sockets, "CPU sockets per node (default: 2)", "N" },
-    { "pcie-switches", 0, 0, G_OPTION_ARG_INT, &p.pcie_switches,
-      "PCIe switches per socket, 0 for root ports (default: 0)", "N" },
+    { "pcie-switches", 0, 0, G_OPTION_ARG_STRING, &t_pcie_sw,
+      "PCIe switches per socket, 0 for root ports (default: 2 for A100, H100 and H200 SXM, "
+      "each with its GPUs' NICs; else 0)",
+      "N" },
     { "pcie-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_pcie_bw,
-      "Every PCIe link, per direction (default: 15.75GB/s, PCIe 3.0 x16)", "BW" },
+      "Every PCIe link, per direction (default: by the GPU: 63GB/s PCIe 5.0 x16 for Hopper, "
+      "31.5GB/s 4.0 for Ampere and Ada, else 15.75GB/s 3.0)",
+      "BW" },
     { "pcie-latency", 0, 0, G_OPTION_ARG_STRING, &t_pcie_lat,
       "Latency per PCIe link (default: 1us)", "T" },
     { "socket-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_sock_bw,
@@ -164,6 +172,9 @@ dts_cmd_platform (int argc, char **argv, GError **error)
   /* A string, not G_OPTION_ARG_INT: the generator's default (derived) is
    * -1, which an explicit --nics-per-node -1 must not select. */
   if (!dts_cli_parse_int_option ("nics-per-node", nics, 0, 4096, &p.nics_per_node, &local))
+    return usage_error (error, local, NULL);
+  /* A string too: the default (-1) is the GPU's system class. */
+  if (!dts_cli_parse_int_option ("pcie-switches", t_pcie_sw, 0, 64, &p.pcie_switches, &local))
     return usage_error (error, local, NULL);
   if (intra && !dts_intra_kind_from_string (intra, &p.intra, &local))
     return usage_error (error, local, "intra");

@@ -131,12 +131,13 @@ dts_gen_params_init (DtsGenParams *p)
   memset (p, 0, sizeof *p);
   p->nodes = 1;
   p->gpus_per_node = 8;
-  p->intra = DTS_INTRA_PCIE;
-  p->intra_bw_Bps = 25e9;      /* NVLink 2: 25 GB/s per link and direction */
+  /* from the GPU's system class unless given (system_classes, below) */
+  p->intra = DTS_INTRA_FROM_GPU;
+  p->intra_bw_Bps = 0;
   p->intra_lat_s = 1e-6;
   p->sockets = 2;
-  p->pcie_switches = 0;
-  p->pcie_bw_Bps = 15.75e9;    /* PCIe 3.0 x16: 8 GT/s x 16 lanes x 128/130 */
+  p->pcie_switches = -1;
+  p->pcie_bw_Bps = 0;
   p->pcie_lat_s = 1e-6;
   p->socket_bw_Bps = 19.2e9;   /* one QPI link at 9.6 GT/s */
   p->socket_lat_s = 1e-6;
@@ -387,6 +388,58 @@ link_table_write (const LinkTable *t, int indent)
   return g_string_free (out, FALSE);
 }
 
+/* ---- system classes: what a node built around the GPU has ------------------ */
+
+/* The defaults of the intra-node fabric, its bandwidth and the PCIe tree,
+ * by the GPU's architecture and form factor (an SXM module: the catalogue
+ * id names "SXM"), for the options the user did not give. Rows are tried
+ * in order; the last one matches every GPU.
+ *
+ * Sources: NVIDIA's A100 and H100 datasheets (NVLink 3: 12 links of 25 GB/s
+ * per direction, 600 GB/s both ways per GPU; NVLink 4: 18 links, 900 GB/s),
+ * the DGX A100 and DGX H100 user guides (NVSwitch between the 8 GPUs; 4
+ * PCIe switches, each with 2 GPUs and their NICs, 2 per CPU socket, so
+ * GPUDirect RDMA goes GPU -> switch -> NIC), and the PCIe 3.0/4.0/5.0 x16
+ * rates (8, 16, 32 GT/s x 16 lanes x 128/130 / 8). */
+typedef struct {
+  const char *arch;         /* catalogue arch, or NULL: any */
+  gboolean sxm;             /* an SXM module (ignored when arch is NULL) */
+  const char *name;         /* what the header says was assumed */
+  DtsIntraKind intra;
+  double nvswitch_port_Bps; /* nvswitch: per GPU port and direction */
+  double nvlink_Bps;        /* nvlink-mesh: per NVLink and direction */
+  double pcie_Bps;
+  int pcie_switches;        /* per socket */
+} SystemClass;
+
+#define PCIE3_BPS 15.75e9    /* PCIe 3.0 x16: 8 GT/s x 16 lanes x 128/130 */
+#define PCIE4_BPS 31.5e9     /* PCIe 4.0 x16 */
+#define PCIE5_BPS 63e9       /* PCIe 5.0 x16 */
+
+static const SystemClass system_classes[] = {
+  { "Hopper", TRUE, "HGX H100/H200 (SXM5: NVLink 4 through NVSwitch, PCIe 5.0 switches)",
+    DTS_INTRA_NVSWITCH, 450e9, 25e9, PCIE5_BPS, 2 },
+  { "Ampere", TRUE, "HGX A100 (SXM4: NVLink 3 through NVSwitch, PCIe 4.0 switches)",
+    DTS_INTRA_NVSWITCH, 300e9, 25e9, PCIE4_BPS, 2 },
+  { "Hopper", FALSE, "PCIe 5.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE5_BPS, 0 },
+  { "Ampere", FALSE, "PCIe 4.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE4_BPS, 0 },
+  { "Ada", FALSE, "PCIe 4.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE4_BPS, 0 },
+  /* Pascal, Volta, Turing and older, and anything else: NVLink 2 links,
+   * PCIe 3.0 on root ports (a DGX-1's NVLink mesh is --intra nvlink-mesh
+   * --nvlink-pairs dgx1-v100) */
+  { NULL, FALSE, NULL, DTS_INTRA_PCIE, 25e9, 25e9, PCIE3_BPS, 0 },
+};
+
+static const SystemClass *
+system_class (const DtsGpuSpec *spec)
+{
+  gboolean sxm = strstr (spec->id, "SXM") != NULL;
+  const SystemClass *c = system_classes;
+  while (c->arch != NULL && !(g_strcmp0 (c->arch, spec->arch) == 0 && c->sxm == sxm))
+    c++;
+  return c;
+}
+
 /* ---- the generator's state ------------------------------------------------ */
 
 typedef struct {
@@ -394,7 +447,11 @@ typedef struct {
 } NvPair;
 
 typedef struct {
-  const DtsGenParams *p;
+  const DtsGenParams *p;   /* &res */
+  DtsGenParams res;        /* the caller's, with the system class's values where not given
+                              (strings shared with the caller's) */
+  GString *assumed;        /* "intra nvswitch, ..." taken from the class, for the header */
+  const SystemClass *sys;
   const DtsGpuSpec *spec;
   int nics;           /* effective NICs per node */
   double link_bw_Bps; /* effective switch-to-switch bandwidth */
@@ -428,6 +485,8 @@ gen_clear (Gen *g)
   g_free (g->nic_sock);
   g_free (g->sw_used);
   link_table_clear (&g->links);
+  if (g->assumed)
+    g_string_free (g->assumed, TRUE);
   if (g->out)
     g_string_free (g->out, TRUE);
 }
@@ -766,6 +825,31 @@ validate (Gen *g, const DtsGpuCatalog *catalog, GError **error)
   g->spec = dts_gpu_catalog_get (catalog, p->gpu, &local);
   if (g->spec == NULL)
     return invalid (error, "--gpu: %s", local->message);
+  /* What was not given comes from the GPU's system class. */
+  g->sys = system_class (g->spec);
+  g->assumed = g_string_new (NULL);
+  DtsGenParams *res = &g->res;
+  if (res->intra == DTS_INTRA_FROM_GPU) {
+    res->intra = g->sys->intra;
+    g_string_append_printf (g->assumed, ", intra %s", dts_intra_kind_to_string (res->intra));
+  }
+  if (res->intra_bw_Bps == 0 && res->intra != DTS_INTRA_PCIE) {
+    res->intra_bw_Bps = res->intra == DTS_INTRA_NVSWITCH ? g->sys->nvswitch_port_Bps
+                                                     : g->sys->nvlink_Bps;
+    g_autofree char *bw = fmt_bw (res->intra_bw_Bps);
+    g_string_append_printf (g->assumed, ", intra-bandwidth %s", bw);
+  } else if (res->intra_bw_Bps == 0) {
+    res->intra_bw_Bps = g->sys->nvlink_Bps; /* unused over PCIe */
+  }
+  if (res->pcie_switches < 0) {
+    res->pcie_switches = g->sys->pcie_switches;
+    g_string_append_printf (g->assumed, ", pcie-switches %d", res->pcie_switches);
+  }
+  if (res->pcie_bw_Bps == 0) {
+    res->pcie_bw_Bps = g->sys->pcie_Bps;
+    g_autofree char *bw = fmt_bw (res->pcie_bw_Bps);
+    g_string_append_printf (g->assumed, ", pcie-bandwidth %s", bw);
+  }
   if (p->sockets < 1 || p->sockets > 8)
     return invalid (error, "--sockets must be between 1 and 8");
   if (p->pcie_switches < 0 || p->pcie_switches > 64)
@@ -1401,6 +1485,10 @@ emit_header (Gen *g)
   if (p->command)
     header_line (o, "Command: %s", p->command);
   header_line (o, "Every parameter, as option of dtsim platform and value:");
+  /* the last class holds dtsim's long-standing defaults: nothing to say */
+  if (g->assumed->len > 0 && g->sys->name != NULL)
+    header_line (o, "  (not given, from the %s's system class, %s: %s)", p->gpu, g->sys->name,
+                 g->assumed->str + 2);
   char n[G_ASCII_DTOSTR_BUF_SIZE];
   header_line (o, "  nodes %d, gpus-per-node %d, gpu %s", p->nodes, G, p->gpu);
   {
@@ -1480,7 +1568,8 @@ char *
 dts_platform_generate (const DtsGenParams *p, const DtsGpuCatalog *catalog, GError **error)
 {
   g_return_val_if_fail (p != NULL && catalog != NULL, NULL);
-  Gen g = { .p = p };
+  Gen g = { .res = *p };
+  g.p = &g.res;
   if (!validate (&g, catalog, error)) {
     gen_clear (&g);
     return NULL;

@@ -25,6 +25,7 @@
 G_BEGIN_DECLS
 
 typedef enum {
+  DTS_INTRA_FROM_GPU = -1, /* not given: the GPU's system class says (generate.c) */
   DTS_INTRA_PCIE,        /* GPU peer traffic over the PCIe tree */
   DTS_INTRA_NVLINK_MESH, /* direct NVLinks between GPU pairs */
   DTS_INTRA_NVSWITCH,    /* one NVLink port per GPU into a non-blocking switch */
@@ -52,13 +53,16 @@ typedef struct {
   int gpus_per_node;
   char *gpu;               /* catalogue id */
 
+  /* Zero, DTS_INTRA_FROM_GPU or -1 below: not given, taken from the GPU's
+   * system class (generate.c's table: an HGX A100's NVSwitch ports, PCIe
+   * generation and switches), which the header then names. */
   DtsIntraKind intra;
   double intra_bw_Bps;     /* nvlink-mesh: per NVLink; nvswitch: per GPU port */
   double intra_lat_s;      /* per NVLink hop */
   char *nvlink_pairs;      /* nvlink-mesh: "full", "dgx1-v100", "dgx1-p100" or "A-B[:N],..." */
 
   int sockets;
-  int pcie_switches;       /* per socket; 0 = GPUs and NICs on the root ports */
+  int pcie_switches;       /* per socket; 0 = GPUs and NICs on the root ports; -1: class */
   double pcie_bw_Bps, pcie_lat_s;     /* every PCIe link (GPU, NIC, switch uplink) */
   double socket_bw_Bps, socket_lat_s; /* link between two sockets (QPI/UPI) */
 

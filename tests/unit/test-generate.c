@@ -479,12 +479,66 @@ START_TEST (test_kind_names)
 }
 END_TEST
 
+/* Options not given come from the GPU's system class, and the header says
+ * so: an A100 SXM4 node is an HGX A100 (NVSwitch ports of 300 GB/s, PCIe
+ * 4.0 switches), an H100 SXM5 node NVLink 4 at 450 GB/s and PCIe 5.0, a
+ * V100 keeps PCIe 3.0 on root ports; given values win. */
+START_TEST (test_system_class)
+{
+  static const struct {
+    const char *gpu;
+    const char *intra, *ports, *pcie;
+  } want[] = {
+    { "A100-SXM4-80GB", "intra nvswitch, intra-bandwidth 300GBps", "pcie-switches 2",
+      "pcie-bandwidth 31.5GBps" },
+    { "H100-SXM5-80GB", "intra nvswitch, intra-bandwidth 450GBps", "pcie-switches 2",
+      "pcie-bandwidth 63GBps" },
+    { "A100-PCIE-40GB", "intra pcie\n", "pcie-switches 0", "pcie-bandwidth 31.5GBps" },
+    { "V100-SXM2-16GB", "intra pcie\n", "pcie-switches 0", "pcie-bandwidth 15.75GBps" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
+    g_auto (DtsGenParams) p;
+    dts_gen_params_init (&p);
+    p.nodes = 2;
+    p.gpu = g_strdup (want[i].gpu);
+    g_autofree char *text = generate_ok (&p);
+    ck_assert_msg (strstr (text, want[i].intra) != NULL, "%s: %s", want[i].gpu, want[i].intra);
+    ck_assert_msg (strstr (text, want[i].ports) != NULL, "%s: %s", want[i].gpu, want[i].ports);
+    ck_assert_msg (strstr (text, want[i].pcie) != NULL, "%s: %s", want[i].gpu, want[i].pcie);
+    /* said, except for the long-standing defaults of older GPUs */
+    ck_assert_msg ((strstr (text, "system class") != NULL) == (i < 3), "%s: assumption said?",
+                   want[i].gpu);
+  }
+  /* Given values win, and nothing is said to be assumed. */
+  g_auto (DtsGenParams) p;
+  dts_gen_params_init (&p);
+  p.nodes = 2;
+  p.gpu = g_strdup ("A100-SXM4-80GB");
+  p.intra = DTS_INTRA_NVLINK_MESH;
+  p.intra_bw_Bps = 50e9;
+  p.pcie_switches = 0;
+  p.pcie_bw_Bps = 15.75e9;
+  g_autofree char *text = generate_ok (&p);
+  ck_assert (strstr (text, "intra nvlink-mesh, intra-bandwidth 50GBps") != NULL);
+  ck_assert (strstr (text, "pcie-switches 0, pcie-bandwidth 15.75GBps") != NULL);
+  ck_assert (strstr (text, "system class") == NULL);
+  /* nvlink-mesh without a bandwidth: the class's NVLink, not its NVSwitch port */
+  g_auto (DtsGenParams) q;
+  dts_gen_params_init (&q);
+  q.gpu = g_strdup ("H100-SXM5-80GB");
+  q.intra = DTS_INTRA_NVLINK_MESH;
+  g_autofree char *mesh = generate_ok (&q);
+  ck_assert (strstr (mesh, "intra nvlink-mesh, intra-bandwidth 25GBps") != NULL);
+}
+END_TEST
+
 static Suite *
 generate_suite (void)
 {
   Suite *s = suite_create ("generate");
   TCase *tc = tcase_create ("generate");
   tcase_add_test (tc, test_pcie_switch);
+  tcase_add_test (tc, test_system_class);
   tcase_add_test (tc, test_pcie_root_ports_cpus);
   tcase_add_test (tc, test_nvlink_mesh);
   tcase_add_test (tc, test_nvlink_dgx1);
