@@ -95,7 +95,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
       "Workloads: also show per-layer kernel times on this catalogue GPU (default: none)", "ID" },
     { "platform", 'p', 0, G_OPTION_ARG_STRING, &platform,
       "Workloads: the same on the GPU of this platform's rank 0, file or shipped name, as "
-      "'dtsim run' prices it (default with --bounds: " DTS_DEFAULT_PLATFORM ")", "FILE" },
+      "'dtsim run' prices it (default: none; with --bounds, " DTS_DEFAULT_PLATFORM ")", "FILE" },
     { "bounds", 0, 0, G_OPTION_ARG_NONE, &bounds,
       "Workloads: per layer and pass, the time, FLOPs, bytes, FLOP/byte, whether it is "
       "compute- or memory-bound (roofline) and its share of the iteration's compute", NULL },
@@ -119,7 +119,12 @@ dts_cmd_info (int argc, char **argv, GError **error)
            "activation sizes) and platforms (GPUs by node, CPU hosts, links).\n"
            "Bare names resolve to shipped files; without arguments the default\n"
            "platform (" DTS_DEFAULT_PLATFORM ") and workload (" DTS_DEFAULT_WORKLOAD
-           ") are shown.");
+           ") are shown.\n\n"
+           "--gpu or --platform adds per-layer kernel times; --bounds prints per\n"
+           "layer and pass the time, FLOPs, bytes, arithmetic intensity, whether\n"
+           "the roofline finds it compute- or memory-bound (against the GPU's ridge\n"
+           "point; undefined under --cost-model mlp) and its share of the\n"
+           "iteration's compute time (doc/WORKLOADS.md).");
   dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "info", &argc, &argv, &help, error))

@@ -18,6 +18,7 @@
  * not a roofline (mlp) the bound is undefined and left empty. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "cli/cli-private.h"
@@ -83,8 +84,7 @@ append_text (GString *out, const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec
       dts_framework_memory_eff (fw, gpu->chip, gpu->arch));
   if (roofline)
     g_string_append (out, "  bound: compute where FLOPs / (peak x e_c) is the larger term of "
-                          "the roofline's max,\n  memory where bytes / (bandwidth x e_m) is; "
-                          "- for a pass with no kernel (fused)\n");
+                          "the roofline's max,\n  memory where bytes / (bandwidth x e_m) is\n");
   else
     g_string_append_printf (out,
                             "  bound: undefined (-) under the %s cost model, whose times are not "
@@ -121,15 +121,43 @@ append_text (GString *out, const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec
   g_string_append_printf (out, "\ncompute per iteration on one %s, batch %d: %s ms (sum of "
                                "kernels, no overlap)\n",
                           gpu->id, batch, dts_format_fixed (&a, total_s, DTS_FORMAT_UNIT_MS, 3));
-  static const char *const label[3] = { "no bound", "compute-bound", "memory-bound" };
+  static const char *const label[3] = { "bound undefined", "compute-bound", "memory-bound" };
   static const DtsBound order[3] = { DTS_BOUND_COMPUTE, DTS_BOUND_MEMORY, DTS_BOUND_NONE };
   for (int i = 0; i < 3; i++) {
     DtsBound k = order[i];
-    if (k != DTS_BOUND_NONE || bound_s[k] > 0)
-      g_string_append_printf (out, "  %-14s %10s ms  %5.1f %%\n", label[k],
+    if (k == DTS_BOUND_NONE ? bound_s[k] > 0 : roofline)
+      g_string_append_printf (out, "  %-15s %10s ms  %5.1f %%\n", label[k],
                               dts_format_fixed (&a, bound_s[k], DTS_FORMAT_UNIT_MS, 3),
                               100.0 * share_of (bound_s[k], total_s));
   }
+}
+
+static void csv_double (GString *out, double v);
+
+/* Counts (FLOPs, bytes) are whole numbers: as integers, not in exponent
+ * form, as `dtsim info --format json` writes them. */
+static gboolean
+is_count (double v)
+{
+  return v == floor (v) && fabs (v) < 9007199254740992.0; /* 2^53 */
+}
+
+static void
+csv_count (GString *out, double v)
+{
+  if (is_count (v))
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
+  else
+    csv_double (out, v);
+}
+
+static void
+json_count (DtsJson *j, const char *key, double v)
+{
+  if (is_count (v))
+    dts_json_kv_int (j, key, (gint64) v);
+  else
+    dts_json_kv_double (j, key, v);
 }
 
 static void
@@ -154,9 +182,9 @@ append_csv (GString *out, const DtsWorkload *w, const GArray *rows, double total
                             dts_cost_pass_id (r->pass));
     csv_double (out, r->b.time_s);
     g_string_append_c (out, ',');
-    csv_double (out, r->b.flops);
+    csv_count (out, r->b.flops);
     g_string_append_c (out, ',');
-    csv_double (out, r->b.bytes);
+    csv_count (out, r->b.bytes);
     g_string_append_c (out, ',');
     if (r->b.bytes > 0)
       csv_double (out, r->b.flops / r->b.bytes);
@@ -205,8 +233,8 @@ append_json (GString *out, const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec
     dts_json_kv_string (j, "type", dts_layer_type_to_string (l->type));
     dts_json_kv_string (j, "pass", dts_cost_pass_id (r->pass));
     dts_json_kv_double (j, "time_s", r->b.time_s);
-    dts_json_kv_double (j, "flops", r->b.flops);
-    dts_json_kv_double (j, "bytes", r->b.bytes);
+    json_count (j, "flops", r->b.flops);
+    json_count (j, "bytes", r->b.bytes);
     dts_json_key (j, "intensity_flop_per_byte");
     if (r->b.bytes > 0)
       dts_json_double (j, r->b.flops / r->b.bytes);

@@ -9,10 +9,12 @@
  * count what is kept for the backward pass (views such as flatten keep
  * nothing).
  *
- * With --gpu, each layer also gets its forward, backward-data,
- * backward-weights and optimizer-update times at the batch size from the
- * chosen cost model; the per-iteration total is their plain sum (one GPU, no
- * overlap, no communication). */
+ * With --gpu (or --platform: the GPU of its rank 0), each layer also gets
+ * its forward, backward-data, backward-weights and optimizer-update times at
+ * the batch size and precision (by default the workload's, as `dtsim run`
+ * takes them) from the chosen cost model; the per-iteration total is their
+ * plain sum (one GPU, no overlap, no communication). --bounds prints, instead
+ * of the layer table, what bounds each pass (info-bounds.c). */
 #include "config.h"
 
 #include <math.h>

@@ -801,7 +801,7 @@ START_TEST (test_bounds_table)
   ck_assert (dts_cli_format_bounds (w, cost, &gpu, "catalogue", DTS_PREC_FP32, 256,
                                     DTS_FORMAT_TEXT, out, &error));
   ck_assert_ptr_nonnull (strstr (out->str, "ridge point 8.75 FLOP/B"));
-  g_autofree char *compute_ms = g_strdup_printf ("compute-bound  %10.3f ms  %5.1f %%",
+  g_autofree char *compute_ms = g_strdup_printf ("compute-bound   %10.3f ms  %5.1f %%",
                                                  (times[0] + times[1]) * 1e3,
                                                  100 * (times[0] + times[1]) / total);
   ck_assert_msg (strstr (out->str, compute_ms) != NULL, "no '%s' in:\n%s", compute_ms, out->str);
