@@ -202,7 +202,8 @@ dts_schedule_memory_hints (const DtsWorkload *w, const DtsMemoryEstimate *mem,
   g_autoptr (GString) s = g_string_new (NULL);
   if (o->batch_size > 1)
     g_string_append (s, "a smaller --batch-size, ");
-  if (o->recompute != DTS_RECOMPUTE_FULL && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL, NULL))
+  if (o->recompute != DTS_RECOMPUTE_FULL
+      && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL, NULL))
     g_string_append (s, "--recompute full, ");
   else if (o->recompute == DTS_RECOMPUTE_NONE
            && dts_schedule_check_recompute (w, DTS_RECOMPUTE_SELECTIVE, NULL))
