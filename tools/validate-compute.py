@@ -148,7 +148,7 @@ class Dtsim:
         fw = ["--framework", framework] if framework else []
         out = self.call("run", "-p", platform, "-w", workload, "-b", str(batch), "-n", str(n),
                         "--precision", precision, "-i", str(iterations), "--format", "json",
-                        "--quiet", *fw, *args, *self.extra)
+                        "--quiet", "--allow-oversubscribe-memory", *fw, *args, *self.extra)
         return json.loads(out)
 
 

@@ -10,7 +10,10 @@
 #include <glib.h>
 
 #include "collective/collective.h"
+#include "core/precision.h"
+#include "cost/cost.h"
 #include "platform/platform.h"
+#include "workload/workload.h"
 
 G_BEGIN_DECLS
 
@@ -201,7 +204,20 @@ typedef struct {
   const char *precision;   /* --precision */
   int batch_size;          /* --batch-size, for per-layer times; 0 when not given */
   gboolean routes;         /* --routes (platforms) */
+  const char *platform;    /* --platform: its rank 0's GPU prices the per-layer times */
+  gboolean bounds;         /* --bounds: per layer and pass, what bounds it */
 } DtsInfoOptions;
+
+/* Per layer and pass of W on GPU at PRECISION and BATCH under COST (its
+ * profile): time, FLOPs, bytes, arithmetic intensity, bound (compute or
+ * memory against the ridge point; dts_cost_layer_bounds) and share of the
+ * iteration's compute time (the plain sum of every layer's passes, as
+ * `dtsim info --gpu` totals it), as text, CSV or JSON appended to OUT.
+ * Passes without work or time are left out. GPU_WHERE says where the GPU
+ * came from ("catalogue", "rank 0 of platform 'P'"). */
+gboolean dts_cli_format_bounds (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
+                                const char *gpu_where, DtsPrecision precision, int batch,
+                                DtsFormat format, GString *out, GError **error);
 
 gboolean dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **error);
 gboolean dts_cli_info_platform (const char *path, const DtsInfoOptions *opts, GError **error);

@@ -85,21 +85,30 @@ dts_cmd_info (int argc, char **argv, GError **error)
   g_autofree char *framework = NULL;
   g_autofree char *precision = NULL;
   g_autofree char *batch = NULL;
+  g_autofree char *platform = NULL;
   gboolean routes = FALSE;
+  gboolean bounds = FALSE;
   GOptionEntry entries[] = {
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text or json (default: text)",
-      "FMT" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Output format: text or json; with --bounds also csv (default: text)", "FMT" },
     { "gpu", 0, 0, G_OPTION_ARG_STRING, &gpu,
       "Workloads: also show per-layer kernel times on this catalogue GPU (default: none)", "ID" },
+    { "platform", 'p', 0, G_OPTION_ARG_STRING, &platform,
+      "Workloads: the same on the GPU of this platform's rank 0, file or shipped name, as "
+      "'dtsim run' prices it (default: none; with --bounds, " DTS_DEFAULT_PLATFORM ")", "FILE" },
+    { "bounds", 0, 0, G_OPTION_ARG_NONE, &bounds,
+      "Workloads: per layer and pass, the time, FLOPs, bytes, FLOP/byte, whether it is "
+      "compute- or memory-bound (roofline) and its share of the iteration's compute", NULL },
     { "cost-model", 0, 0, G_OPTION_ARG_STRING, &cost_model,
-      "Cost model for --gpu times (default: roofline)", "ID" },
+      "Cost model for per-layer times (default: roofline)", "ID" },
     { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
-      "Framework profile for --gpu times: a shipped name (frameworks/) or a file "
+      "Framework profile for per-layer times: a shipped name (frameworks/) or a file "
       "(default: generic)", "ID" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &precision,
-      "Precision for --gpu times: fp32, tf32, fp16, bf16 (default: fp32)", "P" },
-    { "batch-size", 0, 0, G_OPTION_ARG_STRING, &batch,
-      "Batch size for --gpu times (default: the workload's, else 32)", "N" },
+      "Precision for per-layer times: fp32, tf32, fp16, bf16 (default: the workload's, else "
+      "fp32)", "P" },
+    { "batch-size", 'b', 0, G_OPTION_ARG_STRING, &batch,
+      "Batch size for per-layer times (default: the workload's, else 32)", "N" },
     { "routes", 0, 0, G_OPTION_ARG_NONE, &routes,
       "Platforms: show routes between a few GPU pairs", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -110,7 +119,12 @@ dts_cmd_info (int argc, char **argv, GError **error)
            "activation sizes) and platforms (GPUs by node, CPU hosts, links).\n"
            "Bare names resolve to shipped files; without arguments the default\n"
            "platform (" DTS_DEFAULT_PLATFORM ") and workload (" DTS_DEFAULT_WORKLOAD
-           ") are shown.");
+           ") are shown.\n\n"
+           "--gpu or --platform adds per-layer kernel times; --bounds prints per\n"
+           "layer and pass the time, FLOPs, bytes, arithmetic intensity, whether\n"
+           "the roofline finds it compute- or memory-bound (against the GPU's ridge\n"
+           "point; undefined under --cost-model mlp) and its share of the\n"
+           "iteration's compute time (doc/WORKLOADS.md).");
   dts_cli_add_entries (ctx, entries);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "info", &argc, &argv, &help, error))
@@ -122,13 +136,25 @@ dts_cmd_info (int argc, char **argv, GError **error)
     .gpu = gpu,
     .cost_model = cost_model ? cost_model : "roofline",
     .framework = framework,
-    .precision = precision ? precision : "fp32",
+    .precision = precision,
     .batch_size = 0,
     .routes = routes,
+    .platform = platform,
+    .bounds = bounds,
   };
-  if (!dts_cli_parse_format (format, FALSE, &opts.format, error))
+  if (!dts_cli_parse_format (format, TRUE, &opts.format, error))
     return FALSE;
-  if (framework != NULL && gpu == NULL) {
+  if (format != NULL && !bounds && strcmp (format, "csv") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--format csv is the table of --bounds: give --bounds too");
+    return FALSE;
+  }
+  if (gpu != NULL && platform != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--gpu and --platform both choose the GPU of the per-layer times: give one");
+    return FALSE;
+  }
+  if (framework != NULL && gpu == NULL && platform == NULL && !bounds) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--framework prices the per-layer times of --gpu: give --gpu ID too");
     return FALSE;
@@ -140,10 +166,26 @@ dts_cmd_info (int argc, char **argv, GError **error)
   const char *defaults[] = { DTS_DEFAULT_PLATFORM, DTS_DEFAULT_WORKLOAD };
   int n = argc > 1 ? argc - 1 : 2;
   char **args = argc > 1 ? argv + 1 : (char **) defaults;
-  if (opts.format == DTS_FORMAT_JSON && n > 1) {
+  /* Without arguments --bounds shows the default workload only. */
+  if (bounds && argc <= 1)
+    n = 1, args = (char **) defaults + 1;
+  if (opts.format != DTS_FORMAT_TEXT && n > 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--format json describes one file at a time (got %d)", n);
+                 "--format %s describes one file at a time (got %d)", format, n);
     return FALSE;
+  }
+  for (int i = 0; bounds && i < n; i++) {
+    g_autofree char *path = NULL;
+    Kind kind;
+    if (!classify (args[i], &path, &kind, error))
+      return FALSE;
+    if (kind == KIND_PLATFORM) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--bounds applies to workloads only ('%s' is a platform; choose the GPU "
+                   "with --platform %s)",
+                   args[i], args[i]);
+      return FALSE;
+    }
   }
   /* Named workloads with --routes are a usage error before anything is
    * printed; without arguments --routes shows the default platform only. */

@@ -115,7 +115,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "busiest (default: off; not at --comm-granularity analytic, which sends nothing)",
       NULL },
     { "allow-oversubscribe-memory", 0, 0, G_OPTION_ARG_NONE, &a->oversubscribe,
-      "Simulate a pipeline stage that does not fit its GPU's memory (default: refuse it)",
+      "Simulate a run whose model, stage or worker does not fit its GPU's memory, the "
+      "verdict leading with the overflow (default: refuse it)",
       NULL },
     { "recompute", 0, 0, S, &a->recompute,
       "Activation recomputation: none, selective (the core attention: its forward again "

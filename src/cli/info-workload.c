@@ -9,10 +9,12 @@
  * count what is kept for the backward pass (views such as flatten keep
  * nothing).
  *
- * With --gpu, each layer also gets its forward, backward-data,
- * backward-weights and optimizer-update times at the batch size from the
- * chosen cost model; the per-iteration total is their plain sum (one GPU, no
- * overlap, no communication). */
+ * With --gpu (or --platform: the GPU of its rank 0), each layer also gets
+ * its forward, backward-data, backward-weights and optimizer-update times at
+ * the batch size and precision (by default the workload's, as `dtsim run`
+ * takes them) from the chosen cost model; the per-iteration total is their
+ * plain sum (one GPU, no overlap, no communication). --bounds prints, instead
+ * of the layer table, what bounds each pass (info-bounds.c). */
 #include "config.h"
 
 #include <math.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "cli/cli-private.h"
+#include "core/datadir.h"
 #include "core/error.h"
 #include "core/precision.h"
 #include "cost/cost.h"
@@ -27,6 +30,7 @@
 #include "output/format.h"
 #include "output/json.h"
 #include "platform/gpu.h"
+#include "platform/platform.h"
 #include "workload/workload.h"
 
 #define FP32_BYTES 4.0
@@ -67,26 +71,72 @@ usage_error (GError **error, const char *option, GError *local)
   return FALSE;
 }
 
+/* The GPU that prices the per-layer times: --gpu's catalogue entry, else
+ * rank 0 of --platform (default: `dtsim run`'s), with the platform's
+ * overrides, as `dtsim run` prices that rank. A platform whose GPUs differ
+ * needs --gpu. *SPEC is lent by *CATALOG or *PLATFORM; *WHERE is owned. */
 static gboolean
-compute_times (const DtsWorkload *w, const DtsInfoOptions *opts, Times *t, GError **error)
+resolve_gpu (const DtsInfoOptions *opts, DtsGpuCatalog **catalog, DtsPlatform **platform,
+             const DtsGpuSpec **spec, char **where, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  *catalog = dts_gpu_catalog_load (NULL, error);
+  if (*catalog == NULL)
+    return FALSE;
+  if (opts->gpu != NULL) {
+    *spec = dts_gpu_catalog_get (*catalog, opts->gpu, &local);
+    if (*spec == NULL)
+      return usage_error (error, "--gpu", local);
+    *where = g_strdup ("catalogue");
+    return TRUE;
+  }
+  const char *name = opts->platform ? opts->platform : DTS_DEFAULT_PLATFORM;
+  g_autofree char *path = dts_datadir_resolve ("platforms", name, ".xml", "platform", error);
+  if (path == NULL)
+    return FALSE;
+  *platform = dts_platform_load (path, *catalog, error);
+  if (*platform == NULL)
+    return FALSE;
+  const DtsGpuSpec *first = &dts_platform_gpu (*platform, 0)->spec;
+  for (guint r = 1; r < (*platform)->gpus->len; r++) {
+    const DtsGpu *g = dts_platform_gpu (*platform, (int) r);
+    if (strcmp (g->spec.id, first->id) != 0 || g->spec.mem_bw_Bps != first->mem_bw_Bps
+        || memcmp (g->spec.peak_flops, first->peak_flops, sizeof first->peak_flops) != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "platform '%s': rank %u (%s) is not the GPU of rank 0 (%s): per-layer times "
+                   "are priced on one GPU, choose it with --gpu ID",
+                   path, r, g->spec.id, first->id);
+      return FALSE;
+    }
+  }
+  *spec = first;
+  *where = g_strdup_printf ("rank 0 of platform '%s'", name);
+  return TRUE;
+}
+
+/* The cost model of --cost-model under the profile of --framework. */
+static DtsCost *
+make_cost (const DtsInfoOptions *opts, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (DtsCost) cost = dts_cost_new (opts->cost_model, &local);
-  if (cost == NULL)
-    return usage_error (error, "--cost-model", local);
-  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, error);
-  if (cat == NULL)
-    return FALSE;
-  const DtsGpuSpec *gpu = dts_gpu_catalog_get (cat, opts->gpu, &local);
-  if (gpu == NULL)
-    return usage_error (error, "--gpu", local);
-
+  if (cost == NULL) {
+    usage_error (error, "--cost-model", local);
+    return NULL;
+  }
   if (opts->framework != NULL) {
     DtsFramework *fw = dts_framework_load (opts->framework, error);
     if (fw == NULL)
-      return FALSE;
+      return NULL;
     dts_cost_set_framework (cost, fw);
   }
+  return g_steal_pointer (&cost);
+}
+
+static gboolean
+compute_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, Times *t,
+               GError **error)
+{
   t->gpu_id = g_strdup (gpu->id);
   t->cost_model = dts_cost_id (cost);
   const DtsFramework *fw = dts_cost_framework (cost);
@@ -98,9 +148,6 @@ compute_times (const DtsWorkload *w, const DtsInfoOptions *opts, Times *t, GErro
   t->memory_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, t->precision);
   t->eff_1x1 = fw->eff_1x1;
   t->eff_1x1_wgrad = fw->eff_1x1_wgrad;
-  t->batch = opts->batch_size > 0                ? opts->batch_size
-             : w->training.batch_size > 0 ? w->training.batch_size
-                                          : DEFAULT_BATCH;
   t->layers = g_new0 (DtsLayerTimes, w->layers->len);
   for (guint i = 1; i < w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (w, i);
@@ -428,13 +475,37 @@ dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **er
 {
   g_auto (Times) times = { 0 };
   g_autoptr (GError) local = NULL;
-  if (!dts_precision_from_string (opts->precision, &times.precision, &local))
+  if (opts->precision != NULL
+      && !dts_precision_from_string (opts->precision, &times.precision, &local))
     return usage_error (error, "--precision", local);
   g_autoptr (DtsWorkload) w = dts_workload_load (path, error);
   if (w == NULL)
     return FALSE;
-  gboolean with_times = opts->gpu != NULL;
-  if (with_times && !compute_times (w, opts, &times, error))
+  /* Precision and batch size as `dtsim run` takes them. */
+  if (opts->precision == NULL)
+    times.precision = w->training.has_precision ? w->training.precision : DTS_PREC_FP32;
+  times.batch = opts->batch_size > 0            ? opts->batch_size
+                : w->training.batch_size > 0 ? w->training.batch_size
+                                             : DEFAULT_BATCH;
+  gboolean with_times = opts->gpu != NULL || opts->platform != NULL || opts->bounds;
+  g_autoptr (DtsGpuCatalog) catalog = NULL;
+  g_autoptr (DtsPlatform) platform = NULL;
+  g_autoptr (DtsCost) cost = NULL;
+  g_autofree char *where = NULL;
+  const DtsGpuSpec *gpu = NULL;
+  if (with_times && !resolve_gpu (opts, &catalog, &platform, &gpu, &where, error))
+    return FALSE;
+  if (with_times && (cost = make_cost (opts, error)) == NULL)
+    return FALSE;
+  if (opts->bounds) {
+    g_autoptr (GString) out = g_string_new (NULL);
+    if (!dts_cli_format_bounds (w, cost, gpu, where, times.precision, times.batch, opts->format,
+                                out, error))
+      return FALSE;
+    fputs (out->str, stdout);
+    return TRUE;
+  }
+  if (with_times && !compute_times (w, cost, gpu, &times, error))
     return FALSE;
   if (opts->format == DTS_FORMAT_JSON)
     print_json (w, with_times ? &times : NULL);

@@ -72,6 +72,58 @@ gboolean dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGp
                                DtsPrecision precision, int batch, DtsLayerTimes *out,
                                GError **error);
 
+/* The passes a cost model prices, in the order of an iteration. */
+typedef enum {
+  DTS_PASS_FWD,
+  DTS_PASS_BWD_DATA,
+  DTS_PASS_BWD_WEIGHT,
+  DTS_PASS_UPDATE,
+  DTS_PASS_COUNT
+} DtsPass;
+/* "fwd", "bwd-data", "bwd-weight", "update" (static). */
+const char *dts_cost_pass_id (DtsPass pass);
+
+/* What limits a pass under the roofline (cost/bounds.c). */
+typedef enum {
+  DTS_BOUND_NONE,    /* no kernel, or a model that is not a roofline */
+  DTS_BOUND_COMPUTE, /* FLOPs / (peak x e_c) is the larger term */
+  DTS_BOUND_MEMORY,  /* bytes / (bandwidth x e_m) is */
+} DtsBound;
+/* "-", "compute", "memory" (static). */
+const char *dts_cost_bound_id (DtsBound bound);
+
+typedef struct {
+  double time_s; /* the cost model's time (dts_cost_layer_times) */
+  double flops;  /* of the kernels that run: none for a fused layer */
+  double bytes;  /* moved to and from device memory by them */
+  /* Under the roofline, the larger share of the pass's time once launches
+   * are taken out: compute-bound or memory-bound kernels (the gradient sum of
+   * an output read by several layers is one more, memory-bound, kernel of
+   * the backward-data pass).  DTS_BOUND_NONE under other models, whose times
+   * are not a max of two terms, and for a pass that runs no kernel. */
+  DtsBound bound;
+  double compute_bound_s, memory_bound_s, launch_s; /* the roofline's terms, else 0 */
+} DtsPassBound;
+
+typedef struct {
+  DtsLayerTimes times;
+  DtsPassBound pass[DTS_PASS_COUNT];
+} DtsLayerBounds;
+
+/* The times of LAYER (as dts_cost_layer_times) and, per pass, the work its
+ * kernels do and what bounds it. */
+gboolean dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gpu,
+                                DtsPrecision precision, int batch, DtsLayerBounds *out,
+                                GError **error);
+
+/* The ridge point of GPU at PRECISION under the cost's profile: the
+ * arithmetic intensity (FLOP/byte) above which a conv/fc kernel is
+ * compute-bound, peak x e_c / (bandwidth x e_m); 0 when the GPU has no
+ * bandwidth.  A 1x1 convolution with its own efficiency (and, under a
+ * profile with wave quantisation, a kernel of few thread blocks) has its own
+ * ridge; DtsPassBound.bound takes it into account. */
+double dts_cost_ridge_point (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision precision);
+
 G_END_DECLS
 
 #endif

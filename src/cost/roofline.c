@@ -46,10 +46,11 @@ dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms)
 }
 
 /* dts_roofline_kernel_time_fw, and the algorithm that won: -1 for the
- * direct kernel, else a DtsConvAlgorithm (*ALGORITHM). */
+ * direct kernel, else a DtsConvAlgorithm (*ALGORITHM).  Where its time went
+ * is added to *TERMS when TERMS is not NULL. */
 static double
 kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision precision,
-             const DtsFramework *fw, int *algorithm)
+             const DtsFramework *fw, int *algorithm, DtsRooflineTerms *terms)
 {
   *algorithm = -1;
   if (work->kernels == 0)
@@ -68,7 +69,12 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
     tc /= dts_roofline_wave_efficiency (work->gemm_rows, work->gemm_cols, fw->tile,
                                         gpu->sm_count);
   double bw = gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->chip, gpu->arch);
-  double t = fmax (tc, work->bytes / bw) + work->kernels * fw->launch_s;
+  double tm = work->bytes / bw;
+  double t = fmax (tc, tm) + work->kernels * fw->launch_s;
+  DtsRooflineTerms won = { .flops = work->flops, .bytes = work->bytes,
+                           .compute_bound_s = tc >= tm ? tc : 0.0,
+                           .memory_bound_s = tc >= tm ? 0.0 : tm,
+                           .launch_s = work->kernels * fw->launch_s };
   /* The auto-tuner's choice: another algorithm where it is faster.  FFTs
    * transform and multiply in fp32 complex whatever the precision. */
   double p32 = dts_gpu_spec_flops (gpu, DTS_PREC_FP32, NULL)
@@ -79,13 +85,38 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
     double pa = fft ? p32 : p;
     if (!(fft ? fw->fft : fw->winograd) || !(pa > 0))
       continue;
-    double ta = fmax (work->alt[i].xform_flops / pa, work->alt[i].xform_bytes / bw)
-                + fmax (work->alt[i].gemm_flops / pa, work->alt[i].gemm_bytes / bw)
-                + work->alt[i].kernels * fw->launch_s;
-    if (ta < t)
+    double xc = work->alt[i].xform_flops / pa, xm = work->alt[i].xform_bytes / bw;
+    double gc = work->alt[i].gemm_flops / pa, gm = work->alt[i].gemm_bytes / bw;
+    double ta = fmax (xc, xm) + fmax (gc, gm) + work->alt[i].kernels * fw->launch_s;
+    if (ta < t) {
       t = ta, *algorithm = a;
+      won = (DtsRooflineTerms){
+        .flops = work->alt[i].xform_flops + work->alt[i].gemm_flops,
+        .bytes = work->alt[i].xform_bytes + work->alt[i].gemm_bytes,
+        .compute_bound_s = (xc >= xm ? xc : 0.0) + (gc >= gm ? gc : 0.0),
+        .memory_bound_s = (xc >= xm ? 0.0 : xm) + (gc >= gm ? 0.0 : gm),
+        .launch_s = work->alt[i].kernels * fw->launch_s
+      };
+    }
+  }
+  if (terms != NULL) {
+    terms->flops += won.flops;
+    terms->bytes += won.bytes;
+    terms->compute_bound_s += won.compute_bound_s;
+    terms->memory_bound_s += won.memory_bound_s;
+    terms->launch_s += won.launch_s;
   }
   return t;
+}
+
+double
+dts_roofline_kernel_terms (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                           DtsPrecision precision, const DtsFramework *fw,
+                           DtsRooflineTerms *terms)
+{
+  int algorithm;
+  return kernel_time (work, gpu, precision, fw ? fw : dts_framework_generic (), &algorithm,
+                      terms);
 }
 
 double
@@ -93,21 +124,32 @@ dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
                              DtsPrecision precision, const DtsFramework *fw)
 {
   int algorithm;
-  return kernel_time (work, gpu, precision, fw, &algorithm);
+  return kernel_time (work, gpu, precision, fw, &algorithm, NULL);
 }
 
 double
 dts_roofline_grad_sum_time (const DtsLayer *layer, const DtsGpuSpec *gpu, DtsPrecision precision,
                             int batch, const DtsFramework *fw)
 {
+  DtsKernelWork w;
+  dts_roofline_grad_sum_work (layer, precision, batch, &w);
+  if (w.kernels == 0)
+    return 0.0;
+  return dts_roofline_kernel_time_fw (&w, gpu, precision, fw ? fw : dts_framework_generic ());
+}
+
+void
+dts_roofline_grad_sum_work (const DtsLayer *layer, DtsPrecision precision, int batch,
+                            DtsKernelWork *out)
+{
+  *out = (DtsKernelWork){ 0 };
   int adds = layer->n_consumers - 1;
   if (adds <= 0 || batch <= 0)
-    return 0.0;
+    return;
   double elems = layer->out_elems * batch;
-  DtsKernelWork w = { .flops = adds * elems,
-                      .bytes = adds * 3.0 * elems * dts_precision_elem_bytes (precision),
-                      .kernels = adds };
-  return dts_roofline_kernel_time_fw (&w, gpu, precision, fw ? fw : dts_framework_generic ());
+  out->flops = adds * elems;
+  out->bytes = adds * 3.0 * elems * dts_precision_elem_bytes (precision);
+  out->kernels = adds;
 }
 
 double
@@ -172,9 +214,9 @@ roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *g
   if (fw == NULL)
     fw = dts_framework_generic ();
   int alg[3];
-  out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &alg[0]);
-  out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &alg[1]);
-  out->bwd_weight_s = kernel_time (&w.bwd_weight, gpu, precision, fw, &alg[2]);
+  out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &alg[0], NULL);
+  out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &alg[1], NULL);
+  out->bwd_weight_s = kernel_time (&w.bwd_weight, gpu, precision, fw, &alg[2], NULL);
   out->update_s = dts_roofline_kernel_time_fw (&w.update, gpu, precision, fw);
   out->source = algorithm_source (alg);
   return TRUE;

@@ -27,6 +27,24 @@ double dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gp
 double dts_roofline_kernel_time_fw (const DtsKernelWork *work, const DtsGpuSpec *gpu,
                                     DtsPrecision precision, const DtsFramework *fw);
 
+/* Where the time of WORK goes under profile FW (NULL: generic): its
+ * kernel (or the convolution algorithm the auto-tuner picks instead) costs
+ * max(compute, memory) + launches per stage, and each stage's max is
+ * compute-bound or memory-bound time, whichever term won (compute on a
+ * tie).  Adds the work that ran and those times to *TERMS (zero it first to
+ * price one kernel) and returns the time, the same as
+ * dts_roofline_kernel_time_fw:
+ *   returned = compute_bound_s + memory_bound_s + launch_s added. */
+typedef struct {
+  double flops, bytes;    /* of the algorithm that ran */
+  double compute_bound_s; /* in stages where FLOPs / (peak x e_c) was the larger term */
+  double memory_bound_s;  /* in stages where bytes / (bandwidth x e_m) was */
+  double launch_s;        /* kernels x the profile's launch cost */
+} DtsRooflineTerms;
+double dts_roofline_kernel_terms (const DtsKernelWork *work, const DtsGpuSpec *gpu,
+                                  DtsPrecision precision, const DtsFramework *fw,
+                                  DtsRooflineTerms *terms);
+
 /* Share of SM time doing useful work when ROWS x COLS output elements are cut
  * into blocks of at most TILE x TILE (a smaller power of two, >= 16, for a
  * small dimension), one block per SM at a time, on SMS SMs:
@@ -39,6 +57,10 @@ double dts_roofline_wave_efficiency (double rows, double cols, int tile, int sms
  * reader). */
 double dts_roofline_grad_sum_time (const DtsLayer *layer, const DtsGpuSpec *gpu,
                                    DtsPrecision precision, int batch, const DtsFramework *fw);
+
+/* The work of that sum (no kernels for one reader). */
+void dts_roofline_grad_sum_work (const DtsLayer *layer, DtsPrecision precision, int batch,
+                                 DtsKernelWork *out);
 
 /* Time of WORK on GPU TO divided by its time on GPU FROM, without launch
  * overhead: the factor that carries a measured time from FROM to TO. */

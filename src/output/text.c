@@ -51,9 +51,29 @@ rank_get (const DtsRunSummary *s, int r)
   return &g_array_index (s->ranks, DtsRankStat, r);
 }
 
+/* The first line of the verdict of a run whose memory does not fit its GPU
+ * (dtsim run refuses it without --allow-oversubscribe-memory): whatever
+ * else limits it, that run cannot happen as simulated. */
+static void
+overflow (const DtsRunSummary *s, GString *out)
+{
+  if (!(s->memory_peak_bytes_per_gpu > s->gpu_memory_bytes))
+    return;
+  DtsFormatBuf need, more, have;
+  g_string_append_printf (out,
+                          "  does not fit: %s per GPU, %s more than the %s of the GPU; simulated "
+                          "as if it did\n  (--allow-oversubscribe-memory), so these times "
+                          "assume memory the GPU does not have\n",
+                          dts_format_mem (&need, s->memory_peak_bytes_per_gpu),
+                          dts_format_mem (&more,
+                                          s->memory_peak_bytes_per_gpu - s->gpu_memory_bytes),
+                          dts_format_mem (&have, s->gpu_memory_bytes));
+}
+
 static void
 verdict (const DtsRunSummary *s, GString *out)
 {
+  overflow (s, out);
   double exposed = s->iteration_time_s > 0 ? s->comm_exposed_s / s->iteration_time_s : 0;
   double hidden = s->comm_s > 0 ? s->comm_overlapped_s / s->comm_s : 0;
   switch (s->bottleneck) {
@@ -352,6 +372,7 @@ pipeline_body (const DtsRunSummary *s, GString *out)
   }
   g_string_append_printf (out, "GPU busy           %.1f%% (mean compute / iteration)\n",
                           100 * s->compute_efficiency);
+  overflow (s, out);
   const DtsStageStat *sl = &g_array_index (s->stages, DtsStageStat, slowest);
   if (s->stages->len > 1 && sl->compute_s > 1.1 * mean)
     g_string_append_printf (out,
@@ -485,7 +506,8 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                             "compute efficiency %.1f%% (compute on an idle GPU / iteration)\n",
                             100 * s->compute_efficiency);
     verdict (s, out);
-  }
+  } else
+    overflow (s, out);
   links (s, out);
   dts_report_text_ps (s, out);
   g_string_append_printf (out, "simulation         %.2f s wall, %" G_GINT64_FORMAT " events\n",

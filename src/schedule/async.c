@@ -330,6 +330,12 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   dts_schedule_memory_estimate (w, o->batch_size, o->precision, o->recompute, &s->memory);
   s->memory.total_bytes -= s->memory.optimizer_bytes;
   s->memory.optimizer_bytes = 0;
+  g_autofree char *activations = g_strdup_printf ("activations of batch %d", o->batch_size);
+  g_autofree char *hints = dts_schedule_memory_hints (w, &s->memory, o, NULL);
+  if (!dts_schedule_check_memory (&s->memory, platform, NULL, n,
+                                  "a worker (the whole model on every GPU)", activations, hints,
+                                  o, error))
+    return NULL;
   s->samples_per_iteration = o->batch_size * n;
   s->micro_batches = 1;
   return g_steal_pointer (&s);

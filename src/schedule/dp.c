@@ -158,6 +158,66 @@ dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision prec
                      + out->activations_bytes;
 }
 
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* "12.34 GiB", or "5.2 MiB" below 0.1 GiB (BUF of 32). */
+static const char *
+gib (char *buf, double bytes)
+{
+  if (bytes >= 0.1 * GIB)
+    g_snprintf (buf, 32, "%.2f GiB", bytes / GIB);
+  else
+    g_snprintf (buf, 32, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  return buf;
+}
+
+gboolean
+dts_schedule_check_memory (const DtsMemoryEstimate *mem, const DtsPlatform *platform,
+                           const int *ranks, int n_ranks, const char *what,
+                           const char *activations, const char *hints, const DtsRunOptions *o,
+                           GError **error)
+{
+  for (int k = 0; k < n_ranks && !o->allow_oversubscribe; k++) {
+    int r = ranks ? ranks[k] : k;
+    const DtsGpu *gpu = dts_platform_gpu (platform, r);
+    if (mem->total_bytes > gpu->spec.mem_bytes) {
+      char total[32], weights[32], grads[32], optim[32], act[32], have[32];
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "%s needs %s per GPU (weights %s, gradients %s, optimizer %s, %s %s), more "
+                   "than the %s of GPU '%s' (rank %d); use %s or --allow-oversubscribe-memory",
+                   what, gib (total, mem->total_bytes), gib (weights, mem->weights_bytes),
+                   gib (grads, mem->gradients_bytes), gib (optim, mem->optimizer_bytes),
+                   activations, gib (act, mem->activations_bytes),
+                   gib (have, gpu->spec.mem_bytes), gpu->host, r, hints);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+char *
+dts_schedule_memory_hints (const DtsWorkload *w, const DtsMemoryEstimate *mem,
+                           const DtsRunOptions *o, const char *strategies)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  if (o->batch_size > 1)
+    g_string_append (s, "a smaller --batch-size, ");
+  if (o->recompute != DTS_RECOMPUTE_FULL
+      && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL, NULL))
+    g_string_append (s, "--recompute full, ");
+  else if (o->recompute == DTS_RECOMPUTE_NONE
+           && dts_schedule_check_recompute (w, DTS_RECOMPUTE_SELECTIVE, NULL))
+    g_string_append (s, "--recompute selective, ");
+  /* Mixed precision saves half the activations and adds a 2-byte copy of
+   * the 4-byte weights: half their bytes. */
+  if (o->precision == DTS_PREC_FP32 && mem->activations_bytes > mem->weights_bytes)
+    g_string_append (s, "--precision fp16, ");
+  if (strategies != NULL)
+    g_string_append_printf (s, "%s, ", strategies);
+  g_string_append (s, "GPUs with more memory,");
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
 void
 dts_schedule_free (DtsSchedule *sched)
 {
@@ -538,6 +598,13 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     }
   dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, opts->recompute,
                                 &s->memory);
+  g_autofree char *activations = g_strdup_printf ("activations of batch %d", opts->batch_size);
+  g_autofree char *hints = dts_schedule_memory_hints (
+      workload, &s->memory, opts, "--strategy pipeline or hybrid (the layers split over GPUs)");
+  if (!dts_schedule_check_memory (&s->memory, platform, NULL, n,
+                                  "data parallelism (the whole model on every GPU)", activations,
+                                  hints, opts, error))
+    return NULL;
   s->samples_per_iteration = opts->batch_size * n;
   s->micro_batches = 1;
   return g_steal_pointer (&s);

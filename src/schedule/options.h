@@ -124,7 +124,8 @@ typedef struct {
   gboolean param_gather_overlap; /* zero 1: gather a bucket's parameters while the next
                                     iteration's forward pass runs (Megatron's
                                     --overlap-param-gather), not before it starts */
-  gboolean allow_oversubscribe; /* simulate a stage that does not fit its GPU */
+  gboolean allow_oversubscribe; /* simulate a replica, stage or worker that does not fit its
+                                 * GPU (dts_schedule_check_memory) */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */

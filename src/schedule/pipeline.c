@@ -97,21 +97,8 @@ enum {
 /* P2P stream indices. */
 enum { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-
 /* Operations a pipeline plan may hold (about 80 bytes each). */
 #define DTS_PIPELINE_MAX_OPS 2e7
-
-/* "12.34 GiB", or "5.2 MiB" below 0.1 GiB (BUF of 32). */
-static const char *
-gib (char *buf, double bytes)
-{
-  if (bytes >= 0.1 * GIB)
-    g_snprintf (buf, 32, "%.2f GiB", bytes / GIB);
-  else
-    g_snprintf (buf, 32, "%.1f MiB", bytes / (1024.0 * 1024.0));
-  return buf;
-}
 
 static gint64
 split (gint64 n, int k, int i)
@@ -1586,26 +1573,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
     if (st->memory.total_bytes > s->memory.total_bytes)
       s->memory = st->memory;
-    for (int k = 0; k < st->n_ranks && !o->allow_oversubscribe; k++) {
-      const DtsGpu *gpu = dts_platform_gpu (platform, st->ranks[k]);
-      if (st->memory.total_bytes > gpu->spec.mem_bytes) {
-        char total[32], weights[32], grads[32], optim[32], act[32], have[32];
-        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                     "stage %d (layers %s-%s) needs %s per GPU (weights %s, gradients %s, "
-                     "optimizer %s, activations of %d micro-batch%s %s), more than the %s of "
-                     "GPU '%s' (rank %d); use more stages, fewer or smaller micro-batches, "
-                     "--pipeline-schedule 1f1b,%s or --allow-oversubscribe-memory",
-                     i, dts_workload_layer (w, st->first_layer)->name,
-                     dts_workload_layer (w, st->last_layer)->name,
-                     gib (total, st->memory.total_bytes), gib (weights, st->memory.weights_bytes),
-                     gib (grads, st->memory.gradients_bytes),
-                     gib (optim, st->memory.optimizer_bytes), st->stashed,
-                     st->stashed == 1 ? "" : "es", gib (act, st->memory.activations_bytes),
-                     gib (have, gpu->spec.mem_bytes), gpu->host, st->ranks[k],
-                     st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "");
-        return NULL;
-      }
-    }
+    g_autofree char *what = g_strdup_printf (
+        "stage %d (layers %s-%s)", i, dts_workload_layer (w, st->first_layer)->name,
+        dts_workload_layer (w, st->last_layer)->name);
+    g_autofree char *activations = g_strdup_printf ("activations of %d micro-batch%s",
+                                                    st->stashed, st->stashed == 1 ? "" : "es");
+    g_autofree char *hints = g_strdup_printf (
+        "more stages, fewer or smaller micro-batches, --pipeline-schedule 1f1b,%s",
+        st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "");
+    if (!dts_schedule_check_memory (&st->memory, platform, st->ranks, st->n_ranks, what,
+                                    activations, hints, o, error))
+      return NULL;
   }
 
   /* Compute programs: one per replica, shared by its tensor-parallel group;

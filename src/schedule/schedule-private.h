@@ -48,6 +48,25 @@ DtsLayerTimes *dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost,
  * pipeline, hybrid). */
 void dts_schedule_pace_slowest (const DtsCost *cost, int n, DtsLayerTimes *t, guint n_layers);
 
+/* The memory rule of every strategy: each of the N_RANKS ranks RANKS (NULL:
+ * 0 .. N_RANKS - 1) keeps MEM (a replica, a stage or a worker); where that
+ * is more than its GPU's memory the run is refused with DTS_ERROR_INVALID,
+ * "WHAT needs T per GPU (weights, gradients, optimizer, ACTIVATIONS A),
+ * more than the M of GPU 'HOST' (rank R); use HINTS or
+ * --allow-oversubscribe-memory", unless O->allow_oversubscribe, in which
+ * case the run goes on and its summary leads with the overflow. */
+gboolean dts_schedule_check_memory (const DtsMemoryEstimate *mem, const DtsPlatform *platform,
+                                    const int *ranks, int n_ranks, const char *what,
+                                    const char *activations, const char *hints,
+                                    const DtsRunOptions *o, GError **error);
+
+/* What helps a whole model fit one GPU under O (dp, the parameter-server
+ * workers): a smaller batch, the recomputation W allows, mixed precision
+ * where activations dominate MEM, then STRATEGIES (may be NULL), as
+ * "a smaller --batch-size, ..." (owned). */
+char *dts_schedule_memory_hints (const DtsWorkload *w, const DtsMemoryEstimate *mem,
+                                 const DtsRunOptions *o, const char *strategies);
+
 /* Activation elements per sample that layers FIRST..LAST keep for the
  * backward pass (layers that run in place keep none) under RECOMPUTE:
  * selective drops unfused attention's probabilities; full keeps, of the

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cli/cli-private.h"
 #include "core/error.h"
 #include "cost/cost.h"
 #include "cost/roofline.h"
@@ -633,6 +634,180 @@ START_TEST (test_tensor_formats_catalogue)
 }
 END_TEST
 
+/* Per-pass bounds: the roofline of roofline.c written out again, for a
+ * compute-bound convolution and a memory-bound ReLU whose output three
+ * layers read (its data gradient then sums three gradients: two more,
+ * memory-bound, kernels).  The ridge point of the test GPU at fp32 is
+ * 10e12 x 0.70 / (1e12 x 0.80) = 8.75 FLOP/byte. */
+START_TEST (test_layer_bounds)
+{
+  DtsGpuSpec gpu = test_gpu ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  const double pc = 10e12 * 0.70, bw = 1e12 * 0.80, launch = 5e-6;
+  ck_assert_double_eq_tol (dts_cost_ridge_point (cost, &gpu, DTS_PREC_FP32), 8.75, 1e-12);
+  ck_assert_double_eq_tol (dts_cost_ridge_point (cost, &gpu, DTS_PREC_FP16), 35.0, 1e-12);
+
+  DtsLayer conv = conv_layer ();
+  DtsLayerBounds b;
+  ck_assert (dts_cost_layer_bounds (cost, &conv, &gpu, DTS_PREC_FP32, 32, &b, &error));
+  double flops = 2.0 * 256 * 256 * 9 * 196 * 32;
+  double bytes = 2.0 * 256 * 196 * 32 * 4 + 589824.0 * 4; /* input, output, weights */
+  for (int p = DTS_PASS_FWD; p <= DTS_PASS_BWD_WEIGHT; p++) {
+    ck_assert_double_eq_tol (b.pass[p].flops, flops, 1e-3);
+    ck_assert_double_eq_tol (b.pass[p].bytes, bytes, 1e-6);
+    ck_assert_double_eq_tol (b.pass[p].time_s, fmax (flops / pc, bytes / bw) + launch, 1e-12);
+    ck_assert_int_eq (b.pass[p].bound, DTS_BOUND_COMPUTE);
+    ck_assert (flops / bytes > 8.75);
+    ck_assert_double_eq_tol (b.pass[p].compute_bound_s, flops / pc, 1e-12);
+    ck_assert_double_eq (b.pass[p].memory_bound_s, 0.0);
+  }
+  ck_assert_double_eq (b.pass[DTS_PASS_FWD].time_s, b.times.fwd_s);
+  /* the momentum update: 2 FLOPs and 5 x 4 bytes per parameter */
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_UPDATE].flops, 2 * 589824.0, 1e-6);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_UPDATE].bytes, 20 * 589824.0, 1e-6);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_UPDATE].time_s, 20 * 589824.0 / bw + launch, 1e-12);
+  ck_assert_int_eq (b.pass[DTS_PASS_UPDATE].bound, DTS_BOUND_MEMORY);
+
+  DtsLayer relu = relu_layer ();
+  relu.n_consumers = 3;
+  ck_assert (dts_cost_layer_bounds (cost, &relu, &gpu, DTS_PREC_FP32, 64, &b, &error));
+  double e = 64.0 * 56 * 56 * 64;
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_FWD].flops, e, 1e-6);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_FWD].bytes, 2 * e * 4, 1e-6);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_FWD].time_s, fmax (e / pc, 2 * e * 4 / bw) + launch,
+                           1e-12);
+  ck_assert_int_eq (b.pass[DTS_PASS_FWD].bound, DTS_BOUND_MEMORY);
+  ck_assert (e / (2 * e * 4) < 8.75);
+  /* its own kernel (read the output gradient and the input, write the
+   * input gradient) and two adds of two output-sized tensors into one */
+  double own = fmax (e / pc, 3 * e * 4 / bw) + launch;
+  double add = fmax (e / pc, 3 * e * 4 / bw) + launch;
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_BWD_DATA].flops, e + 2 * e, 1e-6);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_BWD_DATA].bytes, 3 * e * 4 + 2 * 3 * e * 4, 1e-6);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_BWD_DATA].time_s, own + 2 * add, 1e-12);
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_BWD_DATA].launch_s, 3 * launch, 1e-15);
+  ck_assert_int_eq (b.pass[DTS_PASS_BWD_DATA].bound, DTS_BOUND_MEMORY);
+  ck_assert_double_eq (b.pass[DTS_PASS_BWD_WEIGHT].time_s, 0.0);
+  ck_assert_int_eq (b.pass[DTS_PASS_BWD_WEIGHT].bound, DTS_BOUND_NONE);
+
+  /* fp16 moves half the bytes and has four times the peak: the ridge moves */
+  ck_assert (dts_cost_layer_bounds (cost, &relu, &gpu, DTS_PREC_FP16, 64, &b, &error));
+  ck_assert_double_eq_tol (b.pass[DTS_PASS_FWD].bytes, 2 * e * 2, 1e-6);
+
+  /* a fused layer runs no kernel of its own: no work, no bound */
+  relu.n_consumers = 1;
+  dts_cost_set_framework (cost, parse_ok ("fuse = relu\n"));
+  ck_assert (dts_cost_layer_bounds (cost, &relu, &gpu, DTS_PREC_FP32, 64, &b, &error));
+  ck_assert_double_eq (b.pass[DTS_PASS_FWD].flops, 0.0);
+  ck_assert_double_eq (b.pass[DTS_PASS_FWD].time_s, 0.0);
+  ck_assert_int_eq (b.pass[DTS_PASS_FWD].bound, DTS_BOUND_NONE);
+
+  /* where the auto-tuner picks Winograd, the terms still add up to the time */
+  conv.kernel_h = conv.kernel_w = 3;
+  conv.stride_h = conv.stride_w = 1;
+  conv.pad_h = conv.pad_w = 1;
+  dts_cost_set_framework (cost, parse_ok ("winograd-convolution = yes\n"));
+  ck_assert (dts_cost_layer_bounds (cost, &conv, &gpu, DTS_PREC_FP32, 32, &b, &error));
+  ck_assert_str_eq (b.times.source, "roofline:winograd-fd");
+  for (int p = 0; p < DTS_PASS_COUNT; p++)
+    ck_assert_double_eq_tol (b.pass[p].time_s,
+                             b.pass[p].compute_bound_s + b.pass[p].memory_bound_s
+                                 + b.pass[p].launch_s,
+                             1e-15);
+  ck_assert (b.pass[DTS_PASS_FWD].flops < flops);
+
+  ck_assert_str_eq (dts_cost_pass_id (DTS_PASS_BWD_WEIGHT), "bwd-weight");
+  ck_assert_str_eq (dts_cost_bound_id (DTS_BOUND_MEMORY), "memory");
+  ck_assert_str_eq (dts_cost_bound_id (DTS_BOUND_NONE), "-");
+}
+END_TEST
+
+/* The table `dtsim info --bounds --format csv` prints, read back and
+ * checked against the roofline written out again for a 4096 -> 4096 fc
+ * layer (compute-bound at batch 256) and the ReLU after it
+ * (memory-bound); the shares are each pass's time over their sum. */
+START_TEST (test_bounds_table)
+{
+  g_autofree char *path = dts_test_write_tmp (
+      "<model name=\"fc-relu\" input=\"4096\">\n"
+      "  <training batch-size=\"256\" precision=\"fp32\"/>\n"
+      "  <layer name=\"fc1\" type=\"fc\" out=\"4096\"/>\n"
+      "  <layer name=\"relu1\" type=\"relu\"/>\n"
+      "</model>\n",
+      ".xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+  ck_assert_ptr_nonnull (w);
+  DtsGpuSpec gpu = test_gpu ();
+  g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
+  g_autoptr (GString) out = g_string_new (NULL);
+  ck_assert (dts_cli_format_bounds (w, cost, &gpu, "catalogue", DTS_PREC_FP32, 256,
+                                    DTS_FORMAT_CSV, out, &error));
+  g_autoptr (GPtrArray) table = dts_csv_parse (out->str, &error);
+  ck_assert_ptr_nonnull (table);
+  g_ptr_array_set_free_func (table, (GDestroyNotify) g_strfreev);
+
+  const double pc = 10e12 * 0.70, bw = 1e12 * 0.80, launch = 5e-6, n = 256;
+  const DtsLayer *fc = dts_workload_layer (w, 1);
+  double params = fc->params;
+  ck_assert_double_eq (params, 4096.0 * 4096 + 4096); /* weights and biases */
+  double act = 4096 * n * 4; /* one activation tensor at fp32 */
+  double fc_flops = fc->fwd_flops * n, fc_bytes = act + params * 4 + act;
+  double relu_e = 4096 * n;
+  struct {
+    const char *layer, *pass, *bound;
+    double flops, bytes;
+  } expect[] = {
+    { "fc1", "fwd", "compute", fc_flops, fc_bytes },
+    { "fc1", "bwd-weight", "compute", fc->bwd_weight_flops * n, fc_bytes },
+    { "fc1", "update", "memory", 2 * params, 20 * params },
+    { "relu1", "fwd", "memory", relu_e, 2 * relu_e * 4 },
+    { "relu1", "bwd-data", "memory", relu_e, 3 * relu_e * 4 },
+  };
+  ck_assert (fc->fwd_flops >= 2.0 * 4096 * 4096);
+  ck_assert_uint_eq (table->len, 1 + G_N_ELEMENTS (expect));
+  char **head = g_ptr_array_index (table, 0);
+  static const char *const columns[] = { "index", "layer", "type", "pass", "time_s", "flops",
+                                         "bytes", "intensity_flop_per_byte", "bound", "share",
+                                         NULL };
+  for (int c = 0; columns[c]; c++)
+    ck_assert_str_eq (head[c], columns[c]);
+  double times[G_N_ELEMENTS (expect)], total = 0;
+  for (guint r = 0; r < G_N_ELEMENTS (expect); r++) {
+    times[r] = fmax (expect[r].flops / pc, expect[r].bytes / bw) + launch;
+    total += times[r];
+  }
+  double shares = 0;
+  for (guint r = 0; r < G_N_ELEMENTS (expect); r++) {
+    char **row = g_ptr_array_index (table, r + 1);
+    ck_assert_str_eq (row[1], expect[r].layer);
+    ck_assert_str_eq (row[3], expect[r].pass);
+    ck_assert_double_eq_tol (g_ascii_strtod (row[4], NULL), times[r], 1e-12);
+    ck_assert_double_eq_tol (g_ascii_strtod (row[5], NULL), expect[r].flops, 1e-3);
+    ck_assert_double_eq_tol (g_ascii_strtod (row[6], NULL), expect[r].bytes, 1e-3);
+    ck_assert_double_eq_tol (g_ascii_strtod (row[7], NULL), expect[r].flops / expect[r].bytes,
+                             1e-9);
+    ck_assert_str_eq (row[8], expect[r].bound);
+    /* the bound is the side of the ridge point the intensity is on */
+    ck_assert ((expect[r].flops / expect[r].bytes > 8.75) == (strcmp (row[8], "compute") == 0));
+    ck_assert_double_eq_tol (g_ascii_strtod (row[9], NULL), times[r] / total, 1e-12);
+    shares += g_ascii_strtod (row[9], NULL);
+  }
+  ck_assert_double_eq_tol (shares, 1.0, 1e-12);
+
+  /* the text table says the same, and its totals split by bound */
+  g_string_truncate (out, 0);
+  ck_assert (dts_cli_format_bounds (w, cost, &gpu, "catalogue", DTS_PREC_FP32, 256,
+                                    DTS_FORMAT_TEXT, out, &error));
+  ck_assert_ptr_nonnull (strstr (out->str, "ridge point 8.75 FLOP/B"));
+  g_autofree char *compute_ms = g_strdup_printf ("compute-bound   %10.3f ms  %5.1f %%",
+                                                 (times[0] + times[1]) * 1e3,
+                                                 100 * (times[0] + times[1]) / total);
+  ck_assert_msg (strstr (out->str, compute_ms) != NULL, "no '%s' in:\n%s", compute_ms, out->str);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -652,6 +827,8 @@ main (void)
   tcase_add_test (tc, test_fft_convolution);
   tcase_add_test (tc, test_winograd_convolution);
   tcase_add_test (tc, test_gradient_sum_and_concat);
+  tcase_add_test (tc, test_layer_bounds);
+  tcase_add_test (tc, test_bounds_table);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }

@@ -367,6 +367,37 @@ START_TEST (test_errors)
 }
 END_TEST
 
+/* The memory rule (dts_schedule_check_memory): a replica that does not fit
+ * its GPU is refused with what it needs, what the GPU has and what helps;
+ * allowed on request, the schedule is built with the estimate as it is. */
+START_TEST (test_memory_rule)
+{
+  Inputs in;
+  inputs_load (&in, "tests/data/flat-16.xml");
+  g_autoptr (GError) error = NULL;
+  DtsRunOptions o = options (4, 25e6, TRUE);
+  o.batch_size = 1 << 17;
+  DtsMemoryEstimate m;
+  dts_schedule_memory_estimate (in.w, o.batch_size, o.precision, o.recompute, &m);
+  double have = dts_platform_gpu (in.p, 0)->spec.mem_bytes;
+  ck_assert (m.total_bytes > have);
+  ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "data parallelism", "more than the 16.00 GiB",
+                         "activations of batch 131072", "a smaller --batch-size",
+                         "--allow-oversubscribe-memory", NULL);
+  g_clear_error (&error);
+  o.allow_oversubscribe = TRUE;
+  g_autoptr (DtsSchedule) s = schedule (&in, &o);
+  ck_assert_double_eq (s->memory.total_bytes, m.total_bytes);
+  /* at the batch that fits, nothing to allow */
+  o.allow_oversubscribe = FALSE;
+  o.batch_size = 64;
+  g_autoptr (DtsSchedule) fits = schedule (&in, &o);
+  ck_assert (fits->memory.total_bytes < have);
+  inputs_clear (&in);
+}
+END_TEST
+
 static Suite *
 schedule_suite (void)
 {
@@ -378,6 +409,7 @@ schedule_suite (void)
   tcase_add_test (tc, test_memory);
   tcase_add_test (tc, test_memory_published);
   tcase_add_test (tc, test_memory_published_cards);
+  tcase_add_test (tc, test_memory_rule);
   tcase_add_test (tc, test_errors);
   suite_add_tcase (s, tc);
   return s;
