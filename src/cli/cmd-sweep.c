@@ -57,6 +57,8 @@ typedef struct {
   char *emit;
   char *collect;
   char *dtsim;
+  char **where;
+  char *best;
 } SweepArgs;
 
 static void
@@ -68,6 +70,8 @@ sweep_args_clear (SweepArgs *a)
   g_free (a->emit);
   g_free (a->collect);
   g_free (a->dtsim);
+  g_strfreev (a->where);
+  g_free (a->best);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepArgs, sweep_args_clear)
 
@@ -95,6 +99,13 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
       "GNU parallel job list (parallel: DIR/jobs.txt)", "KIND" },
     { "collect", 0, 0, S, &a->collect,
       "Do not run: merge the point results in DIR (after --emit) into its results", "DIR" },
+    { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->where,
+      "A constraint on a column of results.csv, repeatable: COLUMN OP VALUE (OP: >=, <=, >, "
+      "<, ==, !=), COLUMN (true) or !COLUMN (false); points that do not run are reported, "
+      "not fatal ('fits', 'iteration_time_s<0.5')", "COND" },
+    { "best", 0, 0, S, &a->best,
+      "Print the best points that meet the constraints: max:COLUMN or min:COLUMN "
+      "(max:throughput_samples_per_s)", "max|min:COLUMN" },
     { "dtsim", 0, 0, S, &a->dtsim,
       "The dtsim that runs the points (default: this one, by its absolute path)", "PATH" },
     { "config", 0, 0, S, NULL,
@@ -417,8 +428,47 @@ inside_folder (const char *file)
   return TRUE;
 }
 
+/* The record of a point whose run refused or failed, POINT_FILE.failed:
+ * its exit status on the first line, its error message on the second. */
+static char *
+failure_path (const char *dir, const char *point_file)
+{
+  return g_strconcat (dir, G_DIR_SEPARATOR_S, point_file, ".failed", NULL);
+}
+
+static gboolean
+write_failure (const char *path, int exit_status, const char *why, GError **error)
+{
+  g_autofree char *text = g_strdup_printf ("%d\n%s\n", exit_status, why);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text, -1, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path, local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Fill ROW's status and reason from the failure record of the point FILE
+ * in DIR; FALSE when there is none (or it is not one). */
+static gboolean
+load_failure (const char *dir, const char *file, DtsSweepRow *row)
+{
+  g_autofree char *path = failure_path (dir, file);
+  g_autofree char *text = dts_input_read_regular (path, "failure record", NULL);
+  if (text == NULL)
+    return FALSE;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", 3);
+  guint64 status;
+  if (g_strv_length (lines) < 2
+      || !g_ascii_string_to_unsigned (lines[0], 10, 1, 2, &status, NULL))
+    return FALSE;
+  row->status = status == 2 ? "invalid" : "failed";
+  row->reason = g_strdup (lines[1]);
+  return TRUE;
+}
+
 /* The rows of the sweep in DIR from its manifest; every point must have a
- * valid result. */
+ * valid result or a failure record. */
 static GPtrArray *
 load_rows (const char *dir, char ***axes_out, GError **error)
 {
@@ -470,7 +520,9 @@ load_rows (const char *dir, char ***axes_out, GError **error)
     }
     g_autoptr (GError) why = NULL;
     row->result = load_result (dir, row->file, &why);
-    if (row->result == NULL && missing++ == 0)
+    if (row->result != NULL)
+      row->status = "ok";
+    else if (!load_failure (dir, row->file, row) && missing++ == 0)
       first_missing = g_steal_pointer (&why);
   }
   if (missing > 0) {
@@ -524,6 +576,11 @@ print_table (char *const *axes, const GPtrArray *table)
     for (guint a = 0; axes[a]; a++)
       g_string_append_printf (out, "  %-*s", g_array_index (widths, int, a),
                               row_field (header, row, axes[a]));
+    const char *status = row_field (header, row, "status");
+    if (*status && strcmp (status, "ok") != 0) {
+      g_string_append_printf (out, "  %s: %s\n", status, row_field (header, row, "reason"));
+      continue;
+    }
     g_string_append_printf (out, "  %4s  %12.3f  %10.1f  %10.3f  %7.3f  %9.1f%%\n",
                             row_field (header, row, "n_gpus"),
                             row_number (header, row, "iteration_time_s") * 1e3,
@@ -577,14 +634,114 @@ write_plots (const char *dir, char *const *axes, const GPtrArray *table, gboolea
   return TRUE;
 }
 
-/* results.csv, results.jsonl, wall-times.csv (and plots) of the sweep in DIR. */
+/* Give every row of ROWS its verdict under SEL, its columns resolved
+ * against the results' header; print what was chosen and why each other
+ * point was not (PRINTED, to print after the table). FALSE with ERROR set
+ * when a column is unknown (DTS_ERROR_USAGE) or no point meets the
+ * constraints (DTS_ERROR_INVALID; the verdicts are set). */
 static gboolean
-write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
+choose (char *const *axes, GPtrArray *rows, DtsSweepSelect *sel, GString *printed,
+        gboolean *none, GError **error)
+{
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_sweep_write_csv (axes, rows, csv);
+  g_autoptr (GPtrArray) table = dts_csv_parse (csv->str, error);
+  if (table == NULL)
+    return FALSE;
+  g_autofree gboolean *ran = g_new0 (gboolean, rows->len);
+  guint n_ran = 0;
+  for (guint i = 0; i < rows->len; i++)
+    n_ran += ran[i] = ((DtsSweepRow *) g_ptr_array_index (rows, i))->result != NULL;
+  /* Without a run there are only the columns of the sweep itself. */
+  if (n_ran > 0 && !dts_sweep_select_resolve (sel, g_ptr_array_index (table, 0), error))
+    return FALSE;
+  g_autoptr (GArray) verdicts = n_ran > 0 ? dts_sweep_select_apply (sel, table, ran) : NULL;
+  g_autoptr (GString) conds = g_string_new (NULL);
+  for (guint i = 0; i < sel->conds->len; i++) {
+    const DtsSweepCond *c = g_ptr_array_index (sel->conds, i);
+    g_string_append_printf (conds, "%s%s", i ? ", " : "", c->text);
+  }
+  guint n_meet = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    DtsSweepRow *row = g_ptr_array_index (rows, i);
+    DtsSweepVerdict none_ran = { .kind = DTS_SWEEP_VERDICT_DID_NOT_RUN, .broken = -1 };
+    const DtsSweepVerdict *v = verdicts ? &g_array_index (verdicts, DtsSweepVerdict, i)
+                                        : &none_ran;
+    g_free (row->verdict);
+    row->verdict = dts_sweep_verdict_text (sel, v);
+    row->meets = v->kind == DTS_SWEEP_VERDICT_MEETS || v->kind == DTS_SWEEP_VERDICT_BEST
+                 || v->kind == DTS_SWEEP_VERDICT_WORSE;
+    n_meet += row->meets;
+  }
+  g_string_append_printf (printed, "%u of %u points meet the constraints%s%s%s", n_meet,
+                          rows->len, conds->len ? " (" : "", conds->str, conds->len ? ")" : "");
+  if (rows->len - n_ran > 0)
+    g_string_append_printf (printed, "; %u did not run", rows->len - n_ran);
+  if (sel->has_best && n_ran > 0)
+    g_string_append_printf (printed, "; best: %s %s", sel->maximize ? "max" : "min",
+                            sel->best_column);
+  g_string_append (printed, "\n");
+  /* The chosen points first, then every other one with its reason. */
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < rows->len; i++) {
+      DtsSweepRow *row = g_ptr_array_index (rows, i);
+      const DtsSweepVerdict *v = verdicts ? &g_array_index (verdicts, DtsSweepVerdict, i) : NULL;
+      gboolean chosen = v && (v->kind == DTS_SWEEP_VERDICT_BEST
+                              || (v->kind == DTS_SWEEP_VERDICT_MEETS && !sel->has_best));
+      if (chosen != (pass == 0))
+        continue;
+      g_autoptr (GString) values = g_string_new (NULL);
+      for (guint a = 0; axes[a]; a++)
+        g_string_append_printf (values, "%s%s=%s", a ? " " : "", axes[a], row->values[a]);
+      g_string_append_printf (printed, "%-6s point %u (%s)", chosen ? (sel->has_best ? "best" : "meets")
+                                                                    : "other", i + 1, values->str);
+      if (v && sel->has_best
+          && (v->kind == DTS_SWEEP_VERDICT_BEST || v->kind == DTS_SWEEP_VERDICT_WORSE)) {
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        g_string_append_printf (printed, ": %s %s", sel->best_column,
+                                g_ascii_formatd (buf, sizeof buf, "%.6g", v->objective));
+      }
+      if (!chosen) {
+        g_string_append_printf (printed, ": %s", row->verdict);
+        if (v && v->kind == DTS_SWEEP_VERDICT_BROKE) {
+          const DtsSweepCond *c = g_ptr_array_index (sel->conds, v->broken);
+          const char *got = row_field (g_ptr_array_index (table, 0),
+                                       g_ptr_array_index (table, i + 1), c->column);
+          g_string_append_printf (printed, " (%s is %s)", c->column, *got ? got : "empty");
+        }
+        if (row->result == NULL)
+          g_string_append_printf (printed, " (%s: %s)", row->status, row->reason);
+      }
+      g_string_append_c (printed, '\n');
+    }
+  if (n_meet == 0) {
+    *none = TRUE;
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "no point meets the constraints%s%s%s (the verdict column of the results "
+                 "says what each point broke)", conds->len ? " (" : "", conds->str,
+                 conds->len ? ")" : "");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* results.csv, results.jsonl, wall-times.csv (and plots) of the sweep in
+ * DIR, and with SEL the points it chooses. */
+static gboolean
+write_outputs (const char *dir, gboolean plot, gboolean quiet, DtsSweepSelect *sel,
+               GError **error)
 {
   g_auto (GStrv) axes = NULL;
   g_autoptr (GPtrArray) rows = load_rows (dir, &axes, error);
   if (rows == NULL)
     return FALSE;
+  g_autoptr (GString) chosen = g_string_new (NULL);
+  g_autoptr (GError) no_point = NULL;
+  gboolean none = FALSE;
+  if (sel != NULL && !choose (axes, rows, sel, chosen, &none, &no_point) && !none) {
+    g_propagate_error (error, g_steal_pointer (&no_point));
+    return FALSE;
+  }
   g_autoptr (GString) csv = g_string_new (NULL);
   g_autoptr (GString) jsonl = g_string_new (NULL);
   g_autoptr (GString) walls = g_string_new ("point,file,simulation_wall_time_s\n");
@@ -592,7 +749,7 @@ write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
   dts_sweep_write_jsonl (axes, rows, jsonl);
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
-    const char *wall = dts_sweep_result_wall_time (row->result);
+    const char *wall = row->result ? dts_sweep_result_wall_time (row->result) : NULL;
     g_string_append_printf (walls, "%u,", i + 1);
     dts_csv_append_field (walls, row->file);
     g_string_append_printf (walls, ",%s\n", wall ? wall : "");
@@ -605,8 +762,15 @@ write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
   if (table == NULL)
     return FALSE;
   print_table (axes, table);
+  fwrite (chosen->str, 1, chosen->len, stdout);
   printf ("wrote %s/results.csv and %s/results.jsonl (%u points)\n", dir, dir, rows->len);
-  return !plot || write_plots (dir, axes, table, quiet, error);
+  if (plot && !write_plots (dir, axes, table, quiet, error))
+    return FALSE;
+  if (no_point != NULL) {
+    g_propagate_error (error, g_steal_pointer (&no_point));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- running the points --------------------------------------------------------- */
@@ -621,6 +785,7 @@ typedef struct {
   gint64 t_start;
   gboolean tty;        /* live line */
   gboolean lines;      /* --progress without a terminal: one line per point */
+  gboolean keep_going; /* a run that refuses or fails is a result, not the end */
   GError *error;
 } Runner;
 
@@ -700,8 +865,17 @@ job_done (GPid pid, gint wait_status, gpointer data)
   const char *values = pt->label;
   if (!g_spawn_check_wait_status (wait_status, &local)) {
     gboolean usage = g_error_matches (local, G_SPAWN_EXIT_ERROR, 2);
+    gboolean refused = usage || g_error_matches (local, G_SPAWN_EXIT_ERROR, 1);
     g_autofree char *why = child_error (job->err, local->message);
-    if (r->error == NULL)
+    g_autofree char *failed = g_strconcat (job->final, ".failed", NULL);
+    g_autoptr (GError) record = NULL;
+    /* Only a run that ended with its own error is a result: a crash or a
+     * kill still stops the sweep. */
+    if (r->keep_going && refused) {
+      g_unlink (job->tmp);
+      if (!write_failure (failed, usage ? 2 : 1, why, &record) && r->error == NULL)
+        r->error = g_steal_pointer (&record);
+    } else if (r->error == NULL)
       g_set_error (&r->error, DTS_ERROR, usage ? DTS_ERROR_USAGE : DTS_ERROR_INVALID,
                    "point %u (%s): %s", job->point + 1, values, why);
   } else {
@@ -714,8 +888,11 @@ job_done (GPid pid, gint wait_status, gpointer data)
       if (r->error == NULL)
         g_set_error (&r->error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot rename: %s", job->final,
                      g_strerror (errno));
-    } else
+    } else {
+      g_autofree char *failed = g_strconcat (job->final, ".failed", NULL);
       g_unlink (job->err);
+      g_unlink (failed);
+    }
   }
   r->finished++;
   show_progress (r);
@@ -940,7 +1117,8 @@ lock_folder (const char *dir, GError **error)
  * or run those without a result and write the outputs; DIR is locked. */
 static gboolean
 sweep_in_folder (const SweepArgs *a, guint jobs, const char *dir, const char *dtsim,
-                 const DtsSweepPlan *plan, const GArray *points, GError **error)
+                 const DtsSweepPlan *plan, const GArray *points, gboolean keep_going,
+                 DtsSweepSelect *sel, GError **error)
 {
   if (!write_manifest (dir, plan, points, error))
     return FALSE;
@@ -955,20 +1133,24 @@ sweep_in_folder (const SweepArgs *a, guint jobs, const char *dir, const char *dt
     .jobs = jobs,
     .tty = !a->quiet && isatty (STDERR_FILENO),
     .lines = !a->quiet && a->progress && !isatty (STDERR_FILENO),
+    .keep_going = keep_going,
   };
   g_autoptr (GArray) todo = r.todo;
   for (guint p = 0; p < points->len; p++) {
-    g_autoptr (DtsSweepResult) done
-        = load_result (dir, g_array_index (points, Point, p).file, NULL);
-    if (done == NULL)
+    const char *file = g_array_index (points, Point, p).file;
+    g_autoptr (DtsSweepResult) done = load_result (dir, file, NULL);
+    DtsSweepRow failed = { 0 };
+    /* A run that refused its point refuses it again: not run twice. */
+    if (done == NULL && !(keep_going && load_failure (dir, file, &failed)))
       g_array_append_val (todo, p);
+    g_free (failed.reason);
   }
   if (!a->quiet)
     fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
              todo->len, points->len - todo->len, dir);
   if (!run_points (&r, error))
     return FALSE;
-  return write_outputs (dir, a->plot, a->quiet, error);
+  return write_outputs (dir, a->plot, a->quiet, sel, error);
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -1009,6 +1191,10 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   char **base = argv + 1;
   if (*base != NULL && strcmp (*base, "--") == 0)
     base++;
+  g_autoptr (DtsSweepSelect) sel = NULL;
+  if ((a.where != NULL || a.best != NULL)
+      && (sel = dts_sweep_select_new (a.where, a.best, error)) == NULL)
+    return FALSE;
 
   if (a.collect != NULL) {
     if (a.vary != NULL || *base != NULL || a.emit != NULL) {
@@ -1019,11 +1205,11 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
     }
     /* A folder that is not there has no manifest: write_outputs says so. */
     if (!g_file_test (a.collect, G_FILE_TEST_IS_DIR))
-      return write_outputs (a.collect, a.plot, a.quiet, error);
+      return write_outputs (a.collect, a.plot, a.quiet, sel, error);
     int lock = lock_folder (a.collect, error);
     if (lock < 0)
       return FALSE;
-    gboolean ok = write_outputs (a.collect, a.plot, a.quiet, error);
+    gboolean ok = write_outputs (a.collect, a.plot, a.quiet, sel, error);
     close (lock);
     return ok;
   }
@@ -1057,7 +1243,9 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   int lock = lock_folder (dir, error);
   if (lock < 0)
     return FALSE;
-  gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, error);
+  gboolean keep_going = sel != NULL;
+  gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, keep_going, sel,
+                                 error);
   close (lock);
   return ok;
 }
