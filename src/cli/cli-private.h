@@ -207,6 +207,8 @@ typedef enum {
   DTS_SWEEP_SET,    /* --set TARGET=V */
   DTS_SWEEP_SCALE,  /* --scale TARGET=V */
   DTS_SWEEP_NODES,  /* --gpus=G, G the ranks of the first V nodes of the point's platform */
+  DTS_SWEEP_MESH,   /* V = TxPxD: --strategy=hybrid --tensor-parallel=T --stages=P --dp=D
+                     * --gpus=T*P*D, with a global batch also --batch-size, --micro-batches */
 } DtsSweepAxisKind;
 
 typedef struct {
@@ -214,6 +216,10 @@ typedef struct {
   DtsSweepAxisKind kind;
   char *target;  /* the option name or the --set/--scale target */
   char **values; /* expanded values, NULL-terminated, at least one, no duplicates */
+  int global_batch;     /* DTS_SWEEP_MESH: samples per iteration, kept at every split (0: the
+                         * base's --batch-size per replica) */
+  int micro_batch_size; /* DTS_SWEEP_MESH with GLOBAL_BATCH: samples per micro-batch and
+                         * replica (0: the base's --micro-batches) */
 } DtsSweepAxis;
 
 /* Parse `KEY=VALUES` (syntax: sweep-axis.c, doc/SWEEP.md). Errors are
@@ -224,6 +230,26 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepAxis, dts_sweep_axis_free)
 /* "4,8,16:64:x2" -> {"4", "8", "16", "32", "64"} (owned); DTS_ERROR_USAGE
  * for a bad range, an empty item or a value given twice. */
 char **dts_sweep_values_expand (const char *text, GError **error);
+/* Parse a split "TxPxD" (tensor x pipeline x data parallel degrees, each
+ * from 1, at most 2^20 GPUs in all); DTS_ERROR_USAGE otherwise. */
+gboolean dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, GError **error);
+
+/* Why mesh=auto leaves a factorisation out (doc/SWEEP.md). */
+typedef enum {
+  DTS_SWEEP_MESH_TP_ACROSS_NODES, /* T does not divide the GPUs of a node */
+  DTS_SWEEP_MESH_BATCH,           /* D x micro-batch size does not divide the global batch */
+  DTS_SWEEP_MESH_N_EXCLUDED,
+} DtsSweepMeshExcluded;
+
+/* The splits "TxPxD" with T*P*D = N_GPUS that mesh=auto runs, T ascending,
+ * then P ascending (owned, NULL-terminated, possibly empty): T divides
+ * GPUS_PER_NODE (tensor parallelism inside a node) and, when GLOBAL_BATCH >
+ * 0, D * MAX (MICRO_BATCH_SIZE, 1) divides it. EXCLUDED counts the others
+ * by their first broken rule. */
+char **dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
+                                 int micro_batch_size,
+                                 guint excluded[DTS_SWEEP_MESH_N_EXCLUDED]);
+
 /* Append the `dtsim run` arguments for value VALUE of AXIS to ARGS (owned
  * strings); nothing for DTS_SWEEP_NODES, whose --gpus needs the platform. */
 void dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args);

@@ -59,6 +59,8 @@ typedef struct {
   char *dtsim;
   char **where;
   char *best;
+  char *global_batch;
+  char *micro_batch_size;
 } SweepArgs;
 
 static void
@@ -72,6 +74,8 @@ sweep_args_clear (SweepArgs *a)
   g_free (a->dtsim);
   g_strfreev (a->where);
   g_free (a->best);
+  g_free (a->global_batch);
+  g_free (a->micro_batch_size);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepArgs, sweep_args_clear)
 
@@ -106,6 +110,12 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
     { "best", 0, 0, S, &a->best,
       "Print the best points that meet the constraints: max:COLUMN or min:COLUMN "
       "(max:throughput_samples_per_s)", "max|min:COLUMN" },
+    { "global-batch", 0, 0, S, &a->global_batch,
+      "With a mesh axis: samples per iteration at every split (--batch-size is this over DP; "
+      "default: the base's --batch-size per replica)", "N" },
+    { "micro-batch-size", 0, 0, S, &a->micro_batch_size,
+      "With --global-batch: samples per micro-batch and replica (--micro-batches is the "
+      "global batch over DP x this; default: the base's --micro-batches)", "N" },
     { "dtsim", 0, 0, S, &a->dtsim,
       "The dtsim that runs the points (default: this one, by its absolute path)", "PATH" },
     { "config", 0, 0, S, NULL,
@@ -249,9 +259,125 @@ gpus_of_nodes (const char *name, int nodes, GHashTable *cache, DtsGpuCatalog **c
   return gpus;
 }
 
+/* The last --gpus/-n of the base run options, or 0. */
+static int
+gpus_of_base (char *const *base)
+{
+  const char *g = NULL;
+  for (char *const *b = base; *b; b++) {
+    if ((strcmp (*b, "--gpus") == 0 || strcmp (*b, "-n") == 0) && b[1] != NULL)
+      g = *++b;
+    else if (g_str_has_prefix (*b, "--gpus="))
+      g = *b + strlen ("--gpus=");
+    else if (g_str_has_prefix (*b, "-n") && (*b)[2] != '\0')
+      g = *b + 2;
+  }
+  guint64 n = 0;
+  return g && g_ascii_string_to_unsigned (g, 10, 1, 1 << 20, &n, NULL) ? (int) n : 0;
+}
+
+/* VARY with mesh=auto replaced by the splits of the base's GPU count (its
+ * --gpus, else every GPU of its platform) that dts_sweep_mesh_enumerate
+ * keeps; NOTE says which and what it left out (owned). */
+static char **
+expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, GString *note,
+             GError **error)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  for (char *const *v = vary; v && *v; v++) {
+    if (strcmp (*v, "mesh=auto") != 0) {
+      g_ptr_array_add (out, g_strdup (*v));
+      continue;
+    }
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    g_ptr_array_add (args, (char *) "run");
+    for (char *const *b = base; *b; b++)
+      g_ptr_array_add (args, *b);
+    const char *platform = platform_of (args);
+    g_autoptr (GHashTable) platforms = g_hash_table_new_full (
+        g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
+    g_autoptr (DtsGpuCatalog) catalog = NULL;
+    int per_node = gpus_of_nodes (platform, 1, platforms, &catalog, error);
+    if (per_node < 0) {
+      g_prefix_error (error, "--vary 'mesh=auto': ");
+      return NULL;
+    }
+    int n = gpus_of_base (base);
+    if (n == 0) {
+      g_autofree char *path = dts_datadir_resolve ("platforms", platform, ".xml", "platform",
+                                                   error);
+      const DtsPlatform *pf = path ? g_hash_table_lookup (platforms, path) : NULL;
+      if (pf == NULL)
+        return NULL;
+      n = (int) pf->gpus->len;
+    }
+    guint excluded[DTS_SWEEP_MESH_N_EXCLUDED];
+    g_auto (GStrv) splits = dts_sweep_mesh_enumerate (n, per_node, global_batch, mbs, excluded);
+    guint total = g_strv_length (splits);
+    g_string_append_printf (note, "mesh=auto: %d GPUs, %d per node: %u split%s TPxPPxDP", n,
+                            per_node, total, total == 1 ? "" : "s");
+    if (excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES] > 0)
+      g_string_append_printf (note, "; %u left out whose TP does not divide the %d GPUs of a "
+                              "node (tensor parallelism stays inside a node)",
+                              excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES], per_node);
+    if (excluded[DTS_SWEEP_MESH_BATCH] > 0)
+      g_string_append_printf (note, "; %u left out whose DP x micro-batch size does not "
+                              "divide the global batch of %d",
+                              excluded[DTS_SWEEP_MESH_BATCH], global_batch);
+    if (total == 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary 'mesh=auto': no split is left (%s)",
+                   note->str);
+      return NULL;
+    }
+    g_string_append_c (note, '\n');
+    g_autofree char *list = g_strjoinv (",", splits);
+    g_ptr_array_add (out, g_strconcat ("mesh=", list, NULL));
+  }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Whether the base option at B (its value in B[1] when it takes one apart)
+ * is one that a split of a mesh axis sets: the GPUs, the strategy and the
+ * degrees, and with a global batch the batch and micro-batches. Sets *SKIP
+ * to the number of words it spans. */
+static gboolean
+set_by_mesh (char *const *b, const DtsSweepAxis *mesh, int *skip)
+{
+  static const struct {
+    const char *name;
+    char short_name;
+    int needs; /* 0: always; 1: with a global batch; 2: with a micro-batch size */
+  } opts[] = {
+    { "gpus", 'n', 0 },         { "strategy", 0, 0 },      { "tensor-parallel", 0, 0 },
+    { "stages", 0, 0 },         { "dp", 0, 0 },            { "batch-size", 'b', 1 },
+    { "micro-batches", 0, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (opts); i++) {
+    if ((opts[i].needs == 1 && mesh->global_batch == 0)
+        || (opts[i].needs == 2 && mesh->micro_batch_size == 0))
+      continue;
+    g_autofree char *l = g_strconcat ("--", opts[i].name, NULL);
+    g_autofree char *leq = g_strconcat (l, "=", NULL);
+    char s[3] = { '-', opts[i].short_name, '\0' };
+    gboolean whole = strcmp (*b, l) == 0 || (opts[i].short_name && strcmp (*b, s) == 0);
+    if (whole || g_str_has_prefix (*b, leq)
+        || (opts[i].short_name && g_str_has_prefix (*b, s))) {
+      *skip = whole && b[1] != NULL ? 2 : 1;
+      return TRUE;
+    }
+  }
+  *skip = 1;
+  return FALSE;
+}
+
 static GArray *
 make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
 {
+  const DtsSweepAxis *mesh = NULL;
+  for (guint a = 0; a < plan->axes->len; a++)
+    if (((DtsSweepAxis *) g_ptr_array_index (plan->axes, a))->kind == DTS_SWEEP_MESH)
+      mesh = g_ptr_array_index (plan->axes, a);
   g_autoptr (GHashTable) platforms = g_hash_table_new_full (
       g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
   g_autoptr (DtsGpuCatalog) catalog = NULL;
@@ -263,8 +389,11 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
     g_autoptr (GString) name = g_string_new ("points/");
     g_autoptr (GString) label = g_string_new (NULL);
     g_ptr_array_add (args, g_strdup ("run"));
-    for (char *const *b = base; b && *b; b++)
-      g_ptr_array_add (args, g_strdup (*b));
+    int skip = 1;
+    for (char *const *b = base; b && *b; b += skip)
+      if (mesh == NULL || !set_by_mesh (b, mesh, &skip))
+        for (int i = 0; i < skip; i++)
+          g_ptr_array_add (args, g_strdup (b[i]));
     for (guint a = 0; a < plan->axes->len; a++) {
       const DtsSweepAxis *axis = g_ptr_array_index (plan->axes, a);
       guint v = dts_sweep_plan_value (plan, p, a);
@@ -695,14 +824,15 @@ choose (char *const *axes, GPtrArray *rows, DtsSweepSelect *sel, GString *printe
         g_string_append_printf (values, "%s%s=%s", a ? " " : "", axes[a], row->values[a]);
       g_string_append_printf (printed, "%-6s point %u (%s)", chosen ? (sel->has_best ? "best" : "meets")
                                                                     : "other", i + 1, values->str);
+      if (!chosen)
+        g_string_append_printf (printed, ": %s", row->verdict);
       if (v && sel->has_best
           && (v->kind == DTS_SWEEP_VERDICT_BEST || v->kind == DTS_SWEEP_VERDICT_WORSE)) {
         char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        g_string_append_printf (printed, ": %s %s", sel->best_column,
+        g_string_append_printf (printed, chosen ? ": %s %s" : " (%s %s)", sel->best_column,
                                 g_ascii_formatd (buf, sizeof buf, "%.6g", v->objective));
       }
       if (!chosen) {
-        g_string_append_printf (printed, ": %s", row->verdict);
         if (v && v->kind == DTS_SWEEP_VERDICT_BROKE) {
           const DtsSweepCond *c = g_ptr_array_index (sel->conds, v->broken);
           const char *got = row_field (g_ptr_array_index (table, 0),
@@ -710,7 +840,7 @@ choose (char *const *axes, GPtrArray *rows, DtsSweepSelect *sel, GString *printe
           g_string_append_printf (printed, " (%s is %s)", c->column, *got ? got : "empty");
         }
         if (row->result == NULL)
-          g_string_append_printf (printed, " (%s: %s)", row->status, row->reason);
+          g_string_append_printf (printed, " (%s)", row->status);
       }
       g_string_append_c (printed, '\n');
     }
@@ -1225,9 +1355,57 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   }
   if (a.output != NULL && a.output[0] == '\0')
     return dts_cli_bad_option ("output", a.output, "a directory", error);
-  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (a.vary, a.zip, error);
+  int global_batch = 0, mbs = 0;
+  if (!dts_cli_parse_int_option ("global-batch", a.global_batch, 1, 1 << 30, &global_batch,
+                                 error)
+      || !dts_cli_parse_int_option ("micro-batch-size", a.micro_batch_size, 1, 1 << 30, &mbs,
+                                    error))
+    return FALSE;
+  if (mbs > 0 && global_batch == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batch-size needs --global-batch (the micro-batches of a split are "
+                 "the global batch over DP x micro-batch size)");
+    return FALSE;
+  }
+  g_autoptr (GString) mesh_note = g_string_new (NULL);
+  g_auto (GStrv) vary = expand_mesh (a.vary, base, global_batch, mbs, mesh_note, error);
+  if (vary == NULL)
+    return FALSE;
+  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (vary, a.zip, error);
   if (plan == NULL)
     return FALSE;
+  gboolean mesh = FALSE;
+  for (guint i = 0; i < plan->axes->len; i++) {
+    DtsSweepAxis *axis = g_ptr_array_index (plan->axes, i);
+    if (axis->kind == DTS_SWEEP_OPTION && global_batch > 0
+        && (strcmp (axis->target, "batch-size") == 0
+            || strcmp (axis->target, "micro-batches") == 0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--vary '%s': --global-batch sets --%s at every split", axis->key,
+                   axis->target);
+      return FALSE;
+    }
+    if (axis->kind != DTS_SWEEP_MESH)
+      continue;
+    mesh = TRUE;
+    axis->global_batch = global_batch;
+    axis->micro_batch_size = mbs;
+    for (char **v = axis->values; *v && global_batch > 0; v++) {
+      int t, p, d;
+      if (dts_sweep_mesh_parse (*v, &t, &p, &d, NULL)
+          && global_batch % ((gint64) d * MAX (mbs, 1)) != 0) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary mesh: split %s: DP %d x micro-batch size %d does not divide "
+                     "--global-batch %d", *v, d, MAX (mbs, 1), global_batch);
+        return FALSE;
+      }
+    }
+  }
+  if (global_batch > 0 && !mesh) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--global-batch applies to the splits of a mesh axis: give --vary mesh=...");
+    return FALSE;
+  }
   const char *dir = a.output ? a.output : DEFAULT_OUTPUT;
   g_autofree char *dtsim = a.dtsim ? g_strdup (a.dtsim) : default_dtsim ();
   g_autoptr (GArray) points = make_points (plan, base, error);
@@ -1243,7 +1421,9 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   int lock = lock_folder (dir, error);
   if (lock < 0)
     return FALSE;
-  gboolean keep_going = sel != NULL;
+  gboolean keep_going = sel != NULL || mesh;
+  if (mesh_note->len > 0)
+    fputs (mesh_note->str, stdout);
   gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, keep_going, sel,
                                  error);
   close (lock);
