@@ -894,7 +894,17 @@ write_outputs (const char *dir, gboolean plot, gboolean quiet, DtsSweepSelect *s
   print_table (axes, table);
   fwrite (chosen->str, 1, chosen->len, stdout);
   printf ("wrote %s/results.csv and %s/results.jsonl (%u points)\n", dir, dir, rows->len);
-  if (plot && !write_plots (dir, axes, table, quiet, error))
+  /* The points that did not run have no numbers to plot. */
+  g_autoptr (GPtrArray) ran = g_ptr_array_new ();
+  for (guint r = 0; r < table->len; r++) {
+    const char *status = row_field (g_ptr_array_index (table, 0), g_ptr_array_index (table, r),
+                                    "status");
+    if (r == 0 || *status == '\0' || strcmp (status, "ok") == 0)
+      g_ptr_array_add (ran, g_ptr_array_index (table, r));
+  }
+  if (plot && ran->len < 2 && !quiet)
+    fprintf (stderr, "note: no point ran: no plots\n");
+  else if (plot && !write_plots (dir, axes, ran, quiet, error))
     return FALSE;
   if (no_point != NULL) {
     g_propagate_error (error, g_steal_pointer (&no_point));
@@ -1348,6 +1358,12 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   if (!dts_cli_parse_int_option ("jobs", a.jobs, 1, 1024, &jobs, error)
       || !check_base (base, error))
     return FALSE;
+  if (sel != NULL && a.emit != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--where and --best choose among results: give them to --collect once the "
+                 "jobs have run");
+    return FALSE;
+  }
   if (a.emit != NULL && strcmp (a.emit, "slurm") != 0 && strcmp (a.emit, "parallel") != 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --emit '%s' (known: slurm, "
                  "parallel)", a.emit);
