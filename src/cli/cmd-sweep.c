@@ -87,7 +87,8 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
     { "vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
       "An axis: a run option or what-if target and its values, repeatable "
       "(gpus=4,8,16; batch-size=32:256:x2; 'link:*-ib.bandwidth=25Gbps,100Gbps'; "
-      "scale:network.bandwidth=0.5,1,2)", "KEY=VALUES" },
+      "scale:network.bandwidth=0.5,1,2; mesh=8x4x2,4x8x2 for TPxPPxDP splits of --strategy "
+      "hybrid, mesh=auto for every split of the GPUs)", "KEY=VALUES" },
     { "zip", 0, 0, G_OPTION_ARG_NONE, &a->zip,
       "Pair the axes value by value instead of taking every combination", NULL },
     { "jobs", 'j', 0, S, &a->jobs, "Points run at a time (default: 1)", "N" },
@@ -707,7 +708,11 @@ print_table (char *const *axes, const GPtrArray *table)
                               row_field (header, row, axes[a]));
     const char *status = row_field (header, row, "status");
     if (*status && strcmp (status, "ok") != 0) {
-      g_string_append_printf (out, "  %s: %s\n", status, row_field (header, row, "reason"));
+      /* The reason up to its advice: results.csv has it whole. */
+      const char *reason = row_field (header, row, "reason");
+      const char *advice = strstr (reason, "; ");
+      g_string_append_printf (out, "  %s: %.*s\n", status,
+                              advice ? (int) (advice - reason) : (int) strlen (reason), reason);
       continue;
     }
     g_string_append_printf (out, "  %4s  %12.3f  %10.1f  %10.3f  %7.3f  %9.1f%%\n",
@@ -1313,11 +1318,15 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
            "results into DIR/results.csv (one row per point: axis values, inputs,\n"
            "outputs, speed-up and efficiency against the first point of each series)\n"
            "and DIR/results.jsonl. Finished points are kept in DIR/points/ and not run\n"
-           "again. See doc/SWEEP.md.");
+           "again. --where and --best choose among the points: the best are printed\n"
+           "after the table, with the constraint every other point broke. See\n"
+           "doc/SWEEP.md.");
   g_option_context_set_description (
       ctx, "Examples:\n"
            "  dtsim sweep --vary gpus=4,8,16 --vary 'link:*-ib.bandwidth=25Gbps,100Gbps' -j 2\n"
            "  dtsim sweep --vary batch-size=32:256:x2 --workload vgg16 --plot\n"
+           "  dtsim sweep --vary mesh=auto --workload vgg16 --platform dgxa100-x8 --global-batch 512 "
+           "--where fits --best max:throughput_samples_per_s\n"
            "  dtsim sweep --vary gpus=2,4 --emit parallel -o study && sh study/jobs.txt\n"
            "  dtsim sweep --collect study\n");
   add_entries (ctx, &a);
@@ -1438,8 +1447,10 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   if (lock < 0)
     return FALSE;
   gboolean keep_going = sel != NULL || mesh;
-  if (mesh_note->len > 0)
+  if (mesh_note->len > 0) {
     fputs (mesh_note->str, stdout);
+    fflush (stdout);
+  }
   gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, keep_going, sel,
                                  error);
   close (lock);
