@@ -15,6 +15,14 @@
  * as a Slurm job array or a GNU parallel job list, and `--collect OUT`
  * merges what they produced.
  *
+ * --where and --best (sweep-select.c) choose among the points once the
+ * outputs are written: the best are printed after the table, every other
+ * point with why it was not chosen, and results.csv/jsonl carry each
+ * point's verdict. With them, or with a mesh axis (TPxPPxDP splits, which
+ * `dtsim run` often refuses), a run that ends with its own error is a
+ * result: its message is kept as OUT/points/NAME.json.failed and the sweep
+ * goes on; without them the first such point stops the sweep, as before.
+ *
  * One sweep per folder: every mode holds an advisory lock (flock) on
  * OUT/sweep.lock, which names its holder's pid, while it writes in OUT; a
  * second sweep there fails at once naming it. The lock goes with the
@@ -290,6 +298,14 @@ expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, GS
       g_ptr_array_add (out, g_strdup (*v));
       continue;
     }
+    /* The splits are those of one GPU count on one platform. */
+    for (char *const *o = vary; *o; o++)
+      if (g_str_has_prefix (*o, "platform=") || g_str_has_prefix (*o, "nodes=")) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary 'mesh=auto' enumerates the splits of the base's platform and "
+                     "GPUs: it cannot be beside --vary '%s' (list the splits instead)", *o);
+        return NULL;
+      }
     g_autoptr (GPtrArray) args = g_ptr_array_new ();
     g_ptr_array_add (args, (char *) "run");
     for (char *const *b = base; *b; b++)

@@ -3,7 +3,12 @@
  * An axis is `KEY=VALUES`:
  *   KEY     a long option of `dtsim run` (gpus, batch-size, workload, platform,
  *           collective, bucket-size, no-overlap, ...), `nodes` (the first N
- *           nodes of the point's platform, as --gpus), or a what-if target:
+ *           nodes of the point's platform, as --gpus), `mesh` (TPxPPxDP
+ *           splits run as --strategy hybrid; `auto`, replaced by cmd-sweep.c
+ *           with the splits of the GPUs that dts_sweep_mesh_enumerate keeps:
+ *           every T*P*D = GPUs with T dividing the GPUs of a node, Megatron's
+ *           rule that tensor parallelism stays inside a node, and with a
+ *           global batch D x micro-batch size dividing it), or a what-if target:
  *           `link:GLOB.FIELD`, `host:GLOB.FIELD`, `gpu:GLOB.FIELD` or
  *           `set:TARGET` for `run --set TARGET=V`, `scale:TARGET` for
  *           `run --scale TARGET=V` (network.bandwidth, gpu.flops, link:...);
