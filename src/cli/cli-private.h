@@ -234,6 +234,8 @@ typedef enum {
   DTS_SWEEP_SET,    /* --set TARGET=V */
   DTS_SWEEP_SCALE,  /* --scale TARGET=V */
   DTS_SWEEP_NODES,  /* --gpus=G, G the ranks of the first V nodes of the point's platform */
+  DTS_SWEEP_MESH,   /* V = TxPxD: --strategy=hybrid --tensor-parallel=T --stages=P --dp=D
+                     * --gpus=T*P*D, with a global batch also --batch-size, --micro-batches */
 } DtsSweepAxisKind;
 
 typedef struct {
@@ -241,6 +243,10 @@ typedef struct {
   DtsSweepAxisKind kind;
   char *target;  /* the option name or the --set/--scale target */
   char **values; /* expanded values, NULL-terminated, at least one, no duplicates */
+  int global_batch;     /* DTS_SWEEP_MESH: samples per iteration, kept at every split (0: the
+                         * base's --batch-size per replica) */
+  int micro_batch_size; /* DTS_SWEEP_MESH with GLOBAL_BATCH: samples per micro-batch and
+                         * replica (0: the base's --micro-batches) */
 } DtsSweepAxis;
 
 /* Parse `KEY=VALUES` (syntax: sweep-axis.c, doc/SWEEP.md). Errors are
@@ -251,6 +257,26 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepAxis, dts_sweep_axis_free)
 /* "4,8,16:64:x2" -> {"4", "8", "16", "32", "64"} (owned); DTS_ERROR_USAGE
  * for a bad range, an empty item or a value given twice. */
 char **dts_sweep_values_expand (const char *text, GError **error);
+/* Parse a split "TxPxD" (tensor x pipeline x data parallel degrees, each
+ * from 1, at most 2^20 GPUs in all); DTS_ERROR_USAGE otherwise. */
+gboolean dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, GError **error);
+
+/* Why mesh=auto leaves a factorisation out (doc/SWEEP.md). */
+typedef enum {
+  DTS_SWEEP_MESH_TP_ACROSS_NODES, /* T does not divide the GPUs of a node */
+  DTS_SWEEP_MESH_BATCH,           /* D x micro-batch size does not divide the global batch */
+  DTS_SWEEP_MESH_N_EXCLUDED,
+} DtsSweepMeshExcluded;
+
+/* The splits "TxPxD" with T*P*D = N_GPUS that mesh=auto runs, T ascending,
+ * then P ascending (owned, NULL-terminated, possibly empty): T divides
+ * GPUS_PER_NODE (tensor parallelism inside a node) and, when GLOBAL_BATCH >
+ * 0, D * MAX (MICRO_BATCH_SIZE, 1) divides it. EXCLUDED counts the others
+ * by their first broken rule. */
+char **dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
+                                 int micro_batch_size,
+                                 guint excluded[DTS_SWEEP_MESH_N_EXCLUDED]);
+
 /* Append the `dtsim run` arguments for value VALUE of AXIS to ARGS (owned
  * strings); nothing for DTS_SWEEP_NODES, whose --gpus needs the platform. */
 void dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args);
@@ -293,7 +319,11 @@ typedef struct {
   guint series;         /* rows with the same series are one series, first row first */
   char *series_label;
   char *file;           /* result file, relative to the output directory */
-  DtsSweepResult *result;
+  DtsSweepResult *result; /* NULL when the run refused or failed: STATUS, REASON */
+  const char *status;   /* "ok", "invalid" (the run's exit status 2) or "failed" (1) */
+  char *reason;         /* the run's error message, when it did not run */
+  char *verdict;        /* with --where/--best: dts_sweep_verdict_text, else NULL */
+  gboolean meets;       /* with --where/--best: whether it met the constraints */
 } DtsSweepRow;
 void dts_sweep_row_free (DtsSweepRow *row);
 
@@ -303,17 +333,96 @@ void dts_sweep_row_free (DtsSweepRow *row);
  * wall time left out; a field named like an axis is run.NAME), in the first
  * row's order with fields that only later rows have after them, then ideal_speedup (n_gpus over the first point of
  * the series), speedup (throughput over the first point of the series) and
- * efficiency (speedup / ideal_speedup). Numbers keep the JSON's digits, so
- * that the same results give the same bytes. ROWS holds DtsSweepRow. */
+ * efficiency (speedup / ideal_speedup); the reference of a series is its
+ * first point that ran. When a row did not run (no result), status and
+ * reason follow (its run fields and derived values are empty); when rows
+ * have a verdict, meets_constraints and verdict follow. Numbers keep the
+ * JSON's digits, so that the same results give the same bytes. ROWS holds
+ * DtsSweepRow. */
 void dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv);
 /* results.jsonl: one line per row, {"point", "series", "axes": {KEY: VALUE},
- * "ideal_speedup", "speedup", "efficiency", "run": the JSON without its wall time}. */
+ * "ideal_speedup", "speedup", "efficiency", "run": the JSON without its wall
+ * time, or null}, with "status" and "reason", "meets_constraints" and
+ * "verdict" under the same conditions as results.csv's columns. */
 void dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl);
 /* CSV field quoting (RFC 4180) of TEXT appended to OUT. */
 void dts_csv_append_field (GString *out, const char *text);
 /* Split CSV TEXT into rows of fields (GPtrArray of GStrv), or NULL with
  * DTS_ERROR_PARSE naming the line of an unterminated quote. */
 GPtrArray *dts_csv_parse (const char *text, GError **error);
+
+/* ---- choosing among the points (sweep-select.c) --------------------------- */
+
+typedef enum {
+  DTS_SWEEP_OP_TRUE,  /* a bare COLUMN: "true" or a number other than 0 */
+  DTS_SWEEP_OP_FALSE, /* !COLUMN: "false" or 0 */
+  DTS_SWEEP_OP_GE,
+  DTS_SWEEP_OP_LE,
+  DTS_SWEEP_OP_GT,
+  DTS_SWEEP_OP_LT,
+  DTS_SWEEP_OP_EQ,
+  DTS_SWEEP_OP_NE,
+} DtsSweepOp;
+
+/* One --where condition (syntax: sweep-select.c, doc/SWEEP.md). */
+typedef struct {
+  char *text;      /* as given, stripped: "minibatch_mean>=240" */
+  char *name;      /* the column as written: "fits" */
+  char *column;    /* the results.csv column it names, once resolved: "memory.fits" */
+  DtsSweepOp op;
+  char *value;     /* the right-hand side as written; NULL for a bare column */
+  double number;   /* the value, when it is a number (NUMERIC) */
+  gboolean numeric;
+} DtsSweepCond;
+
+/* Parse one --where TEXT; DTS_ERROR_USAGE for a bad operator, a missing
+ * column or value, or a non-number compared by order. */
+DtsSweepCond *dts_sweep_cond_parse (const char *text, GError **error);
+void dts_sweep_cond_free (DtsSweepCond *cond);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepCond, dts_sweep_cond_free)
+
+typedef struct {
+  GPtrArray *conds;  /* DtsSweepCond, in --where order */
+  gboolean has_best;
+  gboolean maximize;
+  char *best_text;   /* "max:throughput_samples_per_s" */
+  char *best_name;   /* the column as written */
+  char *best_column; /* once resolved */
+} DtsSweepSelect;
+
+/* The constraints WHERE (NULL-terminated, may be NULL) and the objective
+ * BEST ("max:COLUMN", "min:COLUMN" or NULL); DTS_ERROR_USAGE on bad syntax.
+ * Column names are resolved later, against the results' header. */
+DtsSweepSelect *dts_sweep_select_new (char *const *where, const char *best, GError **error);
+void dts_sweep_select_free (DtsSweepSelect *sel);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepSelect, dts_sweep_select_free)
+/* Resolve every column name against HEADER (results.csv's, NULL-terminated):
+ * the full name, or the last part after a dot when one column alone ends so;
+ * DTS_ERROR_USAGE naming the known columns otherwise. */
+gboolean dts_sweep_select_resolve (DtsSweepSelect *sel, char *const *header, GError **error);
+
+typedef enum {
+  DTS_SWEEP_VERDICT_MEETS,        /* meets the constraints (no --best) */
+  DTS_SWEEP_VERDICT_BEST,         /* meets them with the extreme objective (ties: all) */
+  DTS_SWEEP_VERDICT_WORSE,        /* meets them, objective below the best's */
+  DTS_SWEEP_VERDICT_BROKE,        /* broke condition BROKEN (the first in --where order) */
+  DTS_SWEEP_VERDICT_NO_OBJECTIVE, /* meets them but has no number to rank */
+  DTS_SWEEP_VERDICT_DID_NOT_RUN,  /* the run refused or failed */
+} DtsSweepVerdictKind;
+
+typedef struct {
+  DtsSweepVerdictKind kind;
+  int broken;       /* index of the broken condition, else -1 */
+  double objective; /* the objective's value where it was read */
+} DtsSweepVerdict;
+
+/* The verdict of every point of TABLE (the parsed results.csv, header
+ * first; RAN[i]: whether point i ran) under the resolved SEL: a GArray of
+ * DtsSweepVerdict, one per point (owned). */
+GArray *dts_sweep_select_apply (const DtsSweepSelect *sel, const GPtrArray *table,
+                                const gboolean *ran);
+/* "best", "broke fits", "lower than best", "did not run", ... (owned). */
+char *dts_sweep_verdict_text (const DtsSweepSelect *sel, const DtsSweepVerdict *v);
 
 /* ---- plots (plot.c) ------------------------------------------------------ */
 

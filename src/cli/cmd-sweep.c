@@ -15,6 +15,14 @@
  * as a Slurm job array or a GNU parallel job list, and `--collect OUT`
  * merges what they produced.
  *
+ * --where and --best (sweep-select.c) choose among the points once the
+ * outputs are written: the best are printed after the table, every other
+ * point with why it was not chosen, and results.csv/jsonl carry each
+ * point's verdict. With them, or with a mesh axis (TPxPPxDP splits, which
+ * `dtsim run` often refuses), a run that ends with its own error is a
+ * result: its message is kept as OUT/points/NAME.json.failed and the sweep
+ * goes on; without them the first such point stops the sweep, as before.
+ *
  * One sweep per folder: every mode holds an advisory lock (flock) on
  * OUT/sweep.lock, which names its holder's pid, while it writes in OUT; a
  * second sweep there fails at once naming it. The lock goes with the
@@ -57,6 +65,10 @@ typedef struct {
   char *emit;
   char *collect;
   char *dtsim;
+  char **where;
+  char *best;
+  char *global_batch;
+  char *micro_batch_size;
 } SweepArgs;
 
 static void
@@ -68,6 +80,10 @@ sweep_args_clear (SweepArgs *a)
   g_free (a->emit);
   g_free (a->collect);
   g_free (a->dtsim);
+  g_strfreev (a->where);
+  g_free (a->best);
+  g_free (a->global_batch);
+  g_free (a->micro_batch_size);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepArgs, sweep_args_clear)
 
@@ -79,7 +95,8 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
     { "vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
       "An axis: a run option or what-if target and its values, repeatable "
       "(gpus=4,8,16; batch-size=32:256:x2; 'link:*-ib.bandwidth=25Gbps,100Gbps'; "
-      "scale:network.bandwidth=0.5,1,2)", "KEY=VALUES" },
+      "scale:network.bandwidth=0.5,1,2; mesh=8x4x2,4x8x2 for TPxPPxDP splits of --strategy "
+      "hybrid, mesh=auto for every split of the GPUs)", "KEY=VALUES" },
     { "zip", 0, 0, G_OPTION_ARG_NONE, &a->zip,
       "Pair the axes value by value instead of taking every combination", NULL },
     { "jobs", 'j', 0, S, &a->jobs, "Points run at a time (default: 1)", "N" },
@@ -95,6 +112,19 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
       "GNU parallel job list (parallel: DIR/jobs.txt)", "KIND" },
     { "collect", 0, 0, S, &a->collect,
       "Do not run: merge the point results in DIR (after --emit) into its results", "DIR" },
+    { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->where,
+      "A constraint on a column of results.csv, repeatable: COLUMN OP VALUE (OP: >=, <=, >, "
+      "<, ==, !=), COLUMN (true) or !COLUMN (false); points that do not run are reported, "
+      "not fatal ('fits', 'iteration_time_s<0.5')", "COND" },
+    { "best", 0, 0, S, &a->best,
+      "Print the best points that meet the constraints: max:COLUMN or min:COLUMN "
+      "(max:throughput_samples_per_s)", "max|min:COLUMN" },
+    { "global-batch", 0, 0, S, &a->global_batch,
+      "With a mesh axis: samples per iteration at every split (--batch-size is this over DP; "
+      "default: the base's --batch-size per replica)", "N" },
+    { "micro-batch-size", 0, 0, S, &a->micro_batch_size,
+      "With --global-batch: samples per micro-batch and replica (--micro-batches is the "
+      "global batch over DP x this; default: the base's --micro-batches)", "N" },
     { "dtsim", 0, 0, S, &a->dtsim,
       "The dtsim that runs the points (default: this one, by its absolute path)", "PATH" },
     { "config", 0, 0, S, NULL,
@@ -238,9 +268,133 @@ gpus_of_nodes (const char *name, int nodes, GHashTable *cache, DtsGpuCatalog **c
   return gpus;
 }
 
+/* The last --gpus/-n of the base run options, or 0. */
+static int
+gpus_of_base (char *const *base)
+{
+  const char *g = NULL;
+  for (char *const *b = base; *b; b++) {
+    if ((strcmp (*b, "--gpus") == 0 || strcmp (*b, "-n") == 0) && b[1] != NULL)
+      g = *++b;
+    else if (g_str_has_prefix (*b, "--gpus="))
+      g = *b + strlen ("--gpus=");
+    else if (g_str_has_prefix (*b, "-n") && (*b)[2] != '\0')
+      g = *b + 2;
+  }
+  guint64 n = 0;
+  return g && g_ascii_string_to_unsigned (g, 10, 1, 1 << 20, &n, NULL) ? (int) n : 0;
+}
+
+/* VARY with mesh=auto replaced by the splits of the base's GPU count (its
+ * --gpus, else every GPU of its platform) that dts_sweep_mesh_enumerate
+ * keeps; NOTE says which and what it left out (owned). */
+static char **
+expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, GString *note,
+             GError **error)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  for (char *const *v = vary; v && *v; v++) {
+    if (strcmp (*v, "mesh=auto") != 0) {
+      g_ptr_array_add (out, g_strdup (*v));
+      continue;
+    }
+    /* The splits are those of one GPU count on one platform. */
+    for (char *const *o = vary; *o; o++)
+      if (g_str_has_prefix (*o, "platform=") || g_str_has_prefix (*o, "nodes=")) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary 'mesh=auto' enumerates the splits of the base's platform and "
+                     "GPUs: it cannot be beside --vary '%s' (list the splits instead)", *o);
+        return NULL;
+      }
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    g_ptr_array_add (args, (char *) "run");
+    for (char *const *b = base; *b; b++)
+      g_ptr_array_add (args, *b);
+    const char *platform = platform_of (args);
+    g_autoptr (GHashTable) platforms = g_hash_table_new_full (
+        g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
+    g_autoptr (DtsGpuCatalog) catalog = NULL;
+    int per_node = gpus_of_nodes (platform, 1, platforms, &catalog, error);
+    if (per_node < 0) {
+      g_prefix_error (error, "--vary 'mesh=auto': ");
+      return NULL;
+    }
+    int n = gpus_of_base (base);
+    if (n == 0) {
+      g_autofree char *path = dts_datadir_resolve ("platforms", platform, ".xml", "platform",
+                                                   error);
+      const DtsPlatform *pf = path ? g_hash_table_lookup (platforms, path) : NULL;
+      if (pf == NULL)
+        return NULL;
+      n = (int) pf->gpus->len;
+    }
+    guint excluded[DTS_SWEEP_MESH_N_EXCLUDED];
+    g_auto (GStrv) splits = dts_sweep_mesh_enumerate (n, per_node, global_batch, mbs, excluded);
+    guint total = g_strv_length (splits);
+    g_string_append_printf (note, "mesh=auto: %d GPUs, %d per node: %u split%s TPxPPxDP", n,
+                            per_node, total, total == 1 ? "" : "s");
+    if (excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES] > 0)
+      g_string_append_printf (note, "; %u left out whose TP does not divide the %d GPUs of a "
+                              "node (tensor parallelism stays inside a node)",
+                              excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES], per_node);
+    if (excluded[DTS_SWEEP_MESH_BATCH] > 0)
+      g_string_append_printf (note, "; %u left out whose DP x micro-batch size does not "
+                              "divide the global batch of %d",
+                              excluded[DTS_SWEEP_MESH_BATCH], global_batch);
+    if (total == 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--vary 'mesh=auto': no split is left (%s)",
+                   note->str);
+      return NULL;
+    }
+    g_string_append_c (note, '\n');
+    g_autofree char *list = g_strjoinv (",", splits);
+    g_ptr_array_add (out, g_strconcat ("mesh=", list, NULL));
+  }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Whether the base option at B (its value in B[1] when it takes one apart)
+ * is one that a split of a mesh axis sets: the GPUs, the strategy and the
+ * degrees, and with a global batch the batch and micro-batches. Sets *SKIP
+ * to the number of words it spans. */
+static gboolean
+set_by_mesh (char *const *b, const DtsSweepAxis *mesh, int *skip)
+{
+  static const struct {
+    const char *name;
+    char short_name;
+    int needs; /* 0: always; 1: with a global batch; 2: with a micro-batch size */
+  } opts[] = {
+    { "gpus", 'n', 0 },         { "strategy", 0, 0 },      { "tensor-parallel", 0, 0 },
+    { "stages", 0, 0 },         { "dp", 0, 0 },            { "batch-size", 'b', 1 },
+    { "micro-batches", 0, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (opts); i++) {
+    if ((opts[i].needs == 1 && mesh->global_batch == 0)
+        || (opts[i].needs == 2 && mesh->micro_batch_size == 0))
+      continue;
+    g_autofree char *l = g_strconcat ("--", opts[i].name, NULL);
+    g_autofree char *leq = g_strconcat (l, "=", NULL);
+    char s[3] = { '-', opts[i].short_name, '\0' };
+    gboolean whole = strcmp (*b, l) == 0 || (opts[i].short_name && strcmp (*b, s) == 0);
+    if (whole || g_str_has_prefix (*b, leq)
+        || (opts[i].short_name && g_str_has_prefix (*b, s))) {
+      *skip = whole && b[1] != NULL ? 2 : 1;
+      return TRUE;
+    }
+  }
+  *skip = 1;
+  return FALSE;
+}
+
 static GArray *
 make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
 {
+  const DtsSweepAxis *mesh = NULL;
+  for (guint a = 0; a < plan->axes->len; a++)
+    if (((DtsSweepAxis *) g_ptr_array_index (plan->axes, a))->kind == DTS_SWEEP_MESH)
+      mesh = g_ptr_array_index (plan->axes, a);
   g_autoptr (GHashTable) platforms = g_hash_table_new_full (
       g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
   g_autoptr (DtsGpuCatalog) catalog = NULL;
@@ -252,8 +406,11 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
     g_autoptr (GString) name = g_string_new ("points/");
     g_autoptr (GString) label = g_string_new (NULL);
     g_ptr_array_add (args, g_strdup ("run"));
-    for (char *const *b = base; b && *b; b++)
-      g_ptr_array_add (args, g_strdup (*b));
+    int skip = 1;
+    for (char *const *b = base; b && *b; b += skip)
+      if (mesh == NULL || !set_by_mesh (b, mesh, &skip))
+        for (int i = 0; i < skip; i++)
+          g_ptr_array_add (args, g_strdup (b[i]));
     for (guint a = 0; a < plan->axes->len; a++) {
       const DtsSweepAxis *axis = g_ptr_array_index (plan->axes, a);
       guint v = dts_sweep_plan_value (plan, p, a);
@@ -417,8 +574,47 @@ inside_folder (const char *file)
   return TRUE;
 }
 
+/* The record of a point whose run refused or failed, POINT_FILE.failed:
+ * its exit status on the first line, its error message on the second. */
+static char *
+failure_path (const char *dir, const char *point_file)
+{
+  return g_strconcat (dir, G_DIR_SEPARATOR_S, point_file, ".failed", NULL);
+}
+
+static gboolean
+write_failure (const char *path, int exit_status, const char *why, GError **error)
+{
+  g_autofree char *text = g_strdup_printf ("%d\n%s\n", exit_status, why);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text, -1, &local)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot write: %s", path, local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Fill ROW's status and reason from the failure record of the point FILE
+ * in DIR; FALSE when there is none (or it is not one). */
+static gboolean
+load_failure (const char *dir, const char *file, DtsSweepRow *row)
+{
+  g_autofree char *path = failure_path (dir, file);
+  g_autofree char *text = dts_input_read_regular (path, "failure record", NULL);
+  if (text == NULL)
+    return FALSE;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", 3);
+  guint64 status;
+  if (g_strv_length (lines) < 2
+      || !g_ascii_string_to_unsigned (lines[0], 10, 1, 2, &status, NULL))
+    return FALSE;
+  row->status = status == 2 ? "invalid" : "failed";
+  row->reason = g_strdup (lines[1]);
+  return TRUE;
+}
+
 /* The rows of the sweep in DIR from its manifest; every point must have a
- * valid result. */
+ * valid result or a failure record. */
 static GPtrArray *
 load_rows (const char *dir, char ***axes_out, GError **error)
 {
@@ -470,7 +666,9 @@ load_rows (const char *dir, char ***axes_out, GError **error)
     }
     g_autoptr (GError) why = NULL;
     row->result = load_result (dir, row->file, &why);
-    if (row->result == NULL && missing++ == 0)
+    if (row->result != NULL)
+      row->status = "ok";
+    else if (!load_failure (dir, row->file, row) && missing++ == 0)
       first_missing = g_steal_pointer (&why);
   }
   if (missing > 0) {
@@ -524,6 +722,15 @@ print_table (char *const *axes, const GPtrArray *table)
     for (guint a = 0; axes[a]; a++)
       g_string_append_printf (out, "  %-*s", g_array_index (widths, int, a),
                               row_field (header, row, axes[a]));
+    const char *status = row_field (header, row, "status");
+    if (*status && strcmp (status, "ok") != 0) {
+      /* The reason up to its advice: results.csv has it whole. */
+      const char *reason = row_field (header, row, "reason");
+      const char *advice = strstr (reason, "; ");
+      g_string_append_printf (out, "  %s: %.*s\n", status,
+                              advice ? (int) (advice - reason) : (int) strlen (reason), reason);
+      continue;
+    }
     g_string_append_printf (out, "  %4s  %12.3f  %10.1f  %10.3f  %7.3f  %9.1f%%\n",
                             row_field (header, row, "n_gpus"),
                             row_number (header, row, "iteration_time_s") * 1e3,
@@ -577,14 +784,115 @@ write_plots (const char *dir, char *const *axes, const GPtrArray *table, gboolea
   return TRUE;
 }
 
-/* results.csv, results.jsonl, wall-times.csv (and plots) of the sweep in DIR. */
+/* Give every row of ROWS its verdict under SEL, its columns resolved
+ * against the results' header; print what was chosen and why each other
+ * point was not (PRINTED, to print after the table). FALSE with ERROR set
+ * when a column is unknown (DTS_ERROR_USAGE) or no point meets the
+ * constraints (DTS_ERROR_INVALID; the verdicts are set). */
 static gboolean
-write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
+choose (char *const *axes, GPtrArray *rows, DtsSweepSelect *sel, GString *printed,
+        gboolean *none, GError **error)
+{
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_sweep_write_csv (axes, rows, csv);
+  g_autoptr (GPtrArray) table = dts_csv_parse (csv->str, error);
+  if (table == NULL)
+    return FALSE;
+  g_autofree gboolean *ran = g_new0 (gboolean, rows->len);
+  guint n_ran = 0;
+  for (guint i = 0; i < rows->len; i++)
+    n_ran += ran[i] = ((DtsSweepRow *) g_ptr_array_index (rows, i))->result != NULL;
+  /* Without a run there are only the columns of the sweep itself. */
+  if (n_ran > 0 && !dts_sweep_select_resolve (sel, g_ptr_array_index (table, 0), error))
+    return FALSE;
+  g_autoptr (GArray) verdicts = n_ran > 0 ? dts_sweep_select_apply (sel, table, ran) : NULL;
+  g_autoptr (GString) conds = g_string_new (NULL);
+  for (guint i = 0; i < sel->conds->len; i++) {
+    const DtsSweepCond *c = g_ptr_array_index (sel->conds, i);
+    g_string_append_printf (conds, "%s%s", i ? ", " : "", c->text);
+  }
+  guint n_meet = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    DtsSweepRow *row = g_ptr_array_index (rows, i);
+    DtsSweepVerdict none_ran = { .kind = DTS_SWEEP_VERDICT_DID_NOT_RUN, .broken = -1 };
+    const DtsSweepVerdict *v = verdicts ? &g_array_index (verdicts, DtsSweepVerdict, i)
+                                        : &none_ran;
+    g_free (row->verdict);
+    row->verdict = dts_sweep_verdict_text (sel, v);
+    row->meets = v->kind == DTS_SWEEP_VERDICT_MEETS || v->kind == DTS_SWEEP_VERDICT_BEST
+                 || v->kind == DTS_SWEEP_VERDICT_WORSE;
+    n_meet += row->meets;
+  }
+  g_string_append_printf (printed, "%u of %u points meet the constraints%s%s%s", n_meet,
+                          rows->len, conds->len ? " (" : "", conds->str, conds->len ? ")" : "");
+  if (rows->len - n_ran > 0)
+    g_string_append_printf (printed, "; %u did not run", rows->len - n_ran);
+  if (sel->has_best && n_ran > 0)
+    g_string_append_printf (printed, "; best: %s %s", sel->maximize ? "max" : "min",
+                            sel->best_column);
+  g_string_append (printed, "\n");
+  /* The chosen points first, then every other one with its reason. */
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < rows->len; i++) {
+      DtsSweepRow *row = g_ptr_array_index (rows, i);
+      const DtsSweepVerdict *v = verdicts ? &g_array_index (verdicts, DtsSweepVerdict, i) : NULL;
+      gboolean chosen = v && (v->kind == DTS_SWEEP_VERDICT_BEST
+                              || (v->kind == DTS_SWEEP_VERDICT_MEETS && !sel->has_best));
+      if (chosen != (pass == 0))
+        continue;
+      g_autoptr (GString) values = g_string_new (NULL);
+      for (guint a = 0; axes[a]; a++)
+        g_string_append_printf (values, "%s%s=%s", a ? " " : "", axes[a], row->values[a]);
+      g_string_append_printf (printed, "%-6s point %u (%s)", chosen ? (sel->has_best ? "best" : "meets")
+                                                                    : "other", i + 1, values->str);
+      if (!chosen)
+        g_string_append_printf (printed, ": %s", row->verdict);
+      if (v && sel->has_best
+          && (v->kind == DTS_SWEEP_VERDICT_BEST || v->kind == DTS_SWEEP_VERDICT_WORSE)) {
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        g_string_append_printf (printed, chosen ? ": %s %s" : " (%s %s)", sel->best_column,
+                                g_ascii_formatd (buf, sizeof buf, "%.6g", v->objective));
+      }
+      if (!chosen) {
+        if (v && v->kind == DTS_SWEEP_VERDICT_BROKE) {
+          const DtsSweepCond *c = g_ptr_array_index (sel->conds, v->broken);
+          const char *got = row_field (g_ptr_array_index (table, 0),
+                                       g_ptr_array_index (table, i + 1), c->column);
+          g_string_append_printf (printed, " (%s is %s)", c->column, *got ? got : "empty");
+        }
+        if (row->result == NULL)
+          g_string_append_printf (printed, " (%s)", row->status);
+      }
+      g_string_append_c (printed, '\n');
+    }
+  if (n_meet == 0) {
+    *none = TRUE;
+    g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                 "no point meets the constraints%s%s%s (the verdict column of the results "
+                 "says what each point broke)", conds->len ? " (" : "", conds->str,
+                 conds->len ? ")" : "");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* results.csv, results.jsonl, wall-times.csv (and plots) of the sweep in
+ * DIR, and with SEL the points it chooses. */
+static gboolean
+write_outputs (const char *dir, gboolean plot, gboolean quiet, DtsSweepSelect *sel,
+               GError **error)
 {
   g_auto (GStrv) axes = NULL;
   g_autoptr (GPtrArray) rows = load_rows (dir, &axes, error);
   if (rows == NULL)
     return FALSE;
+  g_autoptr (GString) chosen = g_string_new (NULL);
+  g_autoptr (GError) no_point = NULL;
+  gboolean none = FALSE;
+  if (sel != NULL && !choose (axes, rows, sel, chosen, &none, &no_point) && !none) {
+    g_propagate_error (error, g_steal_pointer (&no_point));
+    return FALSE;
+  }
   g_autoptr (GString) csv = g_string_new (NULL);
   g_autoptr (GString) jsonl = g_string_new (NULL);
   g_autoptr (GString) walls = g_string_new ("point,file,simulation_wall_time_s\n");
@@ -592,7 +900,7 @@ write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
   dts_sweep_write_jsonl (axes, rows, jsonl);
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
-    const char *wall = dts_sweep_result_wall_time (row->result);
+    const char *wall = row->result ? dts_sweep_result_wall_time (row->result) : NULL;
     g_string_append_printf (walls, "%u,", i + 1);
     dts_csv_append_field (walls, row->file);
     g_string_append_printf (walls, ",%s\n", wall ? wall : "");
@@ -605,8 +913,25 @@ write_outputs (const char *dir, gboolean plot, gboolean quiet, GError **error)
   if (table == NULL)
     return FALSE;
   print_table (axes, table);
+  fwrite (chosen->str, 1, chosen->len, stdout);
   printf ("wrote %s/results.csv and %s/results.jsonl (%u points)\n", dir, dir, rows->len);
-  return !plot || write_plots (dir, axes, table, quiet, error);
+  /* The points that did not run have no numbers to plot. */
+  g_autoptr (GPtrArray) ran = g_ptr_array_new ();
+  for (guint r = 0; r < table->len; r++) {
+    const char *status = row_field (g_ptr_array_index (table, 0), g_ptr_array_index (table, r),
+                                    "status");
+    if (r == 0 || *status == '\0' || strcmp (status, "ok") == 0)
+      g_ptr_array_add (ran, g_ptr_array_index (table, r));
+  }
+  if (plot && ran->len < 2 && !quiet)
+    fprintf (stderr, "note: no point ran: no plots\n");
+  else if (plot && !write_plots (dir, axes, ran, quiet, error))
+    return FALSE;
+  if (no_point != NULL) {
+    g_propagate_error (error, g_steal_pointer (&no_point));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- running the points --------------------------------------------------------- */
@@ -621,6 +946,7 @@ typedef struct {
   gint64 t_start;
   gboolean tty;        /* live line */
   gboolean lines;      /* --progress without a terminal: one line per point */
+  gboolean keep_going; /* a run that refuses or fails is a result, not the end */
   GError *error;
 } Runner;
 
@@ -700,8 +1026,17 @@ job_done (GPid pid, gint wait_status, gpointer data)
   const char *values = pt->label;
   if (!g_spawn_check_wait_status (wait_status, &local)) {
     gboolean usage = g_error_matches (local, G_SPAWN_EXIT_ERROR, 2);
+    gboolean refused = usage || g_error_matches (local, G_SPAWN_EXIT_ERROR, 1);
     g_autofree char *why = child_error (job->err, local->message);
-    if (r->error == NULL)
+    g_autofree char *failed = g_strconcat (job->final, ".failed", NULL);
+    g_autoptr (GError) record = NULL;
+    /* Only a run that ended with its own error is a result: a crash or a
+     * kill still stops the sweep. */
+    if (r->keep_going && refused) {
+      g_unlink (job->tmp);
+      if (!write_failure (failed, usage ? 2 : 1, why, &record) && r->error == NULL)
+        r->error = g_steal_pointer (&record);
+    } else if (r->error == NULL)
       g_set_error (&r->error, DTS_ERROR, usage ? DTS_ERROR_USAGE : DTS_ERROR_INVALID,
                    "point %u (%s): %s", job->point + 1, values, why);
   } else {
@@ -714,8 +1049,11 @@ job_done (GPid pid, gint wait_status, gpointer data)
       if (r->error == NULL)
         g_set_error (&r->error, DTS_ERROR, DTS_ERROR_IO, "%s: cannot rename: %s", job->final,
                      g_strerror (errno));
-    } else
+    } else {
+      g_autofree char *failed = g_strconcat (job->final, ".failed", NULL);
       g_unlink (job->err);
+      g_unlink (failed);
+    }
   }
   r->finished++;
   show_progress (r);
@@ -940,7 +1278,8 @@ lock_folder (const char *dir, GError **error)
  * or run those without a result and write the outputs; DIR is locked. */
 static gboolean
 sweep_in_folder (const SweepArgs *a, guint jobs, const char *dir, const char *dtsim,
-                 const DtsSweepPlan *plan, const GArray *points, GError **error)
+                 const DtsSweepPlan *plan, const GArray *points, gboolean keep_going,
+                 DtsSweepSelect *sel, GError **error)
 {
   if (!write_manifest (dir, plan, points, error))
     return FALSE;
@@ -955,20 +1294,24 @@ sweep_in_folder (const SweepArgs *a, guint jobs, const char *dir, const char *dt
     .jobs = jobs,
     .tty = !a->quiet && isatty (STDERR_FILENO),
     .lines = !a->quiet && a->progress && !isatty (STDERR_FILENO),
+    .keep_going = keep_going,
   };
   g_autoptr (GArray) todo = r.todo;
   for (guint p = 0; p < points->len; p++) {
-    g_autoptr (DtsSweepResult) done
-        = load_result (dir, g_array_index (points, Point, p).file, NULL);
-    if (done == NULL)
+    const char *file = g_array_index (points, Point, p).file;
+    g_autoptr (DtsSweepResult) done = load_result (dir, file, NULL);
+    DtsSweepRow failed = { 0 };
+    /* A run that refused its point refuses it again: not run twice. */
+    if (done == NULL && !(keep_going && load_failure (dir, file, &failed)))
       g_array_append_val (todo, p);
+    g_free (failed.reason);
   }
   if (!a->quiet)
     fprintf (stderr, "sweep: %u points, %u to run, %u already done in %s\n", points->len,
              todo->len, points->len - todo->len, dir);
   if (!run_points (&r, error))
     return FALSE;
-  return write_outputs (dir, a->plot, a->quiet, error);
+  return write_outputs (dir, a->plot, a->quiet, sel, error);
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -991,11 +1334,15 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
            "results into DIR/results.csv (one row per point: axis values, inputs,\n"
            "outputs, speed-up and efficiency against the first point of each series)\n"
            "and DIR/results.jsonl. Finished points are kept in DIR/points/ and not run\n"
-           "again. See doc/SWEEP.md.");
+           "again. --where and --best choose among the points: the best are printed\n"
+           "after the table, with the constraint every other point broke. See\n"
+           "doc/SWEEP.md.");
   g_option_context_set_description (
       ctx, "Examples:\n"
            "  dtsim sweep --vary gpus=4,8,16 --vary 'link:*-ib.bandwidth=25Gbps,100Gbps' -j 2\n"
            "  dtsim sweep --vary batch-size=32:256:x2 --workload vgg16 --plot\n"
+           "  dtsim sweep --vary mesh=auto --workload vgg16 --platform dgxa100-x8 --global-batch 512 "
+           "--where fits --best max:throughput_samples_per_s\n"
            "  dtsim sweep --vary gpus=2,4 --emit parallel -o study && sh study/jobs.txt\n"
            "  dtsim sweep --collect study\n");
   add_entries (ctx, &a);
@@ -1009,6 +1356,10 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   char **base = argv + 1;
   if (*base != NULL && strcmp (*base, "--") == 0)
     base++;
+  g_autoptr (DtsSweepSelect) sel = NULL;
+  if ((a.where != NULL || a.best != NULL)
+      && (sel = dts_sweep_select_new (a.where, a.best, error)) == NULL)
+    return FALSE;
 
   if (a.collect != NULL) {
     if (a.vary != NULL || *base != NULL || a.emit != NULL) {
@@ -1019,11 +1370,11 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
     }
     /* A folder that is not there has no manifest: write_outputs says so. */
     if (!g_file_test (a.collect, G_FILE_TEST_IS_DIR))
-      return write_outputs (a.collect, a.plot, a.quiet, error);
+      return write_outputs (a.collect, a.plot, a.quiet, sel, error);
     int lock = lock_folder (a.collect, error);
     if (lock < 0)
       return FALSE;
-    gboolean ok = write_outputs (a.collect, a.plot, a.quiet, error);
+    gboolean ok = write_outputs (a.collect, a.plot, a.quiet, sel, error);
     close (lock);
     return ok;
   }
@@ -1032,6 +1383,12 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   if (!dts_cli_parse_int_option ("jobs", a.jobs, 1, 1024, &jobs, error)
       || !check_base (base, error))
     return FALSE;
+  if (sel != NULL && a.emit != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--where and --best choose among results: give them to --collect once the "
+                 "jobs have run");
+    return FALSE;
+  }
   if (a.emit != NULL && strcmp (a.emit, "slurm") != 0 && strcmp (a.emit, "parallel") != 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "unknown --emit '%s' (known: slurm, "
                  "parallel)", a.emit);
@@ -1039,9 +1396,57 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   }
   if (a.output != NULL && a.output[0] == '\0')
     return dts_cli_bad_option ("output", a.output, "a directory", error);
-  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (a.vary, a.zip, error);
+  int global_batch = 0, mbs = 0;
+  if (!dts_cli_parse_int_option ("global-batch", a.global_batch, 1, 1 << 30, &global_batch,
+                                 error)
+      || !dts_cli_parse_int_option ("micro-batch-size", a.micro_batch_size, 1, 1 << 30, &mbs,
+                                    error))
+    return FALSE;
+  if (mbs > 0 && global_batch == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batch-size needs --global-batch (the micro-batches of a split are "
+                 "the global batch over DP x micro-batch size)");
+    return FALSE;
+  }
+  g_autoptr (GString) mesh_note = g_string_new (NULL);
+  g_auto (GStrv) vary = expand_mesh (a.vary, base, global_batch, mbs, mesh_note, error);
+  if (vary == NULL)
+    return FALSE;
+  g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (vary, a.zip, error);
   if (plan == NULL)
     return FALSE;
+  gboolean mesh = FALSE;
+  for (guint i = 0; i < plan->axes->len; i++) {
+    DtsSweepAxis *axis = g_ptr_array_index (plan->axes, i);
+    if (axis->kind == DTS_SWEEP_OPTION && global_batch > 0
+        && (strcmp (axis->target, "batch-size") == 0
+            || strcmp (axis->target, "micro-batches") == 0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--vary '%s': --global-batch sets --%s at every split", axis->key,
+                   axis->target);
+      return FALSE;
+    }
+    if (axis->kind != DTS_SWEEP_MESH)
+      continue;
+    mesh = TRUE;
+    axis->global_batch = global_batch;
+    axis->micro_batch_size = mbs;
+    for (char **v = axis->values; *v && global_batch > 0; v++) {
+      int t, p, d;
+      if (dts_sweep_mesh_parse (*v, &t, &p, &d, NULL)
+          && global_batch % ((gint64) d * MAX (mbs, 1)) != 0) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary mesh: split %s: DP %d x micro-batch size %d does not divide "
+                     "--global-batch %d", *v, d, MAX (mbs, 1), global_batch);
+        return FALSE;
+      }
+    }
+  }
+  if (global_batch > 0 && !mesh) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--global-batch applies to the splits of a mesh axis: give --vary mesh=...");
+    return FALSE;
+  }
   const char *dir = a.output ? a.output : DEFAULT_OUTPUT;
   g_autofree char *dtsim = a.dtsim ? g_strdup (a.dtsim) : default_dtsim ();
   g_autoptr (GArray) points = make_points (plan, base, error);
@@ -1057,7 +1462,13 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   int lock = lock_folder (dir, error);
   if (lock < 0)
     return FALSE;
-  gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, error);
+  gboolean keep_going = sel != NULL || mesh;
+  if (mesh_note->len > 0) {
+    fputs (mesh_note->str, stdout);
+    fflush (stdout);
+  }
+  gboolean ok = sweep_in_folder (&a, (guint) jobs, dir, dtsim, plan, points, keep_going, sel,
+                                 error);
   close (lock);
   return ok;
 }

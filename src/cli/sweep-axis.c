@@ -3,7 +3,12 @@
  * An axis is `KEY=VALUES`:
  *   KEY     a long option of `dtsim run` (gpus, batch-size, workload, platform,
  *           collective, bucket-size, no-overlap, ...), `nodes` (the first N
- *           nodes of the point's platform, as --gpus), or a what-if target:
+ *           nodes of the point's platform, as --gpus), `mesh` (TPxPPxDP
+ *           splits run as --strategy hybrid; `auto`, replaced by cmd-sweep.c
+ *           with the splits of the GPUs that dts_sweep_mesh_enumerate keeps:
+ *           every T*P*D = GPUs with T dividing the GPUs of a node, Megatron's
+ *           rule that tensor parallelism stays inside a node, and with a
+ *           global batch D x micro-batch size dividing it), or a what-if target:
  *           `link:GLOB.FIELD`, `host:GLOB.FIELD`, `gpu:GLOB.FIELD` or
  *           `set:TARGET` for `run --set TARGET=V`, `scale:TARGET` for
  *           `run --scale TARGET=V` (network.bandwidth, gpu.flops, link:...);
@@ -153,9 +158,68 @@ static const char *const reserved[] = { "format",   "quiet",    "config",       
                                         "help",     "per-rank", "timeline",       "timeline-ascii",
                                         "progress", "dump-plan", NULL };
 
+gboolean
+dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "x", -1);
+  guint64 v[3];
+  gboolean ok = g_strv_length (parts) == 3;
+  for (guint i = 0; ok && i < 3; i++)
+    ok = g_ascii_string_to_unsigned (parts[i], 10, 1, 1 << 20, &v[i], NULL);
+  if (!ok || v[0] * v[1] * v[2] > (1 << 20)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "mesh: '%s' is not a split TPxPPxDP (three integers from 1, at most %d GPUs "
+                 "in all: 8x4x2), nor auto", text, 1 << 20);
+    return FALSE;
+  }
+  *tp = (int) v[0];
+  *pp = (int) v[1];
+  *dp = (int) v[2];
+  return TRUE;
+}
+
+char **
+dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
+                          int micro_batch_size, guint excluded[DTS_SWEEP_MESH_N_EXCLUDED])
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  for (int i = 0; i < DTS_SWEEP_MESH_N_EXCLUDED; i++)
+    excluded[i] = 0;
+  int mbs = MAX (micro_batch_size, 1);
+  for (int t = 1; t <= n_gpus; t++) {
+    if (n_gpus % t != 0)
+      continue;
+    for (int p = 1; p <= n_gpus / t; p++) {
+      if ((n_gpus / t) % p != 0)
+        continue;
+      int d = n_gpus / t / p;
+      if (gpus_per_node % t != 0)
+        excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES]++;
+      else if (global_batch > 0 && global_batch % ((gint64) d * mbs) != 0)
+        excluded[DTS_SWEEP_MESH_BATCH]++;
+      else
+        g_ptr_array_add (out, g_strdup_printf ("%dx%dx%d", t, p, d));
+    }
+  }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
 static gboolean
 classify_option (DtsSweepAxis *axis, GError **error)
 {
+  if (strcmp (axis->key, "mesh") == 0) {
+    axis->kind = DTS_SWEEP_MESH;
+    axis->target = g_strdup ("gpus");
+    if (strcmp (axis->values[0], "auto") == 0 && axis->values[1] == NULL)
+      return TRUE;
+    for (char **v = axis->values; *v; v++) {
+      int t, p, d;
+      if (!dts_sweep_mesh_parse (*v, &t, &p, &d, error))
+        return FALSE;
+    }
+    return TRUE;
+  }
   if (strcmp (axis->key, "nodes") == 0) {
     axis->kind = DTS_SWEEP_NODES;
     axis->target = g_strdup ("gpus");
@@ -275,6 +339,24 @@ dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *ar
   case DTS_SWEEP_NODES:
     /* The GPU count depends on the platform: cmd-sweep.c adds --gpus. */
     break;
+  case DTS_SWEEP_MESH: {
+    int t, p, d;
+    /* Checked by the parser (cmd-sweep.c replaces auto by the splits). */
+    if (!dts_sweep_mesh_parse (v, &t, &p, &d, NULL))
+      g_return_if_reached ();
+    g_ptr_array_add (args, g_strdup ("--strategy=hybrid"));
+    g_ptr_array_add (args, g_strdup_printf ("--tensor-parallel=%d", t));
+    g_ptr_array_add (args, g_strdup_printf ("--stages=%d", p));
+    g_ptr_array_add (args, g_strdup_printf ("--dp=%d", d));
+    g_ptr_array_add (args, g_strdup_printf ("--gpus=%d", t * p * d));
+    if (axis->global_batch > 0) {
+      g_ptr_array_add (args, g_strdup_printf ("--batch-size=%d", axis->global_batch / d));
+      if (axis->micro_batch_size > 0)
+        g_ptr_array_add (args, g_strdup_printf ("--micro-batches=%d",
+                                                axis->global_batch / d / axis->micro_batch_size));
+    }
+    break;
+  }
   case DTS_SWEEP_SET:
   case DTS_SWEEP_SCALE:
     g_ptr_array_add (args, g_strdup (axis->kind == DTS_SWEEP_SET ? "--set" : "--scale"));
@@ -317,6 +399,19 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                      "--vary: axes '%s' and '%s' both set '%s' (the second would replace the "
                      "first)", other->key, axis->key, axis->target);
+        return NULL;
+      }
+      /* A split sets the strategy, the degrees, the GPUs and the batch. */
+      static const char *const by_mesh[] = { "strategy", "tensor-parallel", "stages", "dp",
+                                             "stage-dp", "partition", NULL };
+      const DtsSweepAxis *mesh = other->kind == DTS_SWEEP_MESH ? other
+                                 : axis->kind == DTS_SWEEP_MESH ? axis : NULL;
+      const DtsSweepAxis *opt = mesh == other ? axis : other;
+      if (mesh != NULL && opt->kind == DTS_SWEEP_OPTION
+          && g_strv_contains (by_mesh, opt->target)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--vary: axis 'mesh' sets --%s (with --strategy, --tensor-parallel, "
+                     "--stages, --dp and --gpus): it cannot be an axis beside it", opt->target);
         return NULL;
       }
       if (strcmp (other->target, axis->target) == 0 && other->kind != DTS_SWEEP_SET

@@ -288,6 +288,8 @@ dts_sweep_row_free (DtsSweepRow *row)
   g_strfreev (row->values);
   g_free (row->series_label);
   g_free (row->file);
+  g_free (row->reason);
+  g_free (row->verdict);
   dts_sweep_result_free (row->result);
   g_free (row);
 }
@@ -355,7 +357,8 @@ typedef struct {
   double ideal, speedup, efficiency;
 } Derived;
 
-/* Derived values of every row against the first row of its series. */
+/* Derived values of every row against the first row of its series that
+ * ran (NaN for a row that did not). */
 static GArray *
 derive (const GPtrArray *rows)
 {
@@ -364,6 +367,11 @@ derive (const GPtrArray *rows)
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
     gpointer key = GUINT_TO_POINTER (row->series + 1);
+    if (row->result == NULL) {
+      Derived none = { NAN, NAN, NAN };
+      g_array_append_val (out, none);
+      continue;
+    }
     if (!g_hash_table_contains (first, key))
       g_hash_table_insert (first, key, (gpointer) row);
     const DtsSweepRow *f = g_hash_table_lookup (first, key);
@@ -397,7 +405,8 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
     GHashTable *values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
-    flatten (row->result->root, "", seen, values);
+    if (row->result != NULL)
+      flatten (row->result->root, "", seen, values);
     for (guint k = 0; k < seen->len; k++) {
       gboolean have = FALSE;
       for (guint c = 0; c < columns->len && !have; c++)
@@ -408,6 +417,12 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     g_ptr_array_add (per_row, values);
   }
   g_autoptr (GArray) derived = derive (rows);
+  gboolean status = FALSE, verdicts = FALSE;
+  for (guint i = 0; i < rows->len; i++) {
+    const DtsSweepRow *row = g_ptr_array_index (rows, i);
+    status = status || row->result == NULL;
+    verdicts = verdicts || row->verdict != NULL;
+  }
 
   g_string_append (csv, "point,series");
   for (char *const *a = axes; *a; a++) {
@@ -427,7 +442,9 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
       g_string_append (csv, "run.");
     dts_csv_append_field (csv, name);
   }
-  g_string_append (csv, ",ideal_speedup,speedup,efficiency\n");
+  g_string_append_printf (csv, ",ideal_speedup,speedup,efficiency%s%s\n",
+                          status ? ",status,reason" : "",
+                          verdicts ? ",meets_constraints,verdict" : "");
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
     GHashTable *values = g_ptr_array_index (per_row, i);
@@ -449,6 +466,14 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     append_number (csv, d->speedup, "");
     g_string_append_c (csv, ',');
     append_number (csv, d->efficiency, "");
+    if (status) {
+      g_string_append_printf (csv, ",%s,", row->status ? row->status : "ok");
+      dts_csv_append_field (csv, row->reason ? row->reason : "");
+    }
+    if (verdicts) {
+      g_string_append_printf (csv, ",%s,", row->meets ? "true" : "false");
+      dts_csv_append_field (csv, row->verdict ? row->verdict : "");
+    }
     g_string_append_c (csv, '\n');
   }
 }
@@ -515,6 +540,12 @@ void
 dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl)
 {
   g_autoptr (GArray) derived = derive (rows);
+  gboolean status = FALSE, verdicts = FALSE;
+  for (guint i = 0; i < rows->len; i++) {
+    const DtsSweepRow *row = g_ptr_array_index (rows, i);
+    status = status || row->result == NULL;
+    verdicts = verdicts || row->verdict != NULL;
+  }
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
     const Derived *d = &g_array_index (derived, Derived, i);
@@ -534,8 +565,24 @@ dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl)
     append_number (jsonl, d->speedup, "null");
     g_string_append (jsonl, ",\"efficiency\":");
     append_number (jsonl, d->efficiency, "null");
+    if (status) {
+      g_string_append_printf (jsonl, ",\"status\":\"%s\",\"reason\":",
+                              row->status ? row->status : "ok");
+      if (row->reason)
+        append_json_string (jsonl, row->reason);
+      else
+        g_string_append (jsonl, "null");
+    }
+    if (verdicts) {
+      g_string_append_printf (jsonl, ",\"meets_constraints\":%s,\"verdict\":",
+                              row->meets ? "true" : "false");
+      append_json_string (jsonl, row->verdict ? row->verdict : "");
+    }
     g_string_append (jsonl, ",\"run\":");
-    write_compact (row->result->root, "", jsonl);
+    if (row->result)
+      write_compact (row->result->root, "", jsonl);
+    else
+      g_string_append (jsonl, "null");
     g_string_append (jsonl, "}\n");
   }
 }

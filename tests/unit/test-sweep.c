@@ -1,6 +1,7 @@
 /* test-sweep.c - dtsim sweep's axis parser (values, ranges, kinds, points,
- * series) and its result writers (JSON reader, results.csv, results.jsonl,
- * the CSV reader of dtsim plot). */
+ * series, mesh splits), its result writers (JSON reader, results.csv,
+ * results.jsonl, the CSV reader of dtsim plot) and its choice among the
+ * points (--where, --best). */
 #include "config.h"
 
 #include <string.h>
@@ -408,6 +409,271 @@ START_TEST (test_csv_quoting_and_reader)
 }
 END_TEST
 
+/* A failed row: no result, its status and reason. */
+static DtsSweepRow *
+row_failed (const char *v1, const char *v2, guint series, const char *label)
+{
+  DtsSweepRow *row = g_new0 (DtsSweepRow, 1);
+  row->values = g_strdupv ((char *[]){ (char *) v1, (char *) v2, NULL });
+  row->series = series;
+  row->series_label = g_strdup (label);
+  row->file = g_strdup ("points/y.json");
+  row->status = "invalid";
+  row->reason = g_strdup ("--gpus 0, refused");
+  return row;
+}
+
+START_TEST (test_csv_failed_rows)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_row_free);
+  g_autofree char *j2 = run_json (8, "1800", "");
+  g_autofree char *j3 = run_json (16, "3000", "");
+  /* The first point of the series did not run: the next one is the reference. */
+  g_ptr_array_add (rows, row_failed ("4", "1", 0, "bw=1"));
+  g_ptr_array_add (rows, row_new (j2, "8", "1", 0, "bw=1"));
+  g_ptr_array_add (rows, row_new (j3, "16", "1", 0, "bw=1"));
+  ((DtsSweepRow *) g_ptr_array_index (rows, 1))->status = "ok";
+  char *axes[] = { (char *) "gpus", (char *) "bw", NULL };
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_sweep_write_csv (axes, rows, csv);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) table = dts_csv_parse (csv->str, &error);
+  ck_assert_ptr_nonnull (table);
+  char **h = g_ptr_array_index (table, 0), **r1 = g_ptr_array_index (table, 1),
+       **r3 = g_ptr_array_index (table, 3);
+  guint n = g_strv_length (h);
+  ck_assert_str_eq (h[n - 2], "status");
+  ck_assert_str_eq (h[n - 1], "reason");
+  ck_assert_str_eq (r1[n - 2], "invalid");
+  ck_assert_str_eq (r1[n - 1], "--gpus 0, refused");
+  ck_assert_str_eq (r1[4], ""); /* n_gpus */
+  ck_assert_str_eq (r1[n - 3], ""); /* efficiency */
+  ck_assert_str_eq (r3[n - 2], "ok");
+  ck_assert_str_eq (r3[n - 4], "1.66666667"); /* speedup against point 2 */
+
+  /* Verdicts add two columns; the JSON of a failed row has a null run. */
+  ((DtsSweepRow *) g_ptr_array_index (rows, 1))->verdict = g_strdup ("best");
+  ((DtsSweepRow *) g_ptr_array_index (rows, 1))->meets = TRUE;
+  g_autoptr (GString) jsonl = g_string_new (NULL);
+  dts_sweep_write_jsonl (axes, rows, jsonl);
+  g_auto (GStrv) lines = g_strsplit (jsonl->str, "\n", -1);
+  ck_assert_str_eq (lines[0],
+                    "{\"point\":1,\"series\":\"bw=1\",\"axes\":{\"gpus\":\"4\",\"bw\":\"1\"},"
+                    "\"ideal_speedup\":null,\"speedup\":null,\"efficiency\":null,"
+                    "\"status\":\"invalid\",\"reason\":\"--gpus 0, refused\","
+                    "\"meets_constraints\":false,\"verdict\":\"\",\"run\":null}");
+  ck_assert_ptr_nonnull (strstr (lines[1], "\"status\":\"ok\",\"reason\":null,"
+                                           "\"meets_constraints\":true,\"verdict\":\"best\""));
+}
+END_TEST
+
+START_TEST (test_cond_parse)
+{
+  static const struct {
+    const char *text;
+    const char *name;
+    DtsSweepOp op;
+    const char *value;
+  } cases[] = {
+    { "minibatch_mean>=240", "minibatch_mean", DTS_SWEEP_OP_GE, "240" },
+    { " a <= -1.5e3 ", "a", DTS_SWEEP_OP_LE, "-1.5e3" },
+    { "a>0", "a", DTS_SWEEP_OP_GT, "0" },
+    { "a<0", "a", DTS_SWEEP_OP_LT, "0" },
+    { "options.precision == fp16", "options.precision", DTS_SWEEP_OP_EQ, "fp16" },
+    { "link:*-ib.bandwidth!=25Gbps", "link:*-ib.bandwidth", DTS_SWEEP_OP_NE, "25Gbps" },
+    { "fits", "fits", DTS_SWEEP_OP_TRUE, NULL },
+    { "!fits", "fits", DTS_SWEEP_OP_FALSE, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DtsSweepCond) c = dts_sweep_cond_parse (cases[i].text, &error);
+    ck_assert_msg (c != NULL, "%s: %s", cases[i].text, error ? error->message : "");
+    ck_assert_str_eq (c->name, cases[i].name);
+    ck_assert_int_eq (c->op, cases[i].op);
+    if (cases[i].value)
+      ck_assert_str_eq (c->value, cases[i].value);
+    else
+      ck_assert_ptr_null (c->value);
+  }
+  static const struct {
+    const char *text;
+    const char *fragment;
+  } bad[] = {
+    { "a=>3", "bad operator '=>'" },
+    { "a=3", "bad operator '='" },
+    { "a<>3", "bad operator '<>'" },
+    { "a>=", "no value after the operator" },
+    { ">=3", "expected COLUMN OP VALUE" },
+    { "", "expected COLUMN OP VALUE" },
+    { "!a>3", "'!' negates a bare column only" },
+    { "a>fast", "'fast' is not a number" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (GError) error = NULL;
+    ck_assert_msg (dts_sweep_cond_parse (bad[i].text, &error) == NULL, "%s", bad[i].text);
+    dts_test_assert_error (error, DTS_ERROR_USAGE, bad[i].fragment, NULL);
+  }
+  g_autoptr (GError) error = NULL;
+  ck_assert_ptr_null (dts_sweep_select_new (NULL, "max", &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "expected max:COLUMN or min:COLUMN", NULL);
+  g_clear_error (&error);
+  ck_assert_ptr_null (dts_sweep_select_new (NULL, "max:", &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "expected max:COLUMN", NULL);
+}
+END_TEST
+
+/* A parsed table: header and rows of "a,b,memory.fits,x.bytes,y.bytes,speed". */
+static GPtrArray *
+select_table (void)
+{
+  g_autoptr (GError) error = NULL;
+  GPtrArray *t = dts_csv_parse ("point,mode,memory.fits,x.bytes,y.bytes,speed\n"
+                                "1,ring,true,1,2,10\n"
+                                "2,tree,false,1,2,30\n"
+                                "3,ring,true,5,2,20\n"
+                                "4,ring,true,1,2,20\n"
+                                "5,,,,,\n"
+                                "6,ring,true,1,2,\n",
+                                &error);
+  ck_assert_ptr_nonnull (t);
+  return t;
+}
+
+START_TEST (test_select_resolve_and_apply)
+{
+  g_autoptr (GPtrArray) table = select_table ();
+  char **header = g_ptr_array_index (table, 0);
+  char *where[] = { (char *) "fits", (char *) "x.bytes<=1", (char *) "mode==ring", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepSelect) sel = dts_sweep_select_new (where, "max:speed", &error);
+  ck_assert_ptr_nonnull (sel);
+  ck_assert (dts_sweep_select_resolve (sel, header, &error));
+  ck_assert_str_eq (((DtsSweepCond *) g_ptr_array_index (sel->conds, 0))->column, "memory.fits");
+  gboolean ran[] = { TRUE, TRUE, TRUE, TRUE, FALSE, TRUE };
+  g_autoptr (GArray) v = dts_sweep_select_apply (sel, table, ran);
+  ck_assert_uint_eq (v->len, 6);
+  static const DtsSweepVerdictKind kinds[] = {
+    DTS_SWEEP_VERDICT_WORSE, DTS_SWEEP_VERDICT_BROKE,       DTS_SWEEP_VERDICT_BROKE,
+    DTS_SWEEP_VERDICT_BEST,  DTS_SWEEP_VERDICT_DID_NOT_RUN, DTS_SWEEP_VERDICT_NO_OBJECTIVE,
+  };
+  for (guint i = 0; i < 6; i++)
+    ck_assert_msg (g_array_index (v, DtsSweepVerdict, i).kind == kinds[i], "point %u", i + 1);
+  /* The first broken condition, in --where order. */
+  ck_assert_int_eq (g_array_index (v, DtsSweepVerdict, 1).broken, 0);
+  ck_assert_int_eq (g_array_index (v, DtsSweepVerdict, 2).broken, 1);
+  g_autofree char *t1 = dts_sweep_verdict_text (sel, &g_array_index (v, DtsSweepVerdict, 1));
+  ck_assert_str_eq (t1, "broke fits");
+  g_autofree char *t0 = dts_sweep_verdict_text (sel, &g_array_index (v, DtsSweepVerdict, 0));
+  ck_assert_str_eq (t0, "lower than best");
+
+  /* min: ties are all best; without --best every point that meets is MEETS. */
+  char *none[] = { (char *) "speed>=20", NULL };
+  g_autoptr (DtsSweepSelect) tie = dts_sweep_select_new (none, "min:speed", &error);
+  ck_assert (dts_sweep_select_resolve (tie, header, &error));
+  g_autoptr (GArray) vt = dts_sweep_select_apply (tie, table, ran);
+  ck_assert_int_eq (g_array_index (vt, DtsSweepVerdict, 2).kind, DTS_SWEEP_VERDICT_BEST);
+  ck_assert_int_eq (g_array_index (vt, DtsSweepVerdict, 3).kind, DTS_SWEEP_VERDICT_BEST);
+  ck_assert_int_eq (g_array_index (vt, DtsSweepVerdict, 1).kind, DTS_SWEEP_VERDICT_WORSE);
+  g_autoptr (DtsSweepSelect) plain = dts_sweep_select_new (none, NULL, &error);
+  ck_assert (dts_sweep_select_resolve (plain, header, &error));
+  g_autoptr (GArray) vp = dts_sweep_select_apply (plain, table, ran);
+  ck_assert_int_eq (g_array_index (vp, DtsSweepVerdict, 1).kind, DTS_SWEEP_VERDICT_MEETS);
+  ck_assert_int_eq (g_array_index (vp, DtsSweepVerdict, 0).kind, DTS_SWEEP_VERDICT_BROKE);
+  /* An empty field breaks any condition, != included. */
+  ck_assert_int_eq (g_array_index (vp, DtsSweepVerdict, 5).kind, DTS_SWEEP_VERDICT_BROKE);
+}
+END_TEST
+
+START_TEST (test_select_resolve_errors)
+{
+  g_autoptr (GPtrArray) table = select_table ();
+  char **header = g_ptr_array_index (table, 0);
+  char *unknown[] = { (char *) "fitz", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepSelect) a = dts_sweep_select_new (unknown, NULL, &error);
+  ck_assert (!dts_sweep_select_resolve (a, header, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "--where 'fitz': unknown column 'fitz'",
+                         "known: point, mode, memory.fits, x.bytes, y.bytes, speed;", NULL);
+  g_clear_error (&error);
+  char *ambiguous[] = { (char *) "bytes>0", NULL };
+  g_autoptr (DtsSweepSelect) b = dts_sweep_select_new (ambiguous, NULL, &error);
+  ck_assert (!dts_sweep_select_resolve (b, header, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "column 'bytes' is ambiguous",
+                         "x.bytes, y.bytes", NULL);
+  g_clear_error (&error);
+  g_autoptr (DtsSweepSelect) c = dts_sweep_select_new (NULL, "min:slow", &error);
+  ck_assert (!dts_sweep_select_resolve (c, header, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "--best 'min:slow': unknown column 'slow'",
+                         NULL);
+}
+END_TEST
+
+START_TEST (test_mesh_enumerate)
+{
+  guint ex[DTS_SWEEP_MESH_N_EXCLUDED];
+  /* Every factorisation of 8 on nodes of 8, TP ascending, then PP. */
+  g_auto (GStrv) all = dts_sweep_mesh_enumerate (8, 8, 0, 0, ex);
+  const char *const expected[] = { "1x1x8", "1x2x4", "1x4x2", "1x8x1", "2x1x4",
+                                   "2x2x2", "2x4x1", "4x1x2", "4x2x1", "8x1x1", NULL };
+  ck_assert_uint_eq (g_strv_length (all), 10);
+  for (guint i = 0; expected[i]; i++)
+    ck_assert_str_eq (all[i], expected[i]);
+  ck_assert_uint_eq (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 0);
+  /* Nodes of 4: 8x1x1 would cross nodes; a global batch of 64 in
+   * micro-batches of 16: DP 8 cannot share it. */
+  g_auto (GStrv) some = dts_sweep_mesh_enumerate (8, 4, 64, 16, ex);
+  ck_assert_uint_eq (g_strv_length (some), 8);
+  ck_assert_str_eq (some[0], "1x2x4");
+  ck_assert_str_eq (some[7], "4x2x1");
+  ck_assert_uint_eq (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 1);
+  ck_assert_uint_eq (ex[DTS_SWEEP_MESH_BATCH], 1);
+  /* A prime count: TP of 1 alone on nodes of 8 (7 does not divide 8). */
+  g_auto (GStrv) prime = dts_sweep_mesh_enumerate (7, 8, 0, 0, ex);
+  ck_assert_uint_eq (g_strv_length (prime), 2);
+  ck_assert_str_eq (prime[0], "1x1x7");
+  ck_assert_str_eq (prime[1], "1x7x1");
+  ck_assert_uint_eq (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 1);
+  /* The count of splits is the number of ordered factorisations into 3. */
+  for (int n = 1; n <= 64; n++) {
+    g_auto (GStrv) s = dts_sweep_mesh_enumerate (n, n, 0, 0, ex);
+    guint count = 0;
+    for (int t = 1; t <= n; t++)
+      for (int p = 1; p <= n; p++)
+        count += n % t == 0 && (n / t) % p == 0;
+    ck_assert_uint_eq (g_strv_length (s), count);
+    for (char **x = s; *x; x++) {
+      int t, p, d;
+      ck_assert (dts_sweep_mesh_parse (*x, &t, &p, &d, NULL));
+      ck_assert_int_eq (t * p * d, n);
+    }
+  }
+}
+END_TEST
+
+START_TEST (test_mesh_axis)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepAxis) axis = dts_sweep_axis_parse ("mesh=8x4x2,1x2x3", &error);
+  ck_assert_msg (axis != NULL, "%s", error ? error->message : "");
+  ck_assert_int_eq (axis->kind, DTS_SWEEP_MESH);
+  axis->global_batch = 128;
+  axis->micro_batch_size = 2;
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  dts_sweep_axis_append_args (axis, 0, args);
+  g_ptr_array_add (args, NULL);
+  g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
+  ck_assert_str_eq (joined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 --gpus=64 "
+                            "--batch-size=64 --micro-batches=32");
+  static const char *const bad[] = { "mesh=8x4", "mesh=0x1x1", "mesh=2x2x2x2", "mesh=ax1x1",
+                                     "mesh=auto,2x2x2", "mesh=1024x1024x2", NULL };
+  for (const char *const *b = bad; *b; b++) {
+    g_autoptr (GError) e = NULL;
+    ck_assert_msg (dts_sweep_axis_parse (*b, &e) == NULL, "%s", *b);
+    dts_test_assert_error (e, DTS_ERROR_USAGE, "is not a split TPxPPxDP", NULL);
+  }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -426,6 +692,14 @@ main (void)
   tcase_add_test (tr, test_result_parse_errors);
   tcase_add_test (tr, test_derived_not_finite);
   tcase_add_test (tr, test_csv_quoting_and_reader);
+  tcase_add_test (tr, test_csv_failed_rows);
   suite_add_tcase (s, tr);
+  TCase *tc = tcase_create ("choose");
+  tcase_add_test (tc, test_cond_parse);
+  tcase_add_test (tc, test_select_resolve_and_apply);
+  tcase_add_test (tc, test_select_resolve_errors);
+  tcase_add_test (tc, test_mesh_enumerate);
+  tcase_add_test (tc, test_mesh_axis);
+  suite_add_tcase (s, tc);
   return dts_test_run (s);
 }
