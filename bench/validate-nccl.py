@@ -150,9 +150,9 @@ def simulate(build, env, platform, n, sizes, coll_args):
 class Config:
     """One measured configuration and how it runs: ROWS are (size, measured s)."""
 
-    def __init__(self, label, rows, platform_of, n=0, role="report"):
-        self.label, self.rows, self.platform_of, self.n, self.role = (
-            label, rows, platform_of, n, role)
+    def __init__(self, label, rows, platform_of, gpus, n=0, role="report"):
+        self.label, self.rows, self.platform_of, self.gpus, self.n, self.role = (
+            label, rows, platform_of, gpus, n, role)
 
 
 def vidur_configs(build, env, tmp, shared, quick):
@@ -172,15 +172,15 @@ def vidur_configs(build, env, tmp, shared, quick):
             gpu, bw = (("A100-SXM4-80GB", "300GB/s") if cluster == "a100_dgx"
                        else ("H100-SXM5-80GB", "450GB/s"))
             configs.append(Config(label, rows[key],
-                                  lambda nic, g=gpu, b=bw: dgx_node(build, env, tmp, g, b), n))
+                                  lambda nic, g=gpu, b=bw: dgx_node(build, env, tmp, g, b), n, n))
         elif cluster == "a100_dgx" and n == 2 * per_node:
             configs.append(Config(label, rows[key],
-                                  lambda nic, d=per_node: dgx_pair(build, env, tmp, d, nic),
+                                  lambda nic, d=per_node: dgx_pair(build, env, tmp, d, nic), n,
                                   role="calibrate" if per_node == 1 else "report"))
         elif cluster.endswith("_pairwise_nvlink") and n == 2:
             gpu = "A100-PCIE-80GB" if cluster.startswith("a100") else "H100-SXM5-80GB"
             configs.append(Config(label, rows[key],
-                                  lambda nic, g=gpu: nvlink_pair(build, env, tmp, g), n))
+                                  lambda nic, g=gpu: nvlink_pair(build, env, tmp, g), n, n))
         else:
             skipped.append((label, len(rows[key])))
     return configs, skipped
@@ -202,7 +202,7 @@ def vtrain_configs(build, env, tmp, shared, quick):
         else:
             platform_of = lambda nic: "dgx1-v100"
             label = "V100 x %d (dgx1-v100)" % n
-        configs.append(Config(label, rows[key], platform_of, n))
+        configs.append(Config(label, rows[key], platform_of, n, n))
     return configs, []
 
 
@@ -276,6 +276,35 @@ HEAD = ("| configuration | band | rows | nccl MAPE | nccl bias | nccl model MAPE
         "|---|---|---:|---:|---:|---:|---:|---:|---:|")
 
 
+def line_fit(points, time_of):
+    """(a, b) of the line t = a + b S closest to the points in relative
+    error (least squares weighted by 1 / measured^2)."""
+    sw = sx = sy = sxx = sxy = 0.0
+    for size, meas, sim in points:
+        w, y = 1 / meas ** 2, time_of(meas, sim)
+        sw, sx, sy, sxx, sxy = sw + w, sx + w * size, sy + w * y, sxx + w * size ** 2, sxy + w * size * y
+    b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx)
+    return (sy - b * sx) / sw, b
+
+
+def print_lines(results):
+    print("\nLines t = a + 2(N-1)/N x S / busbw fitted to the rows of 1 MiB and more "
+          "(least relative squares), measured against nccl's simulated times:\n")
+    print("| configuration | rows | measured a us | measured busbw GB/s | nccl a us "
+          "| nccl busbw GB/s |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for c, points in results:
+        pts = [p for p in points if p[0] >= MiB]
+        if len(set(p[0] for p in pts)) < 2:
+            continue
+        f = 2 * (c.gpus - 1) / c.gpus
+        ma, mb = line_fit(pts, lambda meas, sim: meas)
+        sa, sb = line_fit(pts, lambda meas, sim: sim["nccl"][0])
+        label = c.label + (" (calibration)" if c.role == "calibrate" else "")
+        print("| %s | %d | %.1f | %.1f | %.1f | %.1f |"
+              % (label, len(pts), 1e6 * ma, f / mb / 1e9, 1e6 * sa, f / sb / 1e9))
+
+
 def print_tables(results, skipped):
     print(HEAD)
     for c, points in results:
@@ -333,7 +362,9 @@ def main():
         if nic is not None:
             print("Inter-node NIC bandwidth fitted on the calibration rows (>= 1 MiB): "
                   "%.1f Gb/s per NIC, one NIC per GPU\n" % nic)
-        print_tables(run_configs(build, env, configs, every, quick, nic), skipped)
+        results = run_configs(build, env, configs, every, quick, nic)
+        print_tables(results, skipped)
+        print_lines(results)
 
 
 if __name__ == "__main__":
