@@ -5,6 +5,7 @@ Vidur's profiles (../shared/data/kernels/llm/vidur_collectives_median_ms.csv)
 and vTrain's nccl-tests tables (vtrain_nccl_allreduce_lut.csv).
 
     bench/validate-nccl.py BUILD_DIR [--set=vidur|vtrain] [--all-sizes] [--quick]
+                           [--one-nic]
 
 For every configuration of the set (a cluster and its num_workers x
 devices_per_node for Vidur, a GPU and its count for vTrain) it writes a
@@ -35,6 +36,8 @@ What is assumed (none of it is stated by the data except where said):
   (least MAPE of nccl's simulated time) on the 2 x 1 rows of 1 MiB and more
   only. Those rows are reported apart, as calibration rows; the 4 x 2, 8 x 4
   and 16 x 8 rows are reported with that value and were not used to fit it.
+  --one-nic gives each node one NIC instead (the 2 x 1 rows, one GPU per
+  node, are the same either way, and so is the fitted bandwidth).
 - h100_dgx: DGX H100, H100-SXM5-80GB on NVSwitch, 450 GB/s per GPU and
   direction.
 - a100_pairwise_nvlink, h100_pairwise_nvlink: PCIe cards joined in pairs by
@@ -86,13 +89,13 @@ def dgx_node(build, env, tmp, gpu, nvswitch_bw):
                       "--pcie-switches", "2", "--pcie-bandwidth", "31.5GB/s"])
 
 
-def dgx_pair(build, env, tmp, per_node, nic_gbps):
-    """Two DGX A100 nodes, PER_NODE GPUs each, one NIC of NIC_GBPS per GPU."""
-    return generated(build, env, tmp, "dgx2x%d-%.1f" % (per_node, nic_gbps),
+def dgx_pair(build, env, tmp, per_node, nics, nic_gbps):
+    """Two DGX A100 nodes, PER_NODE GPUs and NICS NICs of NIC_GBPS each."""
+    return generated(build, env, tmp, "dgx2x%d-%d-%.1f" % (per_node, nics, nic_gbps),
                      ["--nodes", "2", "--gpus-per-node", str(per_node),
                       "--gpu", "A100-SXM4-80GB", "--intra", "nvswitch",
                       "--intra-bandwidth", "300GB/s", "--pcie-switches", "2",
-                      "--pcie-bandwidth", "31.5GB/s", "--nics-per-node", str(per_node),
+                      "--pcie-bandwidth", "31.5GB/s", "--nics-per-node", str(nics),
                       "--nic-bandwidth", "%.1fGbps" % nic_gbps])
 
 
@@ -155,7 +158,7 @@ class Config:
             label, rows, platform_of, gpus, n, role)
 
 
-def vidur_configs(build, env, tmp, shared, quick):
+def vidur_configs(build, env, tmp, shared, quick, one_nic):
     rows = {}
     for r in read_csv(shared, "vidur_collectives_median_ms.csv"):
         if r["collective"] != "all_reduce":
@@ -175,7 +178,8 @@ def vidur_configs(build, env, tmp, shared, quick):
                                   lambda nic, g=gpu, b=bw: dgx_node(build, env, tmp, g, b), n, n))
         elif cluster == "a100_dgx" and n == 2 * per_node:
             configs.append(Config(label, rows[key],
-                                  lambda nic, d=per_node: dgx_pair(build, env, tmp, d, nic), n,
+                                  lambda nic, d=per_node: dgx_pair(build, env, tmp, d,
+                                                                   1 if one_nic else d, nic), n,
                                   role="calibrate" if per_node == 1 else "report"))
         elif cluster.endswith("_pairwise_nvlink") and n == 2:
             gpu = "A100-PCIE-80GB" if cluster.startswith("a100") else "H100-SXM5-80GB"
@@ -186,7 +190,7 @@ def vidur_configs(build, env, tmp, shared, quick):
     return configs, skipped
 
 
-def vtrain_configs(build, env, tmp, shared, quick):
+def vtrain_configs(build, env, tmp, shared, quick, one_nic):
     rows = {}
     for r in read_csv(shared, "vtrain_nccl_allreduce_lut.csv"):
         key = (r["gpu"], int(r["n_gpus"]))
@@ -339,7 +343,7 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     build = sys.argv[1]
-    which, every, quick = "vidur", False, False
+    which, every, quick, one_nic = "vidur", False, False, False
     for o in sys.argv[2:]:
         if o.startswith("--set="):
             which = o[len("--set="):]
@@ -347,6 +351,8 @@ def main():
             every = True
         elif o == "--quick":
             quick = True
+        elif o == "--one-nic":
+            one_nic = True
         else:
             sys.exit("validate-nccl.py: unknown option %s\n%s" % (o, __doc__))
     here = os.path.dirname(os.path.abspath(__file__))
@@ -357,11 +363,12 @@ def main():
     if which not in sets:
         sys.exit("validate-nccl.py: unknown --set=%s (vidur, vtrain)" % which)
     with tempfile.TemporaryDirectory() as tmp:
-        configs, skipped = sets[which](build, env, tmp, shared, quick)
+        configs, skipped = sets[which](build, env, tmp, shared, quick, one_nic)
         nic = calibrate(build, env, configs, every, quick)
         if nic is not None:
             print("Inter-node NIC bandwidth fitted on the calibration rows (>= 1 MiB): "
-                  "%.1f Gb/s per NIC, one NIC per GPU\n" % nic)
+                  "%.1f Gb/s per NIC, %s\n" % (nic, "one NIC per node" if one_nic
+                                                 else "one NIC per GPU"))
         results = run_configs(build, env, configs, every, quick, nic)
         print_tables(results, skipped)
         print_lines(results)
