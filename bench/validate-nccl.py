@@ -20,7 +20,10 @@ band (< 1 MiB, 1-64 MiB, >= 64 MiB) the rows, the mean absolute percentage
 error and the signed bias (positive: dtsim too slow) of nccl's simulated
 time, of nccl's own tuning-model prediction (predicted_s, which prices the
 protocol; the simulation does not) and of the 2-channel ring; then the
-bands over the whole set and the worst rows of 1 MiB and more.
+bands over the whole set, the worst rows of 1 MiB and more, and per
+configuration a line t = a + 2(N-1)/N x S / busbw fitted to the measured
+rows of 1 MiB and more and one to nccl's simulated times (where dtsim's
+fixed cost and bandwidth differ from the measured ones).
 
 What is assumed (none of it is stated by the data except where said):
 - Vidur's size column is bytes (its header says so; 64 MiB on 8 A100 of one
