@@ -206,6 +206,12 @@ dts_coll_plan_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStep
   out->chunk_bytes = plan->chunk_bytes;
   out->reduce_bytes = 0;
   plan->alg->step_ops (plan, part, step, out);
+  if (plan->wire_factor > 1) {
+    /* the protocol's overhead on the wire; the reduction sums the data */
+    for (guint i = 0; i < out->xfers->len; i++)
+      g_array_index (out->xfers, DtsCollXfer, i).bytes *= plan->wire_factor;
+    out->chunk_bytes *= plan->wire_factor;
+  }
 }
 
 int
@@ -270,7 +276,8 @@ dts_coll_plan_closed_form_s (const DtsCollPlan *plan, double share_Bps, double l
 {
   if (plan->alg == NULL || plan->alg->closed_form_s == NULL)
     return 0;
-  return plan->alg->closed_form_s (plan, share_Bps, latency_s);
+  double wire = plan->wire_factor > 1 ? plan->wire_factor : 1;
+  return plan->alg->closed_form_s (plan, share_Bps / wire, latency_s) + plan->fixed_s;
 }
 
 guint64

@@ -222,6 +222,14 @@ typedef struct {
   double predicted_s;   /* "auto": the model's time for this algorithm and protocol */
   const char *chooser;  /* "auto" or "nccl" when one chose the plan (static), else NULL */
   const char *nccl_algo; /* "nccl": NCCL's name of the algorithm ("Ring", "Tree"), else NULL */
+  /* What the protocol costs ("nccl"; 0 otherwise, none): every transfer
+   * carries wire_factor times its bytes (LL's flags: 2; LL128: 128/120 and
+   * NCCL's 0.92; Simple: 1, the tuning model's efficiencies), and every
+   * call pays fixed_s (NCCL's base latency of the algorithm and protocol)
+   * before its first transfer. dts_coll_plan_step_ops and the closed form
+   * apply them. */
+  double wire_factor;
+  double fixed_s;
   int *aux;             /* per-algorithm table (owned): tree: parent, children, height and
                            depth of every rank in both trees; hier: pieces, steps apart */
   DtsCollOp op;         /* what the plan does (the row's op) */

@@ -453,6 +453,7 @@ dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray
   double best_s = INFINITY;
   DtsCollProto best_p = DTS_COLL_PROTO_SIMPLE;
   const Candidate *best_cd = NULL;
+  double best_eff = 1;
   for (int C = c_lo;; C = MIN (2 * C, c_hi)) {
     DtsCollParams cp = *params;
     cp.channels = C;
@@ -497,6 +498,7 @@ dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray
         if (t < best_s) {
           best_s = t;
           best_p = p;
+          best_eff = cd->efficiency (&sh, plan, p);
           won = TRUE;
         }
       }
@@ -521,5 +523,11 @@ dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray
   best->predicted_s = best_s;
   best->chooser = chooser;
   best->nccl_algo = nccl ? nccl_algo_names[best_cd->nccl] : NULL;
+  if (nccl) {
+    /* What NCCL runs pays its protocol: the simulation carries the bytes
+     * at the protocol's efficiency and the base latency once per call. */
+    best->wire_factor = best_eff > 0 && best_eff < 1 ? 1 / best_eff : 1;
+    best->fixed_s = base_us[best_cd->family][best_p] * 1e-6;
+  }
   return g_steal_pointer (&best);
 }

@@ -1198,9 +1198,10 @@ run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
     s->xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
     s->prepared = g_array_new (FALSE, TRUE, sizeof (Prepared));
   }
-  /* --coll-overhead: the call's fixed cost, before its first transfer. */
-  if (sim->set->coll_overhead_s > 0) {
-    sg_actor_sleep_for (sim->set->coll_overhead_s);
+  /* --coll-overhead and the protocol's base latency (--collective nccl):
+   * the call's fixed cost, before its first transfer. */
+  if (sim->set->coll_overhead_s + plan->fixed_s > 0) {
+    sg_actor_sleep_for (sim->set->coll_overhead_s + plan->fixed_s);
     sim->trace->events += s->rank->weight;
   }
   if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
