@@ -161,8 +161,10 @@ roofline_gemm_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSp
 
 const DtsCostModelClass dts_cost_roofline_gemm_class = {
   .id = "roofline-gemm",
-  .description = "roofline, and linear layers' GEMMs by shape: MAMF ceiling x tile/wave "
-                 "quantisation, fitted per architecture (doc/COST-MODELS.md)",
+  .description = "roofline, but linear layers (QKV, projections, MLP, LM head) as GEMMs "
+                 "by shape: max(2MNK/(MAMF ceiling x fitted share x 128x128-tile wave "
+                 "quantisation), bytes/bandwidth) + fixed time, fitted per architecture on "
+                 "Vidur's A100 and H100 GEMMs (doc/COST-MODELS.md)",
   .init = NULL,
   .free = NULL,
   .layer_times = roofline_gemm_layer_times,
