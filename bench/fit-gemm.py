@@ -31,7 +31,8 @@ predicts the H100's rows with the Ampere constants (no Hopper data).
 
 Prints the constants, rounded to 4 significant digits as gemm.c compiles
 them in, and a Markdown table of MAPE and signed bias (positive: the model
-is too slow) computed with the rounded constants. --rows prints a few rows'
+is too slow) computed with the rounded constants, and for reference that of
+--cost-model roofline's time for the same GEMMs. --rows prints a few rows'
 shapes and predicted times, which tests/unit/test-gemm.c checks the C code
 against. Not a test.
 """
@@ -122,6 +123,15 @@ def gemm_time(m, n, k, gpu, consts):
     return max(tc, tm) + fixed_s
 
 
+def roofline_time(m, n, k, gpu):
+    """--cost-model roofline's forward time of a linear layer of this shape
+    (generic profile: 70% of the catalogue peak, 80% of the bandwidth, 5 us
+    per kernel; weights read as fp32 masters, roofline.c)."""
+    tc = 2.0 * m * n * k / (gpu["fp16"] * 0.70)
+    tm = ((m * k + m * n) * ELEM_BYTES + k * n * 4.0) / (gpu["bw"] * 0.80)
+    return max(tc, tm) + 5e-6
+
+
 def points(rows):
     out = []
     for r in rows:
@@ -140,6 +150,8 @@ def points(rows):
 
 
 def errors(pts, gpus, consts):
+    if consts is None:
+        return [roofline_time(p["m"], p["n"], p["k"], gpus[p["gpu"]]) / p["s"] - 1 for p in pts]
     return [gemm_time(p["m"], p["n"], p["k"], gpus[p["gpu"]], consts) / p["s"] - 1 for p in pts]
 
 
@@ -241,14 +253,20 @@ def main():
             line(fam, g, "HELD-OUT, shapes in no FIT row",
                  [p for p in held if (p["m"], p["n"], p["k"]) not in fit_shapes], gpus, consts[fam])
 
+    for g in ("a100", "a40", "h100"):
+        line("roofline (generic)", g, "HELD-OUT models", [p for p in held_pts if p["gpu"] == g],
+             gpus, None)
+
     print()
     print("| constants | GPU | tokens (M) | GEMMs | MAPE | bias |")
     print("|---|---|---|---:|---:|---:|")
     bands = [(1, 32), (32, 256), (256, 1024), (1024, 32769)]
-    for g, fam in (("a100", "Ampere"), ("a40", "Ampere"), ("h100", "Hopper"), ("h100", "Ampere")):
+    for g, fam in (("a100", "Ampere"), ("a40", "Ampere"), ("h100", "Hopper"), ("h100", "Ampere"),
+                   ("a100", None), ("h100", None)):
         for lo, hi in bands:
-            line(fam, g, "%d-%d" % (lo, hi - 1),
-                 [p for p in held_pts if p["gpu"] == g and lo <= p["m"] < hi], gpus, consts[fam])
+            line(fam or "roofline (generic)", g, "%d-%d" % (lo, hi - 1),
+                 [p for p in held_pts if p["gpu"] == g and lo <= p["m"] < hi], gpus,
+                 consts[fam] if fam else None)
 
 
 if __name__ == "__main__":
