@@ -93,7 +93,7 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
       "fp32, tf32, fp16 or bf16 (default: the workload's, else fp32)", "P" },
-    { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model (default: roofline)", "ID" },
+    { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model: roofline, mlp, roofline-gemm (default: roofline; below)", "ID" },
     { "framework", 0, 0, S, &a->framework,
       "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
@@ -394,7 +394,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
   add_entries (ctx, &a);
   g_autoptr (GString) models = g_string_new ("Cost models (--cost-model):\n");
   for (const DtsCostModelClass *const *m = dts_cost_models (); *m; m++)
-    g_string_append_printf (models, "  %-9s %s\n", (*m)->id, (*m)->description);
+    g_string_append_printf (models, "  %-13s %s\n", (*m)->id, (*m)->description);
   g_option_context_set_description (ctx, models->str);
   gboolean help = FALSE;
   if (!dts_cli_parse (ctx, "run", &argc, &argv, &help, error))

@@ -6,5 +6,6 @@
 
 extern const DtsCostModelClass dts_cost_roofline_class;
 extern const DtsCostModelClass dts_cost_mlp_class;
+extern const DtsCostModelClass dts_cost_roofline_gemm_class;
 
 #endif

@@ -10,6 +10,7 @@
 static const DtsCostModelClass *const models[] = {
   &dts_cost_roofline_class,
   &dts_cost_mlp_class,
+  &dts_cost_roofline_gemm_class,
   NULL,
 };
 
