@@ -1,0 +1,223 @@
+/* interp.h - the interpreter's state (sim.c), shared by the files that
+ * run it: sim.c (actors, operations, parameter servers, set-up and tear
+ * down), coll-exec.c (a participant's part of a collective at step, flow
+ * and analytic granularity) and fold-ranks.c (ranks that behave identically run
+ * as one). Nothing outside src/sim includes it. */
+#ifndef DTS_SIM_INTERP_H
+#define DTS_SIM_INTERP_H
+
+#include <glib.h>
+#include <simgrid/forward.h>
+
+#include "collective/collective.h"
+#include "schedule/schedule.h"
+#include "sim/sim.h"
+#include "trace/trace.h"
+
+G_BEGIN_DECLS
+
+typedef struct _Sim Sim;
+
+/* An operation as a stream runs it: a program operation, or, when no
+ * per-layer slices are recorded, a run of consecutive compute operations of
+ * one pass merged into one execution. Merging changes no simulated time (a
+ * GPU shared by two executions gives each the same share whether the work
+ * is one execution or a sequence), only the number of events; the time of
+ * a merged execution is split over its phases in proportion to their
+ * idle-GPU times. */
+typedef struct {
+  DtsOp op;                      /* duration_s: idle-GPU time of the whole run */
+  double share[DTS_PHASE_COUNT]; /* fraction of duration_s in each phase */
+} SimOp;
+
+typedef struct {
+  int rank;
+  sg_host_t host;
+  double speed_flops;        /* host speed: converts seconds of GPU work to flops */
+  double reduce_s_per_byte;  /* reduction kernel time per reduced byte */
+  sg_sem_t *events;          /* n_events counting semaphores */
+  double *arrived_s;         /* [event]: when the data of the last receive that signalled it
+                                started to flow (point-to-point streams) */
+  int weight;                /* ranks it stands for (folded runs), else 1 */
+  GPtrArray *flights;        /* analytic: Flight, the rank's collectives in flight */
+  double flights_s;          /* when their progress was last brought up to date */
+} Rank;
+
+/* A collective in flight on a rank at analytic granularity (run_analytic):
+ * what is left of its time alone, and of that the part that is not latency. */
+typedef struct {
+  int plan;                  /* its plan: a rank's streams that run two participants of one
+                                plan (a server and a worker) are one collective */
+  double left_s, bw_s;
+  sg_sem_t wake;             /* released when the rank's other collectives change */
+} Flight;
+
+/* A communicator as the simulation runs it. */
+typedef struct {
+  const DtsCommunicator *comm;
+  int index;
+  int n_parts;               /* participants of its largest plan */
+  int n_tags;                /* the most tags a plan of the communicator uses */
+  sg_mailbox_t *mailbox;     /* [part * n_tags + tag] */
+  sg_sem_t *local;           /* [part]: hand-offs from a participant on the same host, made
+                                on first use */
+  sg_bar_t barrier;          /* its members */
+} Comm;
+
+/* The payload of a point-to-point message (schedule.h, "Messages between
+ * any sender and a server"); made by the sender, freed by the receiver. */
+typedef struct {
+  int sender;
+  int clock;                 /* the sender's iteration */
+  int samples;
+  gint64 version;            /* of the receiver's parameters the sender holds; a reply: the
+                                server's version */
+  double sent_s;             /* when the sender was ready */
+  double arrived_s;          /* set by a server's receiver */
+  gboolean replied;          /* a server has sent its sender newer weights */
+} SimMsg;
+
+/* A parameter server: the stream that runs APPLY operations and the queue
+ * its receiver actor fills. */
+typedef struct {
+  const DtsOp *apply;        /* the stream's (first) APPLY: tag, senders */
+  GQueue inbox;              /* SimMsg *, in arrival order */
+  sg_sem_t arrived;          /* released once per arrival */
+  int *delivered;            /* [worker]: gradients received from it */
+  int min_delivered;         /* the smallest of them */
+  int n_at_min;              /* workers at min_delivered */
+  gint64 version;            /* updates applied */
+  gint64 taken;              /* gradients taken by APPLY */
+  gint64 total;              /* senders x iterations */
+  int rank;
+  GQueue outbox;             /* SimMsg * replies, their receiver in `clock` until sent */
+  sg_sem_t to_send;          /* released once per reply queued */
+  double reply_bytes;
+  int reply_tag;
+  gint64 recv_claimed;       /* receives its receiver actors have started or done */
+  GQueue pending;            /* senders of the gradients sent and not yet taken by a receiver,
+                                in the order they were sent (GINT_TO_POINTER) */
+  sg_sem_t sent;             /* released once per entry of pending */
+  sg_mailbox_t *lane;        /* [sender]: the mailbox its gradients travel on, or NULL before
+                                the first */
+  gint64 send_claimed;       /* replies its sender actors have taken or sent */
+} Server;
+
+typedef struct {
+  Sim *sim;
+  const DtsStream *stream;
+  Rank *rank;
+  const GArray *ops;         /* SimOp, shared by streams with the same program */
+  GArray *xfers;             /* scratch for the steps of collectives */
+  GArray *prepared;          /* scratch: Prepared, one per transfer of the step */
+  sg_comm_t *comms;          /* scratch: posted communications */
+  gsize n_comms_max;
+  double flow_start_s;       /* receives since the last RECORD: when the last one's data
+                                started to flow, or -1 */
+  gint64 *peer_version;      /* [rank]: version of the last message received from it, or NULL
+                                before any */
+  GArray *reply_to;          /* int: senders of the gradients of the last APPLY */
+  Server *server;            /* streams that run APPLY, else NULL */
+  GArray *posted;            /* sg_comm_t of detached SENDs, waited for at the iteration's end */
+} Stream;
+
+/* Latencies of a plan's routes, for flow and analytic granularity, and
+ * the link loads of a lock-step plan's slots (analytic). Plans with the
+ * same peers (every bucket of a communicator) share the first one's. */
+typedef struct {
+  gboolean known;
+  gboolean borrowed;         /* the latencies are an earlier plan's entry's */
+  double max_s;              /* largest route latency of the plan (analytic) */
+  double min_bw_Bps;         /* smallest route bandwidth of the plan (analytic) */
+  double *slot_s_per_byte;   /* analytic, plans whose members run lock-step: step of
+                                participant 0 -> the link-load time of the step's slot over
+                                the plan's bytes, -1 until known (NULL otherwise) */
+  double *slot_lat_s;        /* the same steps -> the largest latency of a route of the slot */
+  int n_slot_steps;          /* their entries */
+  gboolean own_slots;        /* they are this entry's (not borrowed) */
+  double *phase_max_s;       /* flow: lock-step phase -> largest latency of a route of its
+                                steps (hier's node phases do not pay the rails'); NULL
+                                otherwise */
+  gboolean own_phases;       /* phase_max_s is this entry's (not borrowed) */
+} PlanLatency;
+
+/* Routes as the analytic granularity, the flow fold and --link-stats read
+ * them: links by index, each route looked up once per pair of hosts. */
+typedef struct {
+  GHashTable *routes;        /* host pair -> GArray of link indices */
+  GHashTable *index;         /* sg_link_t -> index + 1 */
+  GPtrArray *links;          /* index -> sg_link_t */
+  GArray *bw_Bps;            /* index -> bandwidth */
+  GArray *shared;            /* index -> gboolean: SHARED (else FATPIPE) */
+  GArray *lat_s;             /* index -> latency */
+  GArray *load;              /* index -> bytes of the slot being weighed */
+  GArray *largest;           /* index -> largest flow of it (per channel) */
+  GArray *touched;           /* indices with load in the slot being weighed */
+} AnRoutes;
+
+struct _Sim {
+  const DtsSchedule *sched;
+  const DtsSimSettings *set;
+  int n;
+  Rank *ranks;
+  Comm *comms;
+  Stream *streams;
+  DtsTrace *trace;
+  PlanLatency *latency;      /* one per plan, filled on first use */
+  double *analytic_s;        /* one per plan at analytic granularity, -1 until known */
+  double *analytic_lat_s;    /* the latency part of analytic_s */
+  AnRoutes an;               /* route links (analytic, folded flow runs, --link-stats),
+                                made on first use */
+  GArray *link_bytes;        /* --link-stats: link index (an) -> bytes sent through it;
+                                NULL without */
+  GPtrArray *ops;            /* GArray of SimOp per schedule program */
+  GHashTable *p2p;           /* rank x 2^32 + tag -> mailbox of point-to-point receives */
+  GHashTable *servers;       /* rank x 2^32 + tag -> the Server receiving on it */
+  int finished;              /* streams that ran every iteration */
+  gint64 wall_start_us;
+  gint64 last_progress_us;
+  int payload;               /* mailbox payloads must be non-NULL: &payload */
+  GRand *rng;                /* compute jitter, seeded; NULL without */
+  double jitter_sigma;
+  int *rep;                  /* folded runs: rank -> the rank that stands for it; NULL when
+                                every rank runs */
+  double **fold_extra;       /* folded flow runs: plan -> [phase * n_parts + part], the
+                                latency sleep run_flow_phase gives the participant; NULL
+                                otherwise */
+  int n_started;             /* streams started as actors */
+};
+
+/* sim.c */
+/* The simulated time. */
+double sim_now (void);
+/* The reduction kernel of BYTES on RK's GPU, started (NULL for none). */
+sg_exec_t sim_reduce_async (Sim *sim, Rank *rk, double bytes);
+/* BYTES rounded to whole bytes, as SimGrid counts them. */
+long sim_whole_bytes (double bytes);
+/* --link-stats: BYTES sent from FROM to TO, on the links of their route. */
+void sim_count_link_bytes (Sim *sim, const Rank *from, const Rank *to, double bytes);
+/* Whether the user chose SimGrid's host model (--cfg host/model). */
+gboolean sim_user_set_host_model (void);
+
+/* coll-exec.c */
+/* The rank that runs participant PART of PLAN on communicator C. */
+Rank *sim_part_rank (Sim *sim, const Comm *c, const DtsCollPlan *plan, int part);
+/* The links of the route from A's host to B's (analytic, fold, --link-stats). */
+const GArray *sim_an_route (Sim *sim, const Rank *a, const Rank *b);
+/* The latencies of plan K's routes, filled on first use. */
+const PlanLatency *sim_plan_latency (Sim *sim, int k);
+/* Participant PART's part of collective K on stream S (BUCKET: its index in
+ * the iteration). */
+void sim_run_coll (Sim *sim, Stream *s, int k, int part, int bucket);
+
+/* fold-ranks.c */
+/* Fold the run when it can be (doc/SIMULATION.md, "Folded analytic runs",
+ * "Folded flow runs"): the number of classes that run, 0 when every rank
+ * does. */
+int sim_fold_ranks (Sim *sim);
+/* After a folded run: every rank's figures are those of its class's. */
+void sim_unfold (Sim *sim);
+
+G_END_DECLS
+
+#endif
