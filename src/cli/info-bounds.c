@@ -132,7 +132,6 @@ append_text (GString *out, const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec
   }
 }
 
-static void csv_double (GString *out, double v);
 
 /* Counts (FLOPs, bytes) are whole numbers: as integers, not in exponent
  * form, as `dtsim info --format json` writes them. */
@@ -148,7 +147,7 @@ csv_count (GString *out, double v)
   if (is_count (v))
     g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
   else
-    csv_double (out, v);
+    dts_json_append_csv_double (out, v);
 }
 
 static void
@@ -158,14 +157,6 @@ json_count (DtsJson *j, const char *key, double v)
     dts_json_kv_int (j, key, (gint64) v);
   else
     dts_json_kv_double (j, key, v);
-}
-
-static void
-csv_double (GString *out, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  dts_json_format_double (buf, sizeof buf, v);
-  g_string_append (out, strcmp (buf, "null") == 0 ? "" : buf);
 }
 
 static void
@@ -180,17 +171,17 @@ append_csv (GString *out, const DtsWorkload *w, const GArray *rows, double total
     dts_csv_append_field (out, l->name);
     g_string_append_printf (out, ",%s,%s,", dts_layer_type_to_string (l->type),
                             dts_cost_pass_id (r->pass));
-    csv_double (out, r->b.time_s);
+    dts_json_append_csv_double (out, r->b.time_s);
     g_string_append_c (out, ',');
     csv_count (out, r->b.flops);
     g_string_append_c (out, ',');
     csv_count (out, r->b.bytes);
     g_string_append_c (out, ',');
     if (r->b.bytes > 0)
-      csv_double (out, r->b.flops / r->b.bytes);
+      dts_json_append_csv_double (out, r->b.flops / r->b.bytes);
     g_string_append_printf (out, ",%s,",
                             r->b.bound == DTS_BOUND_NONE ? "" : dts_cost_bound_id (r->b.bound));
-    csv_double (out, share_of (r->b.time_s, total_s));
+    dts_json_append_csv_double (out, share_of (r->b.time_s, total_s));
     g_string_append_c (out, '\n');
   }
 }

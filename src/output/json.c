@@ -154,6 +154,14 @@ dts_json_string (DtsJson *j, const char *s)
 }
 
 void
+dts_json_append_csv_double (GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  dts_json_format_double (buf, sizeof buf, v);
+  g_string_append (out, strcmp (buf, "null") == 0 ? "" : buf);
+}
+
+void
 dts_json_format_double (char *buf, gsize len, double v)
 {
   if (!isfinite (v)) {

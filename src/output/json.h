@@ -44,6 +44,9 @@ const char *dts_json_get (const DtsJson *j);
 
 /* Format V as the shortest round-trip decimal into BUF (G_ASCII_DTOSTR_BUF_SIZE). */
 void dts_json_format_double (char *buf, gsize len, double v);
+/* Append V to a CSV line in the same form; NaN and infinities, which JSON
+ * writes as null, are empty cells. */
+void dts_json_append_csv_double (GString *out, double v);
 
 G_END_DECLS
 

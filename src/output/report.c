@@ -524,16 +524,6 @@ csv_string (GString *out, const char *s)
   g_string_append_c (out, '"');
 }
 
-/* The JSON writer's shortest round-trip form; NaN and infinities, which
- * JSON writes as null, are empty cells. */
-static void
-csv_double (GString *out, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  dts_json_format_double (buf, sizeof buf, v);
-  g_string_append (out, strcmp (buf, "null") == 0 ? "" : buf);
-}
-
 static void
 csv_value (GString *out, const void *s, const Field *f)
 {
@@ -551,7 +541,7 @@ csv_value (GString *out, const void *s, const Field *f)
     g_string_append (out, MEMBER (gboolean, s, f) ? "true" : "false");
     break;
   case FIELD_DOUBLE:
-    csv_double (out, MEMBER (double, s, f));
+    dts_json_append_csv_double (out, MEMBER (double, s, f));
     break;
   case FIELD_STRING:
     csv_string (out, MEMBER (char *, s, f));
@@ -561,7 +551,7 @@ csv_value (GString *out, const void *s, const Field *f)
     for (int b = 0; b < d->n_bins; b++) {
       if (b > 0)
         g_string_append_c (out, ';');
-      csv_double (out, d->bin_lo[b]);
+      dts_json_append_csv_double (out, d->bin_lo[b]);
       g_string_append_printf (out, ":%" G_GINT64_FORMAT, d->bin_count[b]);
     }
     break;

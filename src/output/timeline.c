@@ -5,7 +5,9 @@
  * and communication lanes in recording order (which is chronological per
  * rank and lane), with the compute slices of one pass merged when they
  * touch. Backward's two phases (gradients of the data, of the weights)
- * alternate layer by layer and are drawn as one pass. */
+ * alternate layer by layer and are drawn as one pass; forwards run again
+ * before their backward (--recompute) are a pass of their own, in the
+ * legend only when the iteration has some. */
 #include "config.h"
 
 #include <math.h>
@@ -16,7 +18,7 @@
 #include "output/timeline.h"
 
 enum { LANE_COMPUTE, LANE_COMM, N_LANES };
-enum { PASS_FORWARD, PASS_BACKWARD, PASS_OPTIMIZER, N_PASSES };
+enum { PASS_FORWARD, PASS_BACKWARD, PASS_OPTIMIZER, PASS_RECOMPUTE, N_PASSES };
 
 typedef struct {
   int lane;
@@ -45,6 +47,7 @@ static const struct {
   [PASS_FORWARD] = { "forward", "#3b75af", 'F' },
   [PASS_BACKWARD] = { "backward", "#e1812c", 'B' },
   [PASS_OPTIMIZER] = { "optimizer", "#3a923a", 'O' },
+  [PASS_RECOMPUTE] = { "recompute", "#c9a227", 'R' },
 };
 #define COMM_FILL "#8c5fb5"
 #define WAIT_FILL "#e4e4e4"
@@ -53,8 +56,11 @@ static int
 pass_of_phase (int phase)
 {
   /* trace.h: the schedule's phases forward, backward-data,
-   * backward-weight, update. */
-  return phase == 0 ? PASS_FORWARD : phase == 3 ? PASS_OPTIMIZER : PASS_BACKWARD;
+   * backward-weight, update, recompute. */
+  return phase == 0   ? PASS_FORWARD
+         : phase == 3 ? PASS_OPTIMIZER
+         : phase == 4 ? PASS_RECOMPUTE
+                      : PASS_BACKWARD;
 }
 
 static void
@@ -145,8 +151,9 @@ chart_build (const DtsTrace *t, const DtsRunSummary *s, Chart *c)
      * micro-batch starts over, and a bar of its own. */
     gboolean goes_on = last != NULL && last->kind == b.kind && b.t0_s - last->t1_s <= 1e-12
                        && (b.kind == PASS_OPTIMIZER
-                           || (b.kind == PASS_FORWARD ? b.layer > last->layer
-                                                      : b.layer <= last->layer));
+                           || (b.kind == PASS_FORWARD || b.kind == PASS_RECOMPUTE
+                                   ? b.layer > last->layer
+                                   : b.layer <= last->layer));
     if (b.lane == LANE_COMPUTE && goes_on) {
       last->t1_s = MAX (last->t1_s, b.t1_s);
       last->layer = b.layer;
@@ -155,6 +162,21 @@ chart_build (const DtsTrace *t, const DtsRunSummary *s, Chart *c)
   }
   if (!(c->t1_s > c->t0_s))
     c->t1_s = c->t0_s + 1e-6;
+}
+
+/* Whether some rank's compute lane has a bar of pass P. */
+static gboolean
+chart_has_pass (const Chart *c, int p)
+{
+  for (guint i = 0; i < c->rows->len; i++) {
+    const Row *row = &g_array_index (c->rows, Row, i);
+    for (guint k = 0; k < row->bars->len; k++) {
+      const Bar *b = &g_array_index (row->bars, Bar, k);
+      if (b->lane == LANE_COMPUTE && b->kind == p)
+        return TRUE;
+    }
+  }
+  return FALSE;
 }
 
 /* ---- SVG ---------------------------------------------------------------- */
@@ -225,7 +247,8 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
   double lx = MARGIN;
   double ly = TITLE_H + LEGEND_H / 2 + 4;
   for (int p = 0; p < N_PASSES; p++)
-    legend_item (out, &lx, ly, passes[p].fill, passes[p].name);
+    if (p != PASS_RECOMPUTE || chart_has_pass (&c, p))
+      legend_item (out, &lx, ly, passes[p].fill, passes[p].name);
   legend_item (out, &lx, ly, COMM_FILL, s->ps_servers > 0 ? "bucket to the servers and back"
                                                            : "bucket all-reduce");
   legend_item (out, &lx, ly, WAIT_FILL, "compute stream waiting");
@@ -395,7 +418,8 @@ dts_timeline_write_ascii (const DtsTrace *t, const DtsRunSummary *s, int width, 
   g_autofree char *end = g_strdup_printf ("%s ms",
                                           dts_format_fixed (&b, c.t1_s - c.t0_s, DTS_FORMAT_UNIT_MS, 3));
   g_string_append_printf (out, "  %-17s  0 ms%*s\n", "", MAX (1, width - 4), end);
-  g_string_append (out, "  F forward, B backward, O optimizer, . waiting; digits: the bucket "
-                        "(mod 10) being ");
+  g_string_append_printf (out, "  F forward, B backward, O optimizer, %s. waiting; digits: the "
+                                "bucket (mod 10) being ",
+                          chart_has_pass (&c, PASS_RECOMPUTE) ? "R recompute, " : "");
   g_string_append (out, s->ps_servers > 0 ? "exchanged with the servers\n" : "all-reduced\n");
 }
