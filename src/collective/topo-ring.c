@@ -52,6 +52,8 @@ typedef struct {
   gboolean *used;
   double best_cost;
   int best_hops;
+  int min_route_links;   /* the fewest links of a hop's route: a bound on what the rest of a
+                            path adds */
   long visits;
 } Search;
 
@@ -88,7 +90,13 @@ better (const Search *s, double cost, int hops)
 static void
 extend (Search *s, int depth, double cost, int hops)
 {
-  if (++s->visits > TOPO_RING_MAX_VISITS || !better (s, cost, hops))
+  /* The hops still to add cross at least min_route_links links each, and a
+   * path's cost never falls as it grows: a partial path that cannot end
+   * strictly better than the best is not extended (on an NVSwitch, where
+   * every order ties, the rank order is then the only one followed). */
+  int to_add = s->g - depth + (s->cycle ? 1 : 0);
+  if (++s->visits > TOPO_RING_MAX_VISITS
+      || !better (s, cost, hops + to_add * s->min_route_links))
     return;
   int last = s->path[depth - 1];
   if (depth == s->g) {
@@ -165,6 +173,11 @@ search_node (const DtsCollTuner *tuner, const int *gpu_rank, const int *rank, in
       }
     }
   if (ok) {
+    s.min_route_links = G_MAXINT;
+    for (int a = 0; a < g; a++)
+      for (int b = 0; b < g; b++)
+        if (a != b)
+          s.min_route_links = MIN (s.min_route_links, s.n_route_links[a * g + b]);
     s.bw = (double *) bw->data;
     s.load = g_new0 (int, MAX (bw->len, 1));
     s.path = g_new (int, g);
