@@ -104,6 +104,11 @@ gboolean dts_cli_parse_time_option (const char *option, const char *text, double
  * DtsOverride in that order, or NULL with ERROR set. */
 GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error);
 
+/* The directory SUB of the shared data sets: $DTSIM_SHARED/data/SUB, else
+ * ../shared/data/SUB beside the data directory (dts_datadir_get). The caller
+ * owns it and checks that it exists. */
+char *dts_cli_shared_data_dir (const char *sub);
+
 /* Fail before a possibly long simulation when PATH (not "-") cannot be
  * written; WHAT names the file in the error ("trace"). Creates nothing and
  * changes nothing (core/outfile.h): a refused run leaves no file behind.
