@@ -1371,10 +1371,10 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
            "results into DIR/results.csv (one row per point: axis values, inputs,\n"
            "outputs; speed-up and efficiency against the first point of a series along\n"
            "a GPU-count axis, gpus, nodes or mesh, else empty; the wait for communication\n"
-           "per iteration) and DIR/results.jsonl. Finished points are kept in DIR/points/ and not run\n"
-           "again. --where and --best choose among the points: the best are printed\n"
-           "after the table, with the constraint every other point broke. See\n"
-           "doc/SWEEP.md.");
+           "per iteration) and DIR/results.jsonl. Finished points are kept in\n"
+           "DIR/points/ and not run again. --where and --best choose among the points:\n"
+           "the best are printed after the table, with the constraint every other point\n"
+           "broke. See doc/SWEEP.md.");
   g_option_context_set_description (
       ctx, "Examples:\n"
            "  dtsim sweep --vary gpus=4,8,16 --vary 'link:*-ib.bandwidth=25Gbps,100Gbps' -j 2\n"
