@@ -20,6 +20,26 @@ example_usage() {
   exit 2
 }
 
+# Exits 1 with one line on stderr unless $dtsim is a program that runs.
+example_check_dtsim() {
+  command -v "$dtsim" >/dev/null 2>&1 || {
+    echo "$example_name: error: no dtsim at '$dtsim' (run from the build directory or pass DTSIM)" >&2
+    exit 1
+  }
+}
+
+# Runs "$dtsim" ARGS and prints its standard output; when dtsim fails (its own
+# error is already on stderr), says which command failed and exits 1. Use it
+# as json=$(example_dtsim ARGS) || exit 1: a pipeline into a reader would hide
+# the failure behind the reader's errors and exit status.
+example_dtsim() {
+  example_out=$("$dtsim" "$@") || {
+    echo "$example_name: error: '$dtsim $*' failed" >&2
+    exit 1
+  }
+  printf '%s\n' "$example_out"
+}
+
 # Sets out, quick (yes/no), plot (yes/no) and dtsim from the arguments, checks
 # that dtsim runs, and exports DTSIM_DATADIR when the script runs from the
 # source tree and the caller has not set it.
@@ -40,10 +60,7 @@ example_parse_args() {
       *) dtsim=$1; shift ;;
     esac
   done
-  command -v "$dtsim" >/dev/null 2>&1 || {
-    echo "$example_name: no dtsim at '$dtsim' (run from the build directory or pass DTSIM)" >&2
-    exit 2
-  }
+  example_check_dtsim
   # An uninstalled dtsim built out of tree finds its platforms and workloads
   # through DTSIM_DATADIR; the studies live in the source tree's examples/.
   if [ -z "${DTSIM_DATADIR:-}" ] && [ -f "$here/../platforms/gpus.xml" ]; then

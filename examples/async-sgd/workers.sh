@@ -1,8 +1,9 @@
 #!/bin/sh
 # workers.sh - asynchronous against synchronous SGD with parameter servers:
-# ResNet-50 (batch 64 per worker) on the shipped cluster-4x4-v100 (4 nodes of
-# 4 V100, NVLink inside, 100 Gb/s InfiniBand between), one server shard on a
-# GPU of its own (--ps-placement own), W workers.
+# VGG-16 (batch 64 per worker; WORKLOAD=resnet50 for another) on the shipped
+# cluster-4x4-v100 (4 nodes of 4 V100, NVLink inside, 100 Gb/s InfiniBand
+# between), one server shard on a GPU of its own (--ps-placement own), W
+# workers.
 #
 #   examples/async-sgd/workers.sh [--quick] [--target B] [DTSIM]
 #
@@ -11,7 +12,8 @@
 # staleness and mini-batch distributions (mean and p90). With --target B it
 # then names the fastest configuration whose mean mini-batch is within 10%
 # of B samples (SPRINT's use case). --quick runs W = 2, 4 and 8. DTSIM is the
-# dtsim binary (default ./dtsim: run it from the build directory).
+# dtsim binary (default ./dtsim: run it from the build directory); without
+# one, or when a run fails, it says so and exits 1.
 set -e
 quick=no
 target=
@@ -25,6 +27,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../common.sh
+. "$here/common.sh"
+example_check_dtsim
 if [ "$quick" = yes ]; then workers="2 4 8"; else workers="1 2 4 8 12 15"; fi
 
 rows=$(mktemp)
@@ -35,9 +41,10 @@ for w in $workers; do
     set -- $run
     extra=
     [ $# -eq 2 ] && extra="--ps-update $2"
-    "$dtsim" run -q -p cluster-4x4-v100 -w "$workload" -b 64 -i 6 --gpus "$w" \
-      --strategy "$1" --ps-placement own $extra -f json |
-      python3 -c '
+    # shellcheck disable=SC2086
+    json=$(example_dtsim run -q -p cluster-4x4-v100 -w "$workload" -b 64 -i 6 --gpus "$w" \
+      --strategy "$1" --ps-placement own $extra -f json) || exit 1
+    printf '%s\n' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 p = d["parameter_servers"]

@@ -33,8 +33,9 @@ platform=minotauro-k80-x16
 run() {
   name=$1 n=$2 g=$3
   shift 3
-  "$dtsim" run -q -p "$platform" -w resnet50 -i "$iters" --gpus "$g" "$@" -f json |
-    python3 -c '
+  json=$(example_dtsim run -q -p "$platform" -w resnet50 -i "$iters" --gpus "$g" "$@" -f json) ||
+    exit 1
+  printf '%s\n' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print("%s,%s,%d,%.9g,%.9g" % (sys.argv[1], sys.argv[2], d["n_gpus"], d["iteration_time_s"],

@@ -104,6 +104,11 @@ gboolean dts_cli_parse_time_option (const char *option, const char *text, double
  * DtsOverride in that order, or NULL with ERROR set. */
 GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error);
 
+/* The directory SUB of the shared data sets: $DTSIM_SHARED/data/SUB, else
+ * ../shared/data/SUB beside the data directory (dts_datadir_get). The caller
+ * owns it and checks that it exists. */
+char *dts_cli_shared_data_dir (const char *sub);
+
 /* Fail before a possibly long simulation when PATH (not "-") cannot be
  * written; WHAT names the file in the error ("trace"). Creates nothing and
  * changes nothing (core/outfile.h): a refused run leaves no file behind.
@@ -277,6 +282,10 @@ char **dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch
                                  int micro_batch_size,
                                  guint excluded[DTS_SWEEP_MESH_N_EXCLUDED]);
 
+/* Whether the axis of KEY sets the GPU count of its points (gpus, nodes,
+ * mesh): the only axes along which speed-up and efficiency are defined. */
+gboolean dts_sweep_axis_key_counts_gpus (const char *key);
+
 /* Append the `dtsim run` arguments for value VALUE of AXIS to ARGS (owned
  * strings); nothing for DTS_SWEEP_NODES, whose --gpus needs the platform. */
 void dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args);
@@ -333,15 +342,20 @@ void dts_sweep_row_free (DtsSweepRow *row);
  * wall time left out; a field named like an axis is run.NAME), in the first
  * row's order with fields that only later rows have after them, then ideal_speedup (n_gpus over the first point of
  * the series), speedup (throughput over the first point of the series) and
- * efficiency (speedup / ideal_speedup); the reference of a series is its
- * first point that ran. When a row did not run (no result), status and
+ * efficiency (speedup / ideal_speedup), empty unless the series scales (an
+ * axis that sets the GPU count, gpus, nodes or mesh, changes in it and so
+ * does n_gpus); the reference of a series is its first point that ran. Then
+ * comm_wait_s: per iteration, the time a GPU's compute waits for
+ * communication (the exposed collective time, or the parameter-server
+ * workers' mean wait for weights). When a row did not run (no result), status and
  * reason follow (its run fields and derived values are empty); when rows
  * have a verdict, meets_constraints and verdict follow. Numbers keep the
  * JSON's digits, so that the same results give the same bytes. ROWS holds
  * DtsSweepRow. */
 void dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv);
 /* results.jsonl: one line per row, {"point", "series", "axes": {KEY: VALUE},
- * "ideal_speedup", "speedup", "efficiency", "run": the JSON without its wall
+ * "ideal_speedup", "speedup", "efficiency", "comm_wait_s" (null where the CSV is
+ * empty), "run": the JSON without its wall
  * time, or null}, with "status" and "reason", "meets_constraints" and
  * "verdict" under the same conditions as results.csv's columns. */
 void dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl);

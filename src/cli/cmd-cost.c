@@ -10,7 +10,8 @@
  *             TensorFlow-benchmark models against the measured DGX-1 rows.
  *
  * Data come from --data DIR, else $DTSIM_SHARED/data/kernels (validation:
- * $DTSIM_SHARED/data/validation). Results go to stdout; eval's progress line
+ * $DTSIM_SHARED/data/validation), else ../shared/data/... beside the data
+ * directory, as `dtsim validate` finds them. Results go to stdout; eval's progress line
  * goes to stderr when that is a terminal (nothing otherwise, so that logs and
  * tests see only results). */
 #include "config.h"
@@ -94,21 +95,22 @@ dts_cmd_cost (int argc, char **argv, GError **error)
 
 /* ---- shared options -------------------------------------------------------- */
 
-/* DIR, else $DTSIM_SHARED/data/SUB; a usage error if neither is given. */
+/* DIR, else the shared data sets' data/SUB (dts_cli_shared_data_dir, as
+ * `dtsim validate` finds them); an error when the default is not a directory. */
 static char *
 shared_data_dir (const char *dir, const char *sub, const char *option, GError **error)
 {
   if (dir != NULL)
     return g_strdup (dir);
-  const char *shared = g_getenv ("DTSIM_SHARED");
-  if (shared == NULL || *shared == '\0') {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "no data directory: pass %s or set DTSIM_SHARED (the directory that holds "
-                 "data/%s/)",
-                 option, sub);
+  g_autofree char *path = dts_cli_shared_data_dir (sub);
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
+                 "no data directory '%s' (pass %s or set DTSIM_SHARED, the directory that "
+                 "holds data/%s/)",
+                 path, option, sub);
     return NULL;
   }
-  return g_build_filename (shared, "data", sub, NULL);
+  return g_steal_pointer (&path);
 }
 
 /* The kernel timings (--data DIR, else $DTSIM_SHARED/data/kernels) and the
@@ -183,7 +185,7 @@ add_train_entries (GOptionContext *ctx, TrainArgs *a)
   GOptionEntry entries[] = {
     { "data", 0, 0, G_OPTION_ARG_FILENAME, &a->data,
       "Directory of deepbench_conv.csv and deepbench_gemm.csv, or of the conv.csv and gemm.csv "
-      "of tools/measure-kernels (default: $DTSIM_SHARED/data/kernels)",
+      "of tools/measure-kernels (default: $DTSIM_SHARED/data/kernels, else ../shared/data/kernels beside the data directory)",
       "DIR" },
     { "gpu", 0, 0, G_OPTION_ARG_STRING, &a->gpu,
       "Catalogue GPU of the measured rows (precision fp32, tf32, fp16 or bf16) when their "
@@ -612,7 +614,7 @@ cost_validate (int argc, char **argv, GError **error)
   GOptionEntry entries[] = {
     { "data", 0, 0, G_OPTION_ARG_FILENAME, &dir,
       "Directory of tf_benchmarks_2017_images_per_sec.csv (default: "
-      "$DTSIM_SHARED/data/validation)",
+      "$DTSIM_SHARED/data/validation, else ../shared/data/validation beside the data directory)",
       "DIR" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: md or csv (default: md)",
       "FMT" },

@@ -386,11 +386,13 @@ dts_cmd_run (int argc, char **argv, GError **error)
   g_auto (RunArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   g_option_context_set_summary (
-      ctx, "Simulate synchronous data-parallel training (PyTorch DDP / Horovod style):\n"
-           "forward, backward with gradient buckets all-reduced by an NCCL-style ring\n"
-           "(or parameter servers, --collective ps) while backprop goes on, then the\n"
-           "optimizer update. Without options,\n"
-           DTS_DEFAULT_WORKLOAD " on the shipped " DTS_DEFAULT_PLATFORM " platform.");
+      ctx, "Simulate training under a parallel strategy (--strategy help lists them):\n"
+           "by default data parallelism (PyTorch DDP / Horovod style): forward,\n"
+           "backward with gradient buckets all-reduced (--collective: an NCCL-style\n"
+           "ring, NCCL's own choice, parameter servers, ...) while backprop goes on,\n"
+           "then the optimizer update; also pipeline, hybrid (data x pipeline x\n"
+           "tensor) and synchronous or asynchronous parameter servers. Without\n"
+           "options, " DTS_DEFAULT_WORKLOAD " on the shipped " DTS_DEFAULT_PLATFORM " platform.");
   add_entries (ctx, &a);
   g_autoptr (GString) models = g_string_new ("Cost models (--cost-model):\n");
   for (const DtsCostModelClass *const *m = dts_cost_models (); *m; m++)

@@ -699,7 +699,26 @@ row_number (char *const *header, char *const *row, const char *name)
   return dts_units_strtod (row_field (header, row, name), &end);
 }
 
-/* The table on stdout: axis values and the numbers a reader looks at first. */
+/* Column NAME of ROW times SCALE with DECIMALS decimals and SUFFIX, right
+ * aligned in WIDTH; "-" where results.csv's field is empty (undefined). */
+static void
+append_cell (GString *out, char *const *header, char *const *row, const char *name,
+             double scale, int decimals, const char *suffix, int width)
+{
+  const char *v = row_field (header, row, name);
+  if (*v == '\0') {
+    g_string_append_printf (out, "  %*s", width, "-");
+    return;
+  }
+  char buf[64];
+  g_snprintf (buf, sizeof buf, "%.*f%s", decimals, row_number (header, row, name) * scale,
+              suffix);
+  g_string_append_printf (out, "  %*s", width, buf);
+}
+
+/* The table on stdout: axis values and the numbers a reader looks at first
+ * (results.csv's columns, doc/SWEEP.md "Columns"): wait ms is comm_wait_s,
+ * speedup and efficiency are "-" where the series does not scale. */
 static void
 print_table (char *const *axes, const GPtrArray *table)
 {
@@ -715,7 +734,7 @@ print_table (char *const *axes, const GPtrArray *table)
   g_string_append (out, "point");
   for (guint a = 0; axes[a]; a++)
     g_string_append_printf (out, "  %-*s", g_array_index (widths, int, a), axes[a]);
-  g_string_append (out, "  GPUs  iteration ms   samples/s  exposed ms  speedup  efficiency\n");
+  g_string_append (out, "  GPUs  iteration ms   samples/s     wait ms  speedup  efficiency\n");
   for (guint r = 1; r < table->len; r++) {
     char *const *row = g_ptr_array_index (table, r);
     g_string_append_printf (out, "%5s", row_field (header, row, "point"));
@@ -731,13 +750,13 @@ print_table (char *const *axes, const GPtrArray *table)
                               advice ? (int) (advice - reason) : (int) strlen (reason), reason);
       continue;
     }
-    g_string_append_printf (out, "  %4s  %12.3f  %10.1f  %10.3f  %7.3f  %9.1f%%\n",
-                            row_field (header, row, "n_gpus"),
+    g_string_append_printf (out, "  %4s  %12.3f  %10.1f", row_field (header, row, "n_gpus"),
                             row_number (header, row, "iteration_time_s") * 1e3,
-                            row_number (header, row, "throughput_samples_per_s"),
-                            row_number (header, row, "breakdown.comm_exposed_s") * 1e3,
-                            row_number (header, row, "speedup"),
-                            row_number (header, row, "efficiency") * 100);
+                            row_number (header, row, "throughput_samples_per_s"));
+    append_cell (out, header, row, "comm_wait_s", 1e3, 3, "", 10);
+    append_cell (out, header, row, "speedup", 1, 3, "", 7);
+    append_cell (out, header, row, "efficiency", 100, 1, "%", 10);
+    g_string_append_c (out, '\n');
   }
   fwrite (out->str, 1, out->len, stdout);
 }
@@ -756,13 +775,25 @@ write_plots (const char *dir, char *const *axes, const GPtrArray *table, gboolea
     { "speedup", "speedup", "ideal_speedup" },
   };
   g_autoptr (GPtrArray) scripts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) names = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
+    /* The rows where the column is defined (speed-up: in series that
+     * scale); no plot when there are none. */
+    g_autoptr (GPtrArray) defined = g_ptr_array_new ();
+    char *const *header = g_ptr_array_index (table, 0);
+    for (guint r = 0; r < table->len; r++)
+      if (r == 0 || *row_field (header, g_ptr_array_index (table, r), lines[i].y) != '\0')
+        g_ptr_array_add (defined, g_ptr_array_index (table, r));
+    if (defined->len < 2)
+      continue;
     g_autofree char *base = g_build_filename (dir, lines[i].name, NULL);
-    if (!dts_plot_lines (table, axes[0], lines[i].y, "series", lines[i].ideal, base, TRUE, TRUE,
+    if (!dts_plot_lines (defined, axes[0], lines[i].y, "series", lines[i].ideal, base, TRUE, TRUE,
                          error))
       return FALSE;
     g_ptr_array_add (scripts, g_strconcat (base, ".gp", NULL));
+    g_string_append_printf (names, "%s,", lines[i].name);
   }
+  g_string_append (names, "breakdown");
   g_autofree char *base = g_build_filename (dir, "breakdown", NULL);
   if (!dts_plot_breakdown (table, axes, base, TRUE, TRUE, error))
     return FALSE;
@@ -774,13 +805,19 @@ write_plots (const char *dir, char *const *axes, const GPtrArray *table, gboolea
   }
   if (quiet)
     return TRUE;
-  if (gnuplot != NULL)
-    fprintf (stderr, "plots: %s/{throughput,speedup,breakdown}.{png,svg}\n", dir);
-  else
+  if (gnuplot != NULL) {
+    fprintf (stderr, "plots: %s/{%s}.{png,svg}\n", dir, names->str);
+  } else {
+    g_autoptr (GString) gps = g_string_new (NULL);
+    for (guint i = 0; i < scripts->len; i++) {
+      g_autofree char *b = g_path_get_basename (g_ptr_array_index (scripts, i));
+      g_string_append_printf (gps, " %s", b);
+    }
     fprintf (stderr,
-             "note: gnuplot not found: wrote the scripts %s/{throughput,speedup,breakdown}.gp; "
-             "render them with 'cd %s && gnuplot throughput.gp speedup.gp breakdown.gp' "
-             "(Debian: apt-get install gnuplot-nox)\n", dir, dir);
+             "note: gnuplot not found: wrote the scripts %s/{%s}.gp; "
+             "render them with 'cd %s && gnuplot%s' "
+             "(Debian: apt-get install gnuplot-nox)\n", dir, names->str, dir, gps->str);
+  }
   return TRUE;
 }
 
@@ -1332,11 +1369,12 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
       ctx, "Run `dtsim run` over the points of one or more axes (--vary) around a base\n"
            "configuration (the run options that follow, or --config FILE) and merge the\n"
            "results into DIR/results.csv (one row per point: axis values, inputs,\n"
-           "outputs, speed-up and efficiency against the first point of each series)\n"
-           "and DIR/results.jsonl. Finished points are kept in DIR/points/ and not run\n"
-           "again. --where and --best choose among the points: the best are printed\n"
-           "after the table, with the constraint every other point broke. See\n"
-           "doc/SWEEP.md.");
+           "outputs; speed-up and efficiency against the first point of a series along\n"
+           "a GPU-count axis, gpus, nodes or mesh, else empty; the wait for communication\n"
+           "per iteration) and DIR/results.jsonl. Finished points are kept in\n"
+           "DIR/points/ and not run again. --where and --best choose among the points:\n"
+           "the best are printed after the table, with the constraint every other point\n"
+           "broke. See doc/SWEEP.md.");
   g_option_context_set_description (
       ctx, "Examples:\n"
            "  dtsim sweep --vary gpus=4,8,16 --vary 'link:*-ib.bandwidth=25Gbps,100Gbps' -j 2\n"

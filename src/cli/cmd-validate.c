@@ -913,13 +913,13 @@ print_rows (GPtrArray *rows, gboolean fit)
 
 /* ---- the command ------------------------------------------------------------------ */
 
-static char *
-default_data_dir (void)
+char *
+dts_cli_shared_data_dir (const char *sub)
 {
   const char *env = g_getenv ("DTSIM_SHARED");
   if (env != NULL && *env != '\0')
-    return g_build_filename (env, "data", "validation", NULL);
-  return g_build_filename (dts_datadir_get (), "..", "shared", "data", "validation", NULL);
+    return g_build_filename (env, "data", sub, NULL);
+  return g_build_filename (dts_datadir_get (), "..", "shared", "data", sub, NULL);
 }
 
 gboolean
@@ -1022,7 +1022,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
     }
   }
 
-  g_autofree char *dir = data ? g_strdup (data) : default_data_dir ();
+  g_autofree char *dir = data ? g_strdup (data) : dts_cli_shared_data_dir ("validation");
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_NOT_FOUND,
                  "no validation data directory '%s' (give --data DIR or set DTSIM_SHARED)", dir);

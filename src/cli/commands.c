@@ -28,15 +28,15 @@ static const DtsConfigGroup sweep_config[] = {
 };
 
 static const DtsCommand commands[] = {
-  { "info", "describe a workload (layers, params, FLOPs) or a platform (GPUs, links)",
+  { "info", "describe a workload (layers, params, FLOPs, --bounds) or a platform (GPUs, links)",
     dts_cmd_info, NULL, FALSE },
-  { "run", "simulate data-parallel training on a platform (time, throughput, breakdown)",
+  { "run", "simulate training: data, pipeline, tensor or parameter-server parallelism",
     dts_cmd_run, run_config, FALSE },
-  { "sweep", "run many configurations (axes of run options) into one CSV, with plots",
+  { "sweep", "run configurations over axes (run options, mesh) into one CSV; --where, --best",
     dts_cmd_sweep, sweep_config, FALSE },
   { "plot", "plot columns of a sweep's results.csv with gnuplot", dts_cmd_plot, NULL, FALSE },
   { "platform", "write a SimGrid platform file for a GPU cluster", dts_cmd_platform, NULL, FALSE },
-  { "allreduce", "simulate one all-reduce alone, ring or direct (time, bus bandwidth, steps)",
+  { "allreduce", "simulate one collective alone (--op, --collective ... nccl, auto; steps)",
     dts_cmd_allreduce, NULL, FALSE },
   { "cost", "train and evaluate the MLP kernel-time models (train, eval, validate)",
     dts_cmd_cost, NULL, TRUE },

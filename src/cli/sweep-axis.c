@@ -263,6 +263,12 @@ classify_option (DtsSweepAxis *axis, GError **error)
   return TRUE;
 }
 
+gboolean
+dts_sweep_axis_key_counts_gpus (const char *key)
+{
+  return strcmp (key, "gpus") == 0 || strcmp (key, "nodes") == 0 || strcmp (key, "mesh") == 0;
+}
+
 static gboolean
 classify_override (DtsSweepAxis *axis, const char *target, gboolean is_scale, GError **error)
 {

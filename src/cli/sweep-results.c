@@ -5,11 +5,20 @@
  * numbers, true, false, null. Numbers are kept as the text the run wrote
  * (its shortest round-trip form), never reformatted, so that the same
  * results give byte-identical CSV whatever order the points finished in.
- * Derived columns compare each point with the first point of its series:
+ * Derived columns (doc/SWEEP.md, "Columns"):
  *   ideal_speedup = n_gpus / n_gpus(first)
  *   speedup       = throughput / throughput(first)
  *   efficiency    = speedup / ideal_speedup
- * (weak scaling with a fixed batch per GPU: efficiency 1 is perfect). */
+ * against the first point of the series that ran (weak scaling with a fixed
+ * batch per GPU: efficiency 1 is perfect), only in a series that scales: an
+ * axis that sets the GPU count (gpus, nodes, mesh) changes within it and so
+ * does n_gpus. Elsewhere a ratio of throughputs at one GPU count is no
+ * speed-up, and the three are empty.
+ *   comm_wait_s   = per iteration, the time a GPU's compute waits for
+ *                   communication: breakdown.comm_exposed_s, or for the
+ *                   workers of async-ps and sync-ps (which run no
+ *                   collective) the mean of parameter_servers.
+ *                   worker_wait_fraction x iteration_time_s. */
 #include "config.h"
 
 #include <math.h>
@@ -354,32 +363,87 @@ number (const DtsSweepResult *r, const char *key)
 }
 
 typedef struct {
-  double ideal, speedup, efficiency;
+  double ideal, speedup, efficiency, wait;
 } Derived;
 
+/* comm_wait_s of result R (the file header). */
+static double
+comm_wait (const DtsSweepResult *r)
+{
+  const JValue *ps = member (r->root, "parameter_servers");
+  const JValue *fw = member (ps, "worker_wait_fraction");
+  if (fw != NULL && fw->kind == J_ARRAY) {
+    double sum = 0;
+    guint n = 0;
+    for (guint i = 0; i < fw->items->len; i++) {
+      const JValue *v = g_ptr_array_index (fw->items, i);
+      if (v->kind == J_NUMBER) {
+        sum += g_ascii_strtod (v->text, NULL);
+        n++;
+      }
+    }
+    return n > 0 ? sum / n * number (r, "iteration_time_s") : NAN;
+  }
+  const JValue *exposed = member (member (r->root, "breakdown"), "comm_exposed_s");
+  return exposed != NULL && exposed->kind == J_NUMBER ? g_ascii_strtod (exposed->text, NULL)
+                                                      : NAN;
+}
+
+/* Whether the series of the row at index I scales: an axis of AXES that sets
+ * the GPU count takes more than one value in it, and so does n_gpus among the
+ * rows that ran. */
+static gboolean
+series_scales (char *const *axes, const GPtrArray *rows, guint i)
+{
+  const DtsSweepRow *row = g_ptr_array_index (rows, i);
+  gboolean axis_varies = FALSE, gpus_vary = FALSE;
+  const char *gpus = NULL;
+  for (guint j = 0; j < rows->len; j++) {
+    const DtsSweepRow *other = g_ptr_array_index (rows, j);
+    if (other->series != row->series)
+      continue;
+    for (guint a = 0; axes[a] && other->values[a]; a++)
+      if (dts_sweep_axis_key_counts_gpus (axes[a]) && strcmp (other->values[a], row->values[a]))
+        axis_varies = TRUE;
+    if (other->result != NULL) {
+      const JValue *n = member (other->result->root, "n_gpus");
+      if (n != NULL && gpus != NULL && strcmp (n->text, gpus) != 0)
+        gpus_vary = TRUE;
+      if (n != NULL)
+        gpus = n->text;
+    }
+  }
+  return axis_varies && gpus_vary;
+}
+
 /* Derived values of every row against the first row of its series that
- * ran (NaN for a row that did not). */
+ * ran (NaN for a row that did not, and where undefined). */
 static GArray *
-derive (const GPtrArray *rows)
+derive (char *const *axes, const GPtrArray *rows)
 {
   GArray *out = g_array_sized_new (FALSE, TRUE, sizeof (Derived), rows->len);
   g_autoptr (GHashTable) first = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) scales = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
     gpointer key = GUINT_TO_POINTER (row->series + 1);
+    if (!g_hash_table_contains (scales, key))
+      g_hash_table_insert (scales, key, GINT_TO_POINTER (series_scales (axes, rows, i)));
+    Derived d = { NAN, NAN, NAN, NAN };
     if (row->result == NULL) {
-      Derived none = { NAN, NAN, NAN };
-      g_array_append_val (out, none);
+      g_array_append_val (out, d);
       continue;
     }
     if (!g_hash_table_contains (first, key))
       g_hash_table_insert (first, key, (gpointer) row);
     const DtsSweepRow *f = g_hash_table_lookup (first, key);
-    Derived d;
-    d.ideal = number (row->result, "n_gpus") / number (f->result, "n_gpus");
-    d.speedup = number (row->result, "throughput_samples_per_s")
-                / number (f->result, "throughput_samples_per_s");
-    d.efficiency = d.speedup / d.ideal;
+    if (GPOINTER_TO_INT (g_hash_table_lookup (scales, key))) {
+      d.ideal = number (row->result, "n_gpus") / number (f->result, "n_gpus");
+      d.speedup = number (row->result, "throughput_samples_per_s")
+                  / number (f->result, "throughput_samples_per_s");
+      d.efficiency = d.speedup / d.ideal;
+    }
+    d.wait = comm_wait (row->result);
     g_array_append_val (out, d);
   }
   return out;
@@ -416,7 +480,7 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     }
     g_ptr_array_add (per_row, values);
   }
-  g_autoptr (GArray) derived = derive (rows);
+  g_autoptr (GArray) derived = derive (axes, rows);
   gboolean status = FALSE, verdicts = FALSE;
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
@@ -442,7 +506,7 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
       g_string_append (csv, "run.");
     dts_csv_append_field (csv, name);
   }
-  g_string_append_printf (csv, ",ideal_speedup,speedup,efficiency%s%s\n",
+  g_string_append_printf (csv, ",ideal_speedup,speedup,efficiency,comm_wait_s%s%s\n",
                           status ? ",status,reason" : "",
                           verdicts ? ",meets_constraints,verdict" : "");
   for (guint i = 0; i < rows->len; i++) {
@@ -466,6 +530,8 @@ dts_sweep_write_csv (char *const *axes, const GPtrArray *rows, GString *csv)
     append_number (csv, d->speedup, "");
     g_string_append_c (csv, ',');
     append_number (csv, d->efficiency, "");
+    g_string_append_c (csv, ',');
+    append_number (csv, d->wait, "");
     if (status) {
       g_string_append_printf (csv, ",%s,", row->status ? row->status : "ok");
       dts_csv_append_field (csv, row->reason ? row->reason : "");
@@ -539,7 +605,7 @@ write_compact (const JValue *v, const char *path, GString *out)
 void
 dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl)
 {
-  g_autoptr (GArray) derived = derive (rows);
+  g_autoptr (GArray) derived = derive (axes, rows);
   gboolean status = FALSE, verdicts = FALSE;
   for (guint i = 0; i < rows->len; i++) {
     const DtsSweepRow *row = g_ptr_array_index (rows, i);
@@ -565,6 +631,8 @@ dts_sweep_write_jsonl (char *const *axes, const GPtrArray *rows, GString *jsonl)
     append_number (jsonl, d->speedup, "null");
     g_string_append (jsonl, ",\"efficiency\":");
     append_number (jsonl, d->efficiency, "null");
+    g_string_append (jsonl, ",\"comm_wait_s\":");
+    append_number (jsonl, d->wait, "null");
     if (status) {
       g_string_append_printf (jsonl, ",\"status\":\"%s\",\"reason\":",
                               row->status ? row->status : "ok");

@@ -274,13 +274,14 @@ START_TEST (test_csv_columns_values_and_derived)
   const char *expected =
       "point,series,gpus,bw,n_gpus,iteration_time_s,throughput_samples_per_s,"
       "breakdown.forward_s,breakdown.comm_exposed_s,workload,options.simgrid_cfg,"
-      "options.none,simulation.events,late,ideal_speedup,speedup,efficiency\n"
+      "options.none,simulation.events,late,ideal_speedup,speedup,efficiency,comm_wait_s\n"
       "1,\"bw=1,5\",4,\"1,5\",4,0.25,1000,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,"
-      "1,1,1\n"
+      "1,1,1,0.001\n"
       "2,\"bw=1,5\",8,\"1,5\",8,0.25,1800,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,5,"
-      "2,1.8,0.9\n"
-      "3,bw=2,4,2,4,0.25,500,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,1,1,1\n"
-      "4,bw=2,8,2,8,0.25,1000.5,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,2,2.001,1.0005\n";
+      "2,1.8,0.9,0.001\n"
+      "3,bw=2,4,2,4,0.25,500,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,1,1,1,0.001\n"
+      "4,bw=2,8,2,8,0.25,1000.5,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,,2,2.001,1.0005,"
+      "0.001\n";
   ck_assert_str_eq (csv->str, expected);
 
   /* The CSV reader gives the fields back. */
@@ -292,7 +293,7 @@ START_TEST (test_csv_columns_values_and_derived)
   ck_assert_str_eq (r2[1], "bw=1,5");
   ck_assert_str_eq (r2[9], "a \"quoted\", name");
   ck_assert_str_eq (r2[13], "5");
-  ck_assert_uint_eq (g_strv_length (r2), 17);
+  ck_assert_uint_eq (g_strv_length (r2), 18);
 
   g_autoptr (GString) jsonl = g_string_new (NULL);
   dts_sweep_write_jsonl (axes, rows, jsonl);
@@ -300,7 +301,8 @@ START_TEST (test_csv_columns_values_and_derived)
   ck_assert_uint_eq (g_strv_length (lines), 5); /* 4 lines and the empty tail */
   ck_assert_str_eq (lines[1],
                     "{\"point\":2,\"series\":\"bw=1,5\",\"axes\":{\"gpus\":\"8\",\"bw\":\"1,5\"},"
-                    "\"ideal_speedup\":2,\"speedup\":1.8,\"efficiency\":0.9,\"run\":{\"n_gpus\":8,"
+                    "\"ideal_speedup\":2,\"speedup\":1.8,\"efficiency\":0.9,\"comm_wait_s\":0.001,"
+                    "\"run\":{\"n_gpus\":8,"
                     "\"iteration_time_s\":0.25,\"throughput_samples_per_s\":1800,\"breakdown\":"
                     "{\"forward_s\":0.1,\"comm_exposed_s\":1e-3},\"workload\":\"a \\\"quoted\\\", "
                     "name\",\"options\":{\"simgrid_cfg\":[\"x:1\",\"y:2\"],\"none\":null},"
@@ -337,7 +339,70 @@ START_TEST (test_derived_not_finite)
                                              "\"efficiency\":null"));
   g_autoptr (GString) csv = g_string_new (NULL);
   dts_sweep_write_csv (axes, rows, csv);
-  ck_assert (g_str_has_suffix (csv->str, ",2,,\n"));
+  ck_assert (g_str_has_suffix (csv->str, ",2,,,0.001\n"));
+}
+END_TEST
+
+/* Speed-up and efficiency only where the series scales: a GPU-count axis
+ * (gpus, nodes, mesh) changes in it and so does n_gpus; comm_wait_s is the
+ * exposed collective time, or the parameter-server workers' mean wait. */
+START_TEST (test_derived_defined)
+{
+  g_autofree char *j4 = run_json (4, "1000", "");
+  g_autofree char *j8 = run_json (8, "1800", "");
+  g_autofree char *j8b = run_json (8, "1500", "");
+  /* The parameter-server JSON: no collective, the workers' wait fractions. */
+  g_autofree char *ps = run_json (
+      8, "900", ",\n  \"parameter_servers\": { \"worker_wait_fraction\": [0.5, 0.7] }");
+  static const struct {
+    const char *axis;
+    const char *v1, *v2;
+    const char *tail1, *tail2;
+  } cases[] = {
+    /* gpus and nodes set the GPU count: defined against the first point */
+    { "gpus", "4", "8", "1,1,1,0.001\n", "2,1.8,0.9,0.001\n" },
+    { "nodes", "1", "2", "1,1,1,0.001\n", "2,1.8,0.9,0.001\n" },
+    { "mesh", "1x1x4", "1x2x4", "1,1,1,0.001\n", "2,1.8,0.9,0.001\n" },
+    /* another axis: the 371.5% of a ratio of throughputs is no efficiency */
+    { "batch-size", "32", "64", ",,,0.001\n", ",,,0.001\n" },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autoptr (GPtrArray) rows =
+        g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_row_free);
+    g_ptr_array_add (rows, row_new (j4, cases[c].v1, "x", 0, "b=x"));
+    g_ptr_array_add (rows, row_new (j8, cases[c].v2, "x", 0, "b=x"));
+    char *axes[] = { (char *) cases[c].axis, (char *) "b", NULL };
+    g_autoptr (GString) csv = g_string_new (NULL);
+    dts_sweep_write_csv (axes, rows, csv);
+    g_auto (GStrv) lines = g_strsplit (csv->str, "\n", -1);
+    ck_assert_msg (g_str_has_suffix (csv->str, cases[c].tail2), "%s: %s", cases[c].axis,
+                   csv->str);
+    g_autofree char *l1 = g_strconcat (lines[1], "\n", NULL);
+    ck_assert_msg (g_str_has_suffix (l1, cases[c].tail1), "%s: %s", cases[c].axis, l1);
+  }
+
+  /* A mesh axis over the splits of one GPU count: n_gpus does not change. */
+  g_autoptr (GPtrArray) mesh = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_row_free);
+  g_ptr_array_add (mesh, row_new (j8, "1x1x8", "x", 0, "all"));
+  g_ptr_array_add (mesh, row_new (j8b, "1x2x4", "x", 0, "all"));
+  char *mesh_axes[] = { (char *) "mesh", (char *) "b", NULL };
+  g_autoptr (GString) csv = g_string_new (NULL);
+  dts_sweep_write_csv (mesh_axes, mesh, csv);
+  ck_assert_msg (g_str_has_suffix (csv->str, ",1500,0.1,1e-3,\"a \"\"quoted\"\", name\",x:1;y:2,,7,"
+                                             ",,,0.001\n"), "%s", csv->str);
+
+  /* Parameter servers: the mean wait fraction x the iteration time,
+   * (0.5 + 0.7) / 2 x 0.25 s, not the 1e-3 of comm_exposed_s. */
+  g_autoptr (GPtrArray) psr = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_sweep_row_free);
+  g_ptr_array_add (psr, row_new (ps, "8", "x", 0, "all"));
+  char *gpus_axes[] = { (char *) "gpus", (char *) "b", NULL };
+  g_autoptr (GString) csv2 = g_string_new (NULL);
+  dts_sweep_write_csv (gpus_axes, psr, csv2);
+  ck_assert_msg (g_str_has_suffix (csv2->str, ",,,,0.15\n"), "%s", csv2->str);
+  g_autoptr (GString) jsonl = g_string_new (NULL);
+  dts_sweep_write_jsonl (gpus_axes, psr, jsonl);
+  ck_assert_ptr_nonnull (strstr (jsonl->str, "\"ideal_speedup\":null,\"speedup\":null,"
+                                             "\"efficiency\":null,\"comm_wait_s\":0.15,"));
 }
 END_TEST
 
@@ -447,9 +512,10 @@ START_TEST (test_csv_failed_rows)
   ck_assert_str_eq (r1[n - 2], "invalid");
   ck_assert_str_eq (r1[n - 1], "--gpus 0, refused");
   ck_assert_str_eq (r1[4], ""); /* n_gpus */
-  ck_assert_str_eq (r1[n - 3], ""); /* efficiency */
+  ck_assert_str_eq (r1[n - 4], ""); /* efficiency */
+  ck_assert_str_eq (r1[n - 3], ""); /* comm_wait_s */
   ck_assert_str_eq (r3[n - 2], "ok");
-  ck_assert_str_eq (r3[n - 4], "1.66666667"); /* speedup against point 2 */
+  ck_assert_str_eq (r3[n - 5], "1.66666667"); /* speedup against point 2 */
 
   /* Verdicts add two columns; the JSON of a failed row has a null run. */
   ((DtsSweepRow *) g_ptr_array_index (rows, 1))->verdict = g_strdup ("best");
@@ -460,7 +526,7 @@ START_TEST (test_csv_failed_rows)
   ck_assert_str_eq (lines[0],
                     "{\"point\":1,\"series\":\"bw=1\",\"axes\":{\"gpus\":\"4\",\"bw\":\"1\"},"
                     "\"ideal_speedup\":null,\"speedup\":null,\"efficiency\":null,"
-                    "\"status\":\"invalid\",\"reason\":\"--gpus 0, refused\","
+                    "\"comm_wait_s\":null,\"status\":\"invalid\",\"reason\":\"--gpus 0, refused\","
                     "\"meets_constraints\":false,\"verdict\":\"\",\"run\":null}");
   ck_assert_ptr_nonnull (strstr (lines[1], "\"status\":\"ok\",\"reason\":null,"
                                            "\"meets_constraints\":true,\"verdict\":\"best\""));
@@ -691,6 +757,7 @@ main (void)
   tcase_add_test (tr, test_csv_columns_values_and_derived);
   tcase_add_test (tr, test_result_parse_errors);
   tcase_add_test (tr, test_derived_not_finite);
+  tcase_add_test (tr, test_derived_defined);
   tcase_add_test (tr, test_csv_quoting_and_reader);
   tcase_add_test (tr, test_csv_failed_rows);
   suite_add_tcase (s, tr);
