@@ -315,9 +315,16 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       return FALSE;
     }
   }
-  if (a->c.granularity != NULL && !dts_granularity_from_string (a->c.granularity, &o->granularity,
-                                                              error))
+  if (g_strcmp0 (a->c.granularity, "auto") == 0) {
+    o->granularity = DTS_GRANULARITY_FLOW;
+    o->granularity_auto = TRUE;
+  } else if (a->c.granularity != NULL
+             && !dts_granularity_from_string (a->c.granularity, &o->granularity, NULL)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "unknown --comm-granularity '%s' (known: step, flow, analytic, auto)",
+                 a->c.granularity);
     return FALSE;
+  }
   if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error)
       || !dts_cli_check_output_option ("per-rank", a->per_rank, TRUE, error)
       || !dts_cli_check_output_option ("timeline", a->timeline, TRUE, error))

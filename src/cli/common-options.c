@@ -121,7 +121,9 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
     { "comm-granularity", 0, 0, S, &c->granularity,
       "How collectives are simulated: step, flow or analytic (no transfers: each "
       "collective's time on its routes, without contention; default: flow; step for "
-      "dtsim allreduce --steps and --svg)",
+      "dtsim allreduce --steps and --svg); dtsim run also takes auto (flow, with the "
+      "plans that are not lock-step, such as trees, at analytic where they are alone on "
+      "the network: fast at scale, doc/SIMULATION.md)",
       "G" },
     { "coll-overhead", 0, 0, S, &c->coll_overhead,
       "Fixed cost of every collective call on every rank, before its first transfer "

@@ -69,7 +69,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->strategy = g_strdup (sched->strategy);
   /* null in the reports where nothing ran a collective */
   s->collective = collectives ? g_strdup (o->collective) : NULL;
-  s->granularity = g_strdup (dts_granularity_to_string (o->granularity));
+  s->granularity = g_strdup (o->granularity_auto ? "auto"
+                                                 : dts_granularity_to_string (o->granularity));
   s->cfg = g_strdupv (dts_sim_cfg_applied ());
   s->n_gpus = o->n_gpus;
   s->batch_size_per_gpu = o->batch_size;

@@ -442,8 +442,19 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
     else
       g_string_append_printf (out, "%d channel%s, %s chunks,", s->channels,
                               s->channels == 1 ? "" : "s", B (s->chunk_bytes));
-    g_string_append_printf (out, "\n  %s granularity, overlap %s\n", s->granularity,
-                            s->overlap ? "on" : "off");
+    if (g_strcmp0 (s->granularity, "auto") == 0 && s->plans_analytic == 0)
+      g_string_append_printf (out,
+                              "\n  auto granularity: flow (no plan both not lock-step and alone "
+                              "on the network), overlap %s\n",
+                              s->overlap ? "on" : "off");
+    else if (g_strcmp0 (s->granularity, "auto") == 0)
+      g_string_append_printf (out,
+                              "\n  auto granularity: flow, %d plans at analytic (not "
+                              "lock-step, alone on the network), overlap %s\n",
+                              s->plans_analytic, s->overlap ? "on" : "off");
+    else
+      g_string_append_printf (out, "\n  %s granularity, overlap %s\n", s->granularity,
+                              s->overlap ? "on" : "off");
     auto_lines (s, out);
   }
   for (char **o = s->overrides; o && *o; o++)

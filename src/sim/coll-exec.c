@@ -907,7 +907,8 @@ sim_run_coll (Sim *sim, Stream *s, int k, int part, int bucket)
     sg_actor_sleep_for (sim->set->coll_overhead_s + plan->fixed_s);
     sim->trace->events += s->rank->weight;
   }
-  if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC) {
+  if (sim->set->granularity == DTS_GRANULARITY_ANALYTIC
+      || (sim->plan_analytic != NULL && sim->plan_analytic[k])) {
     run_analytic (sim, s, k, part);
     return;
   }

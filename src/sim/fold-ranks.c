@@ -102,6 +102,24 @@ key_add_double (GString *key, double v)
   g_string_append_len (key, buf, sizeof buf);
 }
 
+/* Whether every phase of participant PART of PLAN is lock-step. */
+static gboolean
+part_lockstep (const DtsCollPlan *plan, int part)
+{
+  int n_steps = dts_coll_plan_n_steps (plan, part), step = 0;
+  while (step < n_steps) {
+    int i = 0;
+    while (i < plan->n_phases
+           && !(plan->phases[i].lockstep && plan->phases[i].first_step == step
+                && plan->phases[i].n_steps > 0))
+      i++;
+    if (i == plan->n_phases)
+      return FALSE;
+    step += plan->phases[i].n_steps;
+  }
+  return TRUE;
+}
+
 /* Folded flow runs. At flow granularity a lock-step phase is a sleep (the
  * plan's latency less the participant's own hops), one flow per transfer
  * and channel, and the communicator's barrier. Ranks with the same
@@ -156,22 +174,14 @@ fold_flow_routes (Sim *sim, GString **key)
   for (guint k = 0; k < sc->plans->len; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
     const Comm *c = &sim->comms[sc->plan_comm[k]];
+    if (sim->plan_analytic != NULL && sim->plan_analytic[k])
+      continue; /* no flow: a barrier and a wait, the same for every member */
     if (plan->n_parts != plan->n_ranks || plan->n_servers > 0)
       return FALSE;
     /* every participant's steps are lock-step phases, run as flow phases */
-    for (int part = 0; part < plan->n_parts; part++) {
-      int n_steps = dts_coll_plan_n_steps (plan, part), step = 0;
-      while (step < n_steps) {
-        int i = 0;
-        while (i < plan->n_phases
-               && !(plan->phases[i].lockstep && plan->phases[i].first_step == step
-                    && plan->phases[i].n_steps > 0))
-          i++;
-        if (i == plan->n_phases)
-          return FALSE;
-        step += plan->phases[i].n_steps;
-      }
-    }
+    for (int part = 0; part < plan->n_parts; part++)
+      if (!part_lockstep (plan, part))
+        return FALSE;
     const PlanLatency *lat = sim_plan_latency (sim, k);
     double *extra = sim->fold_extra[k] = g_new (double, (gsize) plan->n_phases * plan->n_parts);
     for (int i = 0; i < plan->n_phases; i++) {
@@ -248,6 +258,72 @@ fold_flow_routes (Sim *sim, GString **key)
     }
   }
   return TRUE;
+}
+
+/* --comm-granularity auto. A plan whose steps are not lock-step phases
+ * (NCCL's trees, chains: a pipeline over chunks) runs at flow as one flow
+ * per transfer, step by step, and keeps a run from folding (above); at
+ * 16,384 GPUs a ResNet-50 iteration took minutes. Its analytic time is
+ * the sum of its pipeline slots, each as long as its longest step under
+ * the link loads of every transfer of the slot (coll-exec.c, run_analytic),
+ * which is what flow gives the plan alone, up to the slots' lock-step
+ * (flow lets a chunk go on as soon as its own predecessor is done). What
+ * analytic cannot see is other traffic on the plan's links. So such plans
+ * run at analytic granularity when nothing else is on the network while
+ * they run: every plan on one communicator, at most one communication
+ * stream per rank (one collective at a time), no point-to-point message
+ * and no server; plain max-min sharing (no network factors that analytic
+ * would not apply); and no output that needs the transfers themselves
+ * (--link-stats, step records). Lock-step plans (rings, multi-rail rings)
+ * stay flows and fold as before. Measured: doc/SIMULATION.md, "auto". */
+int
+sim_plans_analytic_alone (Sim *sim)
+{
+  const DtsSchedule *sc = sim->sched;
+  if (!sim->set->analytic_alone || sim->set->granularity != DTS_GRANULARITY_FLOW
+      || sim->trace->steps != NULL || sim->link_bytes != NULL || sc->n_shards > 0
+      || sc->rank_cpu != NULL || !dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
+    return 0;
+  for (guint p = 0; p < sc->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (sc->programs, p);
+    for (guint i = 0; i < prog->len; i++) {
+      DtsOpType t = g_array_index (prog, DtsOp, i).type;
+      if (t != DTS_OP_COMPUTE && t != DTS_OP_RECORD && t != DTS_OP_WAIT && t != DTS_OP_COLL
+          && t != DTS_OP_BARRIER)
+        return 0;
+    }
+  }
+  g_autofree int *comm_streams = g_new0 (int, MAX (sim->n, 1));
+  for (guint i = 0; i < sc->streams->len; i++) {
+    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
+    if (st->kind != DTS_STREAM_COMPUTE && st->kind != DTS_STREAM_COMM)
+      return 0;
+    if (st->kind == DTS_STREAM_COMM && ++comm_streams[st->rank] > 1)
+      return 0;
+  }
+  for (guint k = 1; k < sc->plans->len; k++)
+    if (sc->plan_comm[k] != sc->plan_comm[0])
+      return 0;
+  int n = 0;
+  for (guint k = 0; k < sc->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+    if (plan->n_parts != plan->n_ranks || plan->n_servers > 0 || plan->local != NULL)
+      return 0;
+  }
+  sim->plan_analytic = g_new0 (guint8, MAX (sc->plans->len, 1));
+  for (guint k = 0; k < sc->plans->len; k++) {
+    const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
+    gboolean lockstep = TRUE;
+    for (int part = 0; part < plan->n_parts && lockstep; part++)
+      lockstep = part_lockstep (plan, part);
+    if (!lockstep) {
+      sim->plan_analytic[k] = 1;
+      n++;
+    }
+  }
+  if (n == 0)
+    g_clear_pointer (&sim->plan_analytic, g_free);
+  return n;
 }
 
 /* Sets sim->rep and the ranks' weights; returns the number of classes, or

@@ -185,6 +185,8 @@ struct _Sim {
                                 latency sleep run_flow_phase gives the participant; NULL
                                 otherwise */
   int n_started;             /* streams started as actors */
+  guint8 *plan_analytic;     /* --comm-granularity auto: plan -> run at analytic granularity
+                                (sim_plans_analytic_alone); NULL otherwise */
 };
 
 /* sim.c */
@@ -215,6 +217,9 @@ void sim_run_coll (Sim *sim, Stream *s, int k, int part, int bucket);
  * "Folded flow runs"): the number of classes that run, 0 when every rank
  * does. */
 int sim_fold_ranks (Sim *sim);
+/* --comm-granularity auto: mark the plans that run at analytic granularity
+ * in a flow run (sim->plan_analytic); returns how many. */
+int sim_plans_analytic_alone (Sim *sim);
 /* After a folded run: every rank's figures are those of its class's. */
 void sim_unfold (Sim *sim);
 

@@ -891,6 +891,7 @@ tear_down (Sim *sim)
   g_clear_pointer (&sim->rep, g_free);
   for (guint k = 0; sim->fold_extra != NULL && k < sc->plans->len; k++)
     g_free (sim->fold_extra[k]);
+  g_clear_pointer (&sim->plan_analytic, g_free);
   g_clear_pointer (&sim->fold_extra, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
   {
@@ -1097,6 +1098,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   if (set->granularity != DTS_GRANULARITY_ANALYTIC)
     relax_fatpipes (&sim);
   sim.wall_start_us = g_get_monotonic_time ();
+  trace->plans_analytic = sim_plans_analytic_alone (&sim);
   int n_classes = sim_fold_ranks (&sim);
   for (guint k = 0; k < sched->plans->len && n_classes > 0; k++)
     trace->bucket_rank[k] = sim.rep[trace->bucket_rank[k]];
@@ -1145,6 +1147,7 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
     .cfg = opts->cfg,
     .overrides = opts->overrides,
     .granularity = opts->granularity,
+    .analytic_alone = opts->granularity_auto,
     .iterations = opts->iterations,
     .record_slices = opts->record_slices,
     .link_stats = opts->link_stats,

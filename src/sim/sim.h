@@ -68,6 +68,9 @@ typedef struct {
   char **cfg;                  /* --cfg items or NULL */
   GArray *overrides;           /* DtsOverride or NULL */
   DtsGranularity granularity;
+  gboolean analytic_alone;     /* at flow (--comm-granularity auto): plans that are not
+                                  lock-step and have the network to themselves run at
+                                  analytic granularity (sim_plans_analytic_alone) */
   int iterations;              /* >= 1 */
   gboolean record_slices;      /* compute and collective slices (Chrome trace) */
   gboolean record_steps;       /* every step (phase, at flow) of every collective */

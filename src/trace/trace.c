@@ -385,6 +385,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   }
   s->wall_time_s = t->wall_time_s;
   s->events = t->events;
+  s->plans_analytic = t->plans_analytic;
   s->makespan_s = t->makespan_s;
 }
 

@@ -103,6 +103,7 @@ typedef struct {
   int n_shards;
 
   gint64 events;           /* simulated activities: executions, transfers, sleeps */
+  int plans_analytic;      /* --comm-granularity auto: plans run at analytic granularity */
   double wall_time_s;      /* host time spent simulating */
   double makespan_s;       /* simulated time at the end */
 } DtsTrace;
@@ -361,6 +362,7 @@ typedef struct {
   /* simulation */
   double wall_time_s;
   gint64 events;
+  int plans_analytic;      /* --comm-granularity auto: plans run at analytic granularity */
   double makespan_s;
 } DtsRunSummary;
 

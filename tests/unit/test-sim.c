@@ -23,6 +23,8 @@
 #include "workload/workload.h"
 
 #define MAX_BUCKETS 16
+/* measured: auto (tree at analytic) against flow, cluster-4x4-v100 */
+#define AUTO_TREE_REL 0.02
 
 typedef struct {
   const char *platform;  /* tests/data file name, or a shipped platform name */
@@ -32,6 +34,9 @@ typedef struct {
   gboolean no_overlap;
   int iterations;        /* 0: 2 */
   const char *cfg;       /* one --cfg item or NULL */
+  const char *collective; /* NULL: ring */
+  gboolean granularity_auto; /* --comm-granularity auto (granularity FLOW) */
+  int comm_streams;      /* 0: 1 */
 } Setup;
 
 typedef struct {
@@ -44,6 +49,7 @@ typedef struct {
   double bucket_bytes[MAX_BUCKETS];
   double bucket_s[MAX_BUCKETS];
   gint64 events;
+  int plans_analytic;
 } Outcome;
 
 
@@ -62,7 +68,9 @@ simulate_here (const void *setup, void *result)
     .iterations = st->iterations ? st->iterations : 2,
     .precision = DTS_PREC_COUNT,
     .cost_model = "roofline",
-    .collective = "ring",
+    .collective = st->collective ? st->collective : "ring",
+    .comm_streams = st->comm_streams,
+    .granularity_auto = st->granularity_auto,
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
     .channels = DTS_COLL_DEFAULT_CHANNELS,
@@ -88,6 +96,7 @@ simulate_here (const void *setup, void *result)
   out->comm_s = s->comm_s;
   out->exposed_s = s->comm_exposed_s;
   out->events = s->events;
+  out->plans_analytic = s->plans_analytic;
   out->n_buckets = MIN ((int) s->buckets->len, MAX_BUCKETS);
   for (int b = 0; b < out->n_buckets; b++) {
     out->bucket_bytes[b] = g_array_index (s->buckets, DtsBucketStat, b).bytes;
@@ -282,6 +291,42 @@ START_TEST (test_step_vs_flow_64)
 }
 END_TEST
 
+/* --comm-granularity auto: plans that are not lock-step (the tree) run at
+ * analytic granularity when alone on the network, the rest (rings) stay
+ * flows; with two communication streams nothing changes. */
+START_TEST (test_granularity_auto)
+{
+  Setup fl = { .platform = "cluster-4x4-v100", .workload = "resnet50", .n_gpus = 16,
+               .granularity = DTS_GRANULARITY_FLOW, .collective = "tree" };
+  Setup au = fl, an = fl;
+  au.granularity_auto = TRUE;
+  an.granularity = DTS_GRANULARITY_ANALYTIC;
+  Outcome f = simulate_ok (&fl), a = simulate_ok (&au), n = simulate_ok (&an);
+  ck_assert_int_gt (f.n_buckets, 1);
+  ck_assert_int_eq (a.plans_analytic, a.n_buckets);
+  ck_assert_int_eq (f.plans_analytic, 0);
+  assert_rel (a.iteration_s, n.iteration_s, 1e-12);
+  for (int b = 0; b < a.n_buckets; b++)
+    assert_rel (a.bucket_s[b], n.bucket_s[b], 1e-12);
+  assert_rel (a.iteration_s, f.iteration_s, AUTO_TREE_REL);
+  ck_assert (a.events < f.events);
+  /* rings are lock-step: flows as before, to the bit */
+  fl.collective = au.collective = "ring";
+  f = simulate_ok (&fl);
+  a = simulate_ok (&au);
+  ck_assert_int_eq (a.plans_analytic, 0);
+  ck_assert_double_eq (a.iteration_s, f.iteration_s);
+  ck_assert_int_eq (a.events, f.events);
+  /* two buckets in flight at once share links analytic cannot see */
+  fl.collective = au.collective = "tree";
+  fl.comm_streams = au.comm_streams = 2;
+  f = simulate_ok (&fl);
+  a = simulate_ok (&au);
+  ck_assert_int_eq (a.plans_analytic, 0);
+  ck_assert_double_eq (a.iteration_s, f.iteration_s);
+}
+END_TEST
+
 START_TEST (test_errors)
 {
   Setup st = { .platform = "flat-16", .workload = "mlp8", .cfg = "bogus/key:1" };
@@ -457,6 +502,7 @@ sim_suite (void)
   tcase_add_test (tc, test_overlap);
   tcase_add_test (tc, test_step_vs_flow_16);
   tcase_add_test (tc, test_step_vs_flow_64);
+  tcase_add_test (tc, test_granularity_auto);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_cfg_check);
   tcase_add_test (tc, test_pipeline_programs);
