@@ -55,6 +55,27 @@ flow_cmp (const void *a, const void *b)
   return x->to < y->to ? -1 : x->to > y->to;
 }
 
+/* Sort the N flows of one slot by sender and receiver, stably (as
+ * glibc's qsort, a merge sort, did: the same order, so the same sums to
+ * the last bit). They come gathered by participant, mostly in order: an
+ * insertion sort is linear on them, where qsort's copies were a tenth
+ * of a 16,384-GPU tree's weighing. */
+static void
+sort_slot (Flow *f, gsize n)
+{
+  for (gsize i = 1; i < n; i++) {
+    if (flow_cmp (&f[i - 1], &f[i]) <= 0)
+      continue;
+    Flow x = f[i];
+    gsize j = i;
+    while (j > 0 && flow_cmp (&f[j - 1], &x) > 0) {
+      f[j] = f[j - 1];
+      j--;
+    }
+    f[j] = x;
+  }
+}
+
 /* The transfers of the flows [A, A + N) and [B, B + N) are the same. */
 static gboolean
 same_flows (const Flow *a, const Flow *b, gsize n)
@@ -195,7 +216,7 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
     for (int t = 0; t < n_slots; t++) {
       Flow *slot = &g_array_index (sorted, Flow, first[t]);
       gsize n = first[t + 1] - first[t];
-      qsort (slot, n, sizeof (Flow), flow_cmp);
+      sort_slot (slot, n);
       if (!weigh_slot (&w, slot, n, error))
         return FALSE;
     }

@@ -53,6 +53,11 @@
 enum { T_PARENT, T_CHILD0, T_CHILD1, T_CHILD2, T_HEIGHT, T_DEPTH, T_FIELDS };
 #define T_MAX_CHILDREN 3
 #define T_TAGS 4 /* per tree: from child 0, 1, 2, from the parent */
+/* A rank's activities (at most 2 trees x (1 + 3 + 3 + 1)) and, after the
+ * trees, per rank: how many spans of slots it takes part in, then each
+ * span's first and last slot (spans), so that slot_of needs no sort. */
+#define T_MAX_ACTIVITIES (2 * (2 * T_MAX_CHILDREN + 2))
+#define T_SPANS_FIELDS (1 + 2 * T_MAX_ACTIVITIES)
 
 static int *
 field (const DtsCollPlan *plan, int t, int r)
@@ -113,7 +118,7 @@ static gboolean
 build_trees (DtsCollPlan *plan, GError **error)
 {
   int n = plan->n_ranks;
-  plan->aux = g_new (int, (gsize) 2 * n * T_FIELDS + 2);
+  plan->aux = g_new (int, (gsize) 2 * n * T_FIELDS + 2 + (gsize) n * T_SPANS_FIELDS);
   int heights[2] = { 0, 0 }, depths[2] = { 0, 0 };
   for (int t = 0; t < 2; t++) {
     plan->aux[(gsize) 2 * n * T_FIELDS + t] = -1;
@@ -191,6 +196,8 @@ build_trees (DtsCollPlan *plan, GError **error)
   return TRUE;
 }
 
+static void fill_spans (const DtsCollPlan *plan, int r);
+
 DtsCollPlan *
 dts_coll_tree_plan_new (const DtsCollParams *params, GError **error)
 {
@@ -218,6 +225,8 @@ dts_coll_tree_plan_new (const DtsCollParams *params, GError **error)
   plan->phases[0] = (DtsCollPhase){ 0, 0, FALSE, "reduce-broadcast" };
   if (!build_trees (plan, error))
     return NULL;
+  for (int r = 0; r < n; r++)
+    fill_spans (plan, r);
   plan->n_reduce_steps = plan->n_steps;
   guint64 key = dts_coll_key_add (dts_coll_key_add (0, 't'), n);
   for (int r = 0; r < n; r++)
@@ -271,32 +280,52 @@ activities (const DtsCollPlan *plan, int r, Activity *act)
   return k;
 }
 
-static int
-cmp_int (const void *a, const void *b)
+static int *
+spans (const DtsCollPlan *plan, int r)
 {
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
+  return &plan->aux[(gsize) 2 * plan->n_ranks * T_FIELDS + 2 + (gsize) r * T_SPANS_FIELDS];
+}
+
+/* Rank R's spans of slots: the slots of its activities (M from each
+ * start), merged. */
+static void
+fill_spans (const DtsCollPlan *plan, int r)
+{
+  Activity act[T_MAX_ACTIVITIES];
+  int k = activities (plan, r, act);
+  int starts[T_MAX_ACTIVITIES];
+  for (int i = 0; i < k; i++)
+    starts[i] = act[i].start;
+  for (int i = 1; i < k; i++) /* at most 16: insertion, no qsort call per step */
+    for (int j = i; j > 0 && starts[j - 1] > starts[j]; j--) {
+      int t = starts[j];
+      starts[j] = starts[j - 1];
+      starts[j - 1] = t;
+    }
+  int m = plan->n_levels, covered = -1, *sp = spans (plan, r);
+  sp[0] = 0;
+  for (int i = 0; i < k; i++) {
+    int a = MAX (starts[i], covered + 1), b = starts[i] + m - 1;
+    if (b < a)
+      continue;
+    sp[1 + 2 * sp[0]] = a;
+    sp[2 + 2 * sp[0]] = b;
+    sp[0]++;
+    covered = b;
+  }
 }
 
 /* The slot of rank R's step STEP (or the number of steps, STEP < 0). */
 static int
 slot_of (const DtsCollPlan *plan, int r, int step)
 {
-  Activity act[2 * (2 * T_MAX_CHILDREN + 2)];
-  int k = activities (plan, r, act);
-  int starts[2 * (2 * T_MAX_CHILDREN + 2)];
-  for (int i = 0; i < k; i++)
-    starts[i] = act[i].start;
-  qsort (starts, k, sizeof (int), cmp_int);
-  int m = plan->n_levels, count = 0, covered = -1;
-  for (int i = 0; i < k; i++) {
-    int a = MAX (starts[i], covered + 1), b = starts[i] + m - 1;
-    if (b < a)
-      continue;
+  const int *sp = spans (plan, r);
+  int count = 0;
+  for (int i = 0; i < sp[0]; i++) {
+    int a = sp[1 + 2 * i], b = sp[2 + 2 * i];
     if (step >= 0 && step < count + (b - a + 1))
       return a + (step - count);
     count += b - a + 1;
-    covered = b;
   }
   return step < 0 ? count : -1;
 }
@@ -317,7 +346,7 @@ void
 dts_coll_tree_step_ops (const DtsCollPlan *plan, int part, int step, DtsCollStepOps *out)
 {
   int slot = slot_of (plan, part, step);
-  Activity act[2 * (2 * T_MAX_CHILDREN + 2)];
+  Activity act[T_MAX_ACTIVITIES];
   int k = activities (plan, part, act);
   int m = plan->n_levels;
   double half = plan->bytes / plan->channels / 2;
@@ -363,7 +392,7 @@ dts_coll_tree_closed_form_s (const DtsCollPlan *plan, double share_Bps, double l
   g_autofree double *in = g_new (double, plan->n_steps);
   int routes = 0;
   for (int r = 0; r < n; r++) {
-    Activity act[2 * (2 * T_MAX_CHILDREN + 2)];
+    Activity act[T_MAX_ACTIVITIES];
     int k = activities (plan, r, act), sends = 0;
     for (int t = 0; t < plan->n_steps; t++)
       out[t] = in[t] = 0;

@@ -624,16 +624,49 @@ an_load_key (int slot, int link)
   return ((guint64) (guint32) slot << 32) | (guint32) link;
 }
 
-/* For a plan whose members do not all run lock-step: the bytes every slot
- * of its steps puts on each link, slot x 2^32 + link index -> double[2]
- * (the bytes of every channel; the largest transfer per channel, what a
- * FATPIPE link carries). */
-static GHashTable *
+/* The bytes every slot of a plan's steps puts on each link: (slot, link)
+ * -> index + 1 into VALS, two doubles each (the bytes of every channel;
+ * the largest transfer per channel, what a FATPIPE link carries). Keys
+ * and values live in the table and one array: a 16,384-GPU tree puts
+ * millions of them, once a g_new each. */
+typedef struct {
+  GHashTable *index;
+  GArray *vals;
+} AnLoads;
+
+static guint
+an_key_hash (gconstpointer p)
+{
+  guint64 k = (guint64) (guintptr) p;
+  return (guint) ((k >> 32) * 0x9E3779B1u) ^ (guint) k;
+}
+
+static void
+an_loads_free (AnLoads *a)
+{
+  g_hash_table_unref (a->index);
+  g_array_unref (a->vals);
+  g_free (a);
+}
+
+static const double *
+an_loads_get (const AnLoads *a, int slot, int link)
+{
+  gpointer v = g_hash_table_lookup (a->index, (gpointer) (guintptr) an_load_key (slot, link));
+  return v != NULL ? &g_array_index (a->vals, double, 2 * (GPOINTER_TO_SIZE (v) - 1)) : NULL;
+}
+
+/* For a plan whose members do not all run lock-step: the loads of its
+ * slots (AnLoads). */
+static AnLoads *
 an_plan_loads_new (Sim *sim, Stream *s, int k)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
-  GHashTable *loads = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free, g_free);
+  G_STATIC_ASSERT (sizeof (guintptr) >= sizeof (guint64));
+  AnLoads *loads = g_new (AnLoads, 1);
+  loads->index = g_hash_table_new (an_key_hash, g_direct_equal);
+  loads->vals = g_array_new (FALSE, TRUE, sizeof (double));
   DtsCollStepOps ops = { .xfers = s->xfers };
   for (int p = 0; p < plan->n_parts; p++) {
     const Rank *me = sim_part_rank (sim, c, plan, p);
@@ -648,14 +681,14 @@ an_plan_loads_new (Sim *sim, Stream *s, int k)
           continue;
         const GArray *route = sim_an_route (sim, me, peer);
         for (guint l = 0; l < route->len; l++) {
-          guint64 key = an_load_key (slot, g_array_index (route, int, l));
-          double *v = g_hash_table_lookup (loads, &key);
-          if (v == NULL) {
-            v = g_new0 (double, 2);
-            guint64 *stored = g_new (guint64, 1);
-            *stored = key;
-            g_hash_table_insert (loads, stored, v);
+          gpointer key = (gpointer) (guintptr) an_load_key (slot, g_array_index (route, int, l));
+          gsize at = GPOINTER_TO_SIZE (g_hash_table_lookup (loads->index, key));
+          if (at == 0) {
+            at = loads->vals->len / 2 + 1;
+            g_array_set_size (loads->vals, loads->vals->len + 2);
+            g_hash_table_insert (loads->index, key, GSIZE_TO_POINTER (at));
           }
+          double *v = &g_array_index (loads->vals, double, 2 * (at - 1));
           v[0] += x->bytes * x->channels;
           v[1] = MAX (v[1], x->bytes);
         }
@@ -667,18 +700,42 @@ an_plan_loads_new (Sim *sim, Stream *s, int k)
 
 /* The longest a link of ROUTE needs for what slot SLOT puts on it (LOADS). */
 static double
-an_route_load_s (Sim *sim, GHashTable *loads, int slot, const GArray *route)
+an_route_load_s (Sim *sim, const AnLoads *loads, int slot, const GArray *route)
 {
   double t = 0;
   for (guint l = 0; l < route->len; l++) {
     int idx = g_array_index (route, int, l);
-    guint64 key = an_load_key (slot, idx);
-    const double *v = g_hash_table_lookup (loads, &key);
+    const double *v = an_loads_get (loads, slot, idx);
     double bw = g_array_index (sim->an.bw_Bps, double, idx);
     if (v != NULL && bw > 0)
       t = MAX (t, (g_array_index (sim->an.shared, gboolean, idx) ? v[0] : v[1]) / bw);
   }
   return t;
+}
+
+/* The bandwidth (its smallest link's) and latency (its links', summed in
+ * order) of the route from A to B, as sg_host_get_route_bandwidth and
+ * sg_host_get_route_latency give them, from the routes read once
+ * (sim_an_route): SimGrid walks the routing zones on every call. */
+static void
+an_route_figures (Sim *sim, const Rank *a, const Rank *b, double *bw_Bps, double *lat_s)
+{
+  const GArray *route = sim_an_route (sim, a, b);
+  if (route->len == 0) {
+    *bw_Bps = sg_host_get_route_bandwidth (a->host, b->host);
+    *lat_s = sg_host_get_route_latency (a->host, b->host);
+    return;
+  }
+  double bw = -1, lat = 0;
+  for (guint l = 0; l < route->len; l++) {
+    int idx = g_array_index (route, int, l);
+    double v = g_array_index (sim->an.bw_Bps, double, idx);
+    if (v < bw || bw < 0)
+      bw = v;
+    lat += g_array_index (sim->an.lat_s, double, idx);
+  }
+  *bw_Bps = bw;
+  *lat_s = lat;
 }
 
 /* One slot of a pipelined plan at analytic granularity: its longest step
@@ -698,7 +755,7 @@ typedef struct {
  * this is the time of a lock-step collective at flow granularity. *LAT_S:
  * the part of it that is latency. */
 static double
-analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTable *loads,
+analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, AnLoads *loads,
                  GArray *slots, double *lat_s)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
@@ -723,9 +780,10 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, GHashTa
         continue;
       /* Lock-step members are paced by the plan's slowest hop; the others
        * by their own routes. */
-      double bw = uniform ? lat->min_bw_Bps
-                          : sg_host_get_route_bandwidth (me->host, peer->host);
-      hop = MAX (hop, uniform ? lat->max_s : sg_host_get_route_latency (me->host, peer->host));
+      double bw = lat->min_bw_Bps, hop_s = lat->max_s;
+      if (!uniform)
+        an_route_figures (sim, me, peer, &bw, &hop_s);
+      hop = MAX (hop, hop_s);
       if (x->kind == DTS_XFER_SEND)
         send += bytes / bw;
       else
@@ -836,7 +894,7 @@ run_analytic (Sim *sim, Stream *s, int k, int part)
     /* Parameter servers' steps of one index do not run at once (each
      * worker pushes when it is ready): no slots, each participant on its
      * own routes. */
-    GHashTable *loads = uniform || plan->n_parts > plan->n_ranks
+    AnLoads *loads = uniform || plan->n_parts > plan->n_ranks
                             ? NULL
                             : an_plan_loads_new (sim, s, k);
     /* A plan whose steps are not slots (a pipeline: the chain, the trees;
@@ -861,7 +919,7 @@ run_analytic (Sim *sim, Stream *s, int k, int part)
       }
     }
     if (loads != NULL)
-      g_hash_table_unref (loads);
+      an_loads_free (loads);
     sim->analytic_s[k] = t;
     sim->analytic_lat_s[k] = MIN (t_lat, t);
   }
