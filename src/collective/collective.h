@@ -471,6 +471,8 @@ typedef struct {
   double bandwidth_Bps;
   double latency_s;
   gboolean shared;      /* its flows share the bandwidth (else FATPIPE: each gets it all) */
+  int index;            /* 1 + a number of the link, dense among the links one links
+                           function reports, or 0 (the id is looked up) */
 } DtsCollLink;
 
 /* Set *LINKS (lent, N_LINKS entries; none when both are on one host) to

@@ -100,19 +100,23 @@ typedef struct {
   DtsCollLinksFn links;
   gpointer data;
   GHashTable *index;     /* link id -> 1 + its index in loads, for every slot */
+  GArray *dense;         /* DtsCollLink.index - 1 -> 1 + its index in loads (0: not yet) */
   GArray *loads;         /* Load, valid for the slot stamped */
   guint stamp;           /* the slot being weighed (a Load of another is empty) */
-  GArray *prev;          /* Flow: the last slot weighed */
+  GArray *prev;          /* Flow: the last slot weighed (a copy) */
+  const Flow *prev_at;   /* or where it is (stable flows): PREV_N of them */
+  gsize prev_n;
   double prev_s, prev_lat, total, total_lat;
 } Weigh;
 
-/* Add the slot of the N_FLOWS flows FLOWS (sorted by from and to). */
+/* Add the slot of the N_FLOWS flows FLOWS (sorted by from and to); STABLE:
+ * they stay where they are until the next slot is weighed (else copied). */
 static gboolean
-weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
+weigh_slot (Weigh *w, const Flow *flows, gsize n, gboolean stable, GError **error)
 {
   if (n == 0)
     return TRUE;
-  if (w->prev->len == n && same_flows ((const Flow *) w->prev->data, flows, n)) {
+  if (w->prev_n == n && same_flows (w->prev_at, flows, n)) {
     w->total += w->prev_s;
     w->total_lat += w->prev_lat;
     return TRUE;
@@ -131,12 +135,22 @@ weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
     slot_lat = MAX (slot_lat, lat);
     slot_times = f->times;
     for (int l = 0; l < n_links; l++) {
-      guint i = GPOINTER_TO_UINT (g_hash_table_lookup (w->index, route[l].id));
+      guint i, *slot_of_dense = NULL;
+      if (route[l].index > 0) {
+        if ((guint) route[l].index > w->dense->len)
+          g_array_set_size (w->dense, route[l].index);
+        slot_of_dense = &g_array_index (w->dense, guint, route[l].index - 1);
+        i = *slot_of_dense;
+      } else
+        i = GPOINTER_TO_UINT (g_hash_table_lookup (w->index, route[l].id));
       if (i == 0) {
         Load fresh = { 0, 0, route[l].bandwidth_Bps, route[l].shared, 0 };
         g_array_append_val (w->loads, fresh);
         i = w->loads->len;
-        g_hash_table_insert (w->index, (gpointer) route[l].id, GUINT_TO_POINTER (i));
+        if (slot_of_dense != NULL)
+          *slot_of_dense = i;
+        else
+          g_hash_table_insert (w->index, (gpointer) route[l].id, GUINT_TO_POINTER (i));
       }
       Load *ld = &g_array_index (w->loads, Load, i - 1);
       if (ld->stamp != w->stamp) {
@@ -153,8 +167,14 @@ weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
   w->prev_lat = slot_lat * slot_times;
   w->total += w->prev_s;
   w->total_lat += w->prev_lat;
-  g_array_set_size (w->prev, 0);
-  g_array_append_vals (w->prev, flows, n);
+  if (stable)
+    w->prev_at = flows;
+  else {
+    g_array_set_size (w->prev, 0);
+    g_array_append_vals (w->prev, flows, n);
+    w->prev_at = (const Flow *) w->prev->data;
+  }
+  w->prev_n = n;
   return TRUE;
 }
 
@@ -187,7 +207,9 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
   g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
   g_autoptr (GArray) loads = g_array_new (FALSE, FALSE, sizeof (Load));
   DtsCollStepOps ops = { .xfers = xfers };
-  Weigh w = { links, data, index, loads, 0, prev, 0, 0, 0, 0 };
+  g_autoptr (GArray) dense = g_array_new (FALSE, TRUE, sizeof (guint));
+  Weigh w = { .links = links, .data = data, .index = index, .dense = dense, .loads = loads,
+              .prev = prev };
   if (plan->alg != NULL && plan->alg->step_slot != NULL) {
     /* Steps are not slots: gather every step, then weigh slot by slot. */
     for (int part = 0; part < plan->n_parts; part++) {
@@ -217,7 +239,7 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
       Flow *slot = &g_array_index (sorted, Flow, first[t]);
       gsize n = first[t + 1] - first[t];
       sort_slot (slot, n);
-      if (!weigh_slot (&w, slot, n, error))
+      if (!weigh_slot (&w, slot, n, TRUE, error))
         return FALSE;
     }
   } else {
@@ -244,7 +266,7 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
         if (s < n_steps[part])
           add_step (plan, part, s, lockstep ? plan->phases[ph].n_steps : 1, &ops, flows);
       qsort (flows->data, flows->len, sizeof (Flow), flow_cmp);
-      if (!weigh_slot (&w, (const Flow *) flows->data, flows->len, error))
+      if (!weigh_slot (&w, (const Flow *) flows->data, flows->len, FALSE, error))
         return FALSE;
     }
   }

@@ -300,6 +300,7 @@ struct _DtsSimTuner {
   GHashTable *cache;       /* "algorithm:peer_key:n:bytes" -> double[2]: bandwidth and
                               latency time */
   GHashTable *routes;      /* GPU a * 2^32 + b -> GArray of DtsCollLink */
+  GHashTable *link_index;  /* sg_link_t -> its DtsCollLink.index */
 };
 
 typedef struct {
@@ -338,8 +339,13 @@ tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpoin
       sg_link_t link;
       xbt_dynar_foreach (found, cursor, link)
       {
+        int index = GPOINTER_TO_INT (g_hash_table_lookup (tuner->link_index, link));
+        if (index == 0) {
+          index = (int) g_hash_table_size (tuner->link_index) + 1;
+          g_hash_table_insert (tuner->link_index, link, GINT_TO_POINTER (index));
+        }
         DtsCollLink l = { link, sg_link_get_bandwidth (link), sg_link_get_latency (link),
-                          sg_link_is_shared (link) };
+                          sg_link_is_shared (link), index };
         g_array_append_val (route, l);
       }
       xbt_dynar_free (&found);
@@ -416,6 +422,7 @@ dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, G
   t->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   t->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
                                      (GDestroyNotify) g_array_unref);
+  t->link_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   const DtsGpu *gpu = dts_platform_gpu (platform, 0);
   t->tuner = (DtsCollTuner){ .measure = tuner_measure, .rank_links = tuner_rank_links,
                              .data = t, .arch = gpu->spec.arch,
@@ -442,5 +449,6 @@ dts_sim_tuner_free (DtsSimTuner *t)
     return;
   g_hash_table_unref (t->cache);
   g_hash_table_unref (t->routes);
+  g_hash_table_unref (t->link_index);
   g_free (t);
 }

@@ -847,11 +847,11 @@ fake_links (int from, int to, const DtsCollLink **links, int *n_links, gpointer 
   f->calls++;
   *links = f->route;
   *n_links = 1;
-  f->route[0] = (DtsCollLink){ NULL, f->bw, f->lat, f->kind != FAKE_FATPIPE };
+  f->route[0] = (DtsCollLink){ NULL, f->bw, f->lat, f->kind != FAKE_FATPIPE, 0 };
   switch (f->kind) {
   case FAKE_STAR:
     f->route[0].id = &f->ids[from];
-    f->route[1] = (DtsCollLink){ &f->ids[FAKE_MAX + to], f->bw, f->lat, TRUE };
+    f->route[1] = (DtsCollLink){ &f->ids[FAKE_MAX + to], f->bw, f->lat, TRUE, 0 };
     *n_links = 2;
     break;
   case FAKE_BUS:
