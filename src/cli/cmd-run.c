@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "cost/cost.h"
 #include "output/report.h"
+#include "output/mesh.h"
 #include "output/timeline.h"
 #include "platform/override.h"
 #include "schedule/options.h"
@@ -52,6 +53,8 @@ typedef struct {
   char *per_rank;
   char *timeline;
   gboolean timeline_ascii;
+  char *mesh;
+  gboolean mesh_ascii;
   DtsRowOptions *rows;  /* options of the collective and strategy rows */
 } RunArgs;
 
@@ -71,6 +74,7 @@ run_args_clear (RunArgs *a)
   g_free (a->seed);
   g_free (a->per_rank);
   g_free (a->timeline);
+  g_free (a->mesh);
   g_free (a->dataset_size);
   g_free (a->compute_jitter);
   g_free (a->recompute);
@@ -142,6 +146,13 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "FILE" },
     { "timeline-ascii", 0, 0, G_OPTION_ARG_NONE, &a->timeline_ascii,
       "Print the same timeline as text after the summary (text format only)", NULL },
+    { "mesh", 0, 0, S, &a->mesh,
+      "Draw the rank mesh on the platform as SVG to FILE: every GPU in its node with its "
+      "pipeline stage, data-parallel replica and tensor rank, and how many groups cross "
+      "nodes (not for parameter servers; default: none)",
+      "FILE" },
+    { "mesh-ascii", 0, 0, G_OPTION_ARG_NONE, &a->mesh_ascii,
+      "Print the same mesh as text after the summary (text format only)", NULL },
     { "config", 0, 0, S, NULL, "Options from a key file, group [run] (doc/SWEEP.md; default: none)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -327,18 +338,36 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   }
   if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error)
       || !dts_cli_check_output_option ("per-rank", a->per_rank, TRUE, error)
-      || !dts_cli_check_output_option ("timeline", a->timeline, TRUE, error))
+      || !dts_cli_check_output_option ("timeline", a->timeline, TRUE, error)
+      || !dts_cli_check_output_option ("mesh", a->mesh, TRUE, error))
     return FALSE;
   const DtsCliOutput outputs[] = {
     { "trace", a->c.trace }, { "per-rank", a->per_rank }, { "timeline", a->timeline },
+    { "mesh", a->mesh },
   };
   if (!dts_cli_check_distinct_outputs (outputs, G_N_ELEMENTS (outputs), error))
     return FALSE;
   /* stdout carries one result: the summary, or one file given as -. */
-  int to_stdout = (g_strcmp0 (a->per_rank, "-") == 0) + (g_strcmp0 (a->timeline, "-") == 0);
+  int to_stdout = (g_strcmp0 (a->per_rank, "-") == 0) + (g_strcmp0 (a->timeline, "-") == 0)
+                  + (g_strcmp0 (a->mesh, "-") == 0);
   if (to_stdout > 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--per-rank - and --timeline - cannot both write to stdout");
+                 "--per-rank -, --timeline - and --mesh -: only one of them can write to "
+                 "stdout");
+    return FALSE;
+  }
+  if ((a->mesh != NULL || a->mesh_ascii)
+      && (g_strcmp0 (a->strategy, "async-ps") == 0 || g_strcmp0 (a->strategy, "sync-ps") == 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--mesh%s: parameter-server runs (--strategy %s) have no rank mesh",
+                 a->mesh_ascii && a->mesh == NULL ? "-ascii" : "", a->strategy);
+    return FALSE;
+  }
+  if (a->mesh_ascii && (*writer)->write != dts_report_write_text) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--mesh-ascii prints after the text summary; --format %s keeps stdout for "
+                 "its own output (use --mesh FILE.svg)",
+                 a->c.format);
     return FALSE;
   }
   if (a->timeline_ascii && (*writer)->write != dts_report_write_text) {
@@ -368,7 +397,11 @@ dts_cmd_run_check_sweep_base (char **args, GError **error)
   add_entries (ctx, &a);
   if (!dts_cli_trial_parse (ctx, args))
     return TRUE;
-  const char *file = a.c.trace ? "trace" : a.timeline ? "timeline" : a.per_rank ? "per-rank" : NULL;
+  const char *file = a.c.trace      ? "trace"
+                     : a.timeline   ? "timeline"
+                     : a.mesh       ? "mesh"
+                     : a.per_rank   ? "per-rank"
+                                    : NULL;
   if (file != NULL && g_strcmp0 (a.per_rank, "-") != 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "base run options: --%s writes one file, which every point would replace (a "
@@ -377,7 +410,7 @@ dts_cmd_run_check_sweep_base (char **args, GError **error)
     return FALSE;
   }
   const char *out = a.per_rank ? "per-rank -" : a.c.dump_plan ? "dump-plan"
-                  : a.timeline_ascii ? "timeline-ascii" : NULL;
+                  : a.timeline_ascii ? "timeline-ascii" : a.mesh_ascii ? "mesh-ascii" : NULL;
   if (out != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "base run options: --%s prints instead of the JSON result a sweep reads "
@@ -473,7 +506,8 @@ dts_cmd_run (int argc, char **argv, GError **error)
   /* Fail on an unwritable trace file before a possibly long simulation. */
   if ((o.trace_path != NULL && !dts_cli_check_writable (o.trace_path, "trace", error))
       || (a.per_rank != NULL && !dts_cli_check_writable (a.per_rank, "per-rank table", error))
-      || (a.timeline != NULL && !dts_cli_check_writable (a.timeline, "timeline", error)))
+      || (a.timeline != NULL && !dts_cli_check_writable (a.timeline, "timeline", error))
+      || (a.mesh != NULL && !dts_cli_check_writable (a.mesh, "mesh", error)))
     return FALSE;
 
   g_autoptr (GString) plan = a.c.dump_plan ? g_string_new (NULL) : NULL;
@@ -512,7 +546,22 @@ dts_cmd_run (int argc, char **argv, GError **error)
     else if (!dts_report_save (svg, a.timeline, "timeline", error))
       return FALSE;
   }
-  if (g_strcmp0 (a.per_rank, "-") == 0 || g_strcmp0 (a.timeline, "-") == 0) {
+  if ((a.mesh != NULL || a.mesh_ascii) && summary->mesh == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--mesh%s: parameter-server runs (--strategy %s) have no rank mesh",
+                 a.mesh_ascii ? "-ascii" : "", summary->strategy);
+    return FALSE;
+  }
+  if (a.mesh != NULL) {
+    g_autoptr (GString) svg = g_string_new (NULL);
+    dts_mesh_write_svg (summary, svg);
+    if (strcmp (a.mesh, "-") == 0)
+      g_string_append_len (out, svg->str, (gssize) svg->len);
+    else if (!dts_report_save (svg, a.mesh, "mesh", error))
+      return FALSE;
+  }
+  if (g_strcmp0 (a.per_rank, "-") == 0 || g_strcmp0 (a.timeline, "-") == 0
+      || g_strcmp0 (a.mesh, "-") == 0) {
     fwrite (out->str, 1, out->len, stdout);
     return TRUE;
   }
@@ -520,6 +569,10 @@ dts_cmd_run (int argc, char **argv, GError **error)
   if (a.timeline_ascii) {
     g_string_append_c (out, '\n');
     dts_timeline_write_ascii (trace, summary, DTS_TIMELINE_ASCII_WIDTH, out);
+  }
+  if (a.mesh_ascii) {
+    g_string_append_c (out, '\n');
+    dts_mesh_write_ascii (summary, out);
   }
   fwrite (out->str, 1, out->len, stdout);
   return TRUE;

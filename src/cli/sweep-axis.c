@@ -154,9 +154,10 @@ run_accepts (const char *arg)
 }
 
 /* Options that the sweep sets itself or that make no sense per point. */
-static const char *const reserved[] = { "format",   "quiet",    "config",         "trace",
-                                        "help",     "per-rank", "timeline",       "timeline-ascii",
-                                        "progress", "dump-plan", NULL };
+static const char *const reserved[] = { "format",   "quiet",     "config",   "trace",
+                                        "help",     "per-rank",  "timeline", "timeline-ascii",
+                                        "progress", "dump-plan", "mesh",     "mesh-ascii",
+                                        NULL };
 
 gboolean
 dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, GError **error)

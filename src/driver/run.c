@@ -206,6 +206,45 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 }
 
+/* Each rank's place in the mesh (DtsMeshRank): a stage's replicas and
+ * tensor ranks from its rank table, data parallelism one replica per rank;
+ * nodes numbered in order of first appearance. Parameter servers have
+ * none. */
+static void
+fill_mesh (DtsRunSummary *s, const DtsPlatform *platform, const DtsSchedule *sched)
+{
+  if (sched->n_shards > 0)
+    return;
+  s->mesh = g_array_sized_new (FALSE, TRUE, sizeof (DtsMeshRank), sched->n_ranks);
+  g_array_set_size (s->mesh, sched->n_ranks);
+  for (int r = 0; r < sched->n_ranks; r++)
+    g_array_index (s->mesh, DtsMeshRank, r) = (DtsMeshRank){ 0, r, 0, -1 };
+  for (guint i = 0; sched->stages != NULL && i < sched->stages->len; i++) {
+    const DtsStage *st = &g_array_index (sched->stages, DtsStage, i);
+    int tp = MAX (st->tensor_parallel, 1);
+    for (int k = 0; k < st->n_ranks; k++) {
+      DtsMeshRank *m = &g_array_index (s->mesh, DtsMeshRank, st->ranks[k]);
+      m->stage = (int) i;
+      m->replica = k / tp;
+      m->tensor = k % tp;
+    }
+  }
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (int r = 0; r < sched->n_ranks; r++) {
+    int node = dts_platform_gpu (platform, r)->node;
+    gpointer at = NULL;
+    if (!g_hash_table_lookup_extended (seen, GINT_TO_POINTER (node), NULL, &at)) {
+      at = GINT_TO_POINTER (names->len);
+      g_hash_table_insert (seen, GINT_TO_POINTER (node), at);
+      g_ptr_array_add (names, g_strdup (g_array_index (platform->nodes, DtsNode, node).name));
+    }
+    g_array_index (s->mesh, DtsMeshRank, r).node = GPOINTER_TO_INT (at);
+  }
+  g_ptr_array_add (names, NULL);
+  s->mesh_nodes = (char **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+}
+
 /* The parameter-server block (async-ps, sync-ps) and the epoch time of
  * every strategy. */
 static void
@@ -440,6 +479,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     return NULL;
   }
   fill_stages (summary, &o, workload, sched, trace);
+  fill_mesh (summary, platform, sched);
   fill_ps_and_epoch (summary, &o, workload, sched, trace);
   fill_tokens (summary, &o, platform, workload);
   dts_run_summary_diagnose (summary);

@@ -201,6 +201,9 @@ dts_run_summary_free (DtsRunSummary *s)
   g_array_unref (s->buckets);
   g_array_unref (s->ranks);
   g_array_unref (s->stages);
+  if (s->mesh)
+    g_array_unref (s->mesh);
+  g_strfreev (s->mesh_nodes);
   if (s->links)
     g_array_unref (s->links);
   if (s->ps_worker_busy)

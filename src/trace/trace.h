@@ -190,6 +190,14 @@ typedef enum {
 
 /* "straggler", "communication", ... (static). */
 const char *dts_bottleneck_id (DtsBottleneck b);
+/* Where a rank sits in the mesh of a data, pipeline, tensor or hybrid run. */
+typedef struct {
+  int stage;           /* pipeline stage (0 without a pipeline) */
+  int replica;         /* data-parallel replica of its stage */
+  int tensor;          /* rank in its tensor-parallel group (0 without) */
+  int node;            /* index into DtsRunSummary.mesh_nodes */
+} DtsMeshRank;
+
 /* Per-stage figures of a pipeline run: means over the stage's replicas and
  * the measured iterations. */
 typedef struct {
@@ -306,6 +314,8 @@ typedef struct {
   GArray *buckets;              /* DtsBucketStat */
   /* per rank and diagnosis */
   GArray *ranks;                /* DtsRankStat, by rank */
+  GArray *mesh;                 /* DtsMeshRank, by rank; NULL for parameter servers */
+  char **mesh_nodes;            /* the nodes of the mesh's ranks, in rank order (owned) */
   int slowest_rank;             /* largest compute_s; ties: the lowest rank */
   int fastest_rank;             /* smallest compute_s; ties: the lowest rank */
   double median_compute_s;      /* median of the ranks' compute_s (lower middle) */
