@@ -444,7 +444,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
     int b = zero && opts->param_gather_overlap
                 ? dts_schedule_bucket_starting_at (buckets, bucket_of, l) : -1;
     if (b >= 0)
-      add_wait (prog, EV_GATHERED (n_streams, b % n_streams), 1, DTS_WAIT_COLL);
+      add_wait (prog, EV_GATHERED (n_streams, b % n_streams), 1, DTS_WAIT_GATHER);
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, times[l].fwd_s);
   }
   for (int l = (int) n_layers - 1; l >= 0; l--) {
@@ -473,7 +473,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
     }
     for (int j = 0; j < n_streams && !opts->param_gather_overlap; j++)
       add_wait (prog, EV_GATHERED (n_streams, j), stream_buckets (buckets->len, n_streams, j),
-                DTS_WAIT_COLL);
+                DTS_WAIT_GATHER);
   }
   return g_steal_pointer (&prog);
 }

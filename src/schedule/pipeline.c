@@ -772,7 +772,7 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
   for (int l = c->first[j]; l <= c->last[j]; l++) {
     if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap
         && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
-      wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_COLL);
+      wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
     if (!tp_forward_before (c, prog, comm, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
@@ -871,7 +871,7 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
     if (!c->o->param_gather_overlap)
-      wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_COLL);
+      wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_GATHER);
   }
   return g_steal_pointer (&prog);
 }

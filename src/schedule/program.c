@@ -393,6 +393,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
     g_string_append_printf (out, " event %d x%d", op->event, op->count);
     if (op->wait == DTS_WAIT_P2P)
       g_string_append (out, " (data from a neighbouring stage)");
+    else if (op->wait == DTS_WAIT_GATHER)
+      g_string_append (out, " (parameters gathered)");
     break;
   case DTS_OP_COLL: {
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
