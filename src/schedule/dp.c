@@ -6,7 +6,17 @@
  * layer's gradients and a layer is never split. The memory estimate counts
  * what training keeps resident (weights, gradients, optimizer state, the
  * activations saved for backward); workspace, allocator fragmentation and
- * the framework's own buffers are not counted. */
+ * the framework's own buffers are not counted.
+ *
+ * --zero 1 (the distributed optimizer, ZeRO stage 1, as pipeline.c runs it
+ * for a stage's replicas, with the helpers both share): each bucket's
+ * gradients are reduce-scattered over the N ranks instead of all-reduced,
+ * each rank updates 1/N of the parameters (1/N of the optimizer's time, of
+ * the fp32 main weights and of the optimizer state in memory), and the
+ * bucket's stream then all-gathers its parameters in the compute precision,
+ * in forward order; the next iteration waits for them before it starts
+ * (--param-gather after-step) or before each bucket's first layer (overlap,
+ * the first iteration's parameters being in place). */
 #include "config.h"
 
 #include <math.h>
