@@ -125,6 +125,16 @@ static const Field json_breakdown[] = {
   END_FIELDS,
 };
 
+/* --zero 1 only: comm_s and comm_exposed_s split into the gradients'
+ * collectives and the parameter all-gathers. */
+static const Field json_zero_breakdown[] = {
+  S_DOUBLE ("grad_sync_s", grad_sync_s),
+  S_DOUBLE ("grad_sync_exposed_s", grad_sync_exposed_s),
+  S_DOUBLE ("param_gather_s", param_gather_s),
+  S_DOUBLE ("param_gather_exposed_s", param_gather_exposed_s),
+  END_FIELDS,
+};
+
 static const Field json_tokens[] = {
   S_INT ("seq_len", seq_len),
   S_DOUBLE ("tokens_per_s", tokens_per_s),
@@ -219,7 +229,16 @@ static const Field rank_fields[] = {
   R_FIELD (FIELD_DOUBLE, double, "idle_s", idle_s),
   END_FIELDS,
 };
-G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 4); /* one wait_*_s row per kind above */
+/* Appended to the rows of a --zero 1 run only, so that every other run keeps
+ * its columns: the parameter all-gathers, apart from the gradient sync of
+ * wait_allreduce_s and comm_busy_s. */
+static const Field rank_gather_fields[] = {
+  R_FIELD (FIELD_DOUBLE, double, "wait_gather_s", wait_s[DTS_RANK_WAIT_GATHER]),
+  R_FIELD (FIELD_DOUBLE, double, "gather_busy_s", gather_s),
+  END_FIELDS,
+};
+/* one wait_*_s row per kind above, the last in rank_gather_fields */
+G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 5);
 
 static const Field json_diagnosis[] = {
   S_INT ("slowest_rank", slowest_rank),
@@ -292,6 +311,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   dts_json_key (j, "breakdown");
   dts_json_begin_object (j);
   json_fields (j, s, json_breakdown);
+  if (s->zero > 0)
+    json_fields (j, s, json_zero_breakdown);
   dts_json_end_object (j);
   json_fields (j, s, json_peak);
   dts_json_key (j, "memory");
@@ -382,6 +403,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     for (guint r = 0; r < s->ranks->len; r++) {
       dts_json_begin_object (j);
       json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_fields);
+      if (s->zero > 0)
+        json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_gather_fields);
       dts_json_end_object (j);
     }
     dts_json_end_array (j);
@@ -451,6 +474,17 @@ static const Field csv_fields[] = {
 /* Appended to the row of a run of a sequence model only (after the
  * parameter servers' fields, if any), so that every other run keeps its
  * header. */
+/* Appended to the row of a --zero 1 run only (after the sequence model's
+ * fields, if any). */
+static const Field csv_zero_fields[] = {
+  S_DOUBLE ("grad_sync_s", grad_sync_s),
+  S_DOUBLE ("grad_sync_exposed_s", grad_sync_exposed_s),
+  S_DOUBLE ("param_gather_s", param_gather_s),
+  S_DOUBLE ("param_gather_exposed_s", param_gather_exposed_s),
+  S_DOUBLE ("gather_bytes_per_iteration", gather_bytes),
+  END_FIELDS,
+};
+
 static const Field csv_seq_fields[] = {
   S_INT ("seq_len", seq_len),
   FIELD (DtsRunSummary, FIELD_STRING, const char *, "recompute", recompute),
@@ -573,15 +607,17 @@ csv_table_row (GString *out, const void *record, const Field *fields)
 void
 dts_report_write_csv (const DtsRunSummary *s, GString *out)
 {
-  gboolean ps = s->ps_shards > 0, seq = s->seq_len > 0;
+  gboolean ps = s->ps_shards > 0, seq = s->seq_len > 0, zero = s->zero > 0;
   for (guint i = 0; csv_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", csv_fields[i].key);
   for (guint i = 0; ps && csv_ps_fields[i].key; i++)
     g_string_append_printf (out, ",%s", csv_ps_fields[i].key);
   for (guint i = 0; seq && csv_seq_fields[i].key; i++)
     g_string_append_printf (out, ",%s", csv_seq_fields[i].key);
+  for (guint i = 0; zero && csv_zero_fields[i].key; i++)
+    g_string_append_printf (out, ",%s", csv_zero_fields[i].key);
   g_string_append_c (out, '\n');
-  if (!ps && !seq) {
+  if (!ps && !seq && !zero) {
     csv_table_row (out, s, csv_fields);
     return;
   }
@@ -598,17 +634,35 @@ dts_report_write_csv (const DtsRunSummary *s, GString *out)
     g_string_append_c (out, ',');
     csv_value (out, s, &csv_seq_fields[i]);
   }
+  for (guint i = 0; zero && csv_zero_fields[i].key; i++) {
+    g_string_append_c (out, ',');
+    csv_value (out, s, &csv_zero_fields[i]);
+  }
   g_string_append_c (out, '\n');
 }
 
 void
 dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out)
 {
+  gboolean zero = s->zero > 0;
   for (guint i = 0; rank_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", rank_fields[i].key);
+  for (guint i = 0; zero && rank_gather_fields[i].key; i++)
+    g_string_append_printf (out, ",%s", rank_gather_fields[i].key);
   g_string_append_c (out, '\n');
-  for (guint r = 0; r < s->ranks->len; r++)
-    csv_table_row (out, &g_array_index (s->ranks, DtsRankStat, r), rank_fields);
+  for (guint r = 0; r < s->ranks->len; r++) {
+    const DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
+    for (guint i = 0; rank_fields[i].key; i++) {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      csv_value (out, rs, &rank_fields[i]);
+    }
+    for (guint i = 0; zero && rank_gather_fields[i].key; i++) {
+      g_string_append_c (out, ',');
+      csv_value (out, rs, &rank_gather_fields[i]);
+    }
+    g_string_append_c (out, '\n');
+  }
 }
 
 gboolean

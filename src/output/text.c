@@ -486,19 +486,26 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                             T (s->recompute_s));
   g_string_append_printf (out, "  optimizer        %s\n", T (s->optimizer_s));
   if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {
-    g_string_append_printf (out, "  %-16s %s",
-                            is_ps (s) ? "push and pull" : s->zero > 0 ? "gradient sync" : "all-reduce",
-                            T (s->comm_s));
     if (s->zero > 0) {
-      DtsFormatBuf gb;
-      g_string_append_printf (out, " (%s of gradients reduce-scattered, %s of parameters "
-                                   "all-gathered)\n",
-                              B (s->allreduce_bytes), dts_format_bytes (&gb, s->gather_bytes));
-    } else
+      /* The distributed optimizer: its two kinds of collectives apart. */
+      g_string_append_printf (out, "  gradient sync    %s (%s of gradients reduce-scattered)\n",
+                              T (s->grad_sync_s), B (s->allreduce_bytes));
+      g_string_append_printf (out, "    exposed        %s\n", T (s->grad_sync_exposed_s));
+      g_string_append_printf (out, "    overlapped     %s\n",
+                              T (s->grad_sync_s - s->grad_sync_exposed_s));
+      g_string_append_printf (out, "  parameter gather %s (%s of parameters all-gathered, %s)\n",
+                              T (s->param_gather_s), B (s->gather_bytes), s->param_gather);
+      g_string_append_printf (out, "    exposed        %s\n", T (s->param_gather_exposed_s));
+      g_string_append_printf (out, "    overlapped     %s\n",
+                              T (s->param_gather_s - s->param_gather_exposed_s));
+    } else {
+      g_string_append_printf (out, "  %-16s %s", is_ps (s) ? "push and pull" : "all-reduce",
+                              T (s->comm_s));
       g_string_append_printf (out, " (%s of gradients %s)\n", B (s->allreduce_bytes),
                               is_ps (s) ? "through the servers" : "all-reduced");
-    g_string_append_printf (out, "    exposed        %s\n", T (s->comm_exposed_s));
-    g_string_append_printf (out, "    overlapped     %s\n", T (s->comm_overlapped_s));
+      g_string_append_printf (out, "    exposed        %s\n", T (s->comm_exposed_s));
+      g_string_append_printf (out, "    overlapped     %s\n", T (s->comm_overlapped_s));
+    }
   }
   if (s->n_gpus > 1 && s->ranks->len > 0)
     rank_table (s, out);

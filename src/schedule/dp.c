@@ -6,7 +6,17 @@
  * layer's gradients and a layer is never split. The memory estimate counts
  * what training keeps resident (weights, gradients, optimizer state, the
  * activations saved for backward); workspace, allocator fragmentation and
- * the framework's own buffers are not counted. */
+ * the framework's own buffers are not counted.
+ *
+ * --zero 1 (the distributed optimizer, ZeRO stage 1, as pipeline.c runs it
+ * for a stage's replicas, with the helpers both share): each bucket's
+ * gradients are reduce-scattered over the N ranks instead of all-reduced,
+ * each rank updates 1/N of the parameters (1/N of the optimizer's time, of
+ * the fp32 main weights and of the optimizer state in memory), and the
+ * bucket's stream then all-gathers its parameters in the compute precision,
+ * in forward order; the next iteration waits for them before it starts
+ * (--param-gather after-step) or before each bucket's first layer (overlap,
+ * the first iteration's parameters being in place). */
 #include "config.h"
 
 #include <math.h>
@@ -303,6 +313,37 @@ dts_schedule_make_buckets (const DtsWorkload *w, int first, int last, double cap
   return buckets;
 }
 
+DtsCollPlan *
+dts_schedule_gather_plan_new (const char *algorithm, const DtsCollParams *grad,
+                              const DtsBucket *bucket, DtsPrecision precision, GError **error)
+{
+  DtsCollParams cp = *grad;
+  cp.bytes = bucket->params * dts_precision_elem_bytes (precision);
+  cp.op = DTS_COLL_OP_ALLGATHER;
+  return dts_coll_plan_new (algorithm, &cp, error);
+}
+
+void
+dts_schedule_add_param_gathers (GArray *prog, const int *plan_of, int plan_stride, int first,
+                                int last, int step, int event)
+{
+  g_return_if_fail (step >= 1);
+  for (int b = last; b >= first; b -= step) {
+    DtsOp coll = { .type = DTS_OP_COLL, .layer = -1, .bucket = -1,
+                   .coll = plan_of[b * plan_stride], .part = -1 };
+    DtsOp done = { .type = DTS_OP_RECORD, .layer = -1, .bucket = -1, .event = event };
+    g_array_append_val (prog, coll);
+    g_array_append_val (prog, done);
+  }
+}
+
+int
+dts_schedule_bucket_starting_at (const GArray *buckets, const int *bucket_of, int l)
+{
+  int b = bucket_of[l];
+  return b >= 0 && g_array_index (buckets, DtsBucket, b).last_layer == l ? b : -1;
+}
+
 void
 dts_schedule_add_compute (GArray *prog, DtsComputeTotals *tot, DtsPhase phase, int layer,
                           int micro_batch, double t_s)
@@ -366,11 +407,38 @@ dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec 
   return g_steal_pointer (&times);
 }
 
-/* The program of one rank on GPU. */
+/* Events of a data-parallel rank under the distributed optimizer, after
+ * add_ready's: the optimizer step is done (recorded once per stream), and
+ * stream j's parameter all-gathers, one event per stream, so that a wait
+ * for a bucket's gather counts that stream's gathers, which run in forward
+ * order. */
+#define EV_STEP_DONE(n_streams) ((n_streams) + 1)
+#define EV_GATHERED(n_streams, j) ((n_streams) + 2 + (j))
+
+/* Buckets of a data-parallel communication stream J of N_STREAMS among
+ * N_BUCKETS: J, J + N_STREAMS, ... */
+static int
+stream_buckets (int n_buckets, int n_streams, int j)
+{
+  return j < n_buckets ? (n_buckets - j + n_streams - 1) / n_streams : 0;
+}
+
+static void
+add_wait (GArray *prog, int event, int count, DtsWaitKind kind)
+{
+  DtsOp op = { .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = event, .count = count,
+               .wait = kind };
+  g_array_append_val (prog, op);
+}
+
+/* The program of one rank on GPU; under --zero 1 (ZERO) the rank updates
+ * 1/D of the parameters and then waits for their all-gathers, at once
+ * (--param-gather after-step) or bucket by bucket in the next forward pass
+ * (overlap). */
 static GArray *
 make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const DtsRunOptions *opts,
-              const GArray *buckets, const int *bucket_of, int n_streams, DtsComputeTotals *tot,
-              char **cost_source, GError **error)
+              const GArray *buckets, const int *bucket_of, int n_streams, gboolean zero,
+              DtsComputeTotals *tot, char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *times = dts_schedule_layer_times (
@@ -382,8 +450,13 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
-  for (guint l = 0; l < n_layers; l++)
+  for (guint l = 0; l < n_layers; l++) {
+    int b = zero && opts->param_gather_overlap
+                ? dts_schedule_bucket_starting_at (buckets, bucket_of, l) : -1;
+    if (b >= 0)
+      add_wait (prog, EV_GATHERED (n_streams, b % n_streams), 1, DTS_WAIT_GATHER);
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, times[l].fwd_s);
+  }
   for (int l = (int) n_layers - 1; l >= 0; l--) {
     dts_schedule_add_backward (prog, tot, l, 0, &times[l]);
     int b = bucket_of[l];
@@ -398,8 +471,20 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
                    .count = (int) buckets->len };
     g_array_append_val (prog, wait);
   }
+  /* The distributed optimizer updates the rank's 1/D of the parameters. */
+  int shards = zero && buckets->len > 0 ? opts->n_gpus : 1;
   for (guint l = 0; l < n_layers; l++)
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, times[l].update_s);
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, times[l].update_s / shards);
+  if (shards > 1) {
+    for (int j = 0; j < n_streams; j++) {
+      DtsOp step = { .type = DTS_OP_RECORD, .layer = -1, .bucket = -1,
+                     .event = EV_STEP_DONE (n_streams) };
+      g_array_append_val (prog, step);
+    }
+    for (int j = 0; j < n_streams && !opts->param_gather_overlap; j++)
+      add_wait (prog, EV_GATHERED (n_streams, j), stream_buckets (buckets->len, n_streams, j),
+                DTS_WAIT_GATHER);
+  }
   return g_steal_pointer (&prog);
 }
 
@@ -494,6 +579,15 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   }
 
   const char *algorithm = opts->collective ? opts->collective : "ring";
+  if (opts->zero > 0 && strcmp (algorithm, "ps") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--zero 1: not available with --collective ps (the parameter servers hold "
+                 "and update the parameters)");
+    return NULL;
+  }
+  /* the distributed optimizer (ZeRO stage 1) over the N ranks, when they
+   * have gradients to share */
+  gboolean zero = opts->zero > 0 && s->buckets->len > 0;
   int n_servers = opts->ps_count;
   g_autofree int *server_rank = NULL;
   g_autofree int *node_of = NULL;
@@ -528,12 +622,34 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
                          .channels = opts->channels, .chunk_bytes = opts->chunk_bytes,
                          .n_servers = n_servers, .server_rank = server_rank,
                          .node_of = node_of, .gpu_node = gpu_node,
-                         .tuner = opts->coll_tuner };
+                         .tuner = opts->coll_tuner,
+                         .op = zero ? DTS_COLL_OP_REDUCE_SCATTER : DTS_COLL_OP_ALLREDUCE };
     DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
     if (plan == NULL)
       return NULL;
     g_ptr_array_add (s->plans, plan);
     s->plan_comm[b] = b % n_streams;
+  }
+  /* --zero 1: bucket b's parameter all-gather is plan B + b (the trace
+   * keeps bucket times by plan index: the gradient plans come first), on
+   * the bucket's stream. */
+  g_autofree int *gather_plan = NULL;
+  if (zero) {
+    guint nb = s->buckets->len;
+    gather_plan = g_new (int, nb);
+    s->plan_comm = g_renew (int, s->plan_comm, 2 * nb);
+    for (guint b = 0; b < nb; b++) {
+      DtsCollParams cp = { .n_ranks = n, .channels = opts->channels,
+                           .chunk_bytes = opts->chunk_bytes, .gpu_node = gpu_node,
+                           .tuner = opts->coll_tuner };
+      DtsCollPlan *plan = dts_schedule_gather_plan_new (
+          algorithm, &cp, &g_array_index (s->buckets, DtsBucket, b), opts->precision, error);
+      if (plan == NULL)
+        return NULL;
+      g_ptr_array_add (s->plans, plan);
+      gather_plan[b] = s->plans->len - 1;
+      s->plan_comm[gather_plan[b]] = b % n_streams;
+    }
   }
 
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
@@ -543,7 +659,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     if (k == specs->len) {
       DtsComputeTotals tot;
       GArray *prog = make_program (workload, cost, spec, opts, s->buckets, bucket_of, n_streams,
-                                   &tot, &s->cost_source, error);
+                                   zero, &tot, &s->cost_source, error);
       if (prog == NULL) {
         g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
         return NULL;
@@ -554,7 +670,17 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     }
     s->rank_program[r] = k;
   }
-  s->n_events = n_streams + 1;
+  /* the distributed optimizer's events only where they are used, so that
+   * plans without it read as before */
+  s->n_events = zero ? EV_GATHERED (n_streams, n_streams) : n_streams + 1;
+  if (zero && opts->param_gather_overlap) {
+    /* The first iteration's parameters are in place. */
+    s->event_initial = g_new0 (int, (gsize) n * s->n_events);
+    for (int r = 0; r < n; r++)
+      for (int j = 0; j < n_streams; j++)
+        s->event_initial[(gsize) r * s->n_events + EV_GATHERED (n_streams, j)] =
+            stream_buckets (s->buckets->len, n_streams, j);
+  }
 
   /* Communication stream j: bucket after bucket of its communicator. */
   int first_comm_program = s->programs->len;
@@ -567,6 +693,13 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       g_array_append_val (prog, wait);
       g_array_append_val (prog, coll);
       g_array_append_val (prog, done);
+    }
+    if (zero) {
+      int nb = s->buckets->len;
+      add_wait (prog, EV_STEP_DONE (n_streams), 1, DTS_WAIT_COLL);
+      dts_schedule_add_param_gathers (prog, gather_plan, 1, j,
+                                      j + (stream_buckets (nb, n_streams, j) - 1) * n_streams,
+                                      n_streams, EV_GATHERED (n_streams, j));
     }
     g_ptr_array_add (s->programs, prog);
     DtsComputeTotals none = { 0 };
@@ -598,6 +731,14 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     }
   dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, opts->recompute,
                                 &s->memory);
+  if (zero) {
+    /* the fp32 main weights and the optimizer state sharded over the N ranks */
+    dts_schedule_model_state (workload->params, opts->precision,
+                              dts_workload_optimizer_state_bytes_per_param (workload), n,
+                              &s->memory);
+    s->memory.total_bytes = s->memory.weights_bytes + s->memory.gradients_bytes
+                            + s->memory.optimizer_bytes + s->memory.activations_bytes;
+  }
   g_autofree char *activations = g_strdup_printf ("activations of batch %d", opts->batch_size);
   g_autofree char *hints = dts_schedule_memory_hints (
       workload, &s->memory, opts, "--strategy pipeline or hybrid (the layers split over GPUs)");

@@ -770,9 +770,9 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
   if (j > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->first[j]; l <= c->last[j]; l++) {
-    if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap && c->bucket_of[l] >= 0
-        && g_array_index (c->s->buckets, DtsBucket, c->bucket_of[l]).last_layer == l)
-      wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_COLL);
+    if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap
+        && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
+      wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
     if (!tp_forward_before (c, prog, comm, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
@@ -871,7 +871,7 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
     if (!c->o->param_gather_overlap)
-      wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_COLL);
+      wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_GATHER);
   }
   return g_steal_pointer (&prog);
 }
@@ -948,11 +948,8 @@ static void
 append_gathers (const Ctx *c, GArray *prog, int s, int t)
 {
   const DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
-  for (int b = st->first_bucket + st->n_buckets - 1; b >= st->first_bucket; b--) {
-    add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = -1,
-                           .coll = c->gather_plan[b * c->T + t], .part = -1 });
-    record (prog, EV_PARAMS_GATHERED, -1);
-  }
+  dts_schedule_add_param_gathers (prog, c->gather_plan + t, c->T, st->first_bucket,
+                                  st->first_bucket + st->n_buckets - 1, 1, EV_PARAMS_GATHERED);
 }
 
 /* One communication stream for replica D of stage S (--p2p-stream shared):
@@ -1552,11 +1549,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         int cm = g_array_index (dp_comm, int, i * T + t);
         const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
         g_autofree int *nodes = member_nodes (platform, tcm);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->params * elem,
-                             .channels = o->channels, .chunk_bytes = o->chunk_bytes,
-                             .gpu_node = nodes, .tuner = o->coll_tuner, .gpu_rank = tcm->ranks,
-                             .op = DTS_COLL_OP_ALLGATHER };
-        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks, .op = grad_op };
+        DtsCollPlan *plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision,
+                                                          error);
         if (plan == NULL)
           return NULL;
         g_ptr_array_add (s->plans, plan);

@@ -31,19 +31,35 @@ static const char *const op_names[DTS_OP_TYPE_COUNT] = {
   [DTS_OP_BARRIER] = "barrier", [DTS_OP_APPLY] = "apply",
 };
 
+static const char *const zero_levels[] = { "0", "1", NULL };
+static const char *const param_gathers[] = { "after-step", "overlap", NULL };
+
+/* The distributed optimizer, of every strategy with data-parallel replicas. */
+#define ZERO_OPTIONS                                                                          \
+  { "zero", DTS_OPTION_CHOICE, "N",                                                           \
+    "1: the distributed optimizer (ZeRO stage 1, Megatron's --use-distributed-optimizer): "   \
+    "gradients reduce-scattered among the D data-parallel replicas (of a stage, with "        \
+    "pipelines), each updating 1/D of the fp32 main weights and optimizer state, parameters " \
+    "all-gathered; 0: all-reduced, every replica holding and updating all of them",         \
+    "0", 0, 0, zero_levels },                                                                 \
+  { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \
+    "with --zero 1, when the updated parameters are gathered: after-step (before the next "   \
+    "iteration starts) or overlap (bucket by bucket during the next forward pass, Megatron's " \
+    "--overlap-param-gather)",                                                                \
+    "after-step", 0, 0, param_gathers }
+
 static const DtsOptionSpec dp_options[] = {
   { "comm-streams", DTS_OPTION_INT, "N",
     "communication streams per GPU: bucket b goes to stream b mod N with a communicator of "
     "its own, so buckets overlap each other",
     "1", 1, DTS_SCHEDULE_MAX_COMM_STREAMS, NULL },
+  ZERO_OPTIONS,
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
 static const char *const pipeline_schedules[] = { "1f1b", "gpipe", NULL };
 static const char *const placements[] = { "replicas-inside", "stages-inside", NULL };
 static const char *const p2p_streams[] = { "own", "shared", NULL };
-static const char *const zero_levels[] = { "0", "1", NULL };
-static const char *const param_gathers[] = { "after-step", "overlap", NULL };
 
 #define STAGES_OPTION(default_text)                                                          \
   { "stages", DTS_OPTION_INT, "S", "pipeline stages, balanced by the cost model's layer times", \
@@ -70,17 +86,7 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "model chunks per stage (Megatron's interleaved 1F1B, --num-layers-per-virtual-pipeline-" \
     "stage): the layers cut into stages x V chunks, chunk v of stage s the (v x stages + s)-th", \
     "1", 1, 1024, NULL },                                                                     \
-  { "zero", DTS_OPTION_CHOICE, "N",                                                           \
-    "1: the distributed optimizer (ZeRO stage 1, Megatron's --use-distributed-optimizer): "   \
-    "gradients reduce-scattered among a stage's replicas, each updating 1/D of the fp32 main " \
-    "weights and optimizer state, parameters all-gathered; 0: all-reduced, every replica "   \
-    "holding and updating all of them",                                                       \
-    "0", 0, 0, zero_levels },                                                                 \
-  { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \
-    "with --zero 1, when the updated parameters are gathered: after-step (before the next "   \
-    "iteration starts) or overlap (bucket by bucket during the next forward pass, Megatron's " \
-    "--overlap-param-gather)",                                                                \
-    "after-step", 0, 0, param_gathers }
+  ZERO_OPTIONS
 
 static const DtsOptionSpec pipeline_options[] = {
   STAGES_OPTION ("the GPUs taking part (pipeline); none (hybrid)"),
@@ -387,6 +393,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
     g_string_append_printf (out, " event %d x%d", op->event, op->count);
     if (op->wait == DTS_WAIT_P2P)
       g_string_append (out, " (data from a neighbouring stage)");
+    else if (op->wait == DTS_WAIT_GATHER)
+      g_string_append (out, " (parameters gathered)");
     break;
   case DTS_OP_COLL: {
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);

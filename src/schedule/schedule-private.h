@@ -87,6 +87,29 @@ double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last,
 void dts_schedule_model_state (double params, DtsPrecision precision, double optimizer_bytes,
                                int shards, DtsMemoryEstimate *out);
 
+/* The distributed optimizer (--zero 1; dp.c, pipeline.c). */
+
+/* The all-gather, by ALGORITHM, of BUCKET's parameters in the compute
+ * PRECISION among the ranks of GRAD, the parameters of the bucket's
+ * gradient reduce-scatter (its ranks, channels, chunks, nodes and tuner). */
+DtsCollPlan *dts_schedule_gather_plan_new (const char *algorithm, const DtsCollParams *grad,
+                                           const DtsBucket *bucket, DtsPrecision precision,
+                                           GError **error);
+
+/* Appends to PROG the parameter all-gathers of buckets LAST, LAST - STEP,
+ * ... down to FIRST, that is in forward order (buckets are numbered in
+ * backward order): bucket b's is plan PLAN_OF[b * PLAN_STRIDE], a COLL of
+ * no bucket (the trace counts it as a parameter gather, not as gradient
+ * sync), each followed by a RECORD of EVENT. */
+void dts_schedule_add_param_gathers (GArray *prog, const int *plan_of, int plan_stride, int first,
+                                     int last, int step, int event);
+
+/* The bucket (an index into BUCKETS) whose first layer in forward order is
+ * layer L, or -1: under --param-gather overlap the forward pass waits for
+ * that bucket's parameters just before L. BUCKET_OF maps layers to buckets
+ * (-1: none). */
+int dts_schedule_bucket_starting_at (const GArray *buckets, const int *bucket_of, int l);
+
 /* The index in SPECS (const DtsGpuSpec *) of a spec that prices kernels
  * like SPEC, or SPECS->len when there is none. */
 guint dts_schedule_spec_index (const GPtrArray *specs, const DtsGpuSpec *spec);

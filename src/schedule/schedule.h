@@ -104,6 +104,8 @@ const char *dts_op_type_to_string (DtsOpType type);
 typedef enum {
   DTS_WAIT_COLL,      /* collectives of the rank's communication streams */
   DTS_WAIT_P2P,       /* a RECV of another stream of the rank (pipeline activations) */
+  DTS_WAIT_GATHER,    /* --zero 1: the parameter all-gathers of its communication streams,
+                         counted apart from the gradients' collectives */
 } DtsWaitKind;
 
 /* Messages between any sender and a server (async-ps, sync-ps; async.c).

@@ -448,7 +448,9 @@ stream_actor (int argc, char **argv)
           t->p2p_wait_s[ri] += t1 - t0;
           if (t1 > t0)
             t->p2p_xfer_s[ri] += t1 - MAX (t0, MIN (t1, rk->arrived_s[op->event]));
-        } else
+        } else if (op->wait == DTS_WAIT_GATHER)
+          t->gather_wait_s[ri] += sim_now () - t0;
+        else
           t->wait_s[ri] += sim_now () - t0;
         break;
       case DTS_OP_COLL: {
@@ -462,7 +464,7 @@ stream_actor (int argc, char **argv)
         if (op->bucket < 0) {
           /* the distributed optimizer's parameter all-gathers */
           if (s->stream->kind == DTS_STREAM_COMM)
-            t->comm_s[ri] += t1 - t0;
+            t->gather_s[ri] += t1 - t0;
           break;
         }
         t->comm_s[ri] += t1 - t0;

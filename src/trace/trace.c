@@ -70,6 +70,8 @@ dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_sli
   t->p2p_wait_s = g_new0 (double, ri);
   t->p2p_xfer_s = g_new0 (double, ri);
   t->tp_s = g_new0 (double, ri);
+  t->gather_wait_s = g_new0 (double, ri);
+  t->gather_s = g_new0 (double, ri);
   t->bucket_rank = g_new0 (int, MAX (n_buckets, 1));
   t->bucket_ready_s = g_new0 (double, ib);
   t->bucket_start_s = g_new0 (double, ib);
@@ -97,6 +99,8 @@ dts_trace_free (DtsTrace *t)
   g_free (t->p2p_wait_s);
   g_free (t->p2p_xfer_s);
   g_free (t->tp_s);
+  g_free (t->gather_wait_s);
+  g_free (t->gather_s);
   g_free (t->bucket_rank);
   g_free (t->bucket_ready_s);
   g_free (t->bucket_end_max_s);
@@ -146,6 +150,7 @@ dts_trace_wait_kind_id (DtsRankWait kind)
     [DTS_RANK_WAIT_TENSOR] = "tensor",
     [DTS_RANK_WAIT_TRANSFER] = "transfer",
     [DTS_RANK_WAIT_BUBBLE] = "bubble",
+    [DTS_RANK_WAIT_GATHER] = "gather",
   };
   g_return_val_if_fail (kind >= 0 && kind < DTS_RANK_WAIT_N_KINDS, NULL);
   return ids[kind];
@@ -256,7 +261,9 @@ summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
       rs.wait_s[DTS_RANK_WAIT_TENSOR] += t->tp_s[ri] / m;
       rs.wait_s[DTS_RANK_WAIT_TRANSFER] += t->p2p_xfer_s[ri] / m;
       rs.wait_s[DTS_RANK_WAIT_BUBBLE] += (t->p2p_wait_s[ri] - t->p2p_xfer_s[ri]) / m;
+      rs.wait_s[DTS_RANK_WAIT_GATHER] += t->gather_wait_s[ri] / m;
       rs.comm_s += t->comm_s[ri] / m;
+      rs.gather_s += t->gather_s[ri] / m;
     }
     for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
       rs.compute_s += rs.phase_s[p];
@@ -328,7 +335,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       s->iteration_time_s > 0 ? s->global_batch_size / s->iteration_time_s : 0;
 
   double phase[DTS_TRACE_N_PHASES] = { 0 };
-  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0, tp = 0;
+  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0, tp = 0, gather = 0, gather_wait = 0;
   for (int r = 0; r < t->n_ranks; r++)
     for (int it = w; it < t->n_iterations; it++) {
       gsize ri = dts_trace_ri (t, r, it);
@@ -339,6 +346,8 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       p2p_wait += t->p2p_wait_s[ri];
       p2p_xfer += t->p2p_xfer_s[ri];
       tp += t->tp_s[ri];
+      gather += t->gather_s[ri];
+      gather_wait += t->gather_wait_s[ri];
     }
   double k = (double) t->n_ranks * m;
   s->forward_s = phase[0] / k;
@@ -347,8 +356,14 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->backward_s = s->backward_data_s + s->backward_weight_s;
   s->optimizer_s = phase[3] / k;
   s->recompute_s = phase[4] / k;
-  s->comm_s = comm / k;
-  s->comm_exposed_s = wait / k;
+  /* All the communication streams' collectives: gradient sync and, under
+   * --zero 1, the parameter all-gathers, also given apart. */
+  s->comm_s = (comm + gather) / k;
+  s->comm_exposed_s = (wait + gather_wait) / k;
+  s->param_gather_s = gather / k;
+  s->param_gather_exposed_s = gather_wait / k;
+  s->grad_sync_s = comm / k;
+  s->grad_sync_exposed_s = wait / k;
   s->comm_overlapped_s = s->comm_s - s->comm_exposed_s;
   s->p2p_wait_s = p2p_wait / k;
   s->p2p_exposed_s = p2p_xfer / k;
@@ -402,7 +417,7 @@ dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out
     gsize ri = dts_trace_ri (t, rank, it);
     for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
       out->compute_s += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
-    out->coll_wait_s += t->wait_s[ri];
+    out->coll_wait_s += t->wait_s[ri] + t->gather_wait_s[ri];
     out->p2p_wait_s += t->p2p_wait_s[ri];
     out->p2p_xfer_s += t->p2p_xfer_s[ri];
     out->tp_s += t->tp_s[ri];

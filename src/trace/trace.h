@@ -87,6 +87,10 @@ typedef struct {
   double *p2p_wait_s;      /* compute stream blocked on data from a neighbouring stage */
   double *p2p_xfer_s;      /* the part of p2p_wait_s the data was in flight */
   double *tp_s;            /* compute stream in collectives of its own (tensor parallelism) */
+  double *gather_wait_s;   /* --zero 1: compute stream blocked on parameter all-gathers (not
+                              in wait_s) */
+  double *gather_s;        /* --zero 1: communication stream busy in parameter all-gathers
+                              (not in comm_s) */
   int *bucket_rank;        /* [bucket]: the rank whose bucket times are kept (0 by default) */
   /* [iteration * n_buckets + bucket], on bucket_rank */
   double *bucket_ready_s;
@@ -156,10 +160,11 @@ typedef enum {
   DTS_RANK_WAIT_TENSOR,      /* tensor parallelism: in its own all-reduces */
   DTS_RANK_WAIT_TRANSFER,    /* pipelines: for a neighbouring stage's data in flight */
   DTS_RANK_WAIT_BUBBLE,      /* pipelines: for a neighbouring stage to produce it */
+  DTS_RANK_WAIT_GATHER,      /* --zero 1: for the parameter all-gathers (not gradient sync) */
   DTS_RANK_WAIT_N_KINDS,
 } DtsRankWait;
 
-/* "allreduce", "tensor", "transfer", "bubble": the kind's id in JSON keys and CSV
+/* "allreduce", "tensor", "transfer", "bubble", "gather": the kind's id in JSON keys and CSV
  * columns (static). */
 const char *dts_trace_wait_kind_id (DtsRankWait kind);
 
@@ -171,7 +176,8 @@ typedef struct {
   double phase_s[DTS_TRACE_N_PHASES];  /* busy time of each compute phase */
   double compute_s;                    /* their sum */
   double wait_s[DTS_RANK_WAIT_N_KINDS];     /* compute stream blocked, by kind */
-  double comm_s;                       /* communication stream busy */
+  double comm_s;                       /* communication stream busy in gradient sync */
+  double gather_s;                     /* ... in parameter all-gathers (--zero 1) */
   double idle_s;                       /* iteration_time_s - compute_s - waits:
                                           done before the last rank */
 } DtsRankStat;
@@ -226,7 +232,7 @@ typedef struct {
  * compute stream: busy time, and waits by kind. */
 typedef struct {
   double compute_s;
-  double coll_wait_s;
+  double coll_wait_s;           /* gradient sync and parameter all-gathers */
   double tp_s;
   double p2p_wait_s;
   double p2p_xfer_s;
@@ -299,6 +305,10 @@ typedef struct {
   double comm_s;
   double comm_exposed_s;
   double comm_overlapped_s;     /* comm_s - comm_exposed_s */
+  double param_gather_s;        /* --zero 1: the part of comm_s in parameter all-gathers */
+  double param_gather_exposed_s; /* ... of comm_exposed_s: the compute stream waiting for them */
+  double grad_sync_s;           /* the rest of comm_s: the gradients' collectives */
+  double grad_sync_exposed_s;   /* the rest of comm_exposed_s */
   double compute_idle_gpu_s;    /* compute of rank 0 on an idle GPU (cost model) */
   double compute_efficiency;    /* compute_idle_gpu_s / iteration_time_s */
   double allreduce_bytes;       /* gradient bytes all-reduced (zero 1: reduce-scattered) per

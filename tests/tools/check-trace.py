@@ -165,7 +165,13 @@ def check(trace_path, summary):
     close(phase["forward"] / k, b["forward_s"], "forward_s")
     close((phase["backward-data"] + phase["backward-weight"]) / k, b["backward_s"], "backward_s")
     close(phase["update"] / k, b["optimizer_s"], "optimizer_s")
-    close(comm / k, b["comm_s"], "comm_s")
+    # --zero 1: the slices are the gradients' reduce-scatters; the
+    # parameter all-gathers have none and are comm_s's other part.
+    if "grad_sync_s" in b:
+        close(comm / k, b["grad_sync_s"], "grad_sync_s")
+        close(b["grad_sync_s"] + b["param_gather_s"], b["comm_s"], "comm_s")
+    else:
+        close(comm / k, b["comm_s"], "comm_s")
     print("ok: phase and all-reduce times match the summary")
 
     if ps:

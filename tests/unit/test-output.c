@@ -406,6 +406,63 @@ START_TEST (test_ranks_straggler)
 }
 END_TEST
 
+/* --zero 1: the parameter all-gathers have their own wait kind and
+ * columns. Every rank waits 3 ms for gradient sync (its comm stream busy 5
+ * ms) and 2 ms for gathers (busy 4 ms) after 100 ms of compute: comm_s and
+ * comm_exposed_s are the sums, split into grad_sync and param_gather; the
+ * per-rank waits partition the iteration; the gather columns appear in the
+ * per-rank CSV and JSON of a --zero 1 run only. */
+START_TEST (test_ranks_gather)
+{
+  g_autoptr (DtsTrace) t = straggler_trace (4, -1, 1.0, 0.005);
+  for (int r = 0; r < 4; r++)
+    for (int it = 0; it < 2; it++) {
+      gsize ri = dts_trace_ri (t, r, it);
+      t->wait_s[ri] = 0.003;
+      t->gather_wait_s[ri] = 0.002;
+      t->comm_s[ri] = 0.005;
+      t->gather_s[ri] = 0.004;
+    }
+  g_autoptr (DtsRunSummary) s = summarize (t, TRUE);
+  ck_assert_double_eq_tol (s->comm_s, 0.009, 1e-12);
+  ck_assert_double_eq_tol (s->comm_exposed_s, 0.005, 1e-12);
+  ck_assert_double_eq_tol (s->grad_sync_s, 0.005, 1e-12);
+  ck_assert_double_eq_tol (s->grad_sync_exposed_s, 0.003, 1e-12);
+  ck_assert_double_eq_tol (s->param_gather_s, 0.004, 1e-12);
+  ck_assert_double_eq_tol (s->param_gather_exposed_s, 0.002, 1e-12);
+  ck_assert_str_eq (dts_trace_wait_kind_id (DTS_RANK_WAIT_GATHER), "gather");
+  for (guint r = 0; r < s->ranks->len; r++) {
+    const DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
+    ck_assert_double_eq_tol (rs->wait_s[DTS_RANK_WAIT_ALLREDUCE], 0.003, 1e-12);
+    ck_assert_double_eq_tol (rs->wait_s[DTS_RANK_WAIT_GATHER], 0.002, 1e-12);
+    ck_assert_double_eq_tol (rs->comm_s, 0.005, 1e-12);
+    ck_assert_double_eq_tol (rs->gather_s, 0.004, 1e-12);
+    ck_assert_double_eq_tol (rs->idle_s, 0, 1e-12);
+  }
+  s->workload = g_strdup ("w");
+  s->platform = g_strdup ("p");
+  s->gpu = g_strdup ("g");
+  s->collective = g_strdup ("ring");
+  for (int zero = 0; zero <= 1; zero++) {
+    s->zero = zero;
+    s->param_gather = zero ? "after-step" : NULL;
+    g_autoptr (GString) csv = g_string_new (NULL);
+    dts_report_write_ranks_csv (s, csv);
+    g_autoptr (GString) json = g_string_new (NULL);
+    dts_report_write_json (s, json);
+    g_autoptr (GString) text = g_string_new (NULL);
+    dts_report_write_text (s, text);
+    ck_assert_int_eq (g_str_has_prefix (strchr (csv->str, '\n') - strlen ("idle_s,wait_gather_s,gather_busy_s"),
+                                        "idle_s,wait_gather_s,gather_busy_s"),
+                      zero);
+    ck_assert_int_eq (strstr (json->str, "\"wait_gather_s\": 0.002") != NULL, zero);
+    ck_assert_int_eq (strstr (json->str, "\"param_gather_exposed_s\": 0.002") != NULL, zero);
+    ck_assert_int_eq (strstr (text->str, "  parameter gather 4.000 ms") != NULL, zero);
+    ck_assert_msg (strstr (text->str, "gather wait") != NULL, "%s", text->str);
+  }
+}
+END_TEST
+
 START_TEST (test_ranks_balanced)
 {
   /* 4% slower is below the 5%-of-the-iteration threshold. */
@@ -449,6 +506,7 @@ output_suite (void)
   tcase_add_test (tr, test_report_json);
   tcase_add_test (tr, test_ranks_straggler);
   tcase_add_test (tr, test_ranks_balanced);
+  tcase_add_test (tr, test_ranks_gather);
   suite_add_tcase (s, tr);
   return s;
 }

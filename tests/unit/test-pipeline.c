@@ -770,6 +770,7 @@ START_TEST (test_zero_plan)
     for (guint k = 0; k < po->len; k++) {
       const DtsOp *op = &g_array_index (po, DtsOp, k);
       if (op->type == DTS_OP_WAIT && op->event == EV_PARAMS_GATHERED) {
+        ck_assert_int_eq (op->wait, DTS_WAIT_GATHER);
         const DtsOp *next = &g_array_index (po, DtsOp, k + 1);
         ck_assert_int_eq (next->type, DTS_OP_COMPUTE);
         ck_assert_int_eq (next->phase, DTS_PHASE_FORWARD);

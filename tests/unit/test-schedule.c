@@ -21,10 +21,10 @@ typedef struct {
 } Inputs;
 
 static void
-inputs_load (Inputs *in, const char *platform_xml_or_file)
+inputs_load_workload (Inputs *in, const char *workload_file, const char *platform_xml_or_file)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *wpath = dts_test_srcpath ("tests/data/mlp8.xml");
+  g_autofree char *wpath = dts_test_srcpath (workload_file);
   in->w = dts_workload_load (wpath, &error);
   ck_assert_msg (in->w != NULL, "%s", error ? error->message : "");
   in->cat = dts_gpu_catalog_load (NULL, &error);
@@ -36,6 +36,12 @@ inputs_load (Inputs *in, const char *platform_xml_or_file)
   ck_assert_msg (in->p != NULL, "%s", error ? error->message : "");
   in->cost = dts_cost_new ("roofline", &error);
   ck_assert (in->cost != NULL);
+}
+
+static void
+inputs_load (Inputs *in, const char *platform_xml_or_file)
+{
+  inputs_load_workload (in, "tests/data/mlp8.xml", platform_xml_or_file);
 }
 
 static void
@@ -398,6 +404,171 @@ START_TEST (test_memory_rule)
 }
 END_TEST
 
+/* The sum of the durations of PROG's operations of PHASE. */
+static double
+phase_sum (const GArray *prog, DtsPhase phase)
+{
+  double sum = 0;
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    sum += op->type == DTS_OP_COMPUTE && op->phase == phase ? op->duration_s : 0;
+  }
+  return sum;
+}
+
+/* tiny-gpt (Adam) in fp16 on D = 8 GPUs of flat-16, small buckets. */
+static DtsRunOptions
+zero_options (int zero, gboolean gather_overlap, int comm_streams)
+{
+  DtsRunOptions o = options (8, 2e5, TRUE);
+  o.batch_size = 4;
+  o.precision = DTS_PREC_FP16;
+  o.zero = zero;
+  o.param_gather_overlap = gather_overlap;
+  o.comm_streams = comm_streams;
+  return o;
+}
+
+/* --strategy dp --zero 1, no simulation: bucket b's plan is a ring
+ * reduce-scatter of its gradient bytes, plan B + b the all-gather of its
+ * parameters in fp16; a rank sends (D - 1)/D of each, which with 2-byte
+ * gradients is what the all-reduce sends; the optimizer takes 1/D of its
+ * time; the model state is 2 + 4 + 12/D bytes per parameter against 18;
+ * the compute stream waits for the gathers after the step, or (overlap)
+ * for each bucket's before its first layer, with one event per stream. */
+START_TEST (test_zero)
+{
+  const int D = 8;
+  Inputs in;
+  inputs_load_workload (&in, "tests/data/tiny-gpt.xml", "tests/data/flat-16.xml");
+  DtsRunOptions o = zero_options (0, FALSE, 1);
+  g_autoptr (DtsSchedule) plain = schedule (&in, &o);
+  o = zero_options (1, FALSE, 1);
+  g_autoptr (DtsSchedule) after = schedule (&in, &o);
+  o = zero_options (1, TRUE, 1);
+  g_autoptr (DtsSchedule) overlap = schedule (&in, &o);
+  o = zero_options (1, TRUE, 3);
+  g_autoptr (DtsSchedule) streams = schedule (&in, &o);
+  o = zero_options (1, FALSE, 1);
+  o.grad_bytes = 2;
+  g_autoptr (DtsSchedule) half = schedule (&in, &o);
+  o = zero_options (0, FALSE, 1);
+  o.grad_bytes = 2;
+  g_autoptr (DtsSchedule) half_plain = schedule (&in, &o);
+
+  guint nb = after->buckets->len;
+  ck_assert_uint_gt (nb, 3);
+  ck_assert_uint_eq (plain->plans->len, nb);
+  ck_assert_uint_eq (after->plans->len, 2 * nb);
+  double ar_sent = 0, zero_sent = 0, half_sent = 0, half_ar_sent = 0;
+  for (guint b = 0; b < nb; b++) {
+    const DtsBucket *bk = &g_array_index (after->buckets, DtsBucket, b);
+    const DtsCollPlan *rs = g_ptr_array_index (after->plans, b);
+    const DtsCollPlan *ag = g_ptr_array_index (after->plans, nb + b);
+    const DtsCollPlan *ar = g_ptr_array_index (plain->plans, b);
+    ck_assert_int_eq (ar->op, DTS_COLL_OP_ALLREDUCE);
+    ck_assert_int_eq (rs->op, DTS_COLL_OP_REDUCE_SCATTER);
+    ck_assert_int_eq (ag->op, DTS_COLL_OP_ALLGATHER);
+    ck_assert_double_eq (bk->bytes, bk->params * 4);
+    ck_assert_double_eq (rs->bytes, bk->bytes);
+    ck_assert_double_eq (ag->bytes, bk->params * 2);
+    ck_assert_int_eq (after->plan_comm[b], 0);
+    ck_assert_int_eq (after->plan_comm[nb + b], 0);
+    ck_assert_int_eq (streams->plan_comm[nb + b], (int) b % 3);
+    /* a ring moves (D-1)/D of the bytes a rank holds, per direction */
+    ck_assert_double_eq_tol (dts_coll_plan_bytes_per_rank (rs), bk->bytes * (D - 1) / D, 1e-6);
+    ck_assert_double_eq_tol (dts_coll_plan_bytes_per_rank (ag), bk->params * 2 * (D - 1) / D,
+                             1e-6);
+    ar_sent += dts_coll_plan_bytes_per_rank (ar);
+    zero_sent += dts_coll_plan_bytes_per_rank (rs) + dts_coll_plan_bytes_per_rank (ag);
+  }
+  /* (2-byte gradients make other buckets under the same cap) */
+  guint nh = half->buckets->len;
+  ck_assert_uint_eq (half->plans->len, 2 * nh);
+  ck_assert_uint_eq (half_plain->plans->len, nh);
+  for (guint b = 0; b < nh; b++) {
+    half_sent += dts_coll_plan_bytes_per_rank (g_ptr_array_index (half->plans, b))
+                 + dts_coll_plan_bytes_per_rank (g_ptr_array_index (half->plans, nh + b));
+    half_ar_sent += dts_coll_plan_bytes_per_rank (g_ptr_array_index (half_plain->plans, b));
+  }
+  /* per iteration: 4 + 2 bytes per parameter against the all-reduce's 2 x 4;
+   * with 2-byte gradients the same bytes as the all-reduce */
+  double P = in.w->params;
+  ck_assert_double_eq_tol (ar_sent, 2.0 * (D - 1) / D * 4 * P, 1e-3);
+  ck_assert_double_eq_tol (zero_sent, (D - 1.0) / D * (4 + 2) * P, 1e-3);
+  ck_assert_double_eq_tol (half_sent, half_ar_sent, 1e-3);
+  ck_assert_double_eq_tol (half_sent, 2.0 * (D - 1) / D * 2 * P, 1e-3);
+
+  /* memory: Adam, fp16 compute, fp32 gradients */
+  ck_assert_double_eq (dts_workload_optimizer_state_bytes_per_param (in.w), 8);
+  double state_plain = plain->memory.weights_bytes + plain->memory.gradients_bytes
+                       + plain->memory.optimizer_bytes;
+  double state_zero = after->memory.weights_bytes + after->memory.gradients_bytes
+                      + after->memory.optimizer_bytes;
+  ck_assert_double_eq_tol (state_plain / P, 18, 1e-12);
+  ck_assert_double_eq_tol (state_zero / P, 2 + 4 + 12.0 / D, 1e-12);
+  ck_assert_double_eq (after->memory.activations_bytes, plain->memory.activations_bytes);
+  ck_assert_double_eq_tol (after->memory.total_bytes,
+                           state_zero + after->memory.activations_bytes, 1e-3);
+
+  /* events: ready 0, done 1, step done 2, gathered 3 (one stream); three
+   * streams: ready 0-2, done 3, step 4, gathered 5-7 */
+  ck_assert_int_eq (plain->n_events, 2);
+  ck_assert_int_eq (after->n_events, 4);
+  ck_assert_int_eq (streams->n_events, 8);
+  ck_assert_ptr_null (plain->event_initial);
+  ck_assert_ptr_null (after->event_initial);
+  const GArray *p0 = dts_schedule_program (plain, 0);
+  const GArray *pa = dts_schedule_program (after, 0);
+  const GArray *po = dts_schedule_program (overlap, 0);
+  ck_assert_double_eq_tol (phase_sum (pa, DTS_PHASE_UPDATE), phase_sum (p0, DTS_PHASE_UPDATE) / D,
+                           1e-15);
+  ck_assert_double_eq (phase_sum (pa, DTS_PHASE_FORWARD), phase_sum (p0, DTS_PHASE_FORWARD));
+  int waits = 0, signals = 0;
+  for (guint k = 0; k < pa->len; k++) {
+    const DtsOp *op = &g_array_index (pa, DtsOp, k);
+    if (op->type == DTS_OP_WAIT && op->event == 3) {
+      ck_assert_int_eq (op->wait, DTS_WAIT_GATHER);
+      waits++;
+      signals += op->count;
+    }
+  }
+  ck_assert_int_eq (waits, 1);
+  ck_assert_int_eq (signals, (int) nb);
+  for (int r = 0; r < D; r++) {
+    ck_assert_int_eq (overlap->event_initial[r * 4 + 3], (int) nb);
+    int held = 0;
+    for (int j = 0; j < 3; j++)
+      held += streams->event_initial[r * 8 + 5 + j];
+    ck_assert_int_eq (held, (int) nb);
+  }
+  /* overlapped: a wait before the first layer (forward order) of every bucket */
+  int seen = 0;
+  for (guint k = 0; k < po->len; k++) {
+    const DtsOp *op = &g_array_index (po, DtsOp, k);
+    if (op->type != DTS_OP_WAIT || op->event != 3)
+      continue;
+    ck_assert_int_eq (op->wait, DTS_WAIT_GATHER);
+    const DtsOp *next = &g_array_index (po, DtsOp, k + 1);
+    ck_assert_int_eq (next->type, DTS_OP_COMPUTE);
+    ck_assert_int_eq (next->phase, DTS_PHASE_FORWARD);
+    ck_assert_int_eq (g_array_index (overlap->buckets, DtsBucket, nb - 1 - seen).last_layer,
+                      next->layer);
+    seen++;
+  }
+  ck_assert_int_eq (seen, (int) nb);
+
+  /* parameter servers own the parameters */
+  g_autoptr (GError) error = NULL;
+  o = zero_options (1, FALSE, 1);
+  o.collective = "ps";
+  ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
+  dts_test_assert_error (error, DTS_ERROR_USAGE, "--zero 1: not available with --collective ps",
+                         NULL);
+  inputs_clear (&in);
+}
+END_TEST
+
 static Suite *
 schedule_suite (void)
 {
@@ -411,6 +582,7 @@ schedule_suite (void)
   tcase_add_test (tc, test_memory_published_cards);
   tcase_add_test (tc, test_memory_rule);
   tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_zero);
   suite_add_tcase (s, tc);
   return s;
 }
