@@ -102,6 +102,23 @@ key_add_double (GString *key, double v)
   g_string_append_len (key, buf, sizeof buf);
 }
 
+/* Whether the programs of SC talk only through collectives and barriers
+ * (no point-to-point message, no server). */
+static gboolean
+only_collectives (const DtsSchedule *sc)
+{
+  for (guint p = 0; p < sc->programs->len; p++) {
+    const GArray *prog = g_ptr_array_index (sc->programs, p);
+    for (guint i = 0; i < prog->len; i++) {
+      DtsOpType t = g_array_index (prog, DtsOp, i).type;
+      if (t != DTS_OP_COMPUTE && t != DTS_OP_RECORD && t != DTS_OP_WAIT && t != DTS_OP_COLL
+          && t != DTS_OP_BARRIER)
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Whether every phase of participant PART of PLAN is lock-step. */
 static gboolean
 part_lockstep (const DtsCollPlan *plan, int part)
@@ -284,15 +301,8 @@ sim_plans_analytic_alone (Sim *sim)
       || sim->trace->steps != NULL || sim->link_bytes != NULL || sc->n_shards > 0
       || sc->rank_cpu != NULL || !dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
     return 0;
-  for (guint p = 0; p < sc->programs->len; p++) {
-    const GArray *prog = g_ptr_array_index (sc->programs, p);
-    for (guint i = 0; i < prog->len; i++) {
-      DtsOpType t = g_array_index (prog, DtsOp, i).type;
-      if (t != DTS_OP_COMPUTE && t != DTS_OP_RECORD && t != DTS_OP_WAIT && t != DTS_OP_COLL
-          && t != DTS_OP_BARRIER)
-        return 0;
-    }
-  }
+  if (!only_collectives (sc))
+    return 0;
   g_autofree int *comm_streams = g_new0 (int, MAX (sim->n, 1));
   for (guint i = 0; i < sc->streams->len; i++) {
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
@@ -336,15 +346,8 @@ fold_classes (Sim *sim, const char *env)
       || sim->trace->steps != NULL || sim->link_bytes != NULL || sim->rng != NULL
       || sc->n_shards > 0 || sc->rank_cpu != NULL || sim->n < 2)
     return 0;
-  for (guint p = 0; p < sc->programs->len; p++) {
-    const GArray *prog = g_ptr_array_index (sc->programs, p);
-    for (guint i = 0; i < prog->len; i++) {
-      DtsOpType t = g_array_index (prog, DtsOp, i).type;
-      if (t != DTS_OP_COMPUTE && t != DTS_OP_RECORD && t != DTS_OP_WAIT && t != DTS_OP_COLL
-          && t != DTS_OP_BARRIER)
-        return 0;
-    }
-  }
+  if (!only_collectives (sc))
+    return 0;
   for (guint i = 0; i < sc->streams->len; i++) {
     DtsStreamKind k = g_array_index (sc->streams, DtsStream, i).kind;
     if (k != DTS_STREAM_COMPUTE && k != DTS_STREAM_COMM)
