@@ -83,11 +83,12 @@ dts_cmd_platform (int argc, char **argv, GError **error)
       "GPU model, a catalogue id such as V100-SXM2-16GB (required)", "ID" },
     { "intra", 0, 0, G_OPTION_ARG_STRING, &intra,
       "Peer fabric inside a node: pcie, nvlink-mesh or nvswitch (default: the GPU's system "
-      "class: nvswitch for A100, H100 and H200 SXM, else pcie)",
+      "class: nvswitch for A100, H100, H200 and B200 SXM and GB200, else pcie)",
       "FABRIC" },
     { "intra-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_intra_bw,
       "nvlink-mesh: per NVLink; nvswitch: per GPU port; per direction (default: NVSwitch "
-      "ports of 300GB/s for A100 SXM, 450GB/s for H100/H200 SXM; NVLinks of 25GB/s)",
+      "ports of 300GB/s for A100 SXM, 450GB/s for H100/H200 SXM, 900GB/s for B200 SXM and "
+      "GB200; NVLinks of 25GB/s, 50GB/s on Blackwell)",
       "BW" },
     { "intra-latency", 0, 0, G_OPTION_ARG_STRING, &t_intra_lat,
       "Latency per NVLink hop (default: 1us)", "T" },
@@ -96,12 +97,12 @@ dts_cmd_platform (int argc, char **argv, GError **error)
       "SPEC" },
     { "sockets", 0, 0, G_OPTION_ARG_INT, &p.sockets, "CPU sockets per node (default: 2)", "N" },
     { "pcie-switches", 0, 0, G_OPTION_ARG_STRING, &t_pcie_sw,
-      "PCIe switches per socket, 0 for root ports (default: 2 for A100, H100 and H200 SXM, "
-      "each with its GPUs' NICs; else 0)",
+      "PCIe switches per socket, 0 for root ports (default: 2 for A100, H100, H200 and "
+      "B200 SXM, each with its GPUs' NICs; else 0)",
       "N" },
     { "pcie-bandwidth", 0, 0, G_OPTION_ARG_STRING, &t_pcie_bw,
-      "Every PCIe link, per direction (default: by the GPU: 63GB/s PCIe 5.0 x16 for Hopper, "
-      "31.5GB/s 4.0 for Ampere and Ada, else 15.75GB/s 3.0)",
+      "Every PCIe link, per direction (default: by the GPU: 63GB/s PCIe 5.0 x16 for Hopper and "
+      "Blackwell, 31.5GB/s 4.0 for Ampere and Ada, else 15.75GB/s 3.0)",
       "BW" },
     { "pcie-latency", 0, 0, G_OPTION_ARG_STRING, &t_pcie_lat,
       "Latency per PCIe link (default: 1us)", "T" },

@@ -45,6 +45,7 @@ typedef struct {
   /* the profile's efficiencies there (roofline), and the keys that set them */
   double compute_eff, memory_eff;
   char *compute_key, *memory_key;
+  char *assumed;               /* dts_cost_assumption, or NULL */
   double eff_1x1, eff_1x1_wgrad; /* compute-efficiency-1x1[-wgrad], or 0 */
   DtsPrecision precision;
   int batch;
@@ -60,6 +61,7 @@ times_clear (Times *t)
   g_clear_pointer (&t->chip, g_free);
   g_clear_pointer (&t->compute_key, g_free);
   g_clear_pointer (&t->memory_key, g_free);
+  g_clear_pointer (&t->assumed, g_free);
   g_clear_pointer (&t->layers, g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Times, times_clear)
@@ -146,6 +148,7 @@ compute_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, Times
   t->memory_eff = dts_framework_memory_eff (fw, gpu->chip, gpu->arch);
   t->compute_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, t->precision);
   t->memory_key = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, t->precision);
+  t->assumed = dts_cost_assumption (cost, gpu, t->precision);
   t->eff_1x1 = fw->eff_1x1;
   t->eff_1x1_wgrad = fw->eff_1x1_wgrad;
   t->layers = g_new0 (DtsLayerTimes, w->layers->len);
@@ -236,6 +239,8 @@ print_text (const DtsWorkload *w, const Times *t)
             t->eff_1x1 > 0 ? "compute-efficiency-1x1" : t->compute_key,
             t->eff_1x1_wgrad > 0 ? t->eff_1x1_wgrad : t->compute_eff,
             t->eff_1x1_wgrad > 0 ? "compute-efficiency-1x1-wgrad" : t->compute_key);
+  if (t != NULL && t->assumed != NULL)
+    printf ("  assumed: %s; the error of these is unmeasured\n", t->assumed);
   printf ("\n");
 
   int name_w = 5, type_w = 4, shape_w = 6;

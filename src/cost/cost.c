@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "cost/cost-private.h"
 #include "cost/roofline.h"
+#include "platform/gpu.h"
 
 static const DtsCostModelClass *const models[] = {
   &dts_cost_roofline_class,
@@ -91,6 +92,27 @@ const char *
 dts_cost_id (const DtsCost *cost)
 {
   return cost->klass->id;
+}
+
+char *
+dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision precision)
+{
+  const char *stand_in = dts_gpu_arch_stand_in (gpu->arch);
+  if (stand_in == NULL)
+    return NULL;
+  const DtsFramework *fw = dts_cost_framework (cost);
+  g_autofree char *ckey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, precision);
+  g_autofree char *mkey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, precision);
+  GString *out = g_string_new (NULL);
+  g_string_append_printf (out,
+                          "%s (%s): nothing measured on %s, %s's values assumed: profile %s's "
+                          "%s %.2f and %s %.2f (what a %s GPU takes)",
+                          gpu->id, gpu->arch, gpu->arch, stand_in, fw->id, ckey,
+                          dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision), mkey,
+                          dts_framework_memory_eff (fw, gpu->chip, gpu->arch), stand_in);
+  if (cost->klass->assumed != NULL)
+    cost->klass->assumed (gpu, precision, stand_in, out);
+  return g_string_free (out, FALSE);
 }
 
 gboolean

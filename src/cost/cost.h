@@ -45,6 +45,11 @@ typedef struct {
   gboolean (*layer_times) (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
                            DtsPrecision precision, int batch, const DtsFramework *fw,
                            DtsLayerTimes *out, GError **error);
+  /* Optional: append to OUT, as "; ..." clauses, what the model borrows for
+   * GPU from the architecture standing in for GPU's (dts_gpu_arch_stand_in,
+   * STAND_IN), for dts_cost_assumption. */
+  void (*assumed) (const DtsGpuSpec *gpu, DtsPrecision precision, const char *stand_in,
+                   GString *out);
 } DtsCostModelClass;
 
 /* The table, terminated by NULL. */
@@ -71,6 +76,14 @@ const DtsFramework *dts_cost_framework (const DtsCost *cost);
 gboolean dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gpu,
                                DtsPrecision precision, int batch, DtsLayerTimes *out,
                                GError **error);
+
+/* What the cost (its model and profile) takes for GPU at PRECISION from
+ * another architecture because nothing was measured on GPU's
+ * (dts_gpu_arch_stand_in), as one sentence for the run's summary:
+ * "B200-SXM-180GB (Blackwell): nothing measured on Blackwell, Hopper's
+ * values assumed: ..."; NULL (nothing borrowed) for every other GPU.
+ * Owned. */
+char *dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision precision);
 
 /* The passes a cost model prices, in the order of an iteration. */
 typedef enum {

@@ -12,7 +12,9 @@
  *                          the same for the GPUs of one architecture (the
  *                          catalogue's arch: kepler, volta, ampere, ...)
  *                          or of one chip (its chip: ga100, ga102, ...); a
- *                          chip's key wins over its architecture's
+ *                          chip's key wins over its architecture's, which
+ *                          wins over its stand-in's (dts_gpu_arch_stand_in:
+ *                          a Blackwell GPU takes a Hopper key)
  *   wave-quantisation      yes|no: conv/fc kernels pay for whole waves of
  *                          tile x tile output blocks over the SMs
  *   tile                   that tile's edge in output elements (1..1024)
@@ -55,6 +57,7 @@
 #include "core/units.h"
 #include "cost/framework.h"
 #include "cost/roofline.h"
+#include "platform/gpu.h"
 
 static const DtsFramework generic = {
   .id = (char *) DTS_FRAMEWORK_DEFAULT,
@@ -129,12 +132,13 @@ dts_framework_sync_slowdown (const DtsFramework *fw, int n)
 }
 
 /* The index in FW->arch_eff of the override for CHIP, else for ARCH
- * (either may be NULL), else -1. */
+ * (either may be NULL), else for the architecture that stands in for ARCH
+ * (dts_gpu_arch_stand_in: Hopper's key for Blackwell), else -1. */
 static int
 arch_key (const DtsFramework *fw, const char *chip, const char *arch, gboolean memory,
           DtsPrecision precision)
 {
-  const char *names[] = { chip, arch };
+  const char *names[] = { chip, arch, dts_gpu_arch_stand_in (arch) };
   for (guint n = 0; n < G_N_ELEMENTS (names); n++)
     for (int i = 0; names[n] != NULL && i < fw->n_arch; i++)
       if (fw->arch_eff[i].memory == memory && (memory || fw->arch_eff[i].precision == precision)

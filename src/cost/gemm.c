@@ -9,9 +9,9 @@
  *   shape search), C = the catalogue's rate at P x MAMF / the catalogue's
  *   BF16 rate: A100 SXM 271.2 of 312 TFLOP/s, A100 PCIe 252.9 of 312,
  *   H100 SXM 794.5 of 989.5 (the H200 measures as the H100, the table's
- *   note). Any other GPU: 0.80 x the die's peak at P, 0.80 being about the
- *   median MAMF / peak of the table's NVIDIA rows (0.73-0.87); a stated
- *   share, not a fit.
+ *   note), B200 SXM 1745 of 2250, GB200 1822 of 2500. Any other GPU:
+ *   0.80 x the die's peak at P, 0.80 being about the median MAMF / peak of
+ *   the table's NVIDIA rows (0.73-0.87); a stated share, not a fit.
  * q: the wave quantisation, dts_gemm_wave_efficiency: the M x N output is
  *   cut into 128 x 128 thread-block tiles (cuBLAS's and CUTLASS's common
  *   Ampere/Hopper tile; a dimension under 128 gets the next power of two,
@@ -27,9 +27,12 @@
  *   (vidur_op_times_median_ms.csv: QKV, attention output, MLP up and down
  *   projections of tensor-parallel shards, 1-32768 tokens), minimising the
  *   MAPE over the rows of the models Llama-2-7B, Llama-2-70B, Llama-3-70B
- *   and InternLM-20B only: Ampere on the A100, Hopper on the H100. Other
- *   architectures get the Ampere constants (the check that says what that
- *   costs: Ampere's constants on the H100, doc/COST-MODELS.md).
+ *   and InternLM-20B only: Ampere on the A100, Hopper on the H100.
+ *   Blackwell (B200, GB200), with no measured GEMMs, gets the constants of
+ *   its stand-in, Hopper (dts_gpu_arch_stand_in), and the run says so
+ *   (dts_cost_assumption); other architectures get the Ampere constants
+ *   (the check that says what that costs: Ampere's constants on the H100,
+ *   doc/COST-MODELS.md).
  * The errors on the held-out models, the A40 (no fit, its ceiling the
  * stated share) and the cross-generation check are in doc/COST-MODELS.md.
  *
@@ -64,8 +67,8 @@
 
 /* bench/fit-gemm.py's constants, 4 significant digits. */
 static const DtsGemmFamily families[] = {
-  { "Ampere", 0.9048, 0.7316, 3.551e-6 },
-  { "Hopper", 0.9827, 0.8655, 5.654e-6 },
+  { "Ampere", 0.9048, 0.7316, 3.551e-6, "A100" },
+  { "Hopper", 0.9827, 0.8655, 5.654e-6, "H100" },
 };
 
 /* MAMF BF16 over the catalogue's BF16 rate (ml_engineering_mamf.csv). */
@@ -79,15 +82,41 @@ static const struct {
   { "A100-PCIE-80GB", 252.9, 312.0 },
   { "H100-SXM5-80GB", 794.5, 989.5 },
   { "H200-SXM-141GB", 794.5, 989.5 },
+  { "B200-SXM-180GB", 1745.0, 2250.0 },
+  { "GB200-186GB", 1822.0, 2500.0 },
 };
+
+static const DtsGemmFamily *
+family_of (const char *arch)
+{
+  for (guint i = 0; arch != NULL && i < G_N_ELEMENTS (families); i++)
+    if (g_ascii_strcasecmp (arch, families[i].arch) == 0)
+      return &families[i];
+  return NULL;
+}
 
 const DtsGemmFamily *
 dts_gemm_family (const DtsGpuSpec *gpu)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
-    if (gpu->arch != NULL && g_ascii_strcasecmp (gpu->arch, families[i].arch) == 0)
-      return &families[i];
-  return &families[0];
+  const DtsGemmFamily *f = family_of (gpu->arch);
+  if (f == NULL)
+    f = family_of (dts_gpu_arch_stand_in (gpu->arch));
+  return f != NULL ? f : &families[0];
+}
+
+gboolean
+dts_gemm_family_is_own (const DtsGpuSpec *gpu)
+{
+  return family_of (gpu->arch) != NULL;
+}
+
+gboolean
+dts_gemm_ceiling_is_measured (const DtsGpuSpec *gpu)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ceilings); i++)
+    if (gpu->id != NULL && strcmp (gpu->id, ceilings[i].gpu_id) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 double
@@ -159,6 +188,23 @@ roofline_gemm_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSp
   return TRUE;
 }
 
+static void
+roofline_gemm_assumed (const DtsGpuSpec *gpu, DtsPrecision precision, const char *stand_in,
+                       GString *out)
+{
+  const DtsGemmFamily *f = dts_gemm_family (gpu);
+  if (!dts_gemm_family_is_own (gpu))
+    g_string_append_printf (out,
+                            "; %s's GEMM constants (share %.4g, memory share %.4g, fixed "
+                            "%.4g us, fitted on the %s)",
+                            f->arch, f->share, f->mem_share, f->fixed_s * 1e6, f->fitted_on);
+  if (!dts_gemm_ceiling_is_measured (gpu))
+    g_string_append_printf (out, "; matmul ceiling %.2f x peak, not measured",
+                            GEMM_UNLISTED_SHARE);
+  (void) precision;
+  (void) stand_in;
+}
+
 const DtsCostModelClass dts_cost_roofline_gemm_class = {
   .id = "roofline-gemm",
   .description = "roofline, but linear layers (QKV, projections, MLP, LM head) as GEMMs "
@@ -168,4 +214,5 @@ const DtsCostModelClass dts_cost_roofline_gemm_class = {
   .init = NULL,
   .free = NULL,
   .layer_times = roofline_gemm_layer_times,
+  .assumed = roofline_gemm_assumed,
 };

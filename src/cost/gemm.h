@@ -18,11 +18,19 @@ typedef struct {
   double share;        /* share of the matmul ceiling that full waves reach */
   double mem_share;    /* share of peak memory bandwidth */
   double fixed_s;      /* fixed time per kernel */
+  const char *fitted_on; /* the GPU whose GEMMs fitted them: "A100" */
 } DtsGemmFamily;
 
 /* The constants for GPU's architecture; an architecture without a fit gets
- * the Ampere constants. Never NULL (lent, static). */
+ * those of its stand-in (dts_gpu_arch_stand_in: Hopper's for Blackwell),
+ * else the Ampere constants. Never NULL (lent, static). */
 const DtsGemmFamily *dts_gemm_family (const DtsGpuSpec *gpu);
+/* Whether dts_gemm_family's constants were fitted on GPU's own
+ * architecture. */
+gboolean dts_gemm_family_is_own (const DtsGpuSpec *gpu);
+/* Whether dts_gemm_ceiling_flops is GPU's measured MAMF (by catalogue id),
+ * rather than the stated share of its peak. */
+gboolean dts_gemm_ceiling_is_measured (const DtsGpuSpec *gpu);
 
 /* The most FLOP/s a GEMM at PRECISION reaches on GPU: the maximum
  * achievable matmul rate measured for it (ml_engineering_mamf.csv) where

@@ -64,6 +64,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->n_nodes = dts_platform_count_nodes (platform, o->n_gpus);
   s->cost_model = g_strdup (dts_cost_id (cost));
   s->cost_source = g_strdup (sched->cost_source);
+  s->cost_assumed = dts_cost_assumption (cost, &dts_platform_gpu (platform, 0)->spec, o->precision);
   s->framework = g_strdup (dts_cost_framework (cost) ? dts_cost_framework (cost)->id : "generic");
   s->precision = g_strdup (dts_precision_to_string (o->precision));
   s->strategy = g_strdup (sched->strategy);

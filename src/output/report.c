@@ -325,6 +325,10 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
   dts_json_key (j, "options");
   dts_json_begin_object (j);
   json_fields (j, s, json_options);
+  /* only where the cost borrowed from another architecture (a Blackwell
+   * GPU): other runs keep their keys, and CSV its columns */
+  if (s->cost_assumed != NULL)
+    dts_json_kv_string (j, "cost_assumed", s->cost_assumed);
   json_strv (j, "simgrid_cfg", s->cfg);
   json_strv (j, "overrides", s->overrides);
   dts_json_end_object (j);

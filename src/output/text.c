@@ -402,6 +402,9 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                             "%s framework\n",
                             s->batch_size_per_gpu, s->global_batch_size, s->precision,
                             s->cost_model, s->framework);
+  if (s->cost_assumed != NULL)
+    g_string_append_printf (out, "  assumed: %s; the error of these is unmeasured\n",
+                            s->cost_assumed);
   if (s->recompute != NULL && strcmp (s->recompute, "none") != 0)
     g_string_append_printf (out, "  %s activation recomputation\n", s->recompute);
   if (s->n_gpus > 1 && s->ps_shards == 0 && (s->n_stages == 0 || s->buckets->len > 0)) {

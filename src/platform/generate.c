@@ -400,7 +400,18 @@ link_table_write (const LinkTable *t, int indent)
  * the DGX A100 and DGX H100 user guides (NVSwitch between the 8 GPUs; 4
  * PCIe switches, each with 2 GPUs and their NICs, 2 per CPU socket, so
  * GPUDirect RDMA goes GPU -> switch -> NIC), and the PCIe 3.0/4.0/5.0 x16
- * rates (8, 16, 32 GT/s x 16 lanes x 128/130 / 8). */
+ * rates (8, 16, 32 GT/s x 16 lanes x 128/130 / 8).
+ *
+ * Blackwell: NVIDIA's HGX B200 and GB200 NVL72 specifications (NVLink 5:
+ * 1.8 TB/s both ways per GPU, 900 GB/s per direction through NVSwitch; HGX
+ * B200: 8 GPUs and PCIe 5.0). The HGX B200 is taken to keep the HGX H100's
+ * PCIe tree (2 switches per socket, each GPU's NIC under its switch): an
+ * assumption, its layout is not in a stored document. The GB200 NVL72 puts
+ * 72 GPUs in one NVLink domain (18 compute trays of 2 superchips, each a
+ * Grace CPU and 2 GPUs, through NVLink switch trays): a node of the
+ * generator is that domain, so --gpus-per-node 72 gives the rack (the
+ * class does not change the default of 8); its NICs are taken to sit on
+ * PCIe 5.0 root ports (0 switches), also an assumption. */
 typedef struct {
   const char *arch;         /* catalogue arch, or NULL: any */
   gboolean sxm;             /* an SXM module (ignored when arch is NULL) */
@@ -410,6 +421,7 @@ typedef struct {
   double nvlink_Bps;        /* nvlink-mesh: per NVLink and direction */
   double pcie_Bps;
   int pcie_switches;        /* per socket */
+  const char *id_has;       /* and the catalogue id contains this, or NULL: any */
 } SystemClass;
 
 #define PCIE3_BPS 15.75e9    /* PCIe 3.0 x16: 8 GT/s x 16 lanes x 128/130 */
@@ -417,17 +429,23 @@ typedef struct {
 #define PCIE5_BPS 63e9       /* PCIe 5.0 x16 */
 
 static const SystemClass system_classes[] = {
+  { "Blackwell", FALSE, "GB200 NVL72 (NVLink 5 through NVLink switches, 72 GPUs per NVLink "
+    "domain: gpus-per-node 72 for the rack; PCIe 5.0 to the NICs)",
+    DTS_INTRA_NVSWITCH, 900e9, 50e9, PCIE5_BPS, 0, "GB200" },
+  { "Blackwell", TRUE, "HGX B200 (SXM6: NVLink 5 through NVSwitch, PCIe 5.0 switches)",
+    DTS_INTRA_NVSWITCH, 900e9, 50e9, PCIE5_BPS, 2, NULL },
   { "Hopper", TRUE, "HGX H100/H200 (SXM5: NVLink 4 through NVSwitch, PCIe 5.0 switches)",
-    DTS_INTRA_NVSWITCH, 450e9, 25e9, PCIE5_BPS, 2 },
+    DTS_INTRA_NVSWITCH, 450e9, 25e9, PCIE5_BPS, 2, NULL },
   { "Ampere", TRUE, "HGX A100 (SXM4: NVLink 3 through NVSwitch, PCIe 4.0 switches)",
-    DTS_INTRA_NVSWITCH, 300e9, 25e9, PCIE4_BPS, 2 },
-  { "Hopper", FALSE, "PCIe 5.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE5_BPS, 0 },
-  { "Ampere", FALSE, "PCIe 4.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE4_BPS, 0 },
-  { "Ada", FALSE, "PCIe 4.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE4_BPS, 0 },
+    DTS_INTRA_NVSWITCH, 300e9, 25e9, PCIE4_BPS, 2, NULL },
+  { "Hopper", FALSE, "PCIe 5.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE5_BPS, 0, NULL },
+  { "Blackwell", FALSE, "PCIe 5.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE5_BPS, 0, NULL },
+  { "Ampere", FALSE, "PCIe 4.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE4_BPS, 0, NULL },
+  { "Ada", FALSE, "PCIe 4.0 server", DTS_INTRA_PCIE, 25e9, 25e9, PCIE4_BPS, 0, NULL },
   /* Pascal, Volta, Turing and older, and anything else: NVLink 2 links,
    * PCIe 3.0 on root ports (a DGX-1's NVLink mesh is --intra nvlink-mesh
    * --nvlink-pairs dgx1-v100) */
-  { NULL, FALSE, NULL, DTS_INTRA_PCIE, 25e9, 25e9, PCIE3_BPS, 0 },
+  { NULL, FALSE, NULL, DTS_INTRA_PCIE, 25e9, 25e9, PCIE3_BPS, 0, NULL },
 };
 
 static const SystemClass *
@@ -435,7 +453,9 @@ system_class (const DtsGpuSpec *spec)
 {
   gboolean sxm = strstr (spec->id, "SXM") != NULL;
   const SystemClass *c = system_classes;
-  while (c->arch != NULL && !(g_strcmp0 (c->arch, spec->arch) == 0 && c->sxm == sxm))
+  while (c->arch != NULL
+         && !(g_strcmp0 (c->arch, spec->arch) == 0 && c->sxm == sxm
+              && (c->id_has == NULL || strstr (spec->id, c->id_has) != NULL)))
     c++;
   return c;
 }

@@ -205,6 +205,23 @@ dts_gpu_spec_die_flops (const DtsGpuSpec *spec, DtsPrecision p)
   return flops;
 }
 
+/* One row per architecture released after the cost models were fitted:
+ * its nearest measured family. */
+static const struct {
+  const char *arch, *stand_in;
+} stand_ins[] = {
+  { "Blackwell", "Hopper" },
+};
+
+const char *
+dts_gpu_arch_stand_in (const char *arch)
+{
+  for (guint i = 0; arch != NULL && i < G_N_ELEMENTS (stand_ins); i++)
+    if (g_ascii_strcasecmp (arch, stand_ins[i].arch) == 0)
+      return stand_ins[i].stand_in;
+  return NULL;
+}
+
 static void
 spec_clear_func (gpointer p)
 {

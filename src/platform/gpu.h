@@ -47,6 +47,14 @@ double dts_gpu_spec_flops (const DtsGpuSpec *spec, DtsPrecision p, DtsPrecision 
  * rate. */
 double dts_gpu_spec_die_flops (const DtsGpuSpec *spec, DtsPrecision p);
 
+/* The architecture whose constants stand in for ARCH's where nothing was
+ * measured on ARCH: the nearest family of NVIDIA's data-centre line
+ * (Blackwell -> Hopper), for the cost models' per-architecture constants and
+ * the framework profiles' per-architecture efficiencies. NULL when ARCH has
+ * no stand-in: its own constants, or the tables' long-standing default rules
+ * (doc/COST-MODELS.md, "GPUs without measurements"). Static string. */
+const char *dts_gpu_arch_stand_in (const char *arch);
+
 /* The fields of a spec that numbers set, in one table shared by the
  * catalogue (attribute ATTR of <gpu>), platform files (host property
  * PROPERTY, which overrides the catalogue) and what-if overrides

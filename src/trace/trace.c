@@ -196,6 +196,7 @@ dts_run_summary_free (DtsRunSummary *s)
   g_free (s->gpu);
   g_free (s->cost_model);
   g_free (s->cost_source);
+  g_free (s->cost_assumed);
   g_free (s->framework);
   g_free (s->precision);
   g_free (s->strategy);

@@ -271,6 +271,8 @@ typedef struct {
   int n_nodes;             /* nodes spanned by the ranks */
   char *cost_model;
   char *cost_source;
+  char *cost_assumed;      /* what the cost takes from another architecture for this
+                              GPU (dts_cost_assumption), NULL when nothing */
   char *framework;         /* framework profile id ("generic", "pytorch", a file's name) */
   char *precision;
   char *strategy;          /* "dp" */

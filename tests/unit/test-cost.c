@@ -634,6 +634,57 @@ START_TEST (test_tensor_formats_catalogue)
 }
 END_TEST
 
+/* A GPU of an architecture nothing was measured on (Blackwell) takes its
+ * stand-in's (Hopper's) profile keys and GEMM constants, and the cost says
+ * so; a GPU of a measured architecture borrows nothing, and says nothing. */
+START_TEST (test_stand_in_assumption)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsGpuCatalog) cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
+  const DtsGpuSpec *b200 = dts_gpu_catalog_lookup (cat, "B200-SXM-180GB");
+  const DtsGpuSpec *gb200 = dts_gpu_catalog_lookup (cat, "GB200-186GB");
+  const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
+  const DtsGpuSpec *v100 = dts_gpu_catalog_lookup (cat, "V100-SXM2-16GB");
+  ck_assert (b200 && gb200 && h100 && v100);
+  ck_assert_str_eq (dts_gpu_arch_stand_in ("Blackwell"), "Hopper");
+  ck_assert_str_eq (dts_gpu_arch_stand_in ("blackwell"), "Hopper");
+  ck_assert (dts_gpu_arch_stand_in ("Hopper") == NULL);
+  ck_assert (dts_gpu_arch_stand_in (NULL) == NULL);
+  /* profile keys: Blackwell's own, else Hopper's, else the default */
+  g_autoptr (DtsFramework) fw = parse_ok ("compute-efficiency-bf16-hopper = 0.5\n"
+                                          "memory-efficiency-hopper = 0.6\n");
+  ck_assert_double_eq (dts_framework_compute_eff (fw, b200->chip, b200->arch, DTS_PREC_BF16), 0.5);
+  ck_assert_double_eq (dts_framework_memory_eff (fw, gb200->chip, gb200->arch), 0.6);
+  ck_assert_double_eq (dts_framework_compute_eff (fw, b200->chip, b200->arch, DTS_PREC_FP16),
+                       fw->compute_eff[DTS_PREC_FP16]);
+  g_autofree char *key = dts_framework_eff_key (fw, b200->chip, b200->arch, FALSE, DTS_PREC_BF16);
+  ck_assert_str_eq (key, "compute-efficiency-bf16-hopper");
+  g_autoptr (DtsFramework) own = parse_ok ("compute-efficiency-bf16-hopper = 0.5\n"
+                                           "compute-efficiency-bf16-blackwell = 0.4\n");
+  ck_assert_double_eq (dts_framework_compute_eff (own, b200->chip, b200->arch, DTS_PREC_BF16),
+                       0.4);
+  /* the sentence for the run's summary */
+  g_autoptr (DtsCost) gemm = dts_cost_new ("roofline-gemm", &error);
+  ck_assert (gemm != NULL);
+  dts_cost_set_framework (gemm, g_steal_pointer (&fw));
+  g_autofree char *said = dts_cost_assumption (gemm, b200, DTS_PREC_BF16);
+  ck_assert (said != NULL);
+  ck_assert_msg (strstr (said, "B200-SXM-180GB (Blackwell): nothing measured on Blackwell, "
+                               "Hopper's values assumed") != NULL, "%s", said);
+  ck_assert_msg (strstr (said, "compute-efficiency-bf16-hopper 0.50") != NULL, "%s", said);
+  ck_assert_msg (strstr (said, "memory-efficiency-hopper 0.60") != NULL, "%s", said);
+  ck_assert_msg (strstr (said, "Hopper's GEMM constants (share 0.9827") != NULL, "%s", said);
+  ck_assert_msg (strstr (said, "not measured") == NULL, "%s", said); /* its MAMF is */
+  ck_assert (dts_cost_assumption (gemm, h100, DTS_PREC_BF16) == NULL);
+  ck_assert (dts_cost_assumption (gemm, v100, DTS_PREC_FP16) == NULL);
+  g_autoptr (DtsCost) roof = dts_cost_new ("roofline", &error);
+  g_autofree char *plain = dts_cost_assumption (roof, gb200, DTS_PREC_BF16);
+  ck_assert (plain != NULL && strstr (plain, "GEMM") == NULL);
+  ck_assert_msg (strstr (plain, "profile generic's compute-efficiency-bf16 ") != NULL, "%s", plain);
+}
+END_TEST
+
 /* Per-pass bounds: the roofline of roofline.c written out again, for a
  * compute-bound convolution and a memory-bound ReLU whose output three
  * layers read (its data gradient then sums three gradients: two more,
@@ -818,6 +869,7 @@ main (void)
   tcase_add_test (tc, test_roofline_ratio);
   tcase_add_test (tc, test_cost_errors);
   tcase_add_test (tc, test_tensor_formats_catalogue);
+  tcase_add_test (tc, test_stand_in_assumption);
   tcase_add_test (tc, test_wave_efficiency);
   tcase_add_test (tc, test_framework_parse);
   tcase_add_test (tc, test_framework_times);

@@ -111,6 +111,40 @@ START_TEST (test_gemm_ceilings)
   ck_assert_str_eq (dts_gemm_family (h200)->arch, "Hopper");
   ck_assert_str_eq (dts_gemm_family (v100)->arch, "Ampere");
   ck_assert_double_eq (dts_gemm_family (h100)->share, 0.9827);
+  ck_assert (dts_gemm_family_is_own (h100) && dts_gemm_family_is_own (a40));
+  ck_assert (!dts_gemm_family_is_own (v100));
+  ck_assert (dts_gemm_ceiling_is_measured (h200) && !dts_gemm_ceiling_is_measured (a40));
+}
+END_TEST
+
+/* Blackwell, with no measured GEMMs: its ceilings are its measured MAMF
+ * (ml_engineering_mamf.csv: B200 SXM 1745 of 2250, GB200 1822 of 2500),
+ * its constants Hopper's, the nearest family (not Ampere's, the default
+ * of older architectures), and the GEMM time follows from both. */
+START_TEST (test_gemm_blackwell_stand_in)
+{
+  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  const DtsGpuSpec *b200 = dts_gpu_catalog_lookup (cat, "B200-SXM-180GB");
+  const DtsGpuSpec *gb200 = dts_gpu_catalog_lookup (cat, "GB200-186GB");
+  const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
+  ck_assert (b200 != NULL && gb200 != NULL && h100 != NULL);
+  ck_assert_str_eq (b200->arch, "Blackwell");
+  assert_rel (dts_gemm_ceiling_flops (b200, DTS_PREC_BF16), 1745e12, 1e-12);
+  assert_rel (dts_gemm_ceiling_flops (gb200, DTS_PREC_BF16), 1822e12, 1e-12);
+  assert_rel (dts_gemm_ceiling_flops (b200, DTS_PREC_TF32), 1100e12 * 1745 / 2250, 1e-12);
+  ck_assert (dts_gemm_ceiling_is_measured (b200) && dts_gemm_ceiling_is_measured (gb200));
+  ck_assert (dts_gemm_family (b200) == dts_gemm_family (h100));
+  ck_assert (dts_gemm_family (gb200) == dts_gemm_family (h100));
+  ck_assert (!dts_gemm_family_is_own (b200));
+  /* a large compute-bound GEMM (one full wave count on both): the time
+   * ratio is the ratio of the ceilings, less the fixed time */
+  double m = 16384, n = 16384, k = 16384;
+  double th = dts_gemm_time (m, n, k, h100, DTS_PREC_BF16);
+  double tb = dts_gemm_time (m, n, k, b200, DTS_PREC_BF16);
+  double fixed = dts_gemm_family (h100)->fixed_s;
+  double qh = dts_gemm_wave_efficiency (m, n, k, h100->sm_count);
+  double qb = dts_gemm_wave_efficiency (m, n, k, b200->sm_count);
+  assert_rel ((th - fixed) / (tb - fixed), 1745.0 / 794.5 * qb / qh, 1e-9);
 }
 END_TEST
 
@@ -218,6 +252,7 @@ main (void)
   tcase_add_test (tc, test_gemm_script_rows);
   tcase_add_test (tc, test_gemm_by_hand);
   tcase_add_test (tc, test_gemm_ceilings);
+  tcase_add_test (tc, test_gemm_blackwell_stand_in);
   tcase_add_test (tc, test_gemm_wave_range_and_monotone);
   tcase_add_test (tc, test_roofline_gemm_model);
   suite_add_tcase (s, tc);

@@ -493,6 +493,10 @@ START_TEST (test_system_class)
       "pcie-bandwidth 31.5GBps" },
     { "H100-SXM5-80GB", "intra nvswitch, intra-bandwidth 450GBps", "pcie-switches 2",
       "pcie-bandwidth 63GBps" },
+    { "B200-SXM-180GB", "intra nvswitch, intra-bandwidth 900GBps", "pcie-switches 2",
+      "pcie-bandwidth 63GBps" },
+    { "GB200-186GB", "intra nvswitch, intra-bandwidth 900GBps", "pcie-switches 0",
+      "pcie-bandwidth 63GBps" },
     { "A100-PCIE-40GB", "intra pcie\n", "pcie-switches 0", "pcie-bandwidth 31.5GBps" },
     { "V100-SXM2-16GB", "intra pcie\n", "pcie-switches 0", "pcie-bandwidth 15.75GBps" },
   };
@@ -506,7 +510,7 @@ START_TEST (test_system_class)
     ck_assert_msg (strstr (text, want[i].ports) != NULL, "%s: %s", want[i].gpu, want[i].ports);
     ck_assert_msg (strstr (text, want[i].pcie) != NULL, "%s: %s", want[i].gpu, want[i].pcie);
     /* said, except for the long-standing defaults of older GPUs */
-    ck_assert_msg ((strstr (text, "system class") != NULL) == (i < 3), "%s: assumption said?",
+    ck_assert_msg ((strstr (text, "system class") != NULL) == (i < 5), "%s: assumption said?",
                    want[i].gpu);
   }
   /* Given values win, and nothing is said to be assumed. */
@@ -529,6 +533,20 @@ START_TEST (test_system_class)
   q.intra = DTS_INTRA_NVLINK_MESH;
   g_autofree char *mesh = generate_ok (&q);
   ck_assert (strstr (mesh, "intra nvlink-mesh, intra-bandwidth 25GBps") != NULL);
+  /* the class names the server: HGX B200 for the SXM module, GB200 NVL72
+   * (whose NVLink domain is 72 GPUs) for the superchip's GPU */
+  g_auto (DtsGenParams) b;
+  dts_gen_params_init (&b);
+  b.gpu = g_strdup ("B200-SXM-180GB");
+  g_autofree char *hgx = generate_ok (&b);
+  ck_assert (strstr (hgx, "system class, HGX B200 (SXM6: NVLink 5") != NULL);
+  g_auto (DtsGenParams) r;
+  dts_gen_params_init (&r);
+  r.gpu = g_strdup ("GB200-186GB");
+  r.gpus_per_node = 72;
+  g_autofree char *rack = generate_ok (&r);
+  ck_assert (strstr (rack, "system class, GB200 NVL72 (") != NULL);
+  ck_assert (strstr (rack, "gpus-per-node 72, gpu GB200-186GB") != NULL);
 }
 END_TEST
 
