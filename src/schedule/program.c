@@ -172,7 +172,7 @@ static const DtsStrategy strategies[] = {
                 "pushes on its own; servers update as gradients arrive",
     dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
   { "sync-ps", "synchronous parameter servers (TensorFlow SyncReplicas): one update per "
-               "shard with a gradient of every worker",
+               "shard with a gradient of every worker; --collective ps is its former spelling",
     dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
   { NULL, NULL, NULL, NULL, NULL, NULL },
 };
