@@ -18,7 +18,7 @@ tf         validation/tf_benchmarks_2017_images_per_sec.csv: synthetic-data
            aws-p2-8xlarge-x8 are listed apart, outside the error figures.
 ps         only those multi-node rows: `dtsim run --collective ps` (one
            parameter server per instance, co-located, as TensorFlow ran
-           them), with --ps-aggregation none and node, next to the ring,
+           them), with --ps-aggregation none (sync-ps) and node, next to the ring,
            images/s and speed-ups over 1 and 8 GPUs.
 
 --framework=ID runs `dtsim run` under that framework profile (default: none,
@@ -218,7 +218,9 @@ def tf_ps(build, cost, rows=None):
     print("### AWS p2.8xlarge cluster, 8-64 K80: parameter servers\n")
     print("TensorFlow ran `%s`. `dtsim run -p aws-p2-8xlarge-x8 -w MODEL -b BATCH -n N "
           "--cost-model %s --collective ps --ps-aggregation none|node` (one server per "
-          "instance, on its first GPU; 10 Gb/s per instance assumed; `node`: the GPUs of an "
+          "instance, on its first GPU; 10 Gb/s per instance assumed; `none` runs "
+          "`--strategy sync-ps`, whose former spelling it is: every GPU pushes its whole "
+          "gradient after the backward pass, the servers update; `node`: the GPUs of an "
           "instance sum by a local ring, its first GPU pushes and pulls, then sends the sum to "
           "the others), next to the default ring (`--collective ring`). "
           "Speed-ups are over the same configuration at 1 GPU and at 8 GPUs (one instance).\n"
