@@ -108,7 +108,8 @@ static const char *const ps_placements[] = { "workers", "own", "cpus", NULL };
 
 #define PS_SHARDS_OPTION                                                                      \
   { "ps-shards", DTS_OPTION_INT, "P",                                                         \
-    "parameter-server shards, each holding 1/P of the parameters (placed by --ps-placement)", \
+    "parameter-server shards, each holding 1/P of the parameters (placed by --ps-placement; " \
+    "--ps-count, deprecated, is its former name)",                                            \
     "one per node taking part (at most one per CPU host with cpus); 1 with own", 1, 1 << 20, \
     NULL },                                                                                   \
   { "ps-placement", DTS_OPTION_CHOICE, "ID",                                                  \
