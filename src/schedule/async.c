@@ -1,5 +1,8 @@
 /* async.c - parameter-server training: asynchronous SGD (async-ps) and
  * synchronous replicas (sync-ps, TensorFlow's SyncReplicasOptimizer).
+ * sync-ps is the one synchronous parameter-server model: `dtsim run
+ * --collective ps` is its former spelling and --ps-count the former name
+ * of --ps-shards (cli/cmd-run.c), but with --ps-aggregation node.
  *
  * W workers (the first W GPUs) and P server shards. The model's fp32
  * parameters are split evenly over the shards (TensorFlow's greedy
