@@ -2,7 +2,7 @@
 """Compare dtsim with published measurements nobody tuned it on.
 
 usage: bench/validate-data.py BUILD_DIR [deepbench|tf|ps|all] [--cost-models=roofline,mlp]
-                              [--framework=ID]
+                              [--framework=ID] [--ps-push=ID]
 
 Reads the shared data directory ($DTSIM_SHARED, else ../shared next to the
 source tree) and prints the Markdown tables of doc/VALIDATION.md:
@@ -20,6 +20,9 @@ ps         only those multi-node rows: `dtsim run --collective ps` (one
            parameter server per instance, co-located, as TensorFlow ran
            them), with --ps-aggregation none (sync-ps) and node, next to the ring,
            images/s and speed-ups over 1 and 8 GPUs.
+
+--ps-push=ID runs the `ps` column (sync-ps) with `--ps-push ID` (default: none,
+i.e. after-backward; buckets: each bucket pushed during the backward pass).
 
 --framework=ID runs `dtsim run` under that framework profile (default: none,
 i.e. `generic`).
@@ -144,6 +147,7 @@ MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "r
 
 
 FRAMEWORK = []
+PS_PUSH = []
 
 
 def run_tput(build, platform, model, batch, n, cost, *extra):
@@ -239,7 +243,7 @@ def tf_ps(build, cost, rows=None):
         meas = float(r["images_per_sec"])
         sim = {
             "ps": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost, "--collective",
-                           "ps", "--ps-aggregation", "none")[0],
+                           "ps", "--ps-aggregation", "none", *PS_PUSH)[0],
             "node": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost,
                              "--collective", "ps", "--ps-aggregation", "node")[0],
             "ring": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost)[0],
@@ -283,6 +287,8 @@ def main():
             cost_models = a.split("=", 1)[1].split(",")
         elif a.startswith("--framework="):
             FRAMEWORK[:] = ["--framework", a.split("=", 1)[1]]
+        elif a.startswith("--ps-push="):
+            PS_PUSH[:] = ["--ps-push", a.split("=", 1)[1]]
     if not args:
         sys.exit(__doc__.strip().splitlines()[2])
     build, what = args[0], (args[1] if len(args) > 1 else "all")

@@ -97,7 +97,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "framework", 0, 0, S, &a->framework,
       "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
-      "Gradient bucket cap, like DDP's bucket_cap_mb (default: 25MB)", "BYTES" },
+      "Gradient bucket cap, like DDP's bucket_cap_mb; also what sync-ps --ps-push buckets "
+      "pushes at once (default: 25MB)", "BYTES" },
     { "strategy", 0, 0, S, &a->strategy,
       "Parallel strategy; 'help' lists them (default: dp)", "ID" },
     { "max-activities", 0, 0, S, &a->max_activities,
@@ -109,7 +110,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "into an all-gather before it and a reduce-scatter after it (Megatron's "
       "--sequence-parallel; default: off)", NULL },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
-      "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
+      "Start all-reduces (sync-ps --ps-push buckets: gradient pushes) only after the whole "
+      "backward pass (default: overlap)", NULL },
     { "link-stats", 0, 0, G_OPTION_ARG_NONE, &a->link_stats,
       "Count the bytes every link carries: the busiest links, and the verdict names the "
       "busiest (default: off; not at --comm-granularity analytic, which sends nothing)",
@@ -294,6 +296,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (!dts_cli_parse_int_option ("ps-concurrency", dts_cli_row_option (a->rows, "ps-concurrency"),
                                  1, 4096, &o->ps_concurrency, error))
     return FALSE;
+  o->ps_push_buckets = g_strcmp0 (dts_cli_row_option (a->rows, "ps-push"), "buckets") == 0;
   const char *ps_update = dts_cli_row_option (a->rows, "ps-update");
   o->ps_update = g_strcmp0 (ps_update, "merge") == 0 ? DTS_APPLY_MERGE : DTS_APPLY_EACH;
   const char *bound = dts_cli_row_option (a->rows, "staleness-bound");

@@ -138,8 +138,16 @@ static const DtsOptionSpec async_ps_options[] = {
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
+static const char *const ps_pushes[] = { "after-backward", "buckets", NULL };
+
 static const DtsOptionSpec sync_ps_options[] = {
   PS_SHARDS_OPTION,
+  { "ps-push", DTS_OPTION_CHOICE, "ID",
+    "when a worker pushes its gradients: after-backward (all of them once the backward pass "
+    "has ended) or buckets (each bucket of --bucket-size as soon as the backward pass has "
+    "computed it, as TensorFlow sends each gradient once computed, the servers updating and "
+    "answering bucket by bucket; --no-overlap: after-backward)",
+    "after-backward", 0, 0, ps_pushes },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -387,7 +395,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
   case DTS_OP_WAIT:
     g_string_append_printf (out, " event %d x%d", op->event, op->count);
     if (op->wait == DTS_WAIT_P2P)
-      g_string_append (out, " (data from a neighbouring stage)");
+      g_string_append (out, s->n_shards > 0 ? " (the weights pulled from the servers)"
+                                            : " (data from a neighbouring stage)");
     break;
   case DTS_OP_COLL: {
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
@@ -416,8 +425,10 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, " (%d samples)", op->samples);
     break;
   case DTS_OP_APPLY:
-    g_string_append_printf (out, " shard %d tag %d: %s", op->shard, op->tag,
-                            dts_apply_policy_to_string (op->policy));
+    g_string_append_printf (out, " shard %d", op->shard);
+    if (op->bucket >= 0)
+      g_string_append_printf (out, " (bucket %d)", op->bucket);
+    g_string_append_printf (out, " tag %d: %s", op->tag, dts_apply_policy_to_string (op->policy));
     if (op->policy == DTS_APPLY_ALL)
       g_string_append_printf (out, " %d", op->count);
     g_string_append_printf (out, " of %d workers", op->senders);
@@ -429,6 +440,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, ", %.10g s per message", op->overhead_s);
     if (op->concurrency > 1)
       g_string_append_printf (out, ", %d messages at once", op->concurrency);
+    if (op->turn)
+      g_string_append_printf (out, ", from worker %d on", op->first_sender);
     break;
   case DTS_OP_BARRIER:
     g_string_append_printf (out, " %s",
