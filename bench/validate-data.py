@@ -2,7 +2,7 @@
 """Compare dtsim with published measurements nobody tuned it on.
 
 usage: bench/validate-data.py BUILD_DIR [deepbench|tf|ps|all] [--cost-models=roofline,mlp]
-                              [--framework=ID]
+                              [--framework=ID] [--ps-push=ID]
 
 Reads the shared data directory ($DTSIM_SHARED, else ../shared next to the
 source tree) and prints the Markdown tables of doc/VALIDATION.md:
@@ -18,8 +18,11 @@ tf         validation/tf_benchmarks_2017_images_per_sec.csv: synthetic-data
            aws-p2-8xlarge-x8 are listed apart, outside the error figures.
 ps         only those multi-node rows: `dtsim run --collective ps` (one
            parameter server per instance, co-located, as TensorFlow ran
-           them), with --ps-aggregation none and node, next to the ring,
+           them), with --ps-aggregation none (sync-ps) and node, next to the ring,
            images/s and speed-ups over 1 and 8 GPUs.
+
+--ps-push=ID runs the `ps` column (sync-ps) with `--ps-push ID` (default: none,
+i.e. after-backward; buckets: each bucket pushed during the backward pass).
 
 --framework=ID runs `dtsim run` under that framework profile (default: none,
 i.e. `generic`).
@@ -144,6 +147,7 @@ MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "r
 
 
 FRAMEWORK = []
+PS_PUSH = []
 
 
 def run_tput(build, platform, model, batch, n, cost, *extra):
@@ -218,7 +222,9 @@ def tf_ps(build, cost, rows=None):
     print("### AWS p2.8xlarge cluster, 8-64 K80: parameter servers\n")
     print("TensorFlow ran `%s`. `dtsim run -p aws-p2-8xlarge-x8 -w MODEL -b BATCH -n N "
           "--cost-model %s --collective ps --ps-aggregation none|node` (one server per "
-          "instance, on its first GPU; 10 Gb/s per instance assumed; `node`: the GPUs of an "
+          "instance, on its first GPU; 10 Gb/s per instance assumed; `none` runs "
+          "`--strategy sync-ps`, whose former spelling it is: every GPU pushes its whole "
+          "gradient after the backward pass, the servers update; `node`: the GPUs of an "
           "instance sum by a local ring, its first GPU pushes and pulls, then sends the sum to "
           "the others), next to the default ring (`--collective ring`). "
           "Speed-ups are over the same configuration at 1 GPU and at 8 GPUs (one instance).\n"
@@ -237,7 +243,7 @@ def tf_ps(build, cost, rows=None):
         meas = float(r["images_per_sec"])
         sim = {
             "ps": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost, "--collective",
-                           "ps", "--ps-aggregation", "none")[0],
+                           "ps", "--ps-aggregation", "none", *PS_PUSH)[0],
             "node": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost,
                              "--collective", "ps", "--ps-aggregation", "node")[0],
             "ring": run_tput(build, "aws-p2-8xlarge-x8", r["model"], b, n, cost)[0],
@@ -281,6 +287,8 @@ def main():
             cost_models = a.split("=", 1)[1].split(",")
         elif a.startswith("--framework="):
             FRAMEWORK[:] = ["--framework", a.split("=", 1)[1]]
+        elif a.startswith("--ps-push="):
+            PS_PUSH[:] = ["--ps-push", a.split("=", 1)[1]]
     if not args:
         sys.exit(__doc__.strip().splitlines()[2])
     build, what = args[0], (args[1] if len(args) > 1 else "all")

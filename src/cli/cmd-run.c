@@ -101,7 +101,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "framework", 0, 0, S, &a->framework,
       "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
-      "Gradient bucket cap, like DDP's bucket_cap_mb (default: 25MB)", "BYTES" },
+      "Gradient bucket cap, like DDP's bucket_cap_mb; also what sync-ps --ps-push buckets "
+      "pushes at once (default: 25MB)", "BYTES" },
     { "strategy", 0, 0, S, &a->strategy,
       "Parallel strategy; 'help' lists them (default: dp)", "ID" },
     { "max-activities", 0, 0, S, &a->max_activities,
@@ -113,7 +114,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "into an all-gather before it and a reduce-scatter after it (Megatron's "
       "--sequence-parallel; default: off)", NULL },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &a->no_overlap,
-      "Start all-reduces only after the whole backward pass (default: overlap)", NULL },
+      "Start all-reduces (sync-ps --ps-push buckets: gradient pushes) only after the whole "
+      "backward pass (default: overlap)", NULL },
     { "link-stats", 0, 0, G_OPTION_ARG_NONE, &a->link_stats,
       "Count the bytes every link carries: the busiest links, and the verdict names the "
       "busiest (default: off; not at --comm-granularity analytic, which sends nothing)",
@@ -220,8 +222,24 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   }
   if (!dts_cli_parse_nccl_limits (&a->c, o->collective, &o->nccl, error))
     return FALSE;
-  /* Options of the rows: validated and owned by their row, then read. */
-  if (!dts_cli_row_options_check (a->rows, o->collective ? o->collective : "ring",
+  /* One synchronous parameter-server model (issue 30): --collective ps is
+   * the former spelling of --strategy sync-ps and runs it, --ps-count that
+   * of --ps-shards. The exception, until sync-ps sums a node's gradients
+   * first: --ps-aggregation node still runs the servers as a collective of
+   * data parallelism (collective/ps.c). */
+  const char *aggregation = dts_cli_row_option (a->rows, "ps-aggregation");
+  gboolean ps_strategy = g_strcmp0 (o->strategy, "sync-ps") == 0
+                         || g_strcmp0 (o->strategy, "async-ps") == 0;
+  if (g_strcmp0 (o->collective, "ps") == 0 && g_strcmp0 (aggregation, "node") != 0
+      && (o->strategy == NULL || strcmp (o->strategy, "dp") == 0)) {
+    o->strategy = "sync-ps";
+    o->collective = NULL;
+    ps_strategy = TRUE;
+  }
+  /* Options of the rows: validated and owned by their row, then read; a
+   * parameter-server strategy also takes the collective's spellings. */
+  if (!dts_cli_row_options_check (a->rows,
+                                  o->collective ? o->collective : ps_strategy ? "ps" : "ring",
                                   o->strategy ? o->strategy : "dp", error))
     return FALSE;
   if (!dts_cli_parse_int_option ("ps-count", dts_cli_row_option (a->rows, "ps-count"), 1,
@@ -229,10 +247,17 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       || !dts_cli_parse_int_option ("comm-streams", dts_cli_row_option (a->rows, "comm-streams"),
                                     1, DTS_SCHEDULE_MAX_COMM_STREAMS, &o->comm_streams, error))
     return FALSE;
-  const char *aggregation = dts_cli_row_option (a->rows, "ps-aggregation");
   if (aggregation != NULL
       && !dts_ps_aggregation_from_string (aggregation, &o->ps_aggregation, error))
     return FALSE;
+  if (ps_strategy && o->ps_aggregation == DTS_PS_AGGREGATION_NODE) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-aggregation node: not with --strategy %s, whose workers each talk to "
+                 "the servers (--collective ps --ps-aggregation node sums a node's gradients "
+                 "first)",
+                 o->strategy);
+    return FALSE;
+  }
   if (!dts_cli_parse_int_option ("stages", dts_cli_row_option (a->rows, "stages"), 1, 1 << 20,
                                  &o->stages, error)
       || !dts_cli_parse_int_option ("micro-batches", dts_cli_row_option (a->rows, "micro-batches"),
@@ -258,6 +283,17 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (!dts_cli_parse_int_option ("ps-shards", dts_cli_row_option (a->rows, "ps-shards"), 1,
                                  1 << 20, &o->ps_shards, error))
     return FALSE;
+  /* --ps-count, deprecated: --ps-shards under its former name. */
+  if (ps_strategy && o->ps_count > 0) {
+    if (o->ps_shards > 0 && o->ps_shards != o->ps_count) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--ps-count %d: the former name of --ps-shards, which is %d", o->ps_count,
+                   o->ps_shards);
+      return FALSE;
+    }
+    o->ps_shards = o->ps_count;
+    o->ps_count = 0;
+  }
   o->ps_own_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "own") == 0;
   o->ps_cpu_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "cpus") == 0;
   const char *overhead = dts_cli_row_option (a->rows, "ps-message-overhead");
@@ -271,6 +307,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (!dts_cli_parse_int_option ("ps-concurrency", dts_cli_row_option (a->rows, "ps-concurrency"),
                                  1, 4096, &o->ps_concurrency, error))
     return FALSE;
+  o->ps_push_buckets = g_strcmp0 (dts_cli_row_option (a->rows, "ps-push"), "buckets") == 0;
   const char *ps_update = dts_cli_row_option (a->rows, "ps-update");
   o->ps_update = g_strcmp0 (ps_update, "merge") == 0 ? DTS_APPLY_MERGE : DTS_APPLY_EACH;
   const char *bound = dts_cli_row_option (a->rows, "staleness-bound");

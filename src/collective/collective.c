@@ -12,8 +12,8 @@ static const char *const ps_aggregations[] = { "none", "node", NULL };
 
 static const DtsOptionSpec ps_options[] = {
   { "ps-count", DTS_OPTION_INT, "P",
-    "parameter servers, placed round-robin over the nodes on GPU hosts", "one per node", 1,
-    1 << 20, NULL },
+    "deprecated: the former name of --ps-shards (with --ps-aggregation node: servers, placed "
+    "round-robin over the nodes on GPU hosts)", "one per node", 1, 1 << 20, NULL },
   { "ps-aggregation", DTS_OPTION_CHOICE, "A",
     "none (every GPU talks to the servers) or node (a node's GPUs sum by a local ring first "
     "and its first GPU talks to the servers, as TensorFlow's distributed_replicated)",
@@ -38,7 +38,9 @@ static const DtsCollAlgorithm algorithms[] = {
     dts_coll_ring_plan_new, dts_coll_ring_n_steps, dts_coll_ring_step_ops,
     dts_coll_member_host, dts_coll_ring_routes, ring_closed_form, NULL,
     "2(N-1)/N x S/B + 2(N-1) x L", NULL },
-  { "ps", "parameter servers: every rank pushes shard k to server k, which sums it; then pulls it",
+  { "ps", "parameter servers: in dtsim run the former spelling of --strategy sync-ps, which it "
+          "runs; with --ps-aggregation node, every node's first GPU pushes shard k of the node's "
+          "sum to server k, which sums it, then pulls it",
     dts_coll_ps_plan_new, dts_coll_ps_n_steps, dts_coll_ps_step_ops, dts_coll_ps_part_host,
     dts_coll_ps_routes, NULL, ps_options, NULL, NULL },
   { "direct", "one-shot: every rank sends each other rank its shard, reduces, sends it back",

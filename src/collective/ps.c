@@ -1,5 +1,11 @@
 /* ps.c - synchronous parameter servers as a plan.
  *
+ * dtsim run runs this plan only with --ps-aggregation node: without it,
+ * --collective ps is the former spelling of --strategy sync-ps
+ * (schedule/async.c), the one synchronous parameter-server model, which
+ * this plan disagreed with (doc/SIMULATION.md, "Parameter servers"). The
+ * plan stays for the per-node sum, which sync-ps does not model yet.
+ *
  * Model: TensorFlow's parameter-server data parallelism with synchronous
  * updates. The gradient buffer of S bytes is partitioned over P servers by
  * bytes: server k holds bytes [k S/P, (k+1) S/P), an equal shard of every

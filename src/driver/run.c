@@ -30,15 +30,19 @@ static void
 warn_collective_options (const DtsRunOptions *o, const char *strategy)
 {
   g_autoptr (GString) set = g_string_new (NULL);
+  /* sync-ps --ps-push buckets pushes its gradients in data parallelism's
+   * buckets during the backward pass, or after it with --no-overlap
+   * (schedule/async.c) */
+  gboolean buckets = strcmp (strategy, "sync-ps") == 0 && o->ps_push_buckets;
   const struct {
     gboolean away;
     const char *flag;
   } opts[] = {
-    { o->bucket_bytes != DTS_RUN_DEFAULT_BUCKET_BYTES, "--bucket-size" },
+    { o->bucket_bytes != DTS_RUN_DEFAULT_BUCKET_BYTES && !buckets, "--bucket-size" },
     { o->channels != DTS_COLL_DEFAULT_CHANNELS, "--channels" },
     { o->chunk_bytes != DTS_COLL_DEFAULT_CHUNK_BYTES, "--chunk-size" },
     { o->coll_overhead_s > 0, "--coll-overhead" },
-    { !o->overlap, "--no-overlap" },
+    { !o->overlap && !buckets, "--no-overlap" },
     /* point-to-point and server messages are flows at every granularity */
     { o->granularity != DTS_GRANULARITY_FLOW, "--comm-granularity" },
   };
@@ -258,6 +262,8 @@ fill_ps_and_epoch (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *
     s->ps_update = dts_apply_policy_to_string (sched->ps_update);
     s->staleness_bound = sched->staleness_bound;
     s->ps_shard_bytes = sched->shard_bytes;
+    gboolean buckets = o->ps_push_buckets && o->overlap && strcmp (sched->strategy, "sync-ps") == 0;
+    s->ps_push_buckets = buckets ? sched->ps_parts : 0;
     s->ps_update_s = sched->update_s;
     s->ps_update_extra_s = sched->update_extra_s;
     g_autofree int *batch = g_new (int, o->n_gpus);

@@ -68,6 +68,8 @@ write_ps_updates (DtsJson *j, const DtsTrace *t)
     dts_json_key (j, "args");
     dts_json_begin_object (j);
     dts_json_kv_int (j, "shard", u->shard);
+    if (u->bucket >= 0)
+      dts_json_kv_int (j, "bucket", u->bucket);
     dts_json_kv_int (j, "samples", u->samples);
     dts_json_key (j, "gradients");
     dts_json_begin_array (j);
@@ -115,6 +117,8 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
   if (s->ps_workers > 0) {
     dts_json_kv_int (j, "ps_workers", s->ps_workers);
     dts_json_kv_int (j, "ps_shards", t->n_shards);
+    if (t->ps_parts > 1)
+      dts_json_kv_int (j, "ps_buckets", t->ps_parts);
     dts_json_kv_string (j, "ps_update", s->ps_update);
     dts_json_kv_int (j, "staleness_bound", s->staleness_bound);
   }

@@ -75,6 +75,9 @@ dts_report_text_ps (const DtsRunSummary *s, GString *out)
                           s->ps_update);
   if (s->staleness_bound >= 0)
     g_string_append_printf (out, ", staleness bound %d", s->staleness_bound);
+  if (s->ps_push_buckets > 0)
+    g_string_append_printf (out, ", pushed in %d bucket%s during the backward pass",
+                            s->ps_push_buckets, s->ps_push_buckets == 1 ? "" : "s");
   g_string_append_printf (out, "\n  update           %s", dts_format_time (&tb, s->ps_update_s));
   g_string_append_printf (out, " + %s per further gradient\n",
                           dts_format_time (&tb, s->ps_update_extra_s));
@@ -145,6 +148,8 @@ dts_report_json_ps (DtsJson *j, const DtsRunSummary *s)
   dts_json_kv_string (j, "update", s->ps_update);
   dts_json_kv_int (j, "staleness_bound", s->staleness_bound);
   dts_json_kv_double (j, "shard_bytes", s->ps_shard_bytes);
+  if (s->ps_push_buckets > 0)
+    dts_json_kv_int (j, "push_buckets", s->ps_push_buckets);
   dts_json_kv_double (j, "update_s", s->ps_update_s);
   dts_json_kv_double (j, "update_extra_s", s->ps_update_extra_s);
   dts_json_kv_int (j, "updates", s->ps_updates);

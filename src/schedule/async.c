@@ -1,5 +1,8 @@
 /* async.c - parameter-server training: asynchronous SGD (async-ps) and
  * synchronous replicas (sync-ps, TensorFlow's SyncReplicasOptimizer).
+ * sync-ps is the one synchronous parameter-server model: `dtsim run
+ * --collective ps` is its former spelling and --ps-count the former name
+ * of --ps-shards (cli/cmd-run.c), but with --ps-aggregation node.
  *
  * W workers (the first W GPUs) and P server shards. The model's fp32
  * parameters are split evenly over the shards (TensorFlow's greedy
@@ -25,6 +28,18 @@
  * (the reply of the server to its push is its next pull). A worker starts
  * with the initial weights (version 0 of every shard), so its first pull is
  * free. The optimizer runs on the servers: workers run no update kernels.
+ *
+ * sync-ps --ps-push buckets (unless --no-overlap) pushes during the
+ * backward pass instead, as TensorFlow sends each gradient once computed:
+ * data parallelism's buckets (--bucket-size, backward order), each as soon
+ * as its last gradient is computed, its 1/P to every shard. Every (shard,
+ * bucket) pair is a server of its own (tag GRAD_TAG + b x P + k, its update
+ * priced on its part), updating once every worker's part is in and
+ * answering at once; a worker receives on one stream per shard (pull_tag)
+ * and waits for all of them before its next iteration. The servers of
+ * shard k take waiting gradients from worker k W / P on, turning, not in
+ * the order sent (DtsOp.turn), so that the shards draw on different nodes'
+ * links at once when identical workers send at the same instant.
  *
  * A server applies gradients as they arrive (schedule.h, DTS_OP_APPLY):
  * `each` one update per gradient (Hogwild-style on its shard), `merge` one
@@ -109,17 +124,31 @@ add_op (GArray *prog, DtsOp op)
   g_array_append_val (prog, op);
 }
 
+/* The tag of the replies of shard K when sync-ps overlaps its pushes
+ * with the backward pass: after the tags of every bucket's pushes. */
+static int
+pull_tag (const DtsSchedule *s, const GArray *buckets, int k)
+{
+  return GRAD_TAG + (int) buckets->len * s->n_shards + k;
+}
+
 /* Worker programs that differ only in the order of their pushes: at most
  * this many (each holds every layer's operations). */
 #define MAX_SEND_ORDERS 64
 
 /* The worker program on GPU: forward, backward (at the pace of the slowest
  * of PACE_N workers, 1: its own), push to every shard from shard FIRST on,
- * receive every shard's weights. */
+ * receive every shard's weights. With BUCKETS (sync-ps overlapping its
+ * pushes with the backward pass), bucket b's part of every shard is pushed
+ * as soon as the backward pass has computed the bucket's last gradient
+ * (BUCKET_OF: a layer's bucket, -1 without parameters), to the server of
+ * (bucket, shard), tag GRAD_TAG + b x shards + shard; the replies of all
+ * of them are received after the backward pass. */
 static GArray *
 worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
                 const DtsRunOptions *o, const DtsSchedule *s, int first, int pace_n,
-                DtsComputeTotals *tot, char **cost_source, GError **error)
+                const GArray *buckets, const int *bucket_of, DtsComputeTotals *tot,
+                char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *t =
@@ -132,8 +161,26 @@ worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++)
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, t[l].fwd_s);
-  for (int l = (int) n_layers - 1; l >= 0; l--)
+  for (int l = (int) n_layers - 1; l >= 0; l--) {
     dts_schedule_add_backward (prog, tot, l, 0, &t[l]);
+    int b = buckets != NULL ? bucket_of[l] : -1;
+    if (b < 0 || g_array_index (buckets, DtsBucket, b).last_layer != l)
+      continue;
+    double bytes = g_array_index (buckets, DtsBucket, b).params
+                   * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM / s->n_shards;
+    for (int i = 0; i < s->n_shards; i++) {
+      int k = (first + i) % s->n_shards;
+      add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
+                             .peer = s->shard_rank[k], .tag = GRAD_TAG + b * s->n_shards + k,
+                             .bytes = bytes, .detach = TRUE, .samples = o->batch_size });
+    }
+  }
+  if (buckets != NULL) {
+    /* the pulls run on a stream of their own (pull_program) */
+    add_op (prog, (DtsOp){ .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = 0,
+                           .count = s->n_shards, .wait = DTS_WAIT_P2P });
+    return g_steal_pointer (&prog);
+  }
   for (int i = 0; i < s->n_shards; i++) {
     int k = (first + i) % s->n_shards;
     add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
@@ -144,6 +191,23 @@ worker_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu,
     add_op (prog, (DtsOp){ .type = DTS_OP_RECV, .layer = -1, .bucket = -1, .peer = DTS_PEER_ANY,
                            .tag = REPLY_TAG, .bytes = s->shard_bytes });
   return g_steal_pointer (&prog);
+}
+
+/* The pulls of a worker of sync-ps overlapping its pushes, from shard K:
+ * every bucket's reply, received as soon as its server sends it (tag
+ * REPLY_TAG of the first bucket's part, as the worker's pushes), then the
+ * event its compute stream waits for before the next iteration. */
+static GArray *
+pull_program (const DtsSchedule *s, const GArray *buckets, int k)
+{
+  GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  for (guint b = 0; b < buckets->len; b++)
+    add_op (prog, (DtsOp){ .type = DTS_OP_RECV, .layer = -1, .bucket = -1,
+                           .peer = DTS_PEER_ANY, .tag = pull_tag (s, buckets, k),
+                           .bytes = g_array_index (buckets, DtsBucket, b).params
+                                    * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM / s->n_shards });
+  add_op (prog, (DtsOp){ .type = DTS_OP_RECORD, .layer = -1, .bucket = -1, .event = 0 });
+  return prog;
 }
 
 static DtsSchedule *
@@ -231,6 +295,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     }
   }
   s->n_shards = n_shards;
+  s->ps_parts = 1;
   s->shard_bytes = w->params * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM / n_shards;
   if (!(s->shard_bytes > 0)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
@@ -243,6 +308,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
    * the N workers, as data parallelism does (dp.c): the profile's
    * gpu-speed-spread prices every worker at the expected slowest. */
   int pace_n = sync || s->staleness_bound == 0 ? n : 1;
+  /* sync-ps --ps-push buckets pushes bucket by bucket during the backward
+   * pass (the buckets of data parallelism, --bucket-size, in backward
+   * order), but with --no-overlap: the whole gradient after it. */
+  g_autoptr (GArray) buckets = NULL;
+  g_autofree int *bucket_of = NULL;
+  if (sync && o->overlap && o->ps_push_buckets) {
+    bucket_of = g_new0 (int, w->layers->len);
+    buckets = dts_schedule_make_buckets (w, 0, (int) w->layers->len - 1, o->bucket_bytes,
+                                         DTS_SCHEDULE_GRAD_BYTES_PER_PARAM, 0, bucket_of);
+    s->ps_parts = (int) buckets->len;
+  }
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
   g_autoptr (GArray) prog_of = g_array_new (FALSE, FALSE, sizeof (int));
   int orders = MIN (MIN (s->n_shards, n), MAX_SEND_ORDERS);
@@ -255,7 +331,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         DtsComputeTotals tot;
         int first = (int) ((gint64) f * s->n_shards / orders);
         GArray *prog
-            = worker_program (w, cost, spec, o, s, first, pace_n, &tot, &s->cost_source, error);
+            = worker_program (w, cost, spec, o, s, first, pace_n, buckets, bucket_of, &tot,
+                              &s->cost_source, error);
         if (prog == NULL) {
           g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
           return NULL;
@@ -268,9 +345,25 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     }
     s->rank_program[r] = g_array_index (prog_of, int, k * orders + r % orders);
   }
+  /* Its pulls: one stream per shard, so that a worker receives from every
+   * shard at once (concurrent RPCs) and no server waits for a worker busy
+   * receiving from another. */
+  int pulls = -1;
+  for (int k = 0; buckets != NULL && k < s->n_shards; k++) {
+    g_ptr_array_add (s->programs, pull_program (s, buckets, k));
+    DtsComputeTotals none = { 0 };
+    g_array_append_val (s->totals, none);
+    if (k == 0)
+      pulls = (int) s->programs->len - 1;
+    s->n_events = 1;
+  }
   for (int r = 0; r < n; r++) {
     DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
     g_array_append_val (s->streams, cs);
+    for (int k = 0; pulls >= 0 && k < s->n_shards; k++) {
+      DtsStream ps = { r, DTS_STREAM_P2P, k, pulls + k };
+      g_array_append_val (s->streams, ps);
+    }
   }
 
   /* Servers: update priced on the host's memory bandwidth (GPU or CPU). */
@@ -302,28 +395,40 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       }
     }
     double params = s->shard_bytes / DTS_SCHEDULE_GRAD_BYTES_PER_PARAM;
-    double update_s = params * per_param / mem_bw_Bps;
-    double extra_s = params * 4.0 / mem_bw_Bps;
     if (k == 0) {
-      s->update_s = update_s;
-      s->update_extra_s = extra_s;
+      s->update_s = params * per_param / mem_bw_Bps;
+      s->update_extra_s = params * 4.0 / mem_bw_Bps;
     }
-    GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
-    add_op (prog, (DtsOp){ .type = DTS_OP_APPLY, .phase = DTS_PHASE_UPDATE, .layer = -1,
-                           .bucket = -1, .tag = GRAD_TAG + k, .bytes = s->shard_bytes,
-                           .policy = s->ps_update, .count = sync ? n : 1,
-                           .bound = s->staleness_bound, .senders = n, .shard = k,
-                           .duration_s = update_s, .extra_s = extra_s,
-                           .overhead_s = o->ps_message_overhead_s,
-                           .concurrency = MAX (o->ps_concurrency, 1) });
-    add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
-                           .peer = DTS_PEER_REPLY, .tag = REPLY_TAG, .bytes = s->shard_bytes,
-                           .detach = TRUE });
-    g_ptr_array_add (s->programs, prog);
-    DtsComputeTotals none = { 0 };
-    g_array_append_val (s->totals, none);
-    DtsStream ss = { s->shard_rank[k], DTS_STREAM_SERVER, k, (int) s->programs->len - 1 };
-    g_array_append_val (s->streams, ss);
+    /* One server per part of the shard: the whole shard, or its part of
+     * every bucket (tag GRAD_TAG + b x shards + k), updated as soon as
+     * every worker's part has arrived and answered at once. */
+    int n_parts = buckets != NULL ? (int) buckets->len : 1;
+    for (int b = 0; b < n_parts; b++) {
+      double part = buckets != NULL ? g_array_index (buckets, DtsBucket, b).params / n_shards
+                                    : params;
+      GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+      add_op (prog, (DtsOp){ .type = DTS_OP_APPLY, .phase = DTS_PHASE_UPDATE, .layer = -1,
+                             .bucket = buckets != NULL ? b : -1,
+                             .tag = GRAD_TAG + b * n_shards + k,
+                             .bytes = part * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM,
+                             .policy = s->ps_update, .count = sync ? n : 1,
+                             .bound = s->staleness_bound, .senders = n, .shard = k,
+                             .duration_s = part * per_param / mem_bw_Bps,
+                             .extra_s = part * 4.0 / mem_bw_Bps,
+                             .overhead_s = o->ps_message_overhead_s,
+                             .concurrency = MAX (o->ps_concurrency, 1),
+                             .turn = buckets != NULL,
+                             .first_sender = (int) ((gint64) k * n / n_shards) });
+      add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,
+                             .peer = DTS_PEER_REPLY,
+                             .tag = buckets != NULL ? pull_tag (s, buckets, k) : REPLY_TAG,
+                             .bytes = part * DTS_SCHEDULE_GRAD_BYTES_PER_PARAM, .detach = TRUE });
+      g_ptr_array_add (s->programs, prog);
+      DtsComputeTotals none = { 0 };
+      g_array_append_val (s->totals, none);
+      DtsStream ss = { s->shard_rank[k], DTS_STREAM_SERVER, k, (int) s->programs->len - 1 };
+      g_array_append_val (s->streams, ss);
+    }
   }
 
   /* A worker keeps weights and gradients, no optimizer state. */

@@ -155,6 +155,8 @@ typedef struct {
   gboolean ps_cpu_hosts;       /* servers on the platform's CPU hosts (role=ps, role=cpu) */
   double ps_message_overhead_s; /* a server's fixed cost per message, >= 0 */
   int ps_concurrency;           /* messages a server moves at once per direction; 0 = 1 */
+  gboolean ps_push_buckets;     /* sync-ps: push bucket by bucket during the backward pass
+                                   (--ps-push buckets; unless --no-overlap) */
   double dataset_samples;      /* > 0: overrides the workload's data-set size */
   double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */
   const struct _DtsCollTuner *coll_tuner; /* --collective auto: the platform's side of the

@@ -114,7 +114,8 @@ static const char *const ps_placements[] = { "workers", "own", "cpus", NULL };
 
 #define PS_SHARDS_OPTION                                                                      \
   { "ps-shards", DTS_OPTION_INT, "P",                                                         \
-    "parameter-server shards, each holding 1/P of the parameters (placed by --ps-placement)", \
+    "parameter-server shards, each holding 1/P of the parameters (placed by --ps-placement; " \
+    "--ps-count, deprecated, is its former name)",                                            \
     "one per node taking part (at most one per CPU host with cpus); 1 with own", 1, 1 << 20, \
     NULL },                                                                                   \
   { "ps-placement", DTS_OPTION_CHOICE, "ID",                                                  \
@@ -143,8 +144,16 @@ static const DtsOptionSpec async_ps_options[] = {
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
+static const char *const ps_pushes[] = { "after-backward", "buckets", NULL };
+
 static const DtsOptionSpec sync_ps_options[] = {
   PS_SHARDS_OPTION,
+  { "ps-push", DTS_OPTION_CHOICE, "ID",
+    "when a worker pushes its gradients: after-backward (all of them once the backward pass "
+    "has ended) or buckets (each bucket of --bucket-size as soon as the backward pass has "
+    "computed it, as TensorFlow sends each gradient once computed, the servers updating and "
+    "answering bucket by bucket; --no-overlap: after-backward)",
+    "after-backward", 0, 0, ps_pushes },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -178,7 +187,7 @@ static const DtsStrategy strategies[] = {
                 "pushes on its own; servers update as gradients arrive",
     dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
   { "sync-ps", "synchronous parameter servers (TensorFlow SyncReplicas): one update per "
-               "shard with a gradient of every worker",
+               "shard with a gradient of every worker; --collective ps is its former spelling",
     dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
   { NULL, NULL, NULL, NULL, NULL, NULL },
 };
@@ -392,7 +401,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
   case DTS_OP_WAIT:
     g_string_append_printf (out, " event %d x%d", op->event, op->count);
     if (op->wait == DTS_WAIT_P2P)
-      g_string_append (out, " (data from a neighbouring stage)");
+      g_string_append (out, s->n_shards > 0 ? " (the weights pulled from the servers)"
+                                            : " (data from a neighbouring stage)");
     else if (op->wait == DTS_WAIT_GATHER)
       g_string_append (out, " (parameters gathered)");
     break;
@@ -423,8 +433,10 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, " (%d samples)", op->samples);
     break;
   case DTS_OP_APPLY:
-    g_string_append_printf (out, " shard %d tag %d: %s", op->shard, op->tag,
-                            dts_apply_policy_to_string (op->policy));
+    g_string_append_printf (out, " shard %d", op->shard);
+    if (op->bucket >= 0)
+      g_string_append_printf (out, " (bucket %d)", op->bucket);
+    g_string_append_printf (out, " tag %d: %s", op->tag, dts_apply_policy_to_string (op->policy));
     if (op->policy == DTS_APPLY_ALL)
       g_string_append_printf (out, " %d", op->count);
     g_string_append_printf (out, " of %d workers", op->senders);
@@ -436,6 +448,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, ", %.10g s per message", op->overhead_s);
     if (op->concurrency > 1)
       g_string_append_printf (out, ", %d messages at once", op->concurrency);
+    if (op->turn)
+      g_string_append_printf (out, ", from worker %d on", op->first_sender);
     break;
   case DTS_OP_BARRIER:
     g_string_append_printf (out, " %s",

@@ -144,7 +144,11 @@ typedef enum {
  * it has taken senders x iterations gradients, not once per iteration.
  * The server handles each gradient it receives and each reply it sends
  * for overhead_s before the next (an RPC's fixed cost, whatever its size),
- * up to `concurrency` messages at once in each direction. */
+ * up to `concurrency` messages at once in each direction. With `turn` set
+ * it takes, among the gradients sent and not yet received, that of the
+ * first worker from `first_sender` on (mod senders) rather than the
+ * oldest: servers given different first senders then draw on different
+ * workers' links at once where every worker sent at the same instant. */
 #define DTS_PEER_ANY (-1)
 #define DTS_PEER_REPLY (-2)
 
@@ -163,7 +167,9 @@ typedef struct {
   DtsPhase phase;     /* COMPUTE */
   int layer;          /* COMPUTE: workload layer index; else -1 */
   int micro_batch;    /* COMPUTE: 0 without micro-batches */
-  int bucket;         /* RECORD, COLL: the gradient bucket it concerns (traces), else -1 */
+  int bucket;         /* RECORD, COLL: the gradient bucket it concerns (traces); APPLY: the
+                         bucket whose part of the shard it updates (sync-ps pushing during
+                         the backward pass); else -1 */
   int event;          /* RECORD, WAIT: 0 .. n_events-1 */
   int count;          /* WAIT: >= 1 */
   int coll;           /* COLL: index into plans */
@@ -184,6 +190,9 @@ typedef struct {
   double extra_s;     /* APPLY: update time per gradient after the first */
   double overhead_s;  /* APPLY: the server's fixed cost per message received or sent */
   int concurrency;    /* APPLY: messages the server moves at once in each direction (>= 1) */
+  gboolean turn;      /* APPLY: take the gradients sent from sender first_sender on, turning
+                         (first_sender, +1, ... mod senders), not in the order they were sent */
+  int first_sender;   /* APPLY, with turn */
 } DtsOp;
 
 typedef enum {
@@ -277,6 +286,9 @@ typedef struct {
   int *rank_stage;         /* rank -> stage, or NULL */
   /* parameter-server strategies (async-ps, sync-ps; n_shards 0 otherwise) */
   int n_shards;
+  int ps_parts;            /* parts of every shard that are updated and sent on their own: 1,
+                              or sync-ps's buckets when it pushes during the backward pass
+                              (APPLY's `bucket`) */
   int *shard_rank;         /* shard -> the rank whose host runs it (owned) */
   int *rank_cpu;           /* rank -> index into the platform's cpus when the rank is a CPU
                               host (--ps-placement cpus), else -1; NULL: every rank is a GPU */

@@ -41,6 +41,9 @@ typedef struct {
   int weight;                /* ranks it stands for (folded runs), else 1 */
   GPtrArray *flights;        /* analytic: Flight, the rank's collectives in flight */
   double flights_s;          /* when their progress was last brought up to date */
+  GHashTable *peer_version;  /* server rank x 2^32 + its tag -> version of the last reply
+                                received from that server (gint64), or NULL before any: a
+                                rank's pulls may run on a stream of their own (sync-ps) */
 } Rank;
 
 /* A collective in flight on a rank at analytic granularity (run_analytic):
@@ -75,6 +78,7 @@ typedef struct {
   double sent_s;             /* when the sender was ready */
   double arrived_s;          /* set by a server's receiver */
   gboolean replied;          /* a server has sent its sender newer weights */
+  int server_tag;            /* a reply: the tag its server receives gradients on */
 } SimMsg;
 
 /* A parameter server: the stream that runs APPLY operations and the queue
@@ -114,8 +118,6 @@ typedef struct {
   gsize n_comms_max;
   double flow_start_s;       /* receives since the last RECORD: when the last one's data
                                 started to flow, or -1 */
-  gint64 *peer_version;      /* [rank]: version of the last message received from it, or NULL
-                                before any */
   GArray *reply_to;          /* int: senders of the gradients of the last APPLY */
   Server *server;            /* streams that run APPLY, else NULL */
   GArray *posted;            /* sg_comm_t of detached SENDs, waited for at the iteration's end */

@@ -255,6 +255,18 @@ post (Stream *s, sg_mailbox_t mb, SimMsg *msg, double bytes, gboolean detach)
   g_array_append_val (s->posted, comm);
 }
 
+/* The version RK holds of the parameters of the server on rank PEER taking
+ * gradients on TAG: that of its last reply, 0 before any. */
+static gint64
+peer_version (const Rank *rk, int peer, int tag)
+{
+  if (rk->peer_version == NULL)
+    return 0;
+  gint64 key = (gint64) (((guint64) (guint32) peer << 32) | (guint32) tag);
+  const gint64 *v = g_hash_table_lookup (rk->peer_version, &key);
+  return v != NULL ? *v : 0;
+}
+
 /* A gradient of clock C is admissible under SV's bound (schedule.h). */
 static gboolean
 admissible (const Server *sv, const SimMsg *m)
@@ -280,7 +292,16 @@ server_receiver (int argc, char **argv)
   while (sv->recv_claimed < sv->total) {
     sv->recv_claimed++;
     sg_sem_acquire (sv->sent);
-    int from = GPOINTER_TO_INT (g_queue_pop_head (&sv->pending));
+    int from = GPOINTER_TO_INT (g_queue_peek_head (&sv->pending));
+    GList *take = sv->pending.head;
+    for (GList *l = sv->apply->turn ? take : NULL; l; l = l->next) {
+      int n = sv->apply->senders, f = sv->apply->first_sender;
+      if ((GPOINTER_TO_INT (l->data) - f + n) % n < (from - f + n) % n) {
+        from = GPOINTER_TO_INT (l->data);
+        take = l;
+      }
+    }
+    g_queue_delete_link (&sv->pending, take);
     SimMsg *m = sg_mailbox_get (server_lane (s->sim, sv, from));
     if (sv->apply->overhead_s > 0) {
       sg_actor_sleep_for (sv->apply->overhead_s);
@@ -330,8 +351,8 @@ apply (Sim *sim, Stream *s, const DtsOp *op)
   g_autoptr (GPtrArray) got = g_ptr_array_new_with_free_func (g_free);
   take_gradients (sv, op, got);
   double t0 = sim_now ();
-  DtsTraceUpdate u = { .shard = op->shard, .n_gradients = got->len, .min_clock = G_MAXINT,
-                       .t_start_s = t0 };
+  DtsTraceUpdate u = { .shard = op->shard, .bucket = op->bucket, .n_gradients = got->len,
+                       .min_clock = G_MAXINT, .t_start_s = t0 };
   g_array_set_size (s->reply_to, 0);
   for (guint i = 0; i < got->len; i++) {
     const SimMsg *m = g_ptr_array_index (got, i);
@@ -344,6 +365,10 @@ apply (Sim *sim, Stream *s, const DtsOp *op)
     if (!m->replied)
       g_array_append_val (s->reply_to, m->sender);
   }
+  /* recorded in the order the updates start: the servers of a shard's
+   * buckets (sync-ps) may update at once */
+  guint ui = sim->trace->ps_updates->len;
+  g_array_append_val (sim->trace->ps_updates, u);
   execute_s (sim, s->rank, op->duration_s + (got->len - 1) * op->extra_s);
   /* Under merge the new weights also go to the senders of admissible
    * gradients still waiting: a pull waits for weights newer than the
@@ -356,7 +381,7 @@ apply (Sim *sim, Stream *s, const DtsOp *op)
     }
   }
   u.t_end_s = sim_now ();
-  g_array_append_val (sim->trace->ps_updates, u);
+  g_array_index (sim->trace->ps_updates, DtsTraceUpdate, ui).t_end_s = u.t_end_s;
   sim->trace->ps_busy_s[op->shard] += u.t_end_s - t0;
   sv->version++;
   sv->taken += got->len;
@@ -374,7 +399,7 @@ send_replies (Sim *sim, Stream *s, const DtsOp *op)
   for (guint i = 0; i < s->reply_to->len; i++) {
     SimMsg *msg = g_new0 (SimMsg, 1);
     *msg = (SimMsg){ .sender = s->rank->rank, .clock = g_array_index (s->reply_to, int, i),
-                     .version = sv->version, .sent_s = sim_now () };
+                     .version = sv->version, .server_tag = sv->apply->tag, .sent_s = sim_now () };
     g_queue_push_tail (&sv->outbox, msg);
     sg_sem_release (sv->to_send);
     sim->trace->events++;
@@ -489,7 +514,7 @@ stream_actor (int argc, char **argv)
         sim_count_link_bytes (sim, rk, &sim->ranks[op->peer], (double) sim_whole_bytes (op->bytes));
         SimMsg *msg = g_new0 (SimMsg, 1);
         *msg = (SimMsg){ .sender = rk->rank, .clock = it, .samples = op->samples,
-                         .version = s->peer_version ? s->peer_version[op->peer] : 0,
+                         .version = peer_version (rk, op->peer, op->tag),
                          .sent_s = t0 };
         guint64 key = ((guint64) (guint32) op->peer << 32) | (guint32) op->tag;
         Server *to = g_hash_table_lookup (sim->servers, &key);
@@ -505,13 +530,20 @@ stream_actor (int argc, char **argv)
         sg_comm_wait (sg_mailbox_get_async (p2p_mailbox (sim, rk->rank, op->tag), &slot));
         SimMsg *got = slot;
         s->flow_start_s = MAX (s->flow_start_s, MAX (t0, got->sent_s));
-        if (s->peer_version == NULL)
-          s->peer_version = g_new0 (gint64, sim->n);
-        s->peer_version[got->sender] = got->version;
+        if (op->peer == DTS_PEER_ANY) {
+          if (rk->peer_version == NULL)
+            rk->peer_version = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+          gint64 *from_key = g_new (gint64, 1), *v = g_new (gint64, 1);
+          *from_key = (gint64) (((guint64) (guint32) got->sender << 32) | (guint32) got->server_tag);
+          *v = got->version;
+          g_hash_table_replace (rk->peer_version, from_key, v);
+        }
         g_free (got);
         if (compute)
           t->p2p_wait_s[ri] += sim_now () - t0;
-        if (compute && op->peer == DTS_PEER_ANY)
+        /* a pull of a parameter-server worker, on its compute stream or
+         * on a stream of its own (sync-ps overlapping its pushes) */
+        if ((compute || s->stream->kind == DTS_STREAM_P2P) && op->peer == DTS_PEER_ANY)
           add_slice (t, rk->rank, it, DTS_TRACK_PULL, -1, -1, t0, sim_now (), op->bytes);
         break;
       }
@@ -917,6 +949,7 @@ tear_down (Sim *sim)
   for (int r = 0; r < sim->n; r++) {
     if (sim->ranks[r].flights != NULL)
       g_ptr_array_unref (sim->ranks[r].flights);
+    g_clear_pointer (&sim->ranks[r].peer_version, g_hash_table_unref);
     for (int e = 0; e < sc->n_events && sim->ranks[r].events; e++)
       sg_sem_destroy (sim->ranks[r].events[e]);
     g_free (sim->ranks[r].events);
@@ -938,7 +971,6 @@ tear_down (Sim *sim)
     if (sim->streams[i].prepared)
       g_array_unref (sim->streams[i].prepared);
     g_free (sim->streams[i].comms);
-    g_free (sim->streams[i].peer_version);
     if (sim->streams[i].posted)
       g_array_unref (sim->streams[i].posted);
     if (sim->streams[i].reply_to)
@@ -1067,6 +1099,7 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
         ((const DtsCommunicator *) g_ptr_array_index (sched->comms, sched->plan_comm[k]))->ranks[0];
   if (sched->n_shards > 0) {
     trace->n_shards = sched->n_shards;
+    trace->ps_parts = MAX (sched->ps_parts, 1);
     trace->ps_updates = g_array_new (FALSE, FALSE, sizeof (DtsTraceUpdate));
     trace->ps_gradients = g_array_new (FALSE, FALSE, sizeof (DtsTraceGradient));
     trace->ps_busy_s = g_new0 (double, sched->n_shards);

@@ -52,6 +52,7 @@ typedef struct {
 /* One update of a parameter-server shard (async-ps, sync-ps). */
 typedef struct {
   int shard;
+  int bucket;         /* the bucket whose part of the shard it updates, or -1: the shard */
   int n_gradients;    /* gradients it applied */
   int samples;        /* its effective mini-batch: the sum of their samples */
   int min_clock;      /* the smallest iteration of its gradients' workers */
@@ -105,6 +106,7 @@ typedef struct {
   GArray *ps_gradients;    /* DtsTraceGradient, in the order applied */
   double *ps_busy_s;       /* [shard]: time in updates (n_shards of them) */
   int n_shards;
+  int ps_parts;            /* parts of a shard updated on their own (DtsSchedule.ps_parts) */
 
   gint64 events;           /* simulated activities: executions, transfers, sleeps */
   int plans_analytic;      /* --comm-granularity auto: plans run at analytic granularity */
@@ -358,6 +360,7 @@ typedef struct {
   const char *ps_update;        /* "each", "merge", "all" (static) */
   int staleness_bound;          /* -1: none */
   double ps_shard_bytes;
+  int ps_push_buckets;          /* sync-ps pushing bucket by bucket: the buckets, else 0 */
   double ps_update_s;           /* a shard's update with one gradient (idle GPU) */
   double ps_update_extra_s;     /* ... per further gradient */
   gint64 ps_updates;            /* updates counted */

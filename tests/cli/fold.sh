@@ -89,7 +89,7 @@ check analytic 1 -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2
 check analytic 1 -p dgxa100-x8 -w vgg16 -i 2 --collective hier
 check analytic 1 -p cluster-4x4-v100 -w vgg16 -i 2 --collective auto --comm-streams 2
 check analytic all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
-check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps
+check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps --ps-aggregation node
 check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
 fat=$tmp/fat-tree.xml
 "$dtsim" platform --nodes 8 --gpus-per-node 8 --gpu A100-SXM4-80GB --intra nvswitch \
@@ -118,7 +118,7 @@ check flow 8 -p "$fat" -w resnet50 -i 2 --collective multi-rail --channels 8
 check flow all -p dgxa100-x8 -w vgg16 -i 2 --collective hier
 check flow all -p cluster-4x4-v100 -w vgg16 -i 2 --collective tree
 check flow all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
-check flow all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps
+check flow all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps --ps-aggregation node
 check flow all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
 if [ $fail -ne 0 ]; then
   exit 1

@@ -10,7 +10,10 @@ are deterministic.
       iteration time recomputed from the slices equal the summary's
       breakdown (relative 1e-6). Parameter-server runs (async-ps,
       sync-ps) have no all-reduce slices but "pull" slices (a worker
-      waiting for a shard's weights), one per shard and iteration; their
+      waiting for a shard's weights), one per shard and iteration (per
+      shard, bucket and iteration where sync-ps pushes bucket by bucket
+      during the backward pass: otherData's ps_buckets; its pulls from
+      different shards may overlap); their
       iteration time is the mean over the workers of each worker's own
       (doc/SIMULATION.md), recomputed from the slices' ends. They are then
       checked on their own terms as well (check_ps): every gradient applied
@@ -111,8 +114,11 @@ def check(trace_path, summary):
     print("ok: %d slices on %d tracks, valid trace-event JSON" %
           (sum(len(v) for v in tracks.values()), len(tracks)))
 
+    parts = trace.get("otherData", {}).get("ps_buckets", 1)
     for key, slices in tracks.items():
         slices.sort(key=lambda e: (e["ts"], e["dur"]))
+        if parts > 1 and key[1] == 1:
+            continue  # the pulls of every shard at once
         for a, b in zip(slices, slices[1:]):
             if b["ts"] < a["ts"] + a["dur"] - 1e-6 * max(1.0, a["ts"]):
                 fail("overlapping slices on rank %d tid %d: %s and %s" %
@@ -177,9 +183,10 @@ def check(trace_path, summary):
     if ps:
         for r in range(ps["workers"]):
             for it in range(iters):
-                if pulls[(r, it)] != ps["shards"]:
-                    fail("worker %d iteration %d: %d pull slices, expected %d (one per shard)" %
-                         (r, it, pulls[(r, it)], ps["shards"]))
+                if pulls[(r, it)] != ps["shards"] * parts:
+                    fail("worker %d iteration %d: %d pull slices, expected %d (one per shard%s)" %
+                         (r, it, pulls[(r, it)], ps["shards"] * parts,
+                          " and bucket" if parts > 1 else ""))
         print("ok: every worker pulls every shard once per iteration")
 
         def own(r, it):
@@ -204,39 +211,46 @@ def check_ps(trace, tracks, summary):
     workers, shards = od["ps_workers"], od["ps_shards"]
     policy, bound = od["ps_update"], od["staleness_bound"]
     iters = summary["iterations"]
+    # A shard's updates, or with ps_buckets those of each bucket's part of
+    # it (sync-ps pushing during the backward pass): each part its own.
+    parts = od.get("ps_buckets", 1)
     updates = defaultdict(list)
     for (p, tid), slices in tracks.items():
         for e in slices:
             if e["cat"] == "ps-update":
-                updates[tid].append(e)
-    if sorted(updates) != list(range(shards)):
-        fail("updates on shards %r, expected 0..%d" % (sorted(updates), shards - 1))
+                updates[(tid, e["args"].get("bucket", 0))].append(e)
+    keys = [(k, b) for k in range(shards) for b in range(parts)]
+
+    def name(key):
+        return "shard %d" % key[0] + (" bucket %d" % key[1] if parts > 1 else "")
+    if sorted(updates) != keys:
+        fail("updates on shards and buckets %r, expected %r" % (sorted(updates), keys))
     # Each shard: every (worker, iteration) once; update index per gradient.
     applied = {}
-    for k in range(shards):
+    for k in keys:
         ups = sorted(updates[k], key=lambda e: e["ts"])
         seen = {}
         prev_end = 0.0
         for i, u in enumerate(ups):
             grads = u["args"]["gradients"]
             if not grads:
-                fail("shard %d: an update without gradients" % k)
+                fail("%s: an update without gradients" % name(k))
             if u["args"]["samples"] != summary["batch_size_per_gpu"] * len(grads):
-                fail("shard %d: update of %d gradients carries %d samples" %
+                fail("%s: update of %d gradients carries %d samples" %
                      (k, len(grads), u["args"]["samples"]))
             for g in grads:
                 key = (g["worker"], g["iteration"])
                 if key in seen:
-                    fail("shard %d applies worker %d's gradient of iteration %d twice" %
-                         (k, key[0], key[1]))
+                    fail("%s applies worker %d's gradient of iteration %d twice" %
+                         (name(k), key[0], key[1]))
                 seen[key] = i
                 if g["arrived"] > u["ts"] + 1e-6 * max(1.0, u["ts"]):
-                    fail("shard %d applies a gradient before it arrived" % k)
+                    fail("%s applies a gradient before it arrived" % name(k))
             if policy == "all":
                 if sorted(g["worker"] for g in grads) != list(range(workers)) or \
                         len(set(g["iteration"] for g in grads)) != 1:
-                    fail("sync-ps shard %d: an update without one gradient of every worker of "
-                         "one iteration" % k)
+                    fail("sync-ps %s: an update without one gradient of every worker of "
+                         "one iteration" % name(k))
                 ready = max(g["arrived"] for g in grads)
             else:
                 ready = min(g["arrived"] for g in grads)
@@ -245,14 +259,14 @@ def check_ps(trace, tracks, summary):
             if bound < 0:
                 want = max(ready, prev_end)
                 if abs(u["ts"] - want) > 1e-6 * max(1.0, want):
-                    fail("shard %d update %d starts at %.3f us, not at %.3f us (its gradients "
+                    fail("%s update %d starts at %.3f us, not at %.3f us (its gradients "
                          "and the shard were ready): a worker waited for another" %
-                         (k, i, u["ts"], want))
+                         (name(k), i, u["ts"], want))
             prev_end = u["ts"] + u["dur"]
         want = {(w, c) for w in range(workers) for c in range(iters)}
         if set(seen) != want:
-            fail("shard %d applied %d gradients, expected every worker's of every iteration "
-                 "(%d)" % (k, len(seen), len(want)))
+            fail("%s applied %d gradients, expected every worker's of every iteration "
+                 "(%d)" % (name(k), len(seen), len(want)))
         applied[k] = (ups, seen)
     print("ok: every gradient applied once per shard; updates start when their gradients "
           "and shard are ready" + ("" if bound < 0 else " (bound %d: not checked)" % bound))
@@ -270,14 +284,14 @@ def check_ps(trace, tracks, summary):
     for w in range(workers):
         for c in range(iters - 1):
             start = first[(w, c + 1)]
-            for k in range(shards):
+            for k in keys:
                 ups, seen = applied[k]
                 u = ups[seen[(w, c)]]
                 g = [x for x in u["args"]["gradients"] if (x["worker"], x["iteration"]) == (w, c)]
                 need = g[0]["arrived"] if policy == "merge" else u["ts"] + u["dur"]
                 if start < need - 1e-6 * max(1.0, need):
-                    fail("worker %d starts iteration %d at %.3f us, before shard %d %s its "
-                         "gradient (%.3f us)" % (w, c + 1, start, k,
+                    fail("worker %d starts iteration %d at %.3f us, before %s %s its "
+                         "gradient (%.3f us)" % (w, c + 1, start, name(k),
                                                  "received" if policy == "merge" else "applied",
                                                  need))
     print("ok: every worker's next iteration follows its gradients' %s" %
@@ -288,7 +302,7 @@ def check_ps(trace, tracks, summary):
     # for its first) and the update of this one. Under merge the sender of a
     # gradient still waiting gets the weights of the update in progress, one
     # before the update that applies it: one more then.
-    for k in range(shards):
+    for k in keys:
         ups, seen = applied[k]
         for u_i, u in enumerate(ups):
             for g in u["args"]["gradients"]:
@@ -298,8 +312,8 @@ def check_ps(trace, tracks, summary):
                 ok = g["staleness"] == count if policy != "merge" or c == 0 \
                     else count <= g["staleness"] <= count + 1
                 if not ok:
-                    fail("shard %d: worker %d's gradient of iteration %d has staleness %d, "
-                         "recounted %d" % (k, w, c, g["staleness"], count))
+                    fail("%s: worker %d's gradient of iteration %d has staleness %d, "
+                         "recounted %d" % (name(k), w, c, g["staleness"], count))
     print("ok: staleness of every gradient recounted from the order of updates")
 
 

@@ -40,6 +40,8 @@ typedef struct {
   guint64 seed;
   double overhead_s;
   const char *framework;  /* profile path, or NULL (generic) */
+  gboolean buckets;       /* sync-ps: --ps-push buckets */
+  gboolean no_overlap;    /* --no-overlap */
 } Setup;
 
 typedef struct {
@@ -52,6 +54,8 @@ typedef struct {
   double worker_staleness[MAX_WORKERS];/* mean staleness of its gradients */
   double worker_busy[MAX_WORKERS];
   double server_busy;
+  double first_update_s;               /* when the first update of the run started */
+  double backward_end_s;               /* when worker 0's first backward pass ended */
   int max_lead;                        /* at an update of shard 0, how many iterations its
                                           last gradient's worker was ahead of the slowest
                                           worker's gradients there (applied or arrived) */
@@ -88,7 +92,7 @@ run_here (const void *setup, void *result)
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
     .channels = DTS_COLL_DEFAULT_CHANNELS,
-    .overlap = TRUE,
+    .overlap = !st->no_overlap,
     .granularity = DTS_GRANULARITY_FLOW,
     .overrides = overrides->len ? overrides : NULL,
     .ps_shards = st->shards,
@@ -96,6 +100,7 @@ run_here (const void *setup, void *result)
     .ps_update = st->merge ? DTS_APPLY_MERGE : DTS_APPLY_EACH,
     .staleness_bound = st->bound,
     .staleness_bound_set = st->bound >= 0,
+    .ps_push_buckets = st->buckets,
     .compute_jitter_sigma = st->jitter,
     .ps_message_overhead_s = st->overhead_s,
     .seed = st->seed ? st->seed : DTS_RUN_DEFAULT_SEED,
@@ -127,6 +132,16 @@ run_here (const void *setup, void *result)
                             / m;
     out->worker_busy[r] = g_array_index (s->ps_worker_busy, double, r);
   }
+  /* Iteration 0 waits for nothing before its pushes (the initial weights
+   * are free and pushes are posted, not waited for): its passes end at its
+   * start plus their time. */
+  out->backward_end_s = t->iter_start_s[dts_trace_ri (t, 0, 0)];
+  for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
+    out->backward_end_s += t->phase_s[dts_trace_ri (t, 0, 0) * DTS_TRACE_N_PHASES + p];
+  out->first_update_s = G_MAXDOUBLE;
+  for (guint i = 0; i < t->ps_updates->len; i++)
+    out->first_update_s = MIN (out->first_update_s,
+                               g_array_index (t->ps_updates, DtsTraceUpdate, i).t_start_s);
   /* Per worker staleness, and how far ahead of the slowest worker's
    * delivered gradients an applied gradient was. */
   int delivered[MAX_WORKERS] = { 0 };
@@ -344,6 +359,38 @@ END_TEST
  * with gpu-speed-spread, sync-ps (and async-ps with staleness bound 0)
  * prices every worker's compute at the expected slowest of N, as data
  * parallelism does; one worker, or asynchronous workers, are unchanged. */
+/* sync-ps --ps-push buckets pushes bucket by bucket while the backward
+ * pass goes on (the buckets of --bucket-size, here 25 MB of ResNet-50's
+ * 102 MB), so its servers update before the pass has ended; with
+ * --no-overlap they start once it has, as by default. One update per
+ * bucket and shard, all synchronous. */
+START_TEST (test_sync_overlap)
+{
+  Setup a = { .platform = "cluster-4x4-v100", .workload = "resnet50", .workers = 8,
+              .shards = 2, .bound = -1, .iterations = 3, .strategy = "sync-ps",
+              .buckets = TRUE };
+  Setup b = a, c = a;
+  b.no_overlap = TRUE;
+  c.buckets = FALSE;
+  Outcome x = run_ok (&a), y = run_ok (&b), z = run_ok (&c);
+  assert_same (y.iteration_s, z.iteration_s);
+  assert_same (y.n_updates, z.n_updates);
+  ck_assert_msg (x.first_update_s < x.backward_end_s, "first update at %g s, backward to %g s",
+                 x.first_update_s, x.backward_end_s);
+  ck_assert_msg (y.first_update_s >= y.backward_end_s, "--no-overlap: first update at %g s, "
+                 "backward to %g s", y.first_update_s, y.backward_end_s);
+  ck_assert_msg (x.iteration_s < y.iteration_s, "overlapped %g s, not %g s", x.iteration_s,
+                 y.iteration_s);
+  ck_assert_msg (x.n_updates >= 4 * y.n_updates, "%" G_GINT64_FORMAT " updates against %"
+                 G_GINT64_FORMAT, x.n_updates, y.n_updates);
+  ck_assert_int_eq (x.n_gradients % 8, 0);
+  ck_assert_msg (x.staleness.max == 0 && y.staleness.max == 0, "staleness %g, %g",
+                 x.staleness.max, y.staleness.max);
+  ck_assert_msg (x.minibatch.min == 8 * 64 && x.minibatch.max == 8 * 64, "mini-batch %g..%g",
+                 x.minibatch.min, x.minibatch.max);
+}
+END_TEST
+
 START_TEST (test_sync_speed_spread)
 {
   g_autofree char *fw = dts_test_write_tmp ("gpu-speed-spread = 0.05\n", ".conf");
@@ -500,6 +547,7 @@ async_suite (void)
   tcase_add_test (tc, test_merge_slow_server);
   tcase_add_test (tc, test_straggler);
   tcase_add_test (tc, test_bound0_is_sync);
+  tcase_add_test (tc, test_sync_overlap);
   tcase_add_test (tc, test_sync_speed_spread);
   tcase_add_test (tc, test_jitter_seeded);
   tcase_add_test (tc, test_message_overhead);
