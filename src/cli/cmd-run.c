@@ -232,6 +232,14 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                          || g_strcmp0 (o->strategy, "async-ps") == 0;
   if (g_strcmp0 (o->collective, "ps") == 0 && g_strcmp0 (aggregation, "node") != 0
       && (o->strategy == NULL || strcmp (o->strategy, "dp") == 0)) {
+    const char *zero = dts_cli_row_option (a->rows, "zero");
+    if (zero != NULL && strcmp (zero, "0") != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--zero %s: not available with --collective ps (it runs --strategy sync-ps, "
+                   "whose parameter servers hold and update the parameters)",
+                   zero);
+      return FALSE;
+    }
     o->strategy = "sync-ps";
     o->collective = NULL;
     ps_strategy = TRUE;
