@@ -671,18 +671,6 @@ START_TEST (test_zero_model_state)
 }
 END_TEST
 
-/* The sum of the durations of PROG's operations of PHASE. */
-static double
-phase_sum (const GArray *prog, DtsPhase phase)
-{
-  double sum = 0;
-  for (guint k = 0; k < prog->len; k++) {
-    const DtsOp *op = &g_array_index (prog, DtsOp, k);
-    sum += op->type == DTS_OP_COMPUTE && op->phase == phase ? op->duration_s : 0;
-  }
-  return sum;
-}
-
 /* The WAIT operations of PROG on EVENT, and the signals they wait for. */
 static int
 waits_on (const GArray *prog, int event, int *signals)
@@ -752,9 +740,9 @@ START_TEST (test_zero_plan)
     const GArray *po = dts_schedule_program (overlap.s, r);
     int i = after.s->rank_stage[r];
     int n_buckets = g_array_index (after.s->stages, DtsStage, i).n_buckets;
-    ck_assert_double_eq_tol (phase_sum (pa, DTS_PHASE_UPDATE),
-                             phase_sum (p0, DTS_PHASE_UPDATE) / D, 1e-15);
-    ck_assert_double_eq (phase_sum (pa, DTS_PHASE_FORWARD), phase_sum (p0, DTS_PHASE_FORWARD));
+    ck_assert_double_eq_tol (dts_test_phase_sum (pa, DTS_PHASE_UPDATE),
+                             dts_test_phase_sum (p0, DTS_PHASE_UPDATE) / D, 1e-15);
+    ck_assert_double_eq (dts_test_phase_sum (pa, DTS_PHASE_FORWARD), dts_test_phase_sum (p0, DTS_PHASE_FORWARD));
     int signals;
     ck_assert_int_eq (waits_on (pa, EV_PARAMS_GATHERED, &signals), 1);
     ck_assert_int_eq (signals, n_buckets);

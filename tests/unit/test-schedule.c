@@ -404,18 +404,6 @@ START_TEST (test_memory_rule)
 }
 END_TEST
 
-/* The sum of the durations of PROG's operations of PHASE. */
-static double
-phase_sum (const GArray *prog, DtsPhase phase)
-{
-  double sum = 0;
-  for (guint k = 0; k < prog->len; k++) {
-    const DtsOp *op = &g_array_index (prog, DtsOp, k);
-    sum += op->type == DTS_OP_COMPUTE && op->phase == phase ? op->duration_s : 0;
-  }
-  return sum;
-}
-
 /* tiny-gpt (Adam) in fp16 on D = 8 GPUs of flat-16, small buckets. */
 static DtsRunOptions
 zero_options (int zero, gboolean gather_overlap, int comm_streams)
@@ -521,9 +509,9 @@ START_TEST (test_zero)
   const GArray *p0 = dts_schedule_program (plain, 0);
   const GArray *pa = dts_schedule_program (after, 0);
   const GArray *po = dts_schedule_program (overlap, 0);
-  ck_assert_double_eq_tol (phase_sum (pa, DTS_PHASE_UPDATE), phase_sum (p0, DTS_PHASE_UPDATE) / D,
+  ck_assert_double_eq_tol (dts_test_phase_sum (pa, DTS_PHASE_UPDATE), dts_test_phase_sum (p0, DTS_PHASE_UPDATE) / D,
                            1e-15);
-  ck_assert_double_eq (phase_sum (pa, DTS_PHASE_FORWARD), phase_sum (p0, DTS_PHASE_FORWARD));
+  ck_assert_double_eq (dts_test_phase_sum (pa, DTS_PHASE_FORWARD), dts_test_phase_sum (p0, DTS_PHASE_FORWARD));
   int waits = 0, signals = 0;
   for (guint k = 0; k < pa->len; k++) {
     const DtsOp *op = &g_array_index (pa, DtsOp, k);

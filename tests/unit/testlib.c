@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/datadir.h"
+#include "schedule/schedule.h"
 #include "testlib.h"
 
 static GPtrArray *tmp_files;
@@ -122,4 +123,15 @@ dts_test_input_path (const char *name, const char *subdir)
     return path;
   g_free (path);
   return dts_datadir_resolve (subdir, name, ".xml", subdir, NULL);
+}
+
+double
+dts_test_phase_sum (const GArray *prog, int phase)
+{
+  double sum = 0;
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    sum += op->type == DTS_OP_COMPUTE && (int) op->phase == phase ? op->duration_s : 0;
+  }
+  return sum;
 }

@@ -46,4 +46,8 @@ typedef void (*DtsTestChildFunc) (const void *setup, void *result);
 void dts_test_run_in_child (DtsTestChildFunc func, const void *setup, void *result,
                             gsize result_size, const char *what);
 
+/* The sum of the durations of the compute operations of PHASE in PROG
+ * (a schedule program: GArray of DtsOp; PHASE a DtsPhase). */
+double dts_test_phase_sum (const GArray *prog, int phase);
+
 #endif
