@@ -401,11 +401,13 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                  "stdout");
     return FALSE;
   }
+  /* o->strategy, not a->strategy: --collective ps has become sync-ps above */
   if ((a->mesh != NULL || a->mesh_ascii)
-      && (g_strcmp0 (a->strategy, "async-ps") == 0 || g_strcmp0 (a->strategy, "sync-ps") == 0)) {
+      && (g_strcmp0 (o->strategy, "async-ps") == 0 || g_strcmp0 (o->strategy, "sync-ps") == 0)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--mesh%s: parameter-server runs (--strategy %s) have no rank mesh",
-                 a->mesh_ascii && a->mesh == NULL ? "-ascii" : "", a->strategy);
+                 "--mesh%s: parameter-server runs (--strategy %s%s) have no rank mesh",
+                 a->mesh_ascii && a->mesh == NULL ? "-ascii" : "", o->strategy,
+                 g_strcmp0 (a->strategy, o->strategy) != 0 ? ", which --collective ps runs" : "");
     return FALSE;
   }
   if (a->mesh_ascii && (*writer)->write != dts_report_write_text) {

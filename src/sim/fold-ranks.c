@@ -137,6 +137,29 @@ part_lockstep (const DtsCollPlan *plan, int part)
   return TRUE;
 }
 
+/* One collective at a time on the network's communicators: every rank has
+ * at most one communication stream and one communicator carries every
+ * plan, so the barriers close each phase of a plan before the next starts.
+ * Streams other than compute and communication (servers) answer FALSE when
+ * ONLY_COMPUTE_COMM. */
+static gboolean
+one_collective_at_a_time (const Sim *sim, gboolean only_compute_comm)
+{
+  const DtsSchedule *sc = sim->sched;
+  g_autofree int *comm_streams = g_new0 (int, MAX (sim->n, 1));
+  for (guint i = 0; i < sc->streams->len; i++) {
+    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
+    if (only_compute_comm && st->kind != DTS_STREAM_COMPUTE && st->kind != DTS_STREAM_COMM)
+      return FALSE;
+    if (st->kind == DTS_STREAM_COMM && ++comm_streams[st->rank] > 1)
+      return FALSE;
+  }
+  for (guint k = 1; k < sc->plans->len; k++)
+    if (sc->plan_comm[k] != sc->plan_comm[0])
+      return FALSE;
+  return TRUE;
+}
+
 /* Folded flow runs. At flow granularity a lock-step phase is a sleep (the
  * plan's latency less the participant's own hops), one flow per transfer
  * and channel, and the communicator's barrier. Ranks with the same
@@ -170,16 +193,7 @@ fold_flow_routes (Sim *sim, GString **key)
       return FALSE;
   if (!dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
     return FALSE;
-  g_autofree int *comm_streams = g_new0 (int, sim->n);
-  gboolean per_phase = TRUE;
-  for (guint i = 0; i < sc->streams->len; i++) {
-    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
-    if (st->kind == DTS_STREAM_COMM && ++comm_streams[st->rank] > 1)
-      per_phase = FALSE;
-  }
-  for (guint k = 1; k < sc->plans->len; k++)
-    if (sc->plan_comm[k] != sc->plan_comm[0])
-      per_phase = FALSE;
+  gboolean per_phase = one_collective_at_a_time (sim, FALSE);
   AnRoutes *an = &sim->an;
   g_autoptr (GArray) owner = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_autoptr (GArray) group = g_array_new (FALSE, TRUE, sizeof (int));
@@ -303,17 +317,8 @@ sim_plans_analytic_alone (Sim *sim)
     return 0;
   if (!only_collectives (sc))
     return 0;
-  g_autofree int *comm_streams = g_new0 (int, MAX (sim->n, 1));
-  for (guint i = 0; i < sc->streams->len; i++) {
-    const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
-    if (st->kind != DTS_STREAM_COMPUTE && st->kind != DTS_STREAM_COMM)
-      return 0;
-    if (st->kind == DTS_STREAM_COMM && ++comm_streams[st->rank] > 1)
-      return 0;
-  }
-  for (guint k = 1; k < sc->plans->len; k++)
-    if (sc->plan_comm[k] != sc->plan_comm[0])
-      return 0;
+  if (!one_collective_at_a_time (sim, TRUE))
+    return 0;
   int n = 0;
   for (guint k = 0; k < sc->plans->len; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
