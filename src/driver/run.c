@@ -195,7 +195,8 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
       DtsRankTimes rt;
       dts_trace_rank_times (t, st->ranks[k], s->warmup_iterations, &rt);
       ss.compute_s += rt.compute_s / st->n_ranks;
-      ss.allreduce_exposed_s += rt.coll_wait_s / st->n_ranks;
+      ss.allreduce_exposed_s += (rt.coll_wait_s - rt.gather_wait_s) / st->n_ranks;
+      ss.gather_exposed_s += rt.gather_wait_s / st->n_ranks;
       ss.tensor_s += rt.tp_s / st->n_ranks;
       ss.transfer_exposed_s += rt.p2p_xfer_s / st->n_ranks;
       ss.bubble_s += (rt.p2p_wait_s - rt.p2p_xfer_s) / st->n_ranks;

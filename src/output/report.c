@@ -382,6 +382,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
       dts_json_begin_object (j);
       const DtsStageStat *st = &g_array_index (s->stages, DtsStageStat, i);
       json_fields (j, st, json_stage);
+      if (s->gather_bytes > 0)
+        dts_json_kv_double (j, "gather_exposed_s", st->gather_exposed_s);
       if (st->chunk_ranges != NULL)
         dts_json_kv_string (j, "other_chunks", st->chunk_ranges);
       dts_json_end_object (j);
@@ -475,9 +477,6 @@ static const Field csv_fields[] = {
   END_FIELDS,
 };
 
-/* Appended to the row of a run of a sequence model only (after the
- * parameter servers' fields, if any), so that every other run keeps its
- * header. */
 /* Appended to the row of a --zero 1 run only (after the sequence model's
  * fields, if any). */
 static const Field csv_zero_fields[] = {
@@ -489,6 +488,9 @@ static const Field csv_zero_fields[] = {
   END_FIELDS,
 };
 
+/* Appended to the row of a run of a sequence model only (after the
+ * parameter servers' fields, if any), so that every other run keeps its
+ * header. */
 static const Field csv_seq_fields[] = {
   S_INT ("seq_len", seq_len),
   FIELD (DtsRunSummary, FIELD_STRING, const char *, "recompute", recompute),

@@ -42,7 +42,9 @@ is_ps (const DtsRunSummary *s)
 static const char *
 sync_name (const DtsRunSummary *s)
 {
-  return is_ps (s) ? "the parameter servers" : "all-reduce";
+  return is_ps (s)                ? "the parameter servers"
+         : s->gather_bytes > 0 ? "gradient reduce-scatters and parameter all-gathers"
+                               : "all-reduce";
 }
 
 static const DtsRankStat *
@@ -350,9 +352,15 @@ pipeline_body (const DtsRunSummary *s, GString *out)
                                 : "tensor all-reduce  %s per GPU and iteration (blocking compute)\n",
                             T (s->tensor_s));
   g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
-  g_string_append_printf (out, "  %-5s %-30s %4s %9s %9s %9s %9s %9s %5s %7s\n", "stage",
-                          "layers", "GPUs", "compute", "allreduce", "tensor", "transfer", "bubble",
-                          "busy", "memory");
+  /* --zero 1: the gradients' reduce-scatters and the parameters' all-gathers
+   * apart (otherwise the all-reduces, the table every other run has) */
+  gboolean zero = s->gather_bytes > 0;
+  g_string_append_printf (out, "  %-5s %-30s %4s %9s %9s", "stage", "layers", "GPUs", "compute",
+                          zero ? "grad sync" : "allreduce");
+  if (zero)
+    g_string_append_printf (out, " %9s", "gather");
+  g_string_append_printf (out, " %9s %9s %9s %5s %7s\n", "tensor", "transfer", "bubble", "busy",
+                          "memory");
   int slowest = 0;
   double mean = 0;
   for (guint i = 0; i < s->stages->len; i++) {
@@ -360,9 +368,12 @@ pipeline_body (const DtsRunSummary *s, GString *out)
     g_autofree char *layers = g_strdup_printf ("%s-%s", st->first_layer, st->last_layer);
     if (strlen (layers) > 30)
       g_snprintf (layers + 27, 4, "...");
-    g_string_append_printf (out, "  %-5u %-30s %4d %9.3f %9.3f %9.3f %9.3f %9.3f %4.0f%% %7.2f\n",
-                            i, layers, st->replicas * st->tensor_parallel, 1e3 * st->compute_s,
-                            1e3 * st->allreduce_exposed_s, 1e3 * st->tensor_s,
+    g_string_append_printf (out, "  %-5u %-30s %4d %9.3f %9.3f", i, layers,
+                            st->replicas * st->tensor_parallel, 1e3 * st->compute_s,
+                            1e3 * st->allreduce_exposed_s);
+    if (zero)
+      g_string_append_printf (out, " %9.3f", 1e3 * st->gather_exposed_s);
+    g_string_append_printf (out, " %9.3f %9.3f %9.3f %4.0f%% %7.2f\n", 1e3 * st->tensor_s,
                             1e3 * st->transfer_exposed_s, 1e3 * st->bubble_s,
                             100 * st->busy_fraction,
                             st->memory_bytes / (1024.0 * 1024.0 * 1024.0));

@@ -740,8 +740,14 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
                             + s->memory.optimizer_bytes + s->memory.activations_bytes;
   }
   g_autofree char *activations = g_strdup_printf ("activations of batch %d", opts->batch_size);
-  g_autofree char *hints = dts_schedule_memory_hints (
-      workload, &s->memory, opts, "--strategy pipeline or hybrid (the layers split over GPUs)");
+  /* The distributed optimizer helps where the model state, not the
+   * activations, is what overflows. */
+  gboolean zero_helps = n > 1 && opts->zero == 0 && strcmp (algorithm, "ps") != 0
+                        && s->memory.optimizer_bytes > 0.1 * s->memory.total_bytes;
+  g_autofree char *strategies = g_strdup_printf (
+      "%s--strategy pipeline or hybrid (the layers split over GPUs)",
+      zero_helps ? "--zero 1 (the optimizer state sharded over the GPUs), " : "");
+  g_autofree char *hints = dts_schedule_memory_hints (workload, &s->memory, opts, strategies);
   if (!dts_schedule_check_memory (&s->memory, platform, NULL, n,
                                   "data parallelism (the whole model on every GPU)", activations,
                                   hints, opts, error))

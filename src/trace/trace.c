@@ -419,12 +419,14 @@ dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out
     for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
       out->compute_s += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
     out->coll_wait_s += t->wait_s[ri] + t->gather_wait_s[ri];
+    out->gather_wait_s += t->gather_wait_s[ri];
     out->p2p_wait_s += t->p2p_wait_s[ri];
     out->p2p_xfer_s += t->p2p_xfer_s[ri];
     out->tp_s += t->tp_s[ri];
   }
   out->compute_s /= m;
   out->coll_wait_s /= m;
+  out->gather_wait_s /= m;
   out->p2p_wait_s /= m;
   out->p2p_xfer_s /= m;
   out->tp_s /= m;

@@ -219,7 +219,9 @@ typedef struct {
   int first_rank;      /* rank of its first replica */
   double params;
   double compute_s;    /* busy in forward, backward and optimizer kernels */
-  double allreduce_exposed_s; /* waiting for its gradient all-reduces */
+  double allreduce_exposed_s; /* waiting for its gradient sync (all-reduces; --zero 1:
+                                 reduce-scatters) */
+  double gather_exposed_s;    /* --zero 1: waiting for its parameter all-gathers */
   double tensor_s;     /* in tensor-parallel all-reduces (they block compute) */
   double transfer_exposed_s;  /* waiting while activations or gradients were in flight */
   double bubble_s;     /* waiting for a neighbouring stage to produce them */
@@ -235,6 +237,7 @@ typedef struct {
 typedef struct {
   double compute_s;
   double coll_wait_s;           /* gradient sync and parameter all-gathers */
+  double gather_wait_s;         /* the part of coll_wait_s in parameter all-gathers */
   double tp_s;
   double p2p_wait_s;
   double p2p_xfer_s;
