@@ -177,21 +177,34 @@ save (const char *path, const GString *text, GError **error)
   return dts_outfile_write (path, text->str, text->len, "plot", error);
 }
 
-/* The terminal lines and the plot command for each requested format. */
+/* The terminal lines and the plot command for each requested format, on
+ * a canvas WIDTH pixels wide (1000 or more) and 640 high. */
 static void
-append_outputs (GString *gp, const Names *nm, gboolean png, gboolean svg, const char *plot)
+append_outputs (GString *gp, const Names *nm, gboolean png, gboolean svg, const char *plot,
+                int width)
 {
   if (png)
     g_string_append_printf (gp,
-                            "set terminal pngcairo size 1000,640 noenhanced font \"sans,11\"\n"
+                            "set terminal pngcairo size %d,640 noenhanced font \"sans,11\"\n"
                             "set output %s\n%s\n",
-                            nm->png, plot);
+                            width, nm->png, plot);
   if (svg)
     g_string_append_printf (gp,
-                            "set terminal svg size 1000,640 noenhanced font \"sans,11\"\n"
+                            "set terminal svg size %d,640 noenhanced font \"sans,11\"\n"
                             "set output %s\n%s\n",
-                            nm->svg, plot);
+                            width, nm->svg, plot);
   g_string_append (gp, "unset output\n");
+}
+
+/* Series S's line: gnuplot's 8 colours, then the same colours dashed and
+ * with other points for series 9-16, and so on: no two series alike. */
+static void
+append_series_style (GString *plot, guint s)
+{
+  static const int points[] = { 7, 5, 9, 11, 13, 15 };
+  guint round = s / 8;
+  g_string_append_printf (plot, "lc %u dt %u pt %d", s % 8 + 1, round % 5 + 1,
+                          points[round % G_N_ELEMENTS (points)]);
 }
 
 gboolean
@@ -329,9 +342,10 @@ dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char
     g_string_append (gp, "set offsets 1, 1, 0, 0\n");
   g_autoptr (GString) plot = g_string_new ("plot");
   for (guint s = 0; s < labels->len; s++) {
-    g_string_append_printf (plot, "%s %s index %u using 1:2%s with linespoints lw 2 "
-                            "pt 7 lc %u title ",
-                            s ? ", " : " ", nm.dat, s, numeric ? "" : ":xtic(4)", s + 1);
+    g_string_append_printf (plot, "%s %s index %u using 1:2%s with linespoints lw 2 ",
+                            s ? ", " : " ", nm.dat, s, numeric ? "" : ":xtic(4)");
+    append_series_style (plot, s);
+    g_string_append (plot, " title ");
     /* A sweep's series column already reads KEY=VALUE; others get it. */
     g_autofree char *title = cs < 0 || strcmp (series, "series") == 0
                                  ? g_strdup (labels->pdata[s])
@@ -347,7 +361,7 @@ dts_plot_lines (const GPtrArray *table, const char *x, const char *y, const char
     if (!append_quoted (plot, t, "column name", nm.gp_name, error))
       return FALSE;
   }
-  append_outputs (gp, &nm, png, svg, plot->str);
+  append_outputs (gp, &nm, png, svg, plot->str, 1000);
   g_autofree char *dat_path = g_strconcat (base, ".dat", NULL);
   g_autofree char *gp_path = g_strconcat (base, ".gp", NULL);
   return save (dat_path, dat, error) && save (gp_path, gp, error);
@@ -375,7 +389,12 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
     return FALSE;
   g_autofree char *dat_name = g_strconcat (name, ".dat", NULL);
   g_autoptr (GString) dat = g_string_new ("# point\tcompute ms\texposed communication ms\n");
+  glong longest = 0; /* characters of the longest point label */
   for (guint r = 1; r < table->len; r++) {
+    glong len = 0;
+    for (guint l = 0; l < nl; l++)
+      len += (l ? 1 : 0) + g_utf8_strlen (cell (table, r, cl[l]), -1);
+    longest = MAX (longest, len);
     double c = 0, v;
     for (guint i = 0; i < G_N_ELEMENTS (compute); i++) {
       if (!number_cell (table, r, cc[i], &v, error))
@@ -404,7 +423,14 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
                        "set style fill solid 0.85 border -1\nset boxwidth 0.75\n"
                        "set grid ytics\nset key below\nset yrange [0:*]\n"
                        "set xtics rotate by -45 scale 0\n"
-                       "set ylabel \"time per iteration (ms)\"\nset xlabel ");
+                       "set ylabel \"time per iteration (ms)\"\n");
+  /* Labels slant down to the right from their bar: the last one needs a
+   * right margin of about 0.7 of its characters, and bars at least 24
+   * pixels each so that neighbouring labels (11 pixels high, 17 apart
+   * across a -45 degree slant) do not overlap. */
+  g_string_append_printf (gp, "set rmargin %d\nset xlabel ",
+                          (int) MAX (4, (longest * 7 + 9) / 10 + 2));
+  int width = MAX (1000, 160 + 24 * (int) (table->len - 1));
   g_autofree char *xl = g_strdup_printf ("point (%s)", joined);
   if (!append_quoted (gp, xl, "column name", nm.gp_name, error))
     return FALSE;
@@ -412,7 +438,7 @@ dts_plot_breakdown (const GPtrArray *table, char *const *labels, const char *bas
   g_autofree char *plot = g_strdup_printf (
       "plot %s using 2:xtic(1) title \"compute (forward + backward + optimizer)\" "
       "lc 1, \"\" using 3 title \"exposed communication\" lc 7", nm.dat);
-  append_outputs (gp, &nm, png, svg, plot);
+  append_outputs (gp, &nm, png, svg, plot, width);
   g_autofree char *dat_path = g_strconcat (base, ".dat", NULL);
   g_autofree char *gp_path = g_strconcat (base, ".gp", NULL);
   return save (dat_path, dat, error) && save (gp_path, gp, error);
