@@ -171,6 +171,8 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
           ? g_strdup_printf ("interleaved 1f1b, %d chunks per stage", o->virtual_stages)
           : g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
   s->virtual_stages = MAX (o->virtual_stages, 1);
+  s->partition = sched->partition;
+  s->partition_blocks = sched->partition_blocks;
   if (strcmp (sched->strategy, "hybrid") == 0)
     s->placement = g_strdup (dts_placement_to_string (o->placement));
   double idle = 0;

@@ -376,6 +376,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     json_fields (j, s, json_pipeline);
     if (s->virtual_stages > 1)
       dts_json_kv_int (j, "virtual_stages", s->virtual_stages);
+    if (s->partition != NULL)
+      dts_json_kv_string (j, "partition", s->partition);
     dts_json_key (j, "stages");
     dts_json_begin_array (j);
     for (guint i = 0; i < s->stages->len; i++) {

@@ -321,6 +321,25 @@ pipeline_head (const DtsRunSummary *s, GString *out)
                                "model, %s framework\n",
                           s->micro_batches, s->pipeline_schedule, s->batch_size_per_gpu,
                           s->global_batch_size, s->precision, s->cost_model, s->framework);
+  /* how the layers were cut, for models of repeated blocks (the others are
+   * balanced, or given, as their stage table shows) */
+  int chunks = s->n_stages * MAX (s->virtual_stages, 1);
+  if (s->partition_blocks > 0 && g_strcmp0 (s->partition, "uniform") == 0)
+    g_string_append_printf (out, "  stages: %d block%s per %s (uniform, as Megatron-LM splits a "
+                                 "model)\n",
+                            s->partition_blocks / chunks, s->partition_blocks == chunks ? "" : "s",
+                            s->virtual_stages > 1 ? "model chunk" : "stage");
+  else if (s->partition_blocks > 0 && s->partition_blocks < chunks
+           && g_strcmp0 (s->partition, "balanced") == 0)
+    g_string_append_printf (out, "  stages: balanced by cost, cut inside blocks (%d blocks, "
+                                 "fewer than the %d %s)\n",
+                            s->partition_blocks, chunks,
+                            s->virtual_stages > 1 ? "model chunks" : "stages");
+  else if (s->partition_blocks > 0 && g_strcmp0 (s->partition, "balanced") == 0)
+    g_string_append_printf (out, "  stages: balanced by cost, cut between blocks (%d blocks%s)\n",
+                            s->partition_blocks,
+                            s->partition_blocks % chunks != 0 ? ", which do not divide evenly"
+                                                              : "; --partition balanced");
   /* the stage table names each stage's first chunk; the others here */
   for (guint i = 0; i < s->stages->len; i++) {
     const DtsStageStat *st = &g_array_index (s->stages, DtsStageStat, i);

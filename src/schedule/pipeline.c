@@ -1,8 +1,10 @@
 /* pipeline.c - pipeline and hybrid (data x pipeline) parallel schedules.
  *
  * The layers are cut into S stages, contiguous ranges in layer order
- * (--partition, or balanced by the cost model's per-layer time: the cut
- * that minimises the largest stage's forward + backward time, by dynamic
+ * (--partition ranges; uniform: a model's repeated blocks, as many per
+ * stage, Megatron-LM's split and the default where they divide; or
+ * balanced by the cost model's per-layer time: the cut between blocks that
+ * minimises the largest stage's forward + backward time, by dynamic
  * programming). Stage s runs on D_s ranks, its data-parallel replicas
  * (`pipeline`: D_s = 1; `hybrid`: --dp D or --stage-dp D0,D1,...).
  *
@@ -106,6 +108,15 @@ split (gint64 n, int k, int i)
   return n * i / k;
 }
 
+/* --partition gives the stages' layer ranges (not "uniform" or "balanced",
+ * the ways to compute them). */
+static gboolean
+partition_ranges (const char *partition)
+{
+  return partition != NULL && strcmp (partition, "uniform") != 0
+         && strcmp (partition, "balanced") != 0;
+}
+
 /* Number of ranges in a --partition or --stage-dp list. */
 static int
 count_items (const char *list)
@@ -195,7 +206,7 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, GError **err
   int given = o->n_gpus;
   int n = given > 0 ? given : have;
   int stages = o->stages;
-  if (o->partition != NULL) {
+  if (partition_ranges (o->partition)) {
     int k = count_items (o->partition);
     if (stages > 0 && stages != k) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -384,14 +395,55 @@ parse_partition (const DtsWorkload *w, const char *text, int *first, int *last, 
   return TRUE;
 }
 
+/* Megatron-LM's split (--partition uniform; DeepSpeed's type:transformer
+ * too): the repeated blocks (a transformer's layers) in equal numbers per
+ * model chunk, the layers before the first block with the first chunk and
+ * those after the last block with the last. Returns W's number of blocks
+ * (0: none) and sets FIRST and LAST of the C chunks when they divide it. */
+static int
+uniform_partition (const DtsWorkload *w, int C, int *first, int *last)
+{
+  int n_layers = w->layers->len;
+  g_autofree int *starts = g_new (int, n_layers);
+  int n_blocks = 0, prev = -1;
+  for (int l = 0; l < n_layers; l++) {
+    int b = dts_workload_layer (w, l)->block;
+    if (b >= 0 && b != prev)
+      starts[n_blocks++] = l;
+    prev = b;
+  }
+  if (n_blocks == 0 || n_blocks % C != 0)
+    return n_blocks;
+  int k = n_blocks / C;
+  first[0] = 0;
+  for (int j = 1; j < C; j++) {
+    first[j] = starts[j * k];
+    last[j - 1] = first[j] - 1;
+  }
+  last[C - 1] = n_layers - 1;
+  return n_blocks;
+}
+
 /* Contiguous stages that minimise the largest stage time (WEIGHT[k] x the
  * sum of COST over stage k's layers: a stage with half the replicas runs
  * twice the samples per GPU); stage 0 starts at layer 0 and every stage
- * holds at least one layer after the input. Ties go to the earliest cut. */
+ * holds at least one layer after the input. Ties go to the earliest cut.
+ * Cuts fall between repeated blocks (a transformer's layers: Megatron
+ * splits a model by whole layers), not inside one, when there are at least
+ * S blocks (BLOCK[l]: layer l's block, -1: none); otherwise anywhere (a
+ * model of fewer blocks than stages, which Megatron would refuse). */
 static void
-balance (const double *cost, const double *weight, int n_layers, int S, int *first, int *last)
+balance (const double *cost, const double *weight, const int *block, int n_layers, int S,
+         int *first, int *last)
 {
   int L = n_layers - 1; /* layers 1..n_layers-1 are cut, layer 0 joins stage 0 */
+  /* may[j]: a stage may end at layer j (the next starts at j + 1) */
+  g_autofree gboolean *may = g_new (gboolean, L + 1);
+  int n_blocks = 0;
+  for (int l = 0; l < n_layers; l++)
+    n_blocks += block[l] >= 0 && (l == 0 || block[l] != block[l - 1]);
+  for (int j = 1; j < L; j++)
+    may[j] = n_blocks < S || block[j] < 0 || block[j] != block[j + 1];
   g_autofree double *prefix = g_new0 (double, L + 1);
   for (int i = 0; i < L; i++)
     prefix[i + 1] = prefix[i] + cost[i + 1];
@@ -406,6 +458,8 @@ balance (const double *cost, const double *weight, int n_layers, int S, int *fir
     for (int i = k; i <= L; i++) {
       B (k, i) = INFINITY;
       for (int j = k - 1; j < i; j++) {
+        if (!may[j])
+          continue;
         double v = MAX (B (k - 1, j), weight[k - 1] * (prefix[i] - prefix[j]));
         if (v < B (k, i)) {
           B (k, i) = v;
@@ -1183,8 +1237,8 @@ check_interleaving (const DtsWorkload *w, const DtsRunOptions *o, int S, int V, 
     why = own = g_strdup_printf ("%d stages x %d chunks: '%s' has %u layers after its input "
                                  "(at least one per chunk)",
                                  S, V, w->name, w->layers->len - 1);
-  else if (o->partition != NULL)
-    why = "cuts the layers into stages x chunks by their times: --partition is not available";
+  else if (partition_ranges (o->partition))
+    why = "cuts the layers into stages x chunks itself: --partition takes uniform or balanced";
   else if (o->stage_dp != NULL)
     why = "needs the same data-parallel degree on every stage: --stage-dp is not available";
   else if (o->p2p_shared)
@@ -1366,12 +1420,43 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     return NULL;
   }
 
-  /* Stages: given, or balanced on rank 0's GPU at the widest stage's share
-   * (before tensor parallelism, which divides the layers it splits alike). */
-  if (o->partition != NULL) {
-    if (!parse_partition (w, o->partition, first, last, error))
+  /* Stages: given; whole blocks in equal numbers (uniform: the default
+   * where a model's blocks divide among the chunks, as Megatron-LM splits
+   * it); or balanced on rank 0's GPU at the widest stage's share (before
+   * tensor parallelism, which divides the layers it splits alike). */
+  gboolean want_uniform = g_strcmp0 (o->partition, "uniform") == 0;
+  gboolean want_balanced = g_strcmp0 (o->partition, "balanced") == 0;
+  s->partition = "given";
+  if (o->partition == NULL || want_uniform) {
+    int n_blocks = uniform_partition (w, S * V, first, last);
+    s->partition_blocks = n_blocks;
+    if (n_blocks > 0 && n_blocks % (S * V) == 0)
+      s->partition = "uniform";
+    else if (want_uniform) {
+      if (n_blocks == 0)
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--partition uniform: '%s' has no repeated blocks (a transformer's "
+                     "layers) to share out; use balanced or the stages' layer ranges",
+                     w->name);
+      else {
+        g_autofree char *among = V > 1 ? g_strdup_printf ("%d model chunks (%d stages x %d "
+                                                          "virtual stages)",
+                                                          S * V, S, V)
+                                       : g_strdup_printf ("%d stages", S);
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--partition uniform: the %d blocks of '%s' do not divide among %s; use "
+                     "balanced, other --stages or the stages' layer ranges",
+                     n_blocks, w->name, among);
+      }
       return NULL;
-  } else {
+    } else
+      s->partition = "balanced";
+  } else if (want_balanced) {
+    s->partition = "balanced";
+    s->partition_blocks = uniform_partition (w, 1, first, last);
+  } else if (!parse_partition (w, o->partition, first, last, error))
+    return NULL;
+  if (strcmp (s->partition, "balanced") == 0) {
     int b = (int) MAX (1, (c.G / M) / dmax);
     const DtsLayerTimes *t = times_at (&c, -1, &dts_platform_gpu (platform, 0)->spec, b, error);
     if (t == NULL)
@@ -1380,9 +1465,12 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     g_autofree double *weight = g_new (double, S * V);
     for (int l = 0; l < n_layers; l++)
       layer_cost[l] = t[l].fwd_s + t[l].recompute_s + t[l].bwd_data_s + t[l].bwd_weight_s;
+    g_autofree int *block = g_new (int, n_layers);
     for (int j = 0; j < S * V; j++)
       weight[j] = (double) dmax / dp[j % S];
-    balance (layer_cost, weight, n_layers, S * V, first, last);
+    for (int l = 0; l < n_layers; l++)
+      block[l] = dts_workload_layer (w, l)->block;
+    balance (layer_cost, weight, block, n_layers, S * V, first, last);
     /* Those times were of whole layers: price the split ones afresh. */
     g_ptr_array_set_size (times, 0);
     g_array_set_size (times_key, 0);
@@ -1576,8 +1664,13 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     g_autofree char *activations = g_strdup_printf ("activations of %d micro-batch%s",
                                                     st->stashed, st->stashed == 1 ? "" : "es");
     g_autofree char *hints = g_strdup_printf (
-        "more stages, fewer or smaller micro-batches, --pipeline-schedule 1f1b,%s",
-        st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "");
+        "more stages, fewer or smaller micro-batches,%s%s%s",
+        o->pipeline_schedule == DTS_PIPELINE_GPIPE ? " --pipeline-schedule 1f1b," : "",
+        st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "",
+        o->recompute != DTS_RECOMPUTE_FULL && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL,
+                                                                            NULL)
+            ? " --recompute full,"
+            : "");
     if (!dts_schedule_check_memory (&st->memory, platform, st->ranks, st->n_ranks, what,
                                     activations, hints, o, error))
       return NULL;

@@ -62,12 +62,14 @@ static const char *const placements[] = { "replicas-inside", "stages-inside", NU
 static const char *const p2p_streams[] = { "own", "shared", NULL };
 
 #define STAGES_OPTION(default_text)                                                          \
-  { "stages", DTS_OPTION_INT, "S", "pipeline stages, balanced by the cost model's layer times", \
+  { "stages", DTS_OPTION_INT, "S", "pipeline stages, cut as --partition says", \
     default_text, 1, 1 << 20, NULL }
 #define PIPELINE_OPTIONS                                                                      \
   { "partition", DTS_OPTION_TEXT, "A-B,...",                                                  \
-    "the stages' layer ranges by index or name, in order, e.g. 1-60,61-120,121-175",          \
-    "balanced", 0, 0, NULL },                                                                 \
+    "the stages' layer ranges by index or name, in order, e.g. 1-60,61-120,121-175; "         \
+    "uniform (whole blocks, as many per stage: Megatron-LM's split); balanced (by layer "     \
+    "times, cut between blocks)",                                                             \
+    "uniform where a model's blocks divide among the stages, else balanced", 0, 0, NULL },    \
   { "micro-batches", DTS_OPTION_INT, "M",                                                     \
     "micro-batches per iteration (each replica's batch is split into M)",                     \
     "4 x stages, at most the batch size", 1, 1 << 20, NULL },                                \

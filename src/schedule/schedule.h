@@ -283,6 +283,8 @@ typedef struct {
   int samples_per_iteration; /* the global mini-batch */
   int micro_batches;       /* pipeline: per iteration; else 1 */
   GArray *stages;          /* DtsStage (pipeline, hybrid), or NULL */
+  const char *partition;   /* pipeline: "uniform", "balanced" or "given" (static), else NULL */
+  int partition_blocks;    /* pipeline: the workload's repeated blocks (0: none) */
   int *rank_stage;         /* rank -> stage, or NULL */
   /* parameter-server strategies (async-ps, sync-ps; n_shards 0 otherwise) */
   int n_shards;

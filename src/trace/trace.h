@@ -344,6 +344,8 @@ typedef struct {
   char *pipeline_schedule;      /* "1f1b", "gpipe", "interleaved 1f1b, V chunks per stage"
                                    (owned), or NULL */
   int virtual_stages;           /* chunks per stage (1: none) */
+  const char *partition;        /* "uniform", "balanced" or "given" (static) */
+  int partition_blocks;         /* the workload's repeated blocks (0: none) */
   char *placement;              /* hybrid: "replicas-inside", ... (owned), or NULL */
   double p2p_wait_s;            /* compute stream waiting for neighbouring stages */
   double p2p_exposed_s;         /* ... while the data was in flight */
