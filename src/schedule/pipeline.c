@@ -1408,10 +1408,15 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       return NULL;
     }
 
-  /* The plan's size: compute programs (one per stage, or per replica with
-   * tensor parallelism) of about 4 operations per layer and micro-batch,
-   * and point-to-point programs of a few per micro-batch and rank. */
-  double n_ops = (double) M * n_layers * 4 * (T > 1 ? sum : S) + (double) M * 8 * o->n_gpus;
+  /* The plan's size: compute programs of about 4 operations per layer of
+   * their stage and micro-batch, one per replica of a stage with tensor
+   * parallelism or uneven replicas (--stage-dp), else one or two per stage
+   * (replicas whose micro-batch shares differ by a sample); over the stages
+   * about 4 M L R operations, R those programs per stage, every layer being
+   * in one stage. And point-to-point programs of a few per micro-batch and
+   * rank. */
+  int R = T > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
+  double n_ops = (double) M * n_layers * 4 * R + (double) M * 8 * o->n_gpus;
   if (n_ops > DTS_PIPELINE_MAX_OPS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--micro-batches %d: the plan would hold about %.3g operations (at most %.0e); "
