@@ -43,6 +43,16 @@
  *              on deepbench-p100-x4 (step granularity); the 16.8M-float rows at
  *              16 and 32 ranks are outliers (data README), shown, not counted.
  *                                                                      REPORT.
+ *   korthikanti  llm/korthikanti2022_selene_iteration_times.csv: Korthikanti
+ *              et al.'s GPT rows on Selene, the 8- and 64-GPU ones on the
+ *              shipped dgxa100 and dgxa100-x8 (--quick: the 8-GPU ones;
+ *              280 and 512 GPUs take minutes: bench/validate-llm.py --all).
+ *   vtrain     llm/vtrain_ground_truth_multi.csv: vTrain's Megatron-DeepSpeed
+ *              GPT rows on 64 A100 (more take minutes; not under --quick).
+ *              Both as Megatron-LM ran them, under `dtsim run`'s default
+ *              profile, the port of bench/validate-llm.py (doc/VALIDATION.md
+ *              parts 14 and 15); nothing was fitted on them.     REPORT.
+ *              NeMo 24.07's H100 rows are FP8, which dtsim does not price.
  * FIT rows are the only rows any constant of a framework profile was fitted
  * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
  * summary reports the REPORT rows, and the FIT rows only with --fit, apart
@@ -53,9 +63,10 @@
  * Error, positive when dtsim is too fast: predicted / measured throughput
  * - 1 (lambda, tf2017), measured / predicted time - 1 (convnet, the speed
  * ratio as for throughput), 1 - predicted / measured time (deepbench: the
- * time error of doc/VALIDATION.md part 1 with its sign flipped).  "scaling 1->n": (predicted throughput at n / at 1) over (measured
- * at n / at 1), minus 1, for rows with a 1-GPU row of the same set, GPU,
- * precision, workload and batch. */
+ * time error of doc/VALIDATION.md part 1 with its sign flipped; korthikanti
+ * and vtrain too, per iteration).  "scaling 1->n": (predicted throughput
+ * at n / at 1) over (measured at n / at 1), minus 1, for rows with a 1-GPU
+ * row of the same set, GPU, precision, workload and batch. */
 #include "config.h"
 
 #include <math.h>
@@ -1247,7 +1258,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet) under "
       "framework profile ID "
       "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
-      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable)", "SET=ID" },
+      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable; korthikanti and vtrain run "
+      "under dtsim run's default, generic)", "SET=ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
       "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
