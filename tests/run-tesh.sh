@@ -5,5 +5,14 @@ set -e
 file=$1
 dir=$(cd "$(dirname "$file")" && pwd)
 base=$(basename "$file")
+# A file with the line "# needs: shared data" runs on ../shared's data sets
+# and is skipped (exit 77) without them.
+if grep -q '^# needs: shared data$' "$file"; then
+  shared="${DTSIM_SHARED:-${top_srcdir:?}/../shared}"
+  if [ ! -d "$shared/data/validation" ]; then
+    echo "$base: no $shared/data/validation, skipped"
+    exit 77
+  fi
+fi
 cd "$dir"
 exec "${TESH:-tesh}" --setenv bindir="${top_builddir:?}" --setenv srcdir="${top_srcdir:?}" "$base"

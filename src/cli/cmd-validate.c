@@ -43,6 +43,16 @@
  *              on deepbench-p100-x4 (step granularity); the 16.8M-float rows at
  *              16 and 32 ranks are outliers (data README), shown, not counted.
  *                                                                      REPORT.
+ *   korthikanti  llm/korthikanti2022_selene_iteration_times.csv: Korthikanti
+ *              et al.'s GPT rows on Selene, the 8- and 64-GPU ones on the
+ *              shipped dgxa100 and dgxa100-x8 (--quick: the 8-GPU ones;
+ *              280 and 512 GPUs take minutes: bench/validate-llm.py --all).
+ *   vtrain     llm/vtrain_ground_truth_multi.csv: vTrain's Megatron-DeepSpeed
+ *              GPT rows on 64 A100 (more take minutes; not under --quick).
+ *              Both as Megatron-LM ran them, under `dtsim run`'s default
+ *              profile, the port of bench/validate-llm.py (doc/VALIDATION.md
+ *              parts 14 and 15); nothing was fitted on them.     REPORT.
+ *              NeMo 24.07's H100 rows are FP8, which dtsim does not price.
  * FIT rows are the only rows any constant of a framework profile was fitted
  * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
  * summary reports the REPORT rows, and the FIT rows only with --fit, apart
@@ -53,12 +63,14 @@
  * Error, positive when dtsim is too fast: predicted / measured throughput
  * - 1 (lambda, tf2017), measured / predicted time - 1 (convnet, the speed
  * ratio as for throughput), 1 - predicted / measured time (deepbench: the
- * time error of doc/VALIDATION.md part 1 with its sign flipped).  "scaling 1->n": (predicted throughput at n / at 1) over (measured
- * at n / at 1), minus 1, for rows with a 1-GPU row of the same set, GPU,
- * precision, workload and batch. */
+ * time error of doc/VALIDATION.md part 1 with its sign flipped; korthikanti
+ * and vtrain too, per iteration).  "scaling 1->n": (predicted throughput
+ * at n / at 1) over (measured at n / at 1), minus 1, for rows with a 1-GPU
+ * row of the same set, GPU, precision, workload and batch. */
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +85,7 @@
 #include "cost/framework.h"
 #include "platform/gpu.h"
 
-typedef enum { UNIT_IMG_S, UNIT_MS } Unit;
+typedef enum { UNIT_IMG_S, UNIT_MS, UNIT_S_ITER } Unit;
 
 typedef struct {
   const char *set;   /* "lambda-v0", "tf2017", ... (static) */
@@ -94,6 +106,12 @@ typedef struct {
   double predicted;
   gboolean fits;
   double error;
+  /* korthikanti, vtrain: the <transformer> run, the row's `dtsim run`
+   * options, its split and, for a platform `dtsim platform` makes, its NICs */
+  char *xml;
+  GPtrArray *run_args;
+  const char *mode;  /* korthikanti: "full" or "seqsel" */
+  int tp, pp, dp, vstages, micro_batches, micro_batch, nics;
 } Row;
 
 static void
@@ -105,6 +123,9 @@ row_free (gpointer p)
   g_free (r->workload);
   g_free (r->workload_path);
   g_free (r->precision);
+  g_free (r->xml);
+  if (r->run_args)
+    g_ptr_array_unref (r->run_args);
   g_free (r);
 }
 
@@ -113,6 +134,7 @@ typedef struct {
   char *tmp;            /* platforms made for this run */
   char *const *extra;   /* options appended to every `dtsim run` */
   GHashTable *platforms; /* gpu -> path */
+  GPtrArray *files;     /* workloads written for this run */
   const char *fw_lambda, *fw_lambda_v1, *fw_tf2017, *fw_convnet;
 } Validate;
 
@@ -126,6 +148,11 @@ validate_clear (Validate *v)
     while (g_hash_table_iter_next (&it, NULL, &path))
       g_unlink (path);
     g_hash_table_unref (v->platforms);
+  }
+  if (v->files) {
+    for (guint i = 0; i < v->files->len; i++)
+      g_unlink (g_ptr_array_index (v->files, i));
+    g_ptr_array_unref (v->files);
   }
   if (v->tmp)
     g_rmdir (v->tmp);
@@ -518,6 +545,212 @@ deepbench_rows (const char *dir, GPtrArray *rows, GError **error)
   return TRUE;
 }
 
+/* The transformer sets (doc/VALIDATION.md parts 14 and 15; the port of
+ * bench/validate-llm.py): each row runs as Megatron-LM ran it, under `dtsim
+ * run`'s default profile (generic: the plain roofline).  Nothing was fitted
+ * on them.  LEFT gathers the rows left out and why. */
+
+static void
+llm_arg (Row *r, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+llm_arg (Row *r, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_ptr_array_add (r->run_args, g_strdup_vprintf (fmt, ap));
+  va_end (ap);
+}
+
+static Row *
+llm_row (const char *set, int n, int tp, int pp, int dp, int batch, int micro_batches)
+{
+  Row *row = g_new0 (Row, 1);
+  row->set = set;
+  row->gpu = g_strdup ("A100-SXM4-80GB");
+  row->n = n;
+  row->tp = tp;
+  row->pp = pp;
+  row->dp = dp;
+  row->vstages = 1;
+  row->batch = batch;
+  row->micro_batches = micro_batches;
+  row->precision = g_strdup ("fp16");
+  row->unit = UNIT_S_ITER;
+  row->run_args = g_ptr_array_new_with_free_func (g_free);
+  llm_arg (row, "--strategy");
+  llm_arg (row, "hybrid");
+  llm_arg (row, "--stages");
+  llm_arg (row, "%d", pp);
+  llm_arg (row, "--tensor-parallel");
+  llm_arg (row, "%d", tp);
+  llm_arg (row, "--dp");
+  llm_arg (row, "%d", dp);
+  llm_arg (row, "--batch-size");
+  llm_arg (row, "%d", batch);
+  llm_arg (row, "--micro-batches");
+  llm_arg (row, "%d", micro_batches);
+  llm_arg (row, "--precision");
+  llm_arg (row, "fp16");
+  return row;
+}
+
+/* Korthikanti et al. 2022, Table 5: GPT models on Selene's DGX A100 nodes,
+ * full recomputation against sequence parallelism with selective
+ * recomputation ("seqsel"); the vocabulary Megatron's padded GPT-2 one of
+ * 51,200.  The 8- and 64-GPU rows run on the shipped dgxa100 and
+ * dgxa100-x8; the 280- and 512-GPU rows take minutes each and are left out
+ * (bench/validate-llm.py --all runs them); --quick: the 8-GPU rows. */
+static gboolean
+korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left,
+                  GError **error)
+{
+  static const char *const names[] = { "model", "mode", "measured_iter_time_s", "num_gpus",
+                                       "tp", "pp", "global_batch", "micro_batch",
+                                       "pipeline_interleaving", "hidden", "ffn", "seq_len",
+                                       "heads", "head_dim", "layers", NULL };
+  g_auto (Table) t = { 0 };
+  int col[15];
+  if (!table_load (&t, dir, "korthikanti2022_selene_iteration_times.csv", error)
+      || !table_columns (&t, names, col, error))
+    return FALSE;
+  guint big = 0, quick_out = 0;
+  for (guint i = 1; i < t.rows->len; i++) {
+    char **r = g_ptr_array_index (t.rows, i);
+    double v[13];
+    for (int k = 0; k < 13; k++)
+      if (!number (&t, i + 1, cell (r, col[k + 2]), &v[k], error))
+        return FALSE;
+    int n = (int) v[1], tp = (int) v[2], pp = (int) v[3], gb = (int) v[4], mb = (int) v[5];
+    int vst = (int) v[6];
+    const char *mode = cell (r, col[1]);
+    const char *platform = n == 8 ? "dgxa100" : n == 64 ? "dgxa100-x8" : NULL;
+    if (platform == NULL) {
+      big++;
+      continue;
+    }
+    if (quick && n != 8) {
+      quick_out++;
+      continue;
+    }
+    if (strcmp (mode, "full") != 0 && strcmp (mode, "seqsel") != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID, "'%s': line %u: unknown mode '%s'",
+                   t.path, i + 1 + t.comments, mode);
+      return FALSE;
+    }
+    if (mb <= 0 || gb % mb != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "'%s': line %u: global batch %d is not a multiple of the micro-batch %d",
+                   t.path, i + 1 + t.comments, gb, mb);
+      return FALSE;
+    }
+    Row *row = llm_row ("korthikanti", n, tp, pp, 1, gb, gb / mb);
+    /* the shipped platforms' GPU; Selene's 80 GB, which changes no time */
+    g_free (row->gpu);
+    row->gpu = g_strdup ("A100-SXM4-40GB");
+    row->platform = g_strdup (platform);
+    row->mode = strcmp (mode, "full") == 0 ? "full" : "seqsel";
+    row->micro_batch = mb;
+    row->workload = g_strdup (cell (r, col[0]));
+    /* the numbers as the file spells them, as the script writes them */
+    row->xml = g_markup_printf_escaped (
+        "<model name=\"%s\"><transformer layers=\"%s\" hidden=\"%s\" ffn=\"%s\" "
+        "heads=\"%s\" head-dim=\"%s\" vocab=\"51200\" seq-len=\"%s\"/></model>\n",
+        cell (r, col[0]), cell (r, col[14]), cell (r, col[9]), cell (r, col[10]),
+        cell (r, col[12]), cell (r, col[13]), cell (r, col[11]));
+    if (vst > 1) {
+      row->vstages = vst;
+      llm_arg (row, "--virtual-stages");
+      llm_arg (row, "%d", vst);
+    }
+    llm_arg (row, "--recompute");
+    if (strcmp (mode, "full") == 0)
+      llm_arg (row, "full");
+    else {
+      llm_arg (row, "selective");
+      llm_arg (row, "--sequence-parallel");
+    }
+    row->measured = v[0];
+    g_ptr_array_add (rows, row);
+  }
+  if (big)
+    g_string_append_printf (left, "%skorthikanti's %u rows on 280 and 512 GPUs (minutes each "
+                            "to simulate; bench/validate-llm.py --all runs them)",
+                            left->len ? "; " : "", big);
+  if (quick_out)
+    g_string_append_printf (left, "%skorthikanti's %u 64-GPU rows (--quick)",
+                            left->len ? "; " : "", quick_out);
+  return TRUE;
+}
+
+/* vTrain's multi-node set: Megatron-DeepSpeed GPT models on A100, as its
+ * configurations state: full recomputation, 1F1B, fp16, nodes of 8 GPUs
+ * with 800 Gb/s between them (4 NICs of 200 Gb/s), GPT-2's vocabulary
+ * padded as Megatron pads it.  The 64-GPU rows; those on more take minutes
+ * each and are left out (bench/validate-llm.py --set=vtrain --all); --quick
+ * leaves the set out. */
+static gboolean
+vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GError **error)
+{
+  static const char *const names[] = { "Parameters (billion)", "n_gpus", "global batch",
+                                       "micro batch", "hidden size", "attention heads",
+                                       "n_layers", "sequence length", "tensor parallelism",
+                                       "data parallelism", "pipeline parallelism",
+                                       "iteration time (ms)", NULL };
+  g_auto (Table) t = { 0 };
+  int col[12];
+  if (!table_load (&t, dir, "vtrain_ground_truth_multi.csv", error)
+      || !table_columns (&t, names, col, error))
+    return FALSE;
+  guint big = 0, quick_out = 0;
+  for (guint i = 1; i < t.rows->len; i++) {
+    char **r = g_ptr_array_index (t.rows, i);
+    double v[11];
+    for (int k = 0; k < 11; k++)
+      if (!number (&t, i + 1, cell (r, col[k + 1]), &v[k], error))
+        return FALSE;
+    int n = (int) v[0], gb = (int) v[1], mb = (int) v[2], tp = (int) v[7], dp = (int) v[8];
+    int pp = (int) v[9];
+    if (n > 64) {
+      big++;
+      continue;
+    }
+    if (quick) {
+      quick_out++;
+      continue;
+    }
+    if (tp <= 0 || dp <= 0 || mb <= 0 || gb % dp != 0 || (gb / dp) % mb != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "'%s': line %u: global batch %d does not split into %d replicas of "
+                   "micro-batches of %d",
+                   t.path, i + 1 + t.comments, gb, dp, mb);
+      return FALSE;
+    }
+    int per_replica = gb / dp;
+    Row *row = llm_row ("vtrain", n, tp, pp, dp, per_replica, per_replica / mb);
+    row->micro_batch = mb;
+    row->nics = 4;
+    row->workload = g_strdup_printf ("gpt-%s", cell (r, col[0]));
+    /* Megatron pads GPT-2's 50,257 tokens to a multiple of 128 x TP */
+    int vocab = (50257 + 128 * tp - 1) / (128 * tp) * 128 * tp;
+    row->xml = g_strdup_printf ("<model name=\"gpt\"><transformer layers=\"%d\" hidden=\"%d\" "
+                                "heads=\"%d\" vocab=\"%d\" seq-len=\"%d\"/></model>\n",
+                                (int) v[5], (int) v[3], (int) v[4], vocab, (int) v[6]);
+    llm_arg (row, "--recompute");
+    llm_arg (row, "full");
+    row->measured = v[10] / 1e3;
+    g_ptr_array_add (rows, row);
+  }
+  if (big)
+    g_string_append_printf (left, "%svtrain's %u rows on more than 64 GPUs (minutes each to "
+                            "simulate; bench/validate-llm.py --set=vtrain --all runs them)",
+                            left->len ? "; " : "", big);
+  if (quick_out)
+    g_string_append_printf (left, "%svtrain's %u 64-GPU rows (--quick)", left->len ? "; " : "",
+                            quick_out);
+  return TRUE;
+}
+
 /* ---- running dtsim -------------------------------------------------------------- */
 
 /* Run this executable with ARGS (NULL-terminated after the command); its
@@ -560,32 +793,55 @@ call (Validate *v, GPtrArray *args, char **out, GError **error)
   return TRUE;
 }
 
+/* The directory of the files made for this run, made at first use. */
+static gboolean
+ensure_tmp (Validate *v, GError **error)
+{
+  if (v->tmp != NULL)
+    return TRUE;
+  g_autoptr (GError) local = NULL;
+  v->tmp = g_dir_make_tmp ("dtsim-validate-XXXXXX", &local);
+  if (v->tmp == NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot make a temporary directory: %s",
+                 local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* One node of 8 GPUs: NVSwitch for A100 (DGX A100 / HGX), the DGX-1 hybrid
- * cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines). */
+ * cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines).
+ * vtrain: N GPUs in nodes of 8 on NVSwitch, R->nics NICs of 200 Gb/s per
+ * node to one switch. */
 static const char *
 platform_for (Validate *v, const Row *r, GError **error)
 {
   if (r->platform)
     return r->platform;
-  const char *path = g_hash_table_lookup (v->platforms, r->gpu);
+  g_autofree char *key = r->nics ? g_strdup_printf ("%s-%d-%d", r->gpu, r->n, r->nics)
+                                 : g_strdup (r->gpu);
+  const char *path = g_hash_table_lookup (v->platforms, key);
   if (path)
     return path;
-  if (v->tmp == NULL) {
-    g_autoptr (GError) local = NULL;
-    v->tmp = g_dir_make_tmp ("dtsim-validate-XXXXXX", &local);
-    if (v->tmp == NULL) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_IO, "cannot make a temporary directory: %s",
-                   local->message);
-      return NULL;
-    }
-  }
-  g_autofree char *name = g_strconcat (r->gpu, ".xml", NULL);
+  if (!ensure_tmp (v, error))
+    return NULL;
+  g_autofree char *name = g_strconcat (key, ".xml", NULL);
   char *file = g_build_filename (v->tmp, name, NULL);
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  const char *base[] = { "platform", "-o", file, "--nodes", "1", "--gpus-per-node", "8",
+  char nodes[16], per_node[16], nics[16];
+  g_snprintf (nodes, sizeof nodes, "%d", r->nics ? MAX (1, r->n / 8) : 1);
+  g_snprintf (per_node, sizeof per_node, "%d", r->nics ? MIN (r->n, 8) : 8);
+  g_snprintf (nics, sizeof nics, "%d", r->nics);
+  const char *base[] = { "platform", "-o", file, "--nodes", nodes, "--gpus-per-node", per_node,
                          "--gpu", r->gpu, NULL };
   for (int i = 0; base[i]; i++)
     g_ptr_array_add (args, (char *) base[i]);
+  if (r->nics) {
+    g_ptr_array_add (args, (char *) "--nics-per-node");
+    g_ptr_array_add (args, nics);
+    g_ptr_array_add (args, (char *) "--nic-bandwidth");
+    g_ptr_array_add (args, (char *) "200Gbps");
+  }
   /* The PCIe tree as the rows were fitted and reported with (PCIe 3.0 x16
    * on root ports), not the GPU's system class: the published errors stay
    * those of doc/VALIDATION.md. */
@@ -609,7 +865,7 @@ platform_for (Validate *v, const Row *r, GError **error)
     g_free (file);
     return NULL;
   }
-  g_hash_table_insert (v->platforms, g_strdup (r->gpu), file);
+  g_hash_table_insert (v->platforms, g_steal_pointer (&key), file);
   return file;
 }
 
@@ -636,12 +892,51 @@ result_number (const DtsSweepResult *res, const char *path, double *out, GError 
   return TRUE;
 }
 
+/* A transformer row: its <transformer> written to a file of this run, and
+ * its own `dtsim run` options under the default profile, as
+ * bench/validate-llm.py runs it; the error 1 - predicted / measured
+ * iteration time. */
+static gboolean
+predict_llm (Validate *v, Row *r, const char *plat, GError **error)
+{
+  if (!ensure_tmp (v, error))
+    return FALSE;
+  g_autofree char *name = g_strdup_printf ("%s-%u.xml", r->set, v->files->len);
+  char *file = g_build_filename (v->tmp, name, NULL);
+  g_ptr_array_add (v->files, file);
+  if (!g_file_set_contents (file, r->xml, -1, error))
+    return FALSE;
+  const char *base[] = { "run", "-w", file, "-p", plat, "--allow-oversubscribe-memory",
+                         "--format", "json", "--quiet", NULL };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  for (int i = 0; base[i]; i++)
+    g_ptr_array_add (args, (char *) base[i]);
+  for (guint i = 0; i < r->run_args->len; i++)
+    g_ptr_array_add (args, g_ptr_array_index (r->run_args, i));
+  for (int i = 0; v->extra && v->extra[i]; i++)
+    g_ptr_array_add (args, v->extra[i]);
+  g_autofree char *out = NULL;
+  if (!call (v, args, &out, error))
+    return FALSE;
+  g_autoptr (DtsSweepResult) res = dts_sweep_result_parse (out, error);
+  if (res == NULL)
+    return FALSE;
+  const char *fits = dts_sweep_result_field (res, "memory.fits");
+  r->fits = fits && strcmp (fits, "true") == 0;
+  if (!result_number (res, "iteration_time_s", &r->predicted, error))
+    return FALSE;
+  r->error = 1 - r->predicted / r->measured;
+  return TRUE;
+}
+
 static gboolean
 predict_run (Validate *v, Row *r, GError **error)
 {
   const char *plat = platform_for (v, r, error);
   if (plat == NULL)
     return FALSE;
+  if (r->xml != NULL)
+    return predict_llm (v, r, plat, error);
   char b[16], n[16];
   g_snprintf (b, sizeof b, "%d", r->batch);
   g_snprintf (n, sizeof n, "%d", r->n);
@@ -811,6 +1106,18 @@ row_slices (GHashTable *acc, const Row *r)
     add_error (acc, r, a, r->error);
     add_error (acc, r, r->nodes > 1 ? "deepbench several nodes" : "deepbench one node",
                r->error);
+  } else if (strcmp (r->set, "korthikanti") == 0) {
+    g_autofree char *a = g_strdup_printf ("korthikanti %s", r->mode);
+    g_autofree char *b = g_strdup_printf ("korthikanti %d-GPU", r->n);
+    add_error (acc, r, a, r->error);
+    add_error (acc, r, b, r->error);
+  } else if (strcmp (r->set, "vtrain") == 0) {
+    /* doc/VALIDATION.md part 15's three kinds of rows */
+    add_error (acc, r,
+               r->tp > 8                ? "vtrain TP across nodes"
+               : r->micro_batches == 1 ? "vtrain TP x PP in a node, one micro-batch"
+                                       : "vtrain TP x PP in a node, 2+ micro-batches",
+               r->error);
   }
 }
 
@@ -835,7 +1142,7 @@ scaling_slices (GHashTable *acc, GPtrArray *rows)
 {
   for (guint i = 0; i < rows->len; i++) {
     const Row *r = g_ptr_array_index (rows, i);
-    if (r->n <= 1 || r->workload == NULL)
+    if (r->n <= 1 || r->workload == NULL || r->xml != NULL)
       continue;
     const Row *b = base_row (rows, r, 1);
     if (b != NULL) {
@@ -898,7 +1205,14 @@ print_rows (GPtrArray *rows, gboolean fit)
     const Row *r = g_ptr_array_index (rows, i);
     if (r->fit && !fit)
       continue;
-    if (r->workload)
+    if (r->xml != NULL) {
+      g_autofree char *v = r->vstages > 1 ? g_strdup_printf (" V %d", r->vstages) : NULL;
+      printf ("| report | %s | %s | %d | %s%s%s, TP %d PP %d DP %d%s, %d x %d | %d | %s | "
+              "%g s/iteration | %.2f | %+.1f%% | %s |\n",
+              r->set, r->gpu, r->n, r->workload, r->mode ? " " : "", r->mode ? r->mode : "",
+              r->tp, r->pp, r->dp, v ? v : "", r->micro_batches, r->micro_batch, r->batch,
+              r->precision, r->measured, r->predicted, 100 * r->error, r->fits ? "yes" : "NO");
+    } else if (r->workload)
       printf ("| %s | %s | %s | %d | %s | %d | %s | %g %s | %.1f | %+.1f%% | %s |\n",
               r->fit ? "fit" : "report", r->set, r->gpu, r->n, r->workload, r->batch,
               r->precision, r->measured, r->unit == UNIT_IMG_S ? "img/s" : "ms fwd+bwd",
@@ -934,17 +1248,18 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "Directory of the measured data sets (default: $DTSIM_SHARED/data/validation, else "
       "../shared/data/validation beside the data directory)", "DIR" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick,
-      "Only the 1- and 8-GPU Lambda rows, the 1-GPU TensorFlow rows and the 1- and 64-GPU "
-      "cluster ones (seconds)", NULL },
+      "Only the 1- and 8-GPU Lambda rows, the 1-GPU TensorFlow rows, the 1- and 64-GPU "
+      "cluster ones and the 8-GPU Korthikanti rows (seconds)", NULL },
     { "sets", 0, 0, G_OPTION_ARG_STRING, &sets,
-      "Comma-separated sets to run: lambda, tf2017 (and tf2017-cluster), convnet, deepbench "
-      "(default: all)",
+      "Comma-separated sets to run: lambda, tf2017 (and tf2017-cluster), convnet, deepbench, "
+      "korthikanti, vtrain (default: all)",
       "LIST" },
     { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
       "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet) under "
       "framework profile ID "
       "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
-      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable)", "SET=ID" },
+      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable; korthikanti and vtrain run "
+      "under dtsim run's default, generic)", "SET=ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
       "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
@@ -955,7 +1270,9 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       ctx, "Predict every row of the measured data sets that map to a platform dtsim\n"
            "ships or makes (Lambda's PyTorch ResNet-50 and SSD300 tables on V100, A100 and\n"
            "PCIe cards, the TensorFlow 2017 benchmarks on DGX-1, p2.8xlarge and a cluster of\n"
-           "8 p2.8xlarge, convnet-benchmarks on a Titan X, DeepBench all-reduce) and\n"
+           "8 p2.8xlarge, convnet-benchmarks on a Titan X, DeepBench all-reduce, and\n"
+           "Megatron-LM's GPT iterations on A100: Korthikanti et al.'s Selene rows on\n"
+           "8 and 64 GPUs, vTrain's 64-GPU rows) and\n"
            "print the mean absolute percentage error\n"
            "and the signed bias per set and per slice (error positive when dtsim is\n"
            "too fast). Only the REPORT rows, never used to fit anything, are\n"
@@ -1005,18 +1322,21 @@ dts_cmd_validate (int argc, char **argv, GError **error)
     if (fw == NULL)
       return FALSE;
   }
-  gboolean want[4] = { TRUE, TRUE, TRUE, TRUE };
-  static const char *const set_names[] = { "lambda", "tf2017", "convnet", "deepbench" };
+  static const char *const set_names[] = { "lambda",    "tf2017",      "convnet",
+                                           "deepbench", "korthikanti", "vtrain" };
+  enum { N_SETS = G_N_ELEMENTS (set_names) };
+  gboolean want[N_SETS] = { TRUE, TRUE, TRUE, TRUE, TRUE, TRUE };
   if (sets != NULL) {
     memset (want, 0, sizeof want);
     g_auto (GStrv) list = g_strsplit (sets, ",", -1);
     for (int i = 0; list[i]; i++) {
       int k = 0;
-      while (k < 4 && strcmp (list[i], set_names[k]) != 0)
+      while (k < N_SETS && strcmp (list[i], set_names[k]) != 0)
         k++;
-      if (k == 4)
+      if (k == N_SETS)
         return dts_cli_bad_option ("sets", sets,
-                                   "a comma-separated list of lambda, tf2017, convnet, deepbench",
+                                   "a comma-separated list of lambda, tf2017, convnet, "
+                                   "deepbench, korthikanti, vtrain",
                                    error);
       want[k] = TRUE;
     }
@@ -1029,16 +1349,21 @@ dts_cmd_validate (int argc, char **argv, GError **error)
     return FALSE;
   }
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (row_free);
+  g_autofree char *llm_dir = g_build_filename (dir, "llm", NULL);
+  g_autoptr (GString) left = g_string_new (NULL);
   if ((want[0] && !lambda_rows (dir, quick, rows, error))
       || (want[1] && !tf_rows (dir, quick, rows, error))
       || (want[2] && !convnet_rows (dir, rows, error))
-      || (want[3] && !deepbench_rows (dir, rows, error)))
+      || (want[3] && !deepbench_rows (dir, rows, error))
+      || (want[4] && !korthikanti_rows (llm_dir, quick, rows, left, error))
+      || (want[5] && !vtrain_rows (llm_dir, quick, rows, left, error)))
     return FALSE;
 
   char *exe = g_file_read_link ("/proc/self/exe", NULL);
   v.exe = exe ? exe : g_strdup ("dtsim");
   v.extra = extra;
   v.platforms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  v.files = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < rows->len; i++) {
     Row *r = g_ptr_array_index (rows, i);
     if (r->workload && !predict_run (&v, r, error))
@@ -1068,7 +1393,16 @@ dts_cmd_validate (int argc, char **argv, GError **error)
           show_fit ? "shown apart below" : "not reported");
   printf ("REPORT rows (%u): never used to fit anything\n", n_report);
   printf ("Error (positive: dtsim too fast): predicted/measured throughput - 1; convnet "
-          "measured/predicted time - 1; deepbench 1 - predicted/measured time\n");
+          "measured/predicted time - 1; deepbench%s 1 - predicted/measured time\n",
+          want[4] || want[5] ? ", korthikanti, vtrain (iteration time)" : "");
+  if (want[4] || want[5]) {
+    printf ("Transformer sets (korthikanti, vtrain; REPORT, nothing fitted on them): run as "
+            "Megatron-LM ran them (--strategy hybrid, 1F1B, fp16, the row's TP x PP x DP and "
+            "micro-batches, full or selective recomputation) under dtsim run's default profile "
+            "(generic), as bench/validate-llm.py runs them\n");
+    printf ("Left out: %s%sNeMo 24.07's H100 rows (FP8, which dtsim does not price)\n",
+            left->str, left->len ? "; " : "");
+  }
   if (show_rows)
     print_rows (rows, show_fit);
   print_slices (acc, "report", "REPORT rows");

@@ -36,7 +36,10 @@ py = dict(((m[0], m[1]), m[2:]) for m in re.findall(
     r"^\| (fit|report) \| ([^|]+?) \| (\d+) \| ([-+0-9.]+%) \| ([-+0-9.]+%) \|$",
     open(sys.argv[2]).read(), re.M))
 mine = dict([(("report", k), v) for k, v in r.items()] + [(("fit", k), v) for k, v in f.items()])
-mine = dict((k, v) for k, v in mine.items() if not k[1].startswith("deepbench"))
+# the DeepBench and transformer sets are not the script's (validate-llm.tesh
+# holds the 8-GPU Korthikanti rows of --quick)
+mine = dict((k, v) for k, v in mine.items()
+            if not k[1].startswith(("deepbench", "korthikanti", "vtrain")))
 if not py or py != mine:
     fail.append("slices differ from tools/validate-compute.py: %s" % sorted(
         set(py.items()) ^ set(mine.items())))
