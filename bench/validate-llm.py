@@ -5,7 +5,8 @@ Korthikanti et al. 2022's measured Selene iteration times (Table 5, as
 has them), and the wall time and memory each simulation takes.
 
     bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|nemo] [--max-gpus=N] [--all]
-                          [--timeout=S] [-- DTSIM-RUN-OPTIONS...]
+                          [--timeout=S] [--precision=P]
+                          [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
 (generic framework profile). Each row runs as Megatron-LM ran it: hybrid
@@ -47,6 +48,7 @@ vocabulary is padded to a multiple of 128 x TP as Megatron pads it;
 Nemotron's squared-ReLU MLP runs as a GELU MLP of the same shape (the
 same GEMMs). Rows whose model has no dimensions there are skipped, as is
 every row that takes longer than --timeout seconds (120) to simulate.
+--precision=bf16 runs the same rows in bf16, to see what FP8 changes.
 Nothing was fitted on these rows.
 """
 import csv
@@ -217,7 +219,7 @@ NEMO_MODELS = {
 NEMO_REVISION = "8e3d65dcfe3504689bfc5b6e67d502780aacad41"
 
 
-def nemo(build, env, tmp, shared, timeout):
+def nemo(build, env, tmp, shared, timeout, precision):
     rows = [r for r in read_rows(shared, "nemo_24.07_perf_summary.csv")
             if r["revision_commit"] == NEMO_REVISION and r["phase"] == "pretrain"]
     dims = {r["model"]: r for r in read_rows(shared, "model_dims.csv")}
@@ -248,7 +250,7 @@ def nemo(build, env, tmp, shared, timeout):
                                 NEMO_MODELS[name][1]))
         args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
                 "--dp", str(dp), "--batch-size", str(per_replica),
-                "--micro-batches", str(per_replica // mb), "--precision", "fp8",
+                "--micro-batches", str(per_replica // mb), "--precision", precision,
                 "--recompute", "none"]
         if vp > 1:
             args += ["--virtual-stages", str(vp)]
@@ -284,6 +286,7 @@ def main():
     which = "korthikanti"
     max_gpus = 64
     timeout = 120
+    precision = "fp8"
     extra = opts[opts.index("--") + 1:] if "--" in opts else []
     opts = opts[:opts.index("--")] if "--" in opts else opts
     for o in opts:
@@ -291,6 +294,8 @@ def main():
             which = o[len("--set="):]
         elif o.startswith("--max-gpus="):
             max_gpus = int(o[len("--max-gpus="):])
+        elif o.startswith("--precision="):
+            precision = o[len("--precision="):]
         elif o.startswith("--timeout="):
             timeout = int(o[len("--timeout="):])
     EXTRA.extend(extra)
@@ -304,7 +309,7 @@ def main():
         elif which == "vtrain":
             vtrain(build, env, tmp, shared, 1 << 30 if run_all else max_gpus)
         elif which == "nemo":
-            nemo(build, env, tmp, shared, timeout)
+            nemo(build, env, tmp, shared, timeout, precision)
         else:
             sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain, nemo)" % which)
 
