@@ -4,7 +4,8 @@ Korthikanti et al. 2022's measured Selene iteration times (Table 5, as
 ../shared/data/validation/llm/korthikanti2022_selene_iteration_times.csv
 has them), and the wall time and memory each simulation takes.
 
-    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain] [--max-gpus=N] [--all]
+    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|nemo] [--max-gpus=N] [--all]
+                          [--timeout=S] [--precision=P]
                           [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
@@ -30,6 +31,25 @@ per GPU and direction) with 4 x 200 Gb/s NICs (800 Gb/s per node, vTrain's
 inter-node bandwidth); the vocabulary is GPT-2's 50,257 padded as Megatron
 pads it (a multiple of 128 x TP). The GPU's memory size and the exact
 network are not known; nothing was fitted on these rows either.
+
+--set=nemo runs NeMo 24.07's DGX H100 pretraining rows (FP8,
+nemo_24.07_perf_summary.csv, its last revision 8e3d65dc) that need no
+context parallelism (cp = 1), with --precision fp8 (Transformer Engine:
+FP8 GEMMs of linear layers, bf16 elsewhere) and compares tokens/s/GPU. Each
+row runs as its TP, PP, virtual stages, micro-batch, global batch (the
+row's DP = GPUs / (TP x PP)) and sequence length say, with
+--sequence-parallel when TP > 1 (NeMo's default with tensor parallelism)
+and no recomputation (assumed: with fused attention nothing of the
+attention core is stored, which is what selective recomputation saves).
+The nodes are DGX H100: 8 H100-SXM5-80GB on NVSwitch (450 GB/s per GPU
+and direction), 8 x 400 Gb/s NICs, one non-blocking switch between nodes.
+Model dimensions are model_dims.csv's (NeMo's config classes); the
+vocabulary is padded to a multiple of 128 x TP as Megatron pads it;
+Nemotron's squared-ReLU MLP runs as a GELU MLP of the same shape (the
+same GEMMs). Rows whose model has no dimensions there are skipped, as is
+every row that takes longer than --timeout seconds (120) to simulate.
+--precision=bf16 runs the same rows in bf16, to see what FP8 changes.
+Nothing was fitted on these rows.
 """
 import csv
 import json
@@ -43,7 +63,7 @@ import time
 EXTRA = []
 
 
-def dtsim_run(build, env, tmp, workload_xml, name, platform, args):
+def dtsim_run(build, env, tmp, workload_xml, name, platform, args, timeout=None):
     """One simulation: (JSON result, wall s, RSS MB); EXTRA options appended."""
     wl = os.path.join(tmp, "%s.xml" % name)
     with open(wl, "w") as f:
@@ -52,7 +72,8 @@ def dtsim_run(build, env, tmp, workload_xml, name, platform, args):
            "--allow-oversubscribe-memory", "--format", "json", "--quiet"] + args + EXTRA
     t0 = time.time()
     out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", os.path.join(tmp, "rss")] + cmd,
-                         check=True, env=env, capture_output=True, text=True).stdout
+                         check=True, env=env, capture_output=True, text=True,
+                         timeout=timeout).stdout
     wall = time.time() - t0
     with open(os.path.join(tmp, "rss")) as f:
         rss = int(f.read().split()[-1]) / 1024
@@ -72,6 +93,20 @@ def a100_platform(build, env, tmp, n, nics):
                         # switches)
                         "--pcie-switches", "0", "--pcie-bandwidth", "15.75GB/s",
                         "--nics-per-node", str(nics), "--nic-bandwidth", "200Gbps", "-o", path],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+    return path
+
+
+def h100_platform(build, env, tmp, n):
+    """N H100-SXM5-80GB in DGX H100 nodes of 8: NVSwitch of 450 GB/s per GPU
+    and direction, 8 x 400 Gb/s NICs per node to one switch."""
+    path = os.path.join(tmp, "h100-%d.xml" % n)
+    if not os.path.exists(path):
+        subprocess.run([os.path.join(build, "dtsim"), "platform", "--nodes", str(max(1, n // 8)),
+                        "--gpus-per-node", str(min(n, 8)), "--gpu", "H100-SXM5-80GB",
+                        "--intra", "nvswitch", "--intra-bandwidth", "450GB/s",
+                        "--nics-per-node", "8" if n > 8 else "0",
+                        "--nic-bandwidth", "400Gbps", "-o", path],
                        check=True, env=env, stdout=subprocess.DEVNULL)
     return path
 
@@ -167,6 +202,80 @@ def vtrain(build, env, tmp, shared, max_gpus):
                  100 * err, wall))
     report(errors)
 
+# NeMo's model names -> (model_dims.csv row, <transformer> attributes beyond
+# the dimensions): GPT-3 has learned positions, LayerNorm, GELU, biases and a
+# tied head; Llama 2 rotary positions, RMSNorm, SwiGLU, no biases; Nemotron 3
+# rotary positions, LayerNorm, squared ReLU (run as GELU), no biases.
+NEMO_MODELS = {
+    "GPT3-5B": ("GPT3-5B", 'tied-embedding="true"'),
+    "GPT3-20B": ("GPT3-20B", 'tied-embedding="true"'),
+    "GPT3-175B": ("GPT3-175B", 'tied-embedding="true"'),
+    "LLAMA2-7B": ("Llama2-7B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
+    "LLAMA2-13B": ("Llama2-13B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
+    "LLAMA2-70B": ("Llama2-70B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
+    "Nemotron-8B": ("Nemotron-8B (Nemotron3 8B)", 'positions="rotary" bias="false"'),
+    "Nemotron-22B": ("Nemotron-22B (Nemotron3 22B)", 'positions="rotary" bias="false"'),
+}
+NEMO_REVISION = "8e3d65dcfe3504689bfc5b6e67d502780aacad41"
+
+
+def nemo(build, env, tmp, shared, timeout, precision):
+    rows = [r for r in read_rows(shared, "nemo_24.07_perf_summary.csv")
+            if r["revision_commit"] == NEMO_REVISION and r["phase"] == "pretrain"]
+    dims = {r["model"]: r for r in read_rows(shared, "model_dims.csv")}
+    print("| model | GPUs | TP x PP x DP | VP | micro-batch | micro-batches | measured tok/s/GPU "
+          "| dtsim tok/s/GPU | error | wall s |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    errors, skipped = [], []
+    for r in rows:
+        name, n = r["model"], int(r["n_gpus"])
+        tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"])
+        vp = int(r["vp"] or 1)
+        if cp != 1:
+            skipped.append("%s on %d GPUs: context parallelism %d" % (name, n, cp))
+            continue
+        if name not in NEMO_MODELS:
+            skipped.append("%s on %d GPUs: no dimensions in model_dims.csv" % (name, n))
+            continue
+        d = dims[NEMO_MODELS[name][0]]
+        seq, gb, mb = int(r["seq_len"]), int(r["gbs"]), int(r["mbs"])
+        dp = n // (tp * pp)
+        per_replica = gb // dp
+        vocab = int(d["vocab"].split()[0])
+        kv = d["kv_heads"].split()[0]
+        xml = ('<model name="%s"><transformer layers="%s" hidden="%s" ffn="%s" heads="%s" '
+               'kv-heads="%s" head-dim="%s" vocab="%d" pad-vocab-to="%d" seq-len="%d" %s/>'
+               '</model>\n' % (name.lower(), d["layers"], d["hidden"], d["ffn_hidden"],
+                                d["heads"], kv, d["head_dim"], vocab, 128 * tp, seq,
+                                NEMO_MODELS[name][1]))
+        args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
+                "--dp", str(dp), "--batch-size", str(per_replica),
+                "--micro-batches", str(per_replica // mb), "--precision", precision,
+                "--recompute", "none"]
+        if vp > 1:
+            args += ["--virtual-stages", str(vp)]
+        if tp > 1:
+            args += ["--sequence-parallel"]
+        try:
+            res, wall, _ = dtsim_run(build, env, tmp, xml, name.lower(),
+                                     h100_platform(build, env, tmp, n), args, timeout)
+        except subprocess.TimeoutExpired:
+            skipped.append("%s on %d GPUs: over %d s to simulate" % (name, n, timeout))
+            continue
+        except subprocess.CalledProcessError as e:
+            skipped.append("%s on %d GPUs: %s" % (name, n, e.stderr.strip()))
+            continue
+        pred = gb * seq / (res["iteration_time_s"] * n)
+        meas = float(r["tokens_per_s_per_gpu"])
+        # error as in the other sets: positive when dtsim is too slow
+        err = meas / pred - 1
+        errors.append(err)
+        print("| %s | %d | %d x %d x %d | %d | %d | %d | %.0f | %.0f | %+.1f%% | %.1f |"
+              % (name, n, tp, pp, dp, vp, mb, per_replica // mb, meas, pred, 100 * err, wall))
+    report(errors)
+    for s in skipped:
+        print("skipped: %s" % s)
+
 
 def main():
     if len(sys.argv) < 2:
@@ -176,6 +285,8 @@ def main():
     run_all = "--all" in opts
     which = "korthikanti"
     max_gpus = 64
+    timeout = 120
+    precision = "fp8"
     extra = opts[opts.index("--") + 1:] if "--" in opts else []
     opts = opts[:opts.index("--")] if "--" in opts else opts
     for o in opts:
@@ -183,6 +294,10 @@ def main():
             which = o[len("--set="):]
         elif o.startswith("--max-gpus="):
             max_gpus = int(o[len("--max-gpus="):])
+        elif o.startswith("--precision="):
+            precision = o[len("--precision="):]
+        elif o.startswith("--timeout="):
+            timeout = int(o[len("--timeout="):])
     EXTRA.extend(extra)
     here = os.path.dirname(os.path.abspath(__file__))
     src = os.path.dirname(here)
@@ -193,8 +308,10 @@ def main():
             korthikanti(build, env, tmp, shared, run_all)
         elif which == "vtrain":
             vtrain(build, env, tmp, shared, 1 << 30 if run_all else max_gpus)
+        elif which == "nemo":
+            nemo(build, env, tmp, shared, timeout, precision)
         else:
-            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain)" % which)
+            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain, nemo)" % which)
 
 
 if __name__ == "__main__":

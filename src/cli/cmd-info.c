@@ -105,8 +105,8 @@ dts_cmd_info (int argc, char **argv, GError **error)
       "Framework profile for per-layer times: a shipped name (frameworks/) or a file "
       "(default: generic)", "ID" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &precision,
-      "Precision for per-layer times: fp32, tf32, fp16, bf16 (default: the workload's, else "
-      "fp32)", "P" },
+      "Precision for per-layer times: fp32, tf32, fp16, bf16, fp8 (default: the workload's, "
+      "else fp32)", "P" },
     { "batch-size", 'b', 0, G_OPTION_ARG_STRING, &batch,
       "Batch size for per-layer times (default: the workload's, else 32)", "N" },
     { "routes", 0, 0, G_OPTION_ARG_NONE, &routes,

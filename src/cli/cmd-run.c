@@ -96,7 +96,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "iterations", 'i', 0, S, &a->iterations,
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
-      "fp32, tf32, fp16 or bf16 (default: the workload's, else fp32)", "P" },
+      "fp32, tf32, fp16, bf16 or fp8 (fp8: the GEMMs of linear layers in FP8, the rest "
+      "in bf16, on Hopper and newer; default: the workload's, else fp32)", "P" },
     { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model: roofline, mlp, roofline-gemm (default: roofline; below)", "ID" },
     { "framework", 0, 0, S, &a->framework,
       "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },

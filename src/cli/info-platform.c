@@ -161,6 +161,11 @@ print_text (const DtsPlatform *p)
       printf ("    FP32-accumulate tensor rates (above) are %g of the die's; the roofline "
               "prices at the die's\n", s->acc32_share);
     printf ("    source: %s\n", s->source);
+    if (s->peak_flops[DTS_PREC_FP8] > 0) {
+      DtsFormatBuf fp8;
+      printf ("    FP8 %s TFLOP/s (--precision fp8: the GEMMs of linear layers)\n",
+              num (&fp8, s->peak_flops[DTS_PREC_FP8], DTS_FORMAT_UNIT_TFLOPS));
+    }
   }
 
   if (p->cpus->len > 0) {
@@ -251,6 +256,9 @@ print_json (const DtsPlatform *p)
     if (g->spec.chip)
       dts_json_kv_string (j, "chip", g->spec.chip);
     for (int prec = 0; prec < DTS_PREC_COUNT; prec++) {
+      /* fp8 only where the GPU has it (Hopper and newer) */
+      if (prec == DTS_PREC_FP8 && !(g->spec.peak_flops[prec] > 0))
+        continue;
       g_autofree char *key = g_strdup_printf ("peak_%s_flop_per_s",
                                               dts_precision_to_string ((DtsPrecision) prec));
       dts_json_kv_double (j, key, g->spec.peak_flops[prec]);

@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 
-static const char *const names[DTS_PREC_COUNT] = { "fp32", "tf32", "fp16", "bf16" };
+static const char *const names[DTS_PREC_COUNT] = { "fp32", "tf32", "fp16", "bf16", "fp8" };
 
 const char *
 dts_precision_to_string (DtsPrecision p)
@@ -25,12 +25,21 @@ dts_precision_from_string (const char *s, DtsPrecision *out, GError **error)
     }
   }
   g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-               "unknown precision '%s' (known: fp32, tf32, fp16, bf16)", s ? s : "");
+               "unknown precision '%s' (known: fp32, tf32, fp16, bf16, fp8)", s ? s : "");
   return FALSE;
 }
 
 double
 dts_precision_elem_bytes (DtsPrecision p)
 {
-  return (p == DTS_PREC_FP16 || p == DTS_PREC_BF16) ? 2.0 : 4.0;
+  /* fp8 keeps activations in bf16: Transformer Engine casts a GEMM's
+   * inputs to FP8 inside the fused cast/GEMM path, and what is stored
+   * between layers is bf16. */
+  return (p == DTS_PREC_FP16 || p == DTS_PREC_BF16 || p == DTS_PREC_FP8) ? 2.0 : 4.0;
+}
+
+DtsPrecision
+dts_precision_non_gemm (DtsPrecision p)
+{
+  return p == DTS_PREC_FP8 ? DTS_PREC_BF16 : p;
 }

@@ -56,6 +56,10 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
   if (!dts_cost_layer_times (cost, layer, gpu, precision, batch, &out->times, error))
     return FALSE;
   const DtsLayerTimes *t = &out->times;
+  /* fp8: the GEMMs of linear layers only (dts_cost_layer_times) */
+  DtsPrecision gemm_precision = precision;
+  if (layer->type != DTS_LAYER_LINEAR)
+    precision = dts_precision_non_gemm (precision);
   const double time_s[DTS_PASS_COUNT] = { t->fwd_s, t->bwd_data_s, t->bwd_weight_s,
                                           t->update_s };
   /* What dts_cost_layer_times priced: the layer's kernels unless the
@@ -68,7 +72,7 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
     dts_layer_work (layer, precision, batch, &w);
   DtsKernelWork sum = { 0 };
   if (layer->type != DTS_LAYER_INPUT)
-    dts_roofline_grad_sum_work (layer, precision, batch, &sum);
+    dts_roofline_grad_sum_work (layer, dts_precision_non_gemm (precision), batch, &sum);
   const DtsKernelWork *work[DTS_PASS_COUNT] = { &w.fwd, &w.bwd_data, &w.bwd_weight, &w.update };
   const DtsFramework *fw = dts_cost_framework (cost);
   for (int p = 0; p < DTS_PASS_COUNT; p++) {
@@ -78,7 +82,8 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
     if (roofline) {
       dts_roofline_kernel_terms (work[p], gpu, precision, fw, &terms);
       if (p == DTS_PASS_BWD_DATA)
-        dts_roofline_kernel_terms (&sum, gpu, precision, fw, &terms);
+        dts_roofline_kernel_terms (&sum, gpu, dts_precision_non_gemm (gemm_precision), fw,
+                                   &terms);
       b->flops = terms.flops;
       b->bytes = terms.bytes;
       b->compute_bound_s = terms.compute_bound_s;

@@ -98,9 +98,22 @@ char *
 dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision precision)
 {
   const char *stand_in = dts_gpu_arch_stand_in (gpu->arch);
-  if (stand_in == NULL)
-    return NULL;
   const DtsFramework *fw = dts_cost_framework (cost);
+  /* fp8 with no FP8 efficiency in the profile: bf16's (framework.c) */
+  g_autoptr (GString) fp8 = NULL;
+  if (precision == DTS_PREC_FP8 && !dts_framework_has_eff (fw, gpu->chip, gpu->arch, precision)) {
+    g_autofree char *bkey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, DTS_PREC_BF16);
+    fp8 = g_string_new (NULL);
+    g_string_append_printf (fp8,
+                            "fp8: no FP8 kernels measured, bf16's efficiency assumed for the "
+                            "FP8 GEMMs of linear layers: profile %s's %s %.2f of the fp8 peak",
+                            fw->id, bkey,
+                            dts_framework_compute_eff (fw, gpu->chip, gpu->arch, DTS_PREC_BF16));
+    if (cost->klass->assumed_fp8 != NULL)
+      cost->klass->assumed_fp8 (gpu, fp8);
+  }
+  if (stand_in == NULL)
+    return fp8 != NULL ? g_string_free (g_steal_pointer (&fp8), FALSE) : NULL;
   g_autofree char *ckey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, precision);
   g_autofree char *mkey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, precision);
   GString *out = g_string_new (NULL);
@@ -112,7 +125,34 @@ dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision pr
                           dts_framework_memory_eff (fw, gpu->chip, gpu->arch), stand_in);
   if (cost->klass->assumed != NULL)
     cost->klass->assumed (gpu, precision, stand_in, out);
+  if (fp8 != NULL)
+    g_string_append_printf (out, "; %s", fp8->str);
   return g_string_free (out, FALSE);
+}
+
+gboolean
+dts_cost_check_fp8 (const DtsGpuSpec *gpu, GError **error)
+{
+  if (gpu->peak_flops[DTS_PREC_FP8] > 0)
+    return TRUE;
+  /* Name the catalogue's GPUs that have it; the shipped catalogue, as the
+   * platform's entry may come from it under another name. */
+  g_autoptr (GString) have = g_string_new (NULL);
+  g_autoptr (GError) local = NULL;
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &local);
+  for (guint i = 0; cat != NULL && i < dts_gpu_catalog_size (cat); i++) {
+    const DtsGpuSpec *s = dts_gpu_catalog_index (cat, i);
+    if (s->peak_flops[DTS_PREC_FP8] > 0)
+      g_string_append_printf (have, "%s%s", have->len ? ", " : "", s->id);
+  }
+  dts_gpu_catalog_free (cat);
+  g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+               "precision fp8: %s (%s) has no FP8 tensor cores (its catalogue entry records "
+               "no fp8 rate; Hopper and newer have them: %s); use --precision bf16%s",
+               gpu->id, gpu->arch ? gpu->arch : "unknown architecture",
+               have->len ? have->str : "none in the catalogue",
+               gpu->peak_flops[DTS_PREC_BF16] > 0 ? "" : " or fp32");
+  return FALSE;
 }
 
 gboolean
@@ -133,6 +173,13 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
                  gpu->peak_flops[DTS_PREC_FP16] > 0 ? " or fp16" : "");
     return FALSE;
   }
+  if (precision == DTS_PREC_FP8 && !dts_cost_check_fp8 (gpu, error))
+    return FALSE;
+  /* Under fp8 only the GEMMs of linear layers run in FP8 (Transformer
+   * Engine's te.Linear and its fused variants); the attention core, norms,
+   * element-wise kernels, the loss and the optimizer run in bf16. */
+  if (layer->type != DTS_LAYER_LINEAR)
+    precision = dts_precision_non_gemm (precision);
   const DtsFramework *fw = dts_cost_framework (cost);
   if (layer->type == DTS_LAYER_INPUT && fw->iteration_s > 0) {
     out->fwd_s = fw->iteration_s;
@@ -150,6 +197,7 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
    * roofline at the profile's bandwidth share.  Fused layers still pay it:
    * fusion removes their own kernel, not their consumers' gradients. */
   if (layer->type != DTS_LAYER_INPUT && layer->n_consumers > 1)
-    out->bwd_data_s += dts_roofline_grad_sum_time (layer, gpu, precision, batch, fw);
+    out->bwd_data_s += dts_roofline_grad_sum_time (layer, gpu, dts_precision_non_gemm (precision),
+                                                   batch, fw);
   return TRUE;
 }

@@ -50,6 +50,9 @@ typedef struct {
    * STAND_IN), for dts_cost_assumption. */
   void (*assumed) (const DtsGpuSpec *gpu, DtsPrecision precision, const char *stand_in,
                    GString *out);
+  /* Optional: append to OUT, as "; ..." clauses, what the model assumes for
+   * FP8 GEMMs on GPU where nothing was measured in FP8. */
+  void (*assumed_fp8) (const DtsGpuSpec *gpu, GString *out);
 } DtsCostModelClass;
 
 /* The table, terminated by NULL. */
@@ -70,6 +73,10 @@ void dts_cost_set_framework (DtsCost *cost, DtsFramework *fw);
 /* The profile in use (lent; generic unless set). */
 const DtsFramework *dts_cost_framework (const DtsCost *cost);
 
+/* TRUE when GPU has FP8 tensor cores (a catalogue fp8 rate); else FALSE
+ * with an error naming GPU and the catalogue's GPUs that have them. */
+gboolean dts_cost_check_fp8 (const DtsGpuSpec *gpu, GError **error);
+
 /* Times of LAYER.  Under the cost's profile, a layer of a kind it fuses costs
  * nothing (source "fused"), and the model input layer's forward time is the
  * profile's host time per iteration (source "framework"). */
@@ -81,7 +88,9 @@ gboolean dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGp
  * another architecture because nothing was measured on GPU's
  * (dts_gpu_arch_stand_in), as one sentence for the run's summary:
  * "B200-SXM-180GB (Blackwell): nothing measured on Blackwell, Hopper's
- * values assumed: ..."; NULL (nothing borrowed) for every other GPU.
+ * values assumed: ...", and under fp8 with no FP8 efficiency in the
+ * profile "fp8: ... bf16's efficiency assumed ..."; NULL (nothing
+ * borrowed) otherwise.
  * Owned. */
 char *dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision precision);
 

@@ -5,8 +5,10 @@
  * are ignored, every key is optional (unset keys keep `generic`'s value) and
  * may appear once.  Keys:
  *   description            free text
- *   compute-efficiency-fp32, -tf32, -fp16, -bf16
- *                          share of peak FLOP/s of conv and fc kernels, (0, 1]
+ *   compute-efficiency-fp32, -tf32, -fp16, -bf16, -fp8
+ *                          share of peak FLOP/s of conv and fc kernels, (0, 1];
+ *                          fp8 (the GEMMs of linear layers) unset by default:
+ *                          bf16's, as no FP8 kernels were measured
  *   memory-efficiency      share of peak bandwidth of other kernels, (0, 1]
  *   compute-efficiency-PREC-ARCH, memory-efficiency-ARCH
  *                          the same for the GPUs of one architecture (the
@@ -64,7 +66,7 @@ static const DtsFramework generic = {
   .description = (char *) "the plain roofline: 70% of peak FLOP/s, 80% of peak bandwidth, "
                           "5 us per kernel, nothing fused, no host time",
   .compute_eff = { DTS_ROOFLINE_COMPUTE_EFF, DTS_ROOFLINE_COMPUTE_EFF, DTS_ROOFLINE_COMPUTE_EFF,
-                   DTS_ROOFLINE_COMPUTE_EFF },
+                   DTS_ROOFLINE_COMPUTE_EFF, 0 /* fp8: bf16's */ },
   .memory_eff = DTS_ROOFLINE_MEMORY_EFF,
   .waves = FALSE,
   .tile = 128,
@@ -159,6 +161,8 @@ char *
 dts_framework_eff_key (const DtsFramework *fw, const char *chip, const char *arch,
                        gboolean memory, DtsPrecision precision)
 {
+  if (!memory && precision == DTS_PREC_FP8 && !dts_framework_has_eff (fw, chip, arch, precision))
+    precision = DTS_PREC_BF16; /* borrowed: dts_framework_compute_eff */
   int i = arch_key (fw, chip, arch, memory, precision);
   g_autofree char *base = memory ? g_strdup ("memory-efficiency")
                                  : g_strdup_printf ("compute-efficiency-%s",
@@ -169,10 +173,19 @@ dts_framework_eff_key (const DtsFramework *fw, const char *chip, const char *arc
   return g_strdup_printf ("%s-%s", base, name);
 }
 
+gboolean
+dts_framework_has_eff (const DtsFramework *fw, const char *chip, const char *arch,
+                       DtsPrecision precision)
+{
+  return fw->compute_eff[precision] > 0 || arch_key (fw, chip, arch, FALSE, precision) >= 0;
+}
+
 double
 dts_framework_compute_eff (const DtsFramework *fw, const char *chip, const char *arch,
                            DtsPrecision precision)
 {
+  if (precision == DTS_PREC_FP8 && !dts_framework_has_eff (fw, chip, arch, precision))
+    precision = DTS_PREC_BF16;
   double e = arch_eff (fw, chip, arch, FALSE, precision);
   return e > 0 ? e : fw->compute_eff[precision];
 }
@@ -295,7 +308,7 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   if (strcmp (key, "gradient-precision") == 0) {
     DtsPrecision p;
-    if (!dts_precision_from_string (v, &p, NULL) || p == DTS_PREC_TF32) {
+    if (!dts_precision_from_string (v, &p, NULL) || p == DTS_PREC_TF32 || p == DTS_PREC_FP8) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                    "%s: %s = '%s': expected fp32, fp16 or bf16 (tf32 is stored as fp32)", where,
                    key, v);
@@ -324,7 +337,7 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
                "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
-               "bf16[-ARCH], compute-efficiency-1x1[-wgrad], memory-efficiency[-ARCH], "
+               "bf16|fp8[-ARCH], compute-efficiency-1x1[-wgrad], memory-efficiency[-ARCH], "
                "wave-quantisation, tile, launch-overhead, iteration-overhead, fuse, "
                "gpu-speed-spread, gradient-precision, winograd-3x3, fft-convolution or "
                "winograd-convolution)",

@@ -23,7 +23,8 @@ G_BEGIN_DECLS
 typedef struct {
   char *id;                           /* file name without .conf, or "generic" */
   char *description;
-  double compute_eff[DTS_PREC_COUNT]; /* share of peak FLOP/s of conv/fc kernels */
+  double compute_eff[DTS_PREC_COUNT]; /* share of peak FLOP/s of conv/fc kernels; 0 for
+                                       * fp8: unset, bf16's (dts_framework_compute_eff) */
   double memory_eff;                  /* share of peak bandwidth of other kernels */
   gboolean waves;                     /* wave quantisation of conv/fc kernels */
   int tile;                           /* output tile edge (elements) of a conv/fc thread block */
@@ -60,9 +61,16 @@ typedef struct {
 
 /* The share of peak FLOP/s of conv/fc kernels at PRECISION on a GPU of
  * chip CHIP and architecture ARCH (either may be NULL): the chip's key,
- * else the architecture's, else the precision's. */
+ * else the architecture's, else the precision's.  fp8 with no fp8 key of
+ * its own (dts_framework_has_eff) takes bf16's, looked up the same way:
+ * no FP8 kernels were measured. */
 double dts_framework_compute_eff (const DtsFramework *fw, const char *chip, const char *arch,
                                   DtsPrecision precision);
+/* Whether FW sets a compute efficiency at PRECISION for CHIP/ARCH itself
+ * (always for the precisions other than fp8, which the generic profile
+ * leaves unset). */
+gboolean dts_framework_has_eff (const DtsFramework *fw, const char *chip, const char *arch,
+                                DtsPrecision precision);
 
 /* The share of peak bandwidth of other kernels, looked up the same way. */
 double dts_framework_memory_eff (const DtsFramework *fw, const char *chip, const char *arch);

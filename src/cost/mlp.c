@@ -74,6 +74,7 @@ static const DtsPrecision served_by[DTS_PREC_COUNT] = {
   [DTS_PREC_TF32] = DTS_PREC_FP32,
   [DTS_PREC_FP16] = DTS_PREC_FP16,
   [DTS_PREC_BF16] = DTS_PREC_FP16,
+  [DTS_PREC_FP8] = DTS_PREC_FP16, /* scaled by the roofline to the FP8 rate */
 };
 
 void

@@ -1,7 +1,8 @@
 /* gpu.c - GPU specs and the GPU catalogue (platforms/gpus.xml).
  *
  * A catalogue entry is the vendor's peak numbers for one device: FP32 on the
- * CUDA cores, TF32/FP16/BF16 on tensor cores (dense rates), memory bandwidth
+ * CUDA cores, TF32/FP16/BF16 (and FP8 where the GPU has it: Hopper and
+ * newer) on tensor cores (dense rates), memory bandwidth
  * and size, SM count, and the document they come from. Peaks are boost-clock
  * figures as NVIDIA states them; efficiency below peak is the cost models'
  * business, not the catalogue's. A precision a device lacks is 0 and runs at
@@ -39,19 +40,20 @@ typedef struct {
 } FieldSlot;
 
 static const DtsGpuField fields[] = {
-  { "fp32", "flops_fp32", DTS_UNIT_FLOPS, FALSE, FALSE },
-  { "tf32", "flops_tf32", DTS_UNIT_FLOPS, TRUE, FALSE },
-  { "fp16", "flops_fp16", DTS_UNIT_FLOPS, TRUE, FALSE },
-  { "bf16", "flops_bf16", DTS_UNIT_FLOPS, TRUE, FALSE },
-  { "mem-bw", "mem_bw", DTS_UNIT_BANDWIDTH, FALSE, FALSE },
-  { "mem", "mem", DTS_UNIT_BYTES, FALSE, FALSE },
-  { "sm", "sm_count", DTS_UNIT_NONE, FALSE, TRUE },
-  { NULL, NULL, DTS_UNIT_NONE, FALSE, FALSE },
+  { "fp32", "flops_fp32", DTS_UNIT_FLOPS, FALSE, FALSE, FALSE },
+  { "tf32", "flops_tf32", DTS_UNIT_FLOPS, TRUE, FALSE, FALSE },
+  { "fp16", "flops_fp16", DTS_UNIT_FLOPS, TRUE, FALSE, FALSE },
+  { "bf16", "flops_bf16", DTS_UNIT_FLOPS, TRUE, FALSE, FALSE },
+  { "fp8", "flops_fp8", DTS_UNIT_FLOPS, TRUE, FALSE, TRUE },
+  { "mem-bw", "mem_bw", DTS_UNIT_BANDWIDTH, FALSE, FALSE, FALSE },
+  { "mem", "mem", DTS_UNIT_BYTES, FALSE, FALSE, FALSE },
+  { "sm", "sm_count", DTS_UNIT_NONE, FALSE, TRUE, FALSE },
+  { NULL, NULL, DTS_UNIT_NONE, FALSE, FALSE, FALSE },
 };
 static const FieldSlot slots[] = {
   { SLOT_FLOPS, DTS_PREC_FP32 }, { SLOT_FLOPS, DTS_PREC_TF32 }, { SLOT_FLOPS, DTS_PREC_FP16 },
-  { SLOT_FLOPS, DTS_PREC_BF16 }, { SLOT_MEM_BW, 0 },           { SLOT_MEM, 0 },
-  { SLOT_SM, 0 },
+  { SLOT_FLOPS, DTS_PREC_BF16 }, { SLOT_FLOPS, DTS_PREC_FP8 },  { SLOT_MEM_BW, 0 },
+  { SLOT_MEM, 0 },               { SLOT_SM, 0 },
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (slots) + 1 == G_N_ELEMENTS (fields));
 
@@ -324,6 +326,8 @@ load_entry (DtsGpuCatalog *cat, xmlNode *node, GError **error)
     g_autofree char *v = dts_xml_get_attr (node, f->attr);
     g_autoptr (GError) local = NULL;
     double value = 0;
+    if (v == NULL && f->optional)
+      continue; /* absent: 0, unsupported */
     if (v == NULL) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                    KIND " '%s': line %d: <gpu id=%s> needs attribute '%s' (%s%s)", path, line,

@@ -67,6 +67,7 @@ typedef struct {
   DtsUnitKind unit;
   gboolean zero_ok;
   gboolean is_int;
+  gboolean optional; /* the catalogue may omit it: 0 (fp8, which only Hopper and newer have) */
 } DtsGpuField;
 
 /* The table, terminated by a row with attr NULL. */

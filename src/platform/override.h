@@ -3,7 +3,7 @@
  * Syntax (validated by dts_override_parse; errors quote the text):
  *   --set link:GLOB.bandwidth=VALUE   --set link:GLOB.latency=VALUE
  *   --set host:GLOB.speed=VALUE       --set gpu:GLOB.FIELD=VALUE
- *        (FIELD: flops_fp32, flops_tf32, flops_fp16, flops_bf16, mem_bw, mem, sm_count)
+ *        (FIELD: flops_fp32, flops_tf32, flops_fp16, flops_bf16, flops_fp8, mem_bw, mem, sm_count)
  *   --scale network.bandwidth=F  --scale network.latency=F
  *   --scale gpu.flops=F          --scale gpu.mem_bw=F
  * GLOB is a shell-style pattern (g_pattern_match_simple) over SimGrid link

@@ -125,8 +125,14 @@ START_TEST (test_precision)
   ck_assert_int_eq (p, DTS_PREC_FP16);
   ck_assert_double_eq (dts_precision_elem_bytes (p), 2.0);
   ck_assert_str_eq (dts_precision_to_string (DTS_PREC_TF32), "tf32");
-  ck_assert (!dts_precision_from_string ("fp8", &p, &error));
-  dts_test_assert_error (error, DTS_ERROR_INVALID, "unknown precision 'fp8'", "bf16", NULL);
+  ck_assert (dts_precision_from_string ("fp8", &p, &error));
+  ck_assert_int_eq (p, DTS_PREC_FP8);
+  /* fp8 stores activations in bf16; its non-GEMM kernels run in bf16 */
+  ck_assert_double_eq (dts_precision_elem_bytes (p), 2.0);
+  ck_assert_int_eq (dts_precision_non_gemm (p), DTS_PREC_BF16);
+  ck_assert_int_eq (dts_precision_non_gemm (DTS_PREC_FP16), DTS_PREC_FP16);
+  ck_assert (!dts_precision_from_string ("fp4", &p, &error));
+  dts_test_assert_error (error, DTS_ERROR_INVALID, "unknown precision 'fp4'", "bf16, fp8", NULL);
 }
 END_TEST
 

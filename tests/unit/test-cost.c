@@ -219,6 +219,21 @@ START_TEST (test_framework_parse)
   ck_assert_double_eq (dts_framework_memory_eff (chips, "GA102", "Ampere"), 0.6);
   ck_assert_double_eq (dts_framework_memory_eff (chips, NULL, "Ampere"), 0.7);
   ck_assert_double_eq (dts_framework_memory_eff (chips, "AD102", "Ada"), chips->memory_eff);
+  /* fp8 without a key of its own borrows bf16's, looked up the same way
+   * (Blackwell through its Hopper stand-in); an fp8 key of its own wins */
+  g_autoptr (DtsFramework) fp8 = parse_ok ("compute-efficiency-bf16 = 0.3\n"
+                                           "compute-efficiency-bf16-hopper = 0.4\n");
+  ck_assert (!dts_framework_has_eff (fp8, "GH100", "Hopper", DTS_PREC_FP8));
+  ck_assert_double_eq (dts_framework_compute_eff (fp8, "GH100", "Hopper", DTS_PREC_FP8), 0.4);
+  ck_assert_double_eq (dts_framework_compute_eff (fp8, "GB100", "Blackwell", DTS_PREC_FP8), 0.4);
+  ck_assert_double_eq (dts_framework_compute_eff (fp8, "GA100", "Ampere", DTS_PREC_FP8), 0.3);
+  g_autofree char *key = dts_framework_eff_key (fp8, "GH100", "Hopper", FALSE, DTS_PREC_FP8);
+  ck_assert_str_eq (key, "compute-efficiency-bf16-hopper");
+  g_autoptr (DtsFramework) own = parse_ok ("compute-efficiency-bf16 = 0.3\n"
+                                           "compute-efficiency-fp8-hopper = 0.5\n");
+  ck_assert (dts_framework_has_eff (own, "GH100", "Hopper", DTS_PREC_FP8));
+  ck_assert_double_eq (dts_framework_compute_eff (own, "GH100", "Hopper", DTS_PREC_FP8), 0.5);
+  ck_assert_double_eq (dts_framework_compute_eff (own, "GA100", "Ampere", DTS_PREC_FP8), 0.3);
   ck_assert (fw->waves);
   ck_assert_int_eq (fw->tile, 64);
   ck_assert_double_eq_tol (fw->launch_s, 2e-6, 1e-18);
@@ -245,6 +260,7 @@ START_TEST (test_framework_parse)
   parse_fails ("gpu-speed-spread = 0.5\n", "expected a number in [0, 0.5)");
   parse_fails ("gpu-speed-spread = -0.01\n", "expected a number in [0, 0.5)");
   parse_fails ("gradient-precision = int8\n", "expected fp32, fp16 or bf16");
+  parse_fails ("gradient-precision = fp8\n", "expected fp32, fp16 or bf16");
   parse_fails ("winograd-3x3 = 0.9\n", "expected a number in [1, 4]");
   parse_fails ("winograd-3x3 = 4.5\n", "expected a number in [1, 4]");
   parse_fails ("memory-efficiency-kepler = 0\n", "expected a number in (0, 1]");

@@ -1,6 +1,7 @@
 /* test-gemm.c - the GEMM model (cost/gemm.c) against bench/fit-gemm.py's
  * numbers and a case worked by hand, the wave efficiency's range and
- * monotonicity, and the roofline-gemm cost model on a transformer. */
+ * monotonicity, the roofline-gemm cost model on a transformer, and fp8
+ * (FP8 GEMMs of linear layers, bf16 elsewhere) under both roofline models. */
 #include "config.h"
 
 #include <math.h>
@@ -9,8 +10,10 @@
 #include "core/error.h"
 #include "cost/cost.h"
 #include "cost/gemm.h"
+#include "cost/roofline.h"
 #include "platform/gpu.h"
 #include "testlib.h"
+#include "workload/work.h"
 #include "workload/workload.h"
 
 static DtsGpuCatalog *
@@ -243,6 +246,83 @@ START_TEST (test_roofline_gemm_model)
 }
 END_TEST
 
+/* fp8 on an H100 (FP8 1979 TFLOP/s dense, twice BF16's 989.5): the
+ * compute-bound GEMMs of a large transformer's linear layers take half
+ * their bf16 time, less the per-kernel fixed cost, under the roofline
+ * (bf16's 0.70 efficiency borrowed) and roofline-gemm (bf16's MAMF share
+ * and fitted constants borrowed); norms, the attention core, element-wise
+ * layers, the loss and every optimizer update are the bf16 times exactly.
+ * An A100 has no FP8: refused, naming the GPUs that have it. */
+START_TEST (test_fp8)
+{
+  g_autofree char *path = dts_test_write_tmp (
+      "<model name=\"t\"><transformer layers=\"1\" hidden=\"8192\" ffn=\"28672\" "
+      "heads=\"64\" vocab=\"32000\" seq-len=\"4096\" mlp=\"swiglu\" norm=\"rmsnorm\" "
+      "positions=\"rotary\" bias=\"false\"/></model>\n",
+      ".xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
+  const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
+  ck_assert_double_eq (h100->peak_flops[DTS_PREC_FP8], 2 * h100->peak_flops[DTS_PREC_BF16]);
+  ck_assert_double_eq (a100->peak_flops[DTS_PREC_FP8], 0);
+  const DtsFramework *fw = dts_framework_generic ();
+  ck_assert_double_eq (dts_framework_compute_eff (fw, h100->chip, h100->arch, DTS_PREC_FP8),
+                       dts_framework_compute_eff (fw, h100->chip, h100->arch, DTS_PREC_BF16));
+  ck_assert_double_eq (dts_gemm_ceiling_flops (h100, DTS_PREC_FP8),
+                       2 * dts_gemm_ceiling_flops (h100, DTS_PREC_BF16));
+  static const char *const models[] = { "roofline", "roofline-gemm" };
+  int batch = 2;
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++) {
+    g_autoptr (DtsCost) cost = dts_cost_new (models[m], &error);
+    ck_assert (cost != NULL);
+    gboolean gemm = m == 1;
+    int n_linear = 0, n_other = 0;
+    for (guint i = 0; i < w->layers->len; i++) {
+      const DtsLayer *l = dts_workload_layer (w, i);
+      DtsLayerTimes b, f;
+      ck_assert (dts_cost_layer_times (cost, l, h100, DTS_PREC_BF16, batch, &b, &error));
+      ck_assert (dts_cost_layer_times (cost, l, h100, DTS_PREC_FP8, batch, &f, &error));
+      ck_assert_double_eq (f.update_s, b.update_s);
+      if (l->type != DTS_LAYER_LINEAR) {
+        ck_assert_double_eq (f.fwd_s, b.fwd_s);
+        ck_assert_double_eq (f.bwd_data_s, b.bwd_data_s);
+        ck_assert_double_eq (f.bwd_weight_s, b.bwd_weight_s);
+        n_other += l->type == DTS_LAYER_ATTENTION || l->type == DTS_LAYER_RMSNORM;
+        continue;
+      }
+      n_linear++;
+      DtsLayerWork lw;
+      dts_layer_work (l, DTS_PREC_FP8, batch, &lw);
+      double gfix = dts_gemm_family (h100)->fixed_s;
+      const double fixed[3] = { gemm ? gfix : lw.fwd.kernels * DTS_ROOFLINE_LAUNCH_S,
+                                gemm ? gfix : lw.bwd_data.kernels * DTS_ROOFLINE_LAUNCH_S,
+                                gemm ? gfix : lw.bwd_weight.kernels * DTS_ROOFLINE_LAUNCH_S };
+      const double tb[3] = { b.fwd_s, b.bwd_data_s, b.bwd_weight_s };
+      const double tf[3] = { f.fwd_s, f.bwd_data_s, f.bwd_weight_s };
+      for (int p = 0; p < 3; p++)
+        assert_rel ((tf[p] - fixed[p]) / (tb[p] - fixed[p]), 0.5, 1e-12);
+    }
+    /* qkv, proj, fc1, fc2, lm-head; the attention core and two norms at least */
+    ck_assert_int_eq (n_linear, 5);
+    ck_assert_int_ge (n_other, 3);
+    g_autofree char *said = dts_cost_assumption (cost, h100, DTS_PREC_FP8);
+    ck_assert_ptr_nonnull (said);
+    ck_assert_ptr_nonnull (strstr (said, "bf16's efficiency assumed"));
+    ck_assert (dts_cost_assumption (cost, h100, DTS_PREC_BF16) == NULL);
+    DtsLayerTimes t;
+    ck_assert (!dts_cost_layer_times (cost, dts_workload_layer (w, 2), a100, DTS_PREC_FP8, batch,
+                                      &t, &error));
+    dts_test_assert_error (error, DTS_ERROR_INVALID, "precision fp8: A100-SXM4-80GB (Ampere)",
+                           "H100-SXM5-80GB, H200-SXM-141GB, B200-SXM-180GB, GB200-186GB",
+                           "--precision bf16", NULL);
+    g_clear_error (&error);
+  }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -255,6 +335,7 @@ main (void)
   tcase_add_test (tc, test_gemm_blackwell_stand_in);
   tcase_add_test (tc, test_gemm_wave_range_and_monotone);
   tcase_add_test (tc, test_roofline_gemm_model);
+  tcase_add_test (tc, test_fp8);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }

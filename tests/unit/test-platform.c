@@ -166,7 +166,9 @@ START_TEST (test_gpu_fields)
   const DtsGpuField *f = dts_gpu_field_by_property ("mem_bw");
   ck_assert_ptr_nonnull (f);
   ck_assert_str_eq (f->attr, "mem-bw");
-  ck_assert_ptr_null (dts_gpu_field_by_property ("flops_fp8"));
+  ck_assert_ptr_nonnull (dts_gpu_field_by_property ("flops_fp8"));
+  ck_assert (dts_gpu_field_by_property ("flops_fp8")->optional);
+  ck_assert_ptr_null (dts_gpu_field_by_property ("flops_fp4"));
   DtsGpuSpec s = { 0 };
   double v = 0;
   g_autoptr (GError) error = NULL;
@@ -181,7 +183,8 @@ START_TEST (test_gpu_fields)
   const DtsGpuField *sm = dts_gpu_field_by_property ("sm_count");
   ck_assert (!dts_gpu_field_parse (sm, "80.5", &v, &error));
   dts_test_assert_error (error, DTS_ERROR_PARSE, "'80.5'", NULL);
-  ck_assert (strstr (dts_gpu_field_properties (), "flops_bf16, mem_bw, mem, sm_count") != NULL);
+  ck_assert (strstr (dts_gpu_field_properties (), "flops_bf16, flops_fp8, mem_bw, mem, sm_count")
+             != NULL);
 }
 END_TEST
 
