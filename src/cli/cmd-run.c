@@ -522,6 +522,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
                 : isatty (STDERR_FILENO)   ? DTS_PROGRESS_LIVE
                 : a.progress               ? DTS_PROGRESS_LINES
                                            : 0,
+    .long_run_notice = TRUE,
   };
   const DtsReportWriter *writer = NULL;
   if (!check_args (&a, &o, &writer, error))

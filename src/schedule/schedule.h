@@ -391,6 +391,25 @@ double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow
  * 768 to 16k GPUs (doc/SIMULATION.md), 15 minutes to more than an hour. */
 #define DTS_SCHEDULE_MAX_ACTIVITIES 2e8
 
+/* Wall time to simulate ACTIVITIES activities of S (an estimate from
+ * dts_schedule_estimate_activities): DTS_SCHEDULE_ACTIVITY_S each, plus
+ * DTS_SCHEDULE_ACTIVITY_S_PER_FLOW for every transfer the parameter
+ * servers keep in flight at once (dts_schedule_server_flows): SimGrid
+ * re-solves the bandwidth sharing of every flow connected to one that
+ * starts or ends, and the servers' transfers share the nodes' network
+ * interfaces with all the others, so each activity costs in proportion to
+ * the transfers in flight (doc/SIMULATION.md, "How long a run takes"). A
+ * rough figure, on the order of the measured times, not a promise. */
+double dts_schedule_server_flows (const DtsSchedule *sched);
+double dts_schedule_estimate_wall_s (const DtsSchedule *sched, double activities);
+#define DTS_SCHEDULE_ACTIVITY_S 10e-6
+#define DTS_SCHEDULE_ACTIVITY_S_PER_FLOW 0.15e-6
+
+/* `dtsim run` says on stderr before it starts a run estimated to take at
+ * least this many seconds of wall time (DTSIM_LONG_RUN_S in the
+ * environment sets another threshold), with -q too. */
+#define DTS_SCHEDULE_LONG_RUN_S 60.0
+
 /* Transfers of a plan printed in full by --dump-plan. */
 #define DTS_SCHEDULE_DUMP_MAX_TRANSFERS 4096
 
