@@ -640,8 +640,8 @@ dts_schedule_server_flows (const DtsSchedule *s)
 double
 dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities)
 {
-  return activities * (DTS_SCHEDULE_ACTIVITY_S
-                       + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW * dts_schedule_server_flows (s));
+  double flows = dts_schedule_server_flows (s);
+  return activities * (DTS_SCHEDULE_ACTIVITY_S + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 * flows * flows);
 }
 
 double
