@@ -618,7 +618,8 @@ apply_senders (const GArray *prog)
 
 /* Transfers the parameter servers of S keep in flight at once: each
  * server stream (a shard, or a shard's part of a bucket) moves up to
- * --ps-concurrency messages in each direction. */
+ * --ps-concurrency messages in each direction, and no more than it has
+ * workers. */
 double
 dts_schedule_server_flows (const DtsSchedule *s)
 {
@@ -629,7 +630,7 @@ dts_schedule_server_flows (const DtsSchedule *s)
     for (guint j = 0; st->kind == DTS_STREAM_SERVER && j < prog->len; j++) {
       const DtsOp *op = &g_array_index (prog, DtsOp, j);
       if (op->type == DTS_OP_APPLY) {
-        flows += 2.0 * MAX (op->concurrency, 1);
+        flows += 2.0 * MAX (MIN (op->concurrency, op->senders), 1);
         break;
       }
     }

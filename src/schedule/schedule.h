@@ -400,7 +400,10 @@ double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow
  * interface and so connect all of them, and an activity costs about F^2
  * (measured, one core: 1,024 workers and 64 shards, 16 us of CPU per
  * activity at F = 128 and 426 us at F = 1,024; doc/SIMULATION.md, "The
- * cost guard"). A rough figure, within a few times the measured ones. */
+ * cost guard"). A rough figure, within a few times the measured ones; too
+ * high when the concurrency nears the workers (pushes that arrive together
+ * share the links equally and end together: 16 s estimated for 0.4 s with
+ * 64 workers, sync-ps, --ps-concurrency 64). */
 double dts_schedule_server_flows (const DtsSchedule *sched);
 double dts_schedule_estimate_wall_s (const DtsSchedule *sched, double activities);
 #define DTS_SCHEDULE_ACTIVITY_S 10e-6
