@@ -136,7 +136,7 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "compute-jitter", 0, 0, S, &a->compute_jitter,
       "Noise on every compute operation, seeded by --seed: lognormal:SIGMA, a factor of mean "
       "1 (default: none)", "DIST:PARAMS" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal)", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress line on stderr (default: a progress line when stderr is a terminal); a run estimated to take a minute or more still says so before it starts", NULL },
     { "progress", 0, 0, G_OPTION_ARG_NONE, &a->progress,
       "Progress on stderr even when it is not a terminal: a line per iteration (default: off there)",
       NULL },
@@ -523,6 +523,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
                 : isatty (STDERR_FILENO)   ? DTS_PROGRESS_LIVE
                 : a.progress               ? DTS_PROGRESS_LINES
                                            : 0,
+    .long_run_notice = TRUE,
   };
   const DtsReportWriter *writer = NULL;
   if (!check_args (&a, &o, &writer, error))

@@ -318,6 +318,39 @@ describe_overrides (GArray *overrides)
   return g_strv_builder_end (b);
 }
 
+/* Before a run estimated to take long (DTS_SCHEDULE_LONG_RUN_S, or the
+ * seconds of DTSIM_LONG_RUN_S in the environment), one line on stderr
+ * that says so, also under -q (which hides the progress line only): a
+ * long run without it is silent until it ends when stderr is not a
+ * terminal. */
+static void
+long_run_notice (const DtsSchedule *sched, double activities)
+{
+  double limit = DTS_SCHEDULE_LONG_RUN_S;
+  const char *env = g_getenv ("DTSIM_LONG_RUN_S");
+  if (env != NULL && *env != '\0') {
+    char *end;
+    double v = g_ascii_strtod (env, &end);
+    if (*end == '\0' && v >= 0)
+      limit = v;
+  }
+  double wall_s = dts_schedule_estimate_wall_s (sched, activities);
+  if (!(wall_s >= limit))
+    return;
+  double flows = dts_schedule_server_flows (sched);
+  g_autofree char *at_once
+      = flows > 0 ? g_strdup_printf (", %.0f parameter-server transfers at once", flows)
+                  : g_strdup ("");
+  if (wall_s < 120)
+    g_printerr ("dtsim: this run will take about %.2g s of wall time (estimate: %.3g simulated "
+                "activities%s)\n",
+                wall_s, activities, at_once);
+  else
+    g_printerr ("dtsim: this run will take about %.0f minutes of wall time (estimate: %.3g "
+                "simulated activities%s)\n",
+                wall_s / 60, activities, at_once);
+}
+
 DtsRunSummary *
 dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError **error)
 {
@@ -471,6 +504,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                  activities, limit, activities * 1e-5 / 60);
     return NULL;
   }
+  if (o.long_run_notice)
+    long_run_notice (sched, activities);
   g_autoptr (DtsTrace) trace = dts_sim_run (sched, platform, workload, &o, error);
   if (trace == NULL)
     return NULL;

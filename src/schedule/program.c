@@ -618,6 +618,35 @@ apply_senders (const GArray *prog)
   return 1;
 }
 
+/* Transfers the parameter servers of S keep in flight at once: each
+ * server stream (a shard, or a shard's part of a bucket) moves up to
+ * --ps-concurrency messages in each direction, and no more than it has
+ * workers. */
+double
+dts_schedule_server_flows (const DtsSchedule *s)
+{
+  double flows = 0;
+  for (guint i = 0; i < s->streams->len; i++) {
+    const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
+    const GArray *prog = g_ptr_array_index (s->programs, st->program);
+    for (guint j = 0; st->kind == DTS_STREAM_SERVER && j < prog->len; j++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, j);
+      if (op->type == DTS_OP_APPLY) {
+        flows += 2.0 * MAX (MIN (op->concurrency, op->senders), 1);
+        break;
+      }
+    }
+  }
+  return flows;
+}
+
+double
+dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities)
+{
+  double flows = dts_schedule_server_flows (s);
+  return activities * (DTS_SCHEDULE_ACTIVITY_S + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 * flows * flows);
+}
+
 double
 dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
                                   int iterations)

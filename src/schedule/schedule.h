@@ -393,6 +393,29 @@ double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow
  * 768 to 16k GPUs (doc/SIMULATION.md), 15 minutes to more than an hour. */
 #define DTS_SCHEDULE_MAX_ACTIVITIES 2e8
 
+/* Wall time to simulate ACTIVITIES activities of S (an estimate from
+ * dts_schedule_estimate_activities): DTS_SCHEDULE_ACTIVITY_S each, plus
+ * DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 times the square of the transfers the
+ * parameter servers keep in flight at once (F, dts_schedule_server_flows).
+ * SimGrid re-solves the bandwidth sharing of every flow connected to one
+ * that starts or ends; the servers' transfers cross every node's network
+ * interface and so connect all of them, and an activity costs about F^2
+ * (measured, one core: 1,024 workers and 64 shards, 16 us of CPU per
+ * activity at F = 128 and 426 us at F = 1,024; doc/SIMULATION.md, "The
+ * cost guard"). A rough figure, within a few times the measured ones; too
+ * high when the concurrency nears the workers (pushes that arrive together
+ * share the links equally and end together: 16 s estimated for 0.4 s with
+ * 64 workers, sync-ps, --ps-concurrency 64). */
+double dts_schedule_server_flows (const DtsSchedule *sched);
+double dts_schedule_estimate_wall_s (const DtsSchedule *sched, double activities);
+#define DTS_SCHEDULE_ACTIVITY_S 10e-6
+#define DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 0.4e-9
+
+/* `dtsim run` says on stderr before it starts a run estimated to take at
+ * least this many seconds of wall time (DTSIM_LONG_RUN_S in the
+ * environment sets another threshold), with -q too. */
+#define DTS_SCHEDULE_LONG_RUN_S 60.0
+
 /* Transfers of a plan printed in full by --dump-plan. */
 #define DTS_SCHEDULE_DUMP_MAX_TRANSFERS 4096
 
