@@ -324,7 +324,9 @@ pipeline_head (const DtsRunSummary *s, GString *out)
   /* how the layers were cut, for models of repeated blocks (the others are
    * balanced, or given, as their stage table shows) */
   int chunks = s->n_stages * MAX (s->virtual_stages, 1);
-  if (s->partition_blocks > 0 && g_strcmp0 (s->partition, "uniform") == 0)
+  if (chunks == 1)
+    ; /* one stage: nothing was cut */
+  else if (s->partition_blocks > 0 && g_strcmp0 (s->partition, "uniform") == 0)
     g_string_append_printf (out, "  stages: %d block%s per %s (uniform, as Megatron-LM splits a "
                                  "model)\n",
                             s->partition_blocks / chunks, s->partition_blocks == chunks ? "" : "s",

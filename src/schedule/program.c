@@ -21,6 +21,7 @@
  * counts the steps left out. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -644,7 +645,8 @@ double
 dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities)
 {
   double flows = dts_schedule_server_flows (s);
-  return activities * (DTS_SCHEDULE_ACTIVITY_S + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 * flows * flows);
+  double base = DTS_SCHEDULE_ACTIVITY_S * pow (MAX (s->n_ranks, 1) / 64.0, 0.53);
+  return activities * (base + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 * flows * flows);
 }
 
 double
