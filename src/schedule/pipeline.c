@@ -395,25 +395,31 @@ parse_partition (const DtsWorkload *w, const char *text, int *first, int *last, 
   return TRUE;
 }
 
-/* Megatron-LM's split (--partition uniform; DeepSpeed's type:transformer
- * too): the repeated blocks (a transformer's layers) in equal numbers per
- * model chunk, the layers before the first block with the first chunk and
- * those after the last block with the last. Returns W's number of blocks
- * (0: none) and sets FIRST and LAST of the C chunks when they divide it. */
+/* The first layer of each of W's repeated blocks (a transformer's layers)
+ * into STARTS (room for every layer); returns their number (0: none). */
 static int
-uniform_partition (const DtsWorkload *w, int C, int *first, int *last)
+block_starts (const DtsWorkload *w, int *starts)
 {
-  int n_layers = w->layers->len;
-  g_autofree int *starts = g_new (int, n_layers);
   int n_blocks = 0, prev = -1;
-  for (int l = 0; l < n_layers; l++) {
+  for (guint l = 0; l < w->layers->len; l++) {
     int b = dts_workload_layer (w, l)->block;
     if (b >= 0 && b != prev)
-      starts[n_blocks++] = l;
+      starts[n_blocks++] = (int) l;
     prev = b;
   }
+  return n_blocks;
+}
+
+/* Megatron-LM's split (--partition uniform; DeepSpeed's type:transformer
+ * too): the N_BLOCKS repeated blocks starting at STARTS in equal numbers per
+ * model chunk, the layers before the first block with the first chunk and
+ * those after the last block with the last. Sets FIRST and LAST of the C
+ * chunks of W's N_LAYERS when C divides N_BLOCKS (> 0); returns whether. */
+static gboolean
+uniform_partition (const int *starts, int n_blocks, int n_layers, int C, int *first, int *last)
+{
   if (n_blocks == 0 || n_blocks % C != 0)
-    return n_blocks;
+    return FALSE;
   int k = n_blocks / C;
   first[0] = 0;
   for (int j = 1; j < C; j++) {
@@ -421,7 +427,7 @@ uniform_partition (const DtsWorkload *w, int C, int *first, int *last)
     last[j - 1] = first[j] - 1;
   }
   last[C - 1] = n_layers - 1;
-  return n_blocks;
+  return TRUE;
 }
 
 /* Contiguous stages that minimise the largest stage time (WEIGHT[k] x the
@@ -430,18 +436,16 @@ uniform_partition (const DtsWorkload *w, int C, int *first, int *last)
  * holds at least one layer after the input. Ties go to the earliest cut.
  * Cuts fall between repeated blocks (a transformer's layers: Megatron
  * splits a model by whole layers), not inside one, when there are at least
- * S blocks (BLOCK[l]: layer l's block, -1: none); otherwise anywhere (a
- * model of fewer blocks than stages, which Megatron would refuse). */
+ * S blocks (BLOCK[l]: layer l's block, -1: none; N_BLOCKS of them);
+ * otherwise anywhere (a model of fewer blocks than stages, which Megatron
+ * would refuse). */
 static void
-balance (const double *cost, const double *weight, const int *block, int n_layers, int S,
-         int *first, int *last)
+balance (const double *cost, const double *weight, const int *block, int n_blocks,
+         int n_layers, int S, int *first, int *last)
 {
   int L = n_layers - 1; /* layers 1..n_layers-1 are cut, layer 0 joins stage 0 */
   /* may[j]: a stage may end at layer j (the next starts at j + 1) */
   g_autofree gboolean *may = g_new (gboolean, L + 1);
-  int n_blocks = 0;
-  for (int l = 0; l < n_layers; l++)
-    n_blocks += block[l] >= 0 && (l == 0 || block[l] != block[l - 1]);
   for (int j = 1; j < L; j++)
     may[j] = n_blocks < S || block[j] < 0 || block[j] != block[j + 1];
   g_autofree double *prefix = g_new0 (double, L + 1);
@@ -1432,10 +1436,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   gboolean want_uniform = g_strcmp0 (o->partition, "uniform") == 0;
   gboolean want_balanced = g_strcmp0 (o->partition, "balanced") == 0;
   s->partition = "given";
+  g_autofree int *starts = g_new (int, n_layers);
+  int n_blocks = block_starts (w, starts);
   if (o->partition == NULL || want_uniform) {
-    int n_blocks = uniform_partition (w, S * V, first, last);
     s->partition_blocks = n_blocks;
-    if (n_blocks > 0 && n_blocks % (S * V) == 0)
+    if (uniform_partition (starts, n_blocks, n_layers, S * V, first, last))
       s->partition = "uniform";
     else if (want_uniform) {
       if (n_blocks == 0)
@@ -1458,7 +1463,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       s->partition = "balanced";
   } else if (want_balanced) {
     s->partition = "balanced";
-    s->partition_blocks = uniform_partition (w, 1, first, last);
+    s->partition_blocks = n_blocks;
   } else if (!parse_partition (w, o->partition, first, last, error))
     return NULL;
   if (strcmp (s->partition, "balanced") == 0) {
@@ -1475,7 +1480,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       weight[j] = (double) dmax / dp[j % S];
     for (int l = 0; l < n_layers; l++)
       block[l] = dts_workload_layer (w, l)->block;
-    balance (layer_cost, weight, block, n_layers, S * V, first, last);
+    balance (layer_cost, weight, block, n_blocks, n_layers, S * V, first, last);
     /* Those times were of whole layers: price the split ones afresh. */
     g_ptr_array_set_size (times, 0);
     g_array_set_size (times_key, 0);
