@@ -318,6 +318,17 @@ describe_overrides (GArray *overrides)
   return g_strv_builder_end (b);
 }
 
+/* "about 12 s", "about 7 minutes" or "about 3.2 hours" of WALL_S. */
+static char *
+describe_wall_s (double wall_s)
+{
+  if (wall_s < 120)
+    return g_strdup_printf ("about %.2g s", wall_s);
+  if (wall_s < 2 * 3600)
+    return g_strdup_printf ("about %.0f minutes", wall_s / 60);
+  return g_strdup_printf ("about %.2g hours", wall_s / 3600);
+}
+
 /* Before a run estimated to take long (DTS_SCHEDULE_LONG_RUN_S, or the
  * seconds of DTSIM_LONG_RUN_S in the environment), one line on stderr
  * that says so, also under -q (which hides the progress line only): a
@@ -333,6 +344,10 @@ long_run_notice (const DtsSchedule *sched, double activities)
     double v = g_ascii_strtod (env, &end);
     if (*end == '\0' && v >= 0)
       limit = v;
+    else
+      g_printerr ("dtsim: warning: DTSIM_LONG_RUN_S='%s' is not a number of seconds (0 or "
+                  "more); the default, %g s, applies\n",
+                  env, limit);
   }
   double wall_s = dts_schedule_estimate_wall_s (sched, activities);
   if (!(wall_s >= limit))
@@ -341,14 +356,10 @@ long_run_notice (const DtsSchedule *sched, double activities)
   g_autofree char *at_once
       = flows > 0 ? g_strdup_printf (", %.0f parameter-server transfers at once", flows)
                   : g_strdup ("");
-  if (wall_s < 120)
-    g_printerr ("dtsim: this run will take about %.2g s of wall time (estimate: %.3g simulated "
-                "activities%s)\n",
-                wall_s, activities, at_once);
-  else
-    g_printerr ("dtsim: this run will take about %.0f minutes of wall time (estimate: %.3g "
-                "simulated activities%s)\n",
-                wall_s / 60, activities, at_once);
+  g_autofree char *wall = describe_wall_s (wall_s);
+  g_printerr ("dtsim: this run will take %s of wall time (estimate: %.3g simulated "
+              "activities%s)\n",
+              wall, activities, at_once);
 }
 
 DtsRunSummary *
@@ -497,11 +508,11 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   double activities = dts_schedule_estimate_activities (
       sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations);
   if (activities > limit) {
+    g_autofree char *wall = describe_wall_s (dts_schedule_estimate_wall_s (sched, activities));
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "%.3g simulated activities estimated (at most %.3g; about %.0f minutes at "
-                 "10 us each); use fewer --iterations or --gpus, or raise --max-activities to "
-                 "simulate anyway",
-                 activities, limit, activities * 1e-5 / 60);
+                 "%.3g simulated activities estimated (at most %.3g; %s of wall time); use "
+                 "fewer --iterations or --gpus, or raise --max-activities to simulate anyway",
+                 activities, limit, wall);
     return NULL;
   }
   if (o.long_run_notice)
