@@ -14,8 +14,8 @@ tensor x pipeline parallelism, 1F1B, global batch of the row split into
 micro-batches of the row's size, fp16, full recomputation for the "full"
 rows and selective recomputation with sequence parallelism for the
 "seqsel" ones, vocabulary 51,200 (Megatron's padded GPT-2 vocabulary).
-Selene's DGX A100 nodes are the shipped dgxa100 (8 GPUs) and dgxa100-x8
-(64 GPUs) platforms; the rows on 280 and 512 GPUs are skipped unless --all
+Selene's DGX A100 nodes are made by `dtsim platform`: 8 A100-SXM4-80GB on
+NVSwitch, 8 NICs of 200 Gb/s; the rows on 280 and 512 GPUs are skipped unless --all
 (they take minutes to simulate). The rows that ran Megatron's interleaved
 schedule (pipeline_interleaving > 1: the 175B and 530B rows ran 3 virtual
 stages) run it too (--virtual-stages). Prints a Markdown table, and the mean absolute
@@ -136,11 +136,9 @@ def korthikanti(build, env, tmp, shared, run_all):
     errors = []
     for r in rows:
         n, tp, pp = int(r["num_gpus"]), int(r["tp"]), int(r["pp"])
-        platform = {8: "dgxa100", 64: "dgxa100-x8"}.get(n)
-        if platform is None and not run_all:
+        if n not in (8, 64) and not run_all:
             continue
-        if platform is None:
-            platform = a100_platform(build, env, tmp, n, 8)
+        platform = a100_platform(build, env, tmp, n, 8)
         xml = ('<model name="%s"><transformer layers="%s" hidden="%s" ffn="%s" '
                'heads="%s" head-dim="%s" vocab="51200" seq-len="%s"/></model>\n'
                % (r["model"], r["layers"], r["hidden"], r["ffn"], r["heads"],

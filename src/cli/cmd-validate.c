@@ -44,15 +44,17 @@
  *              16 and 32 ranks are outliers (data README), shown, not counted.
  *                                                                      REPORT.
  *   korthikanti  llm/korthikanti2022_selene_iteration_times.csv: Korthikanti
- *              et al.'s GPT rows on Selene, the 8- and 64-GPU ones on the
- *              shipped dgxa100 and dgxa100-x8 (--quick: the 8-GPU ones;
- *              280 and 512 GPUs take minutes: bench/validate-llm.py --all).
+ *              et al.'s GPT rows on Selene, the 8- and 64-GPU ones on DGX
+ *              A100 80 GB nodes `dtsim platform` makes (--quick: the 8-GPU
+ *              ones; 280 and 512 GPUs take minutes: bench/validate-llm.py
+ *              --all).
  *   vtrain     llm/vtrain_ground_truth_multi.csv: vTrain's Megatron-DeepSpeed
  *              GPT rows on 64 A100 (more take minutes; not under --quick).
  *              Both as Megatron-LM ran them, under `dtsim run`'s default
  *              profile, the port of bench/validate-llm.py (doc/VALIDATION.md
  *              parts 14 and 15); nothing was fitted on them.     REPORT.
- *              NeMo 24.07's H100 rows are FP8, which dtsim does not price.
+ *              NeMo 24.07's H100 rows: bench/validate-llm.py --set=nemo
+ *              (doc/VALIDATION.md part 17).
  * FIT rows are the only rows any constant of a framework profile was fitted
  * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
  * summary reports the REPORT rows, and the FIT rows only with --fit, apart
@@ -598,9 +600,10 @@ llm_row (const char *set, int n, int tp, int pp, int dp, int batch, int micro_ba
 /* Korthikanti et al. 2022, Table 5: GPT models on Selene's DGX A100 nodes,
  * full recomputation against sequence parallelism with selective
  * recomputation ("seqsel"); the vocabulary Megatron's padded GPT-2 one of
- * 51,200.  The 8- and 64-GPU rows run on the shipped dgxa100 and
- * dgxa100-x8; the 280- and 512-GPU rows take minutes each and are left out
- * (bench/validate-llm.py --all runs them); --quick: the 8-GPU rows. */
+ * 51,200.  Selene's nodes as `dtsim platform` makes them: 8 A100 SXM4
+ * 80 GB on NVSwitch, 8 NICs of 200 Gb/s (HDR InfiniBand).  The 8- and
+ * 64-GPU rows; the 280- and 512-GPU rows take minutes each and are left
+ * out (bench/validate-llm.py --all runs them); --quick: the 8-GPU rows. */
 static gboolean
 korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left,
                   GError **error)
@@ -624,8 +627,7 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
     int n = (int) v[1], tp = (int) v[2], pp = (int) v[3], gb = (int) v[4], mb = (int) v[5];
     int vst = (int) v[6];
     const char *mode = cell (r, col[1]);
-    const char *platform = n == 8 ? "dgxa100" : n == 64 ? "dgxa100-x8" : NULL;
-    if (platform == NULL) {
+    if (n != 8 && n != 64) {
       big++;
       continue;
     }
@@ -645,10 +647,7 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
       return FALSE;
     }
     Row *row = llm_row ("korthikanti", n, tp, pp, 1, gb, gb / mb);
-    /* the shipped platforms' GPU; Selene's 80 GB, which changes no time */
-    g_free (row->gpu);
-    row->gpu = g_strdup ("A100-SXM4-40GB");
-    row->platform = g_strdup (platform);
+    row->nics = 8;
     row->mode = strcmp (mode, "full") == 0 ? "full" : "seqsel";
     row->micro_batch = mb;
     row->workload = g_strdup (cell (r, col[0]));
@@ -1400,7 +1399,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
             "Megatron-LM ran them (--strategy hybrid, 1F1B, fp16, the row's TP x PP x DP and "
             "micro-batches, full or selective recomputation) under dtsim run's default profile "
             "(generic), as bench/validate-llm.py runs them\n");
-    printf ("Left out: %s%sNeMo 24.07's H100 rows (FP8, which dtsim does not price)\n",
+    printf ("Left out: %s%sNeMo 24.07's H100 rows (bench/validate-llm.py --set=nemo runs "
+            "them)\n",
             left->str, left->len ? "; " : "");
   }
   if (show_rows)
