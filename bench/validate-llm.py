@@ -38,9 +38,12 @@ context parallelism (cp = 1), with --precision fp8 (Transformer Engine:
 FP8 GEMMs of linear layers, bf16 elsewhere) and compares tokens/s/GPU. Each
 row runs as its TP, PP, virtual stages, micro-batch, global batch (the
 row's DP = GPUs / (TP x PP)) and sequence length say, with
---sequence-parallel when TP > 1 (NeMo's default with tensor parallelism)
-and no recomputation (assumed: with fused attention nothing of the
-attention core is stored, which is what selective recomputation saves).
+--sequence-parallel when TP > 1 (NeMo's default with tensor parallelism),
+Megatron's distributed optimizer (--zero 1: NeMo's recipes use
+distributed_fused_adam) and no recomputation (assumed: with fused
+attention nothing of the attention core is stored, which is what
+selective recomputation saves). `dtsim validate --sets nemo` runs the
+same rows on up to 128 GPUs.
 The nodes are DGX H100: 8 H100-SXM5-80GB on NVSwitch (450 GB/s per GPU
 and direction), 8 x 400 Gb/s NICs, one non-blocking switch between nodes.
 Model dimensions are model_dims.csv's (NeMo's config classes); the
@@ -249,7 +252,7 @@ def nemo(build, env, tmp, shared, timeout, precision):
         args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
                 "--dp", str(dp), "--batch-size", str(per_replica),
                 "--micro-batches", str(per_replica // mb), "--precision", precision,
-                "--recompute", "none"]
+                "--recompute", "none", "--zero", "1"]
         if vp > 1:
             args += ["--virtual-stages", str(vp)]
         if tp > 1:

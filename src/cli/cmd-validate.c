@@ -50,11 +50,13 @@
  *              --all).
  *   vtrain     llm/vtrain_ground_truth_multi.csv: vTrain's Megatron-DeepSpeed
  *              GPT rows on 64 A100 (more take minutes; not under --quick).
- *              Both as Megatron-LM ran them, under `dtsim run`'s default
- *              profile, the port of bench/validate-llm.py (doc/VALIDATION.md
- *              parts 14 and 15); nothing was fitted on them.     REPORT.
- *              NeMo 24.07's H100 rows: bench/validate-llm.py --set=nemo
- *              (doc/VALIDATION.md part 17).
+ *   nemo       llm/nemo_24.07_perf_summary.csv with llm/model_dims.csv:
+ *              NeMo 24.07's FP8 pretraining rows on DGX H100 without
+ *              context parallelism, up to 128 GPUs (--quick: the 8-GPU row).
+ *              All three as Megatron-LM and NeMo ran them, under `dtsim
+ *              run`'s default profile, the port of bench/validate-llm.py
+ *              (doc/VALIDATION.md parts 14, 15 and 17); nothing was fitted
+ *              on them.                                           REPORT.
  * FIT rows are the only rows any constant of a framework profile was fitted
  * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
  * summary reports the REPORT rows, and the FIT rows only with --fit, apart
@@ -565,11 +567,12 @@ llm_arg (Row *r, const char *fmt, ...)
 }
 
 static Row *
-llm_row (const char *set, int n, int tp, int pp, int dp, int batch, int micro_batches)
+llm_row (const char *set, const char *gpu, const char *precision, int n, int tp, int pp, int dp,
+         int batch, int micro_batches)
 {
   Row *row = g_new0 (Row, 1);
   row->set = set;
-  row->gpu = g_strdup ("A100-SXM4-80GB");
+  row->gpu = g_strdup (gpu);
   row->n = n;
   row->tp = tp;
   row->pp = pp;
@@ -577,7 +580,7 @@ llm_row (const char *set, int n, int tp, int pp, int dp, int batch, int micro_ba
   row->vstages = 1;
   row->batch = batch;
   row->micro_batches = micro_batches;
-  row->precision = g_strdup ("fp16");
+  row->precision = g_strdup (precision);
   row->unit = UNIT_S_ITER;
   row->run_args = g_ptr_array_new_with_free_func (g_free);
   llm_arg (row, "--strategy");
@@ -593,7 +596,7 @@ llm_row (const char *set, int n, int tp, int pp, int dp, int batch, int micro_ba
   llm_arg (row, "--micro-batches");
   llm_arg (row, "%d", micro_batches);
   llm_arg (row, "--precision");
-  llm_arg (row, "fp16");
+  llm_arg (row, "%s", precision);
   return row;
 }
 
@@ -646,7 +649,7 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
                    t.path, i + 1 + t.comments, gb, mb);
       return FALSE;
     }
-    Row *row = llm_row ("korthikanti", n, tp, pp, 1, gb, gb / mb);
+    Row *row = llm_row ("korthikanti", "A100-SXM4-80GB", "fp16", n, tp, pp, 1, gb, gb / mb);
     row->nics = 8;
     row->mode = strcmp (mode, "full") == 0 ? "full" : "seqsel";
     row->micro_batch = mb;
@@ -726,7 +729,8 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
       return FALSE;
     }
     int per_replica = gb / dp;
-    Row *row = llm_row ("vtrain", n, tp, pp, dp, per_replica, per_replica / mb);
+    Row *row = llm_row ("vtrain", "A100-SXM4-80GB", "fp16", n, tp, pp, dp, per_replica,
+                        per_replica / mb);
     row->micro_batch = mb;
     row->nics = 4;
     row->workload = g_strdup_printf ("gpt-%s", cell (r, col[0]));
@@ -747,6 +751,150 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
   if (quick_out)
     g_string_append_printf (left, "%svtrain's %u 64-GPU rows (--quick)", left->len ? "; " : "",
                             quick_out);
+  return TRUE;
+}
+
+/* NeMo 24.07's performance summary: pretraining on DGX H100 in FP8, the
+ * last of the file's three revisions; each row as NeMo ran it (its TP, PP,
+ * virtual stages, micro-batch and global batch, sequence parallelism
+ * under TP > 1, the distributed optimizer (--zero 1), no recomputation;
+ * doc/VALIDATION.md part 17 states what
+ * is assumed), the model's dimensions from model_dims.csv.  Left out:
+ * context parallelism (not modelled), models without dimensions, and rows
+ * on more than 128 GPUs (minutes each); --quick keeps one-node rows.  The
+ * measured iteration time is the global batch's tokens over the measured
+ * tokens/s/GPU x GPUs. */
+static const char nemo_revision[] = "8e3d65dcfe3504689bfc5b6e67d502780aacad41";
+static const struct {
+  const char *nemo, *dims, *attributes;
+} nemo_models[] = {
+  { "GPT3-5B", "GPT3-5B", "tied-embedding=\"true\"" },
+  { "GPT3-20B", "GPT3-20B", "tied-embedding=\"true\"" },
+  { "GPT3-175B", "GPT3-175B", "tied-embedding=\"true\"" },
+  { "LLAMA2-7B", "Llama2-7B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
+  { "LLAMA2-13B", "Llama2-13B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
+  { "LLAMA2-70B", "Llama2-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
+  /* Nemotron 3's squared-ReLU MLP runs as a GELU MLP of the same shape */
+  { "Nemotron-8B", "Nemotron-8B (Nemotron3 8B)", "positions=\"rotary\" bias=\"false\"" },
+  { "Nemotron-22B", "Nemotron-22B (Nemotron3 22B)", "positions=\"rotary\" bias=\"false\"" },
+};
+
+static gboolean
+nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GError **error)
+{
+  static const char *const names[] = { "revision_commit", "phase", "model", "n_gpus", "gbs",
+                                       "mbs", "seq_len", "tp", "pp", "cp", "vp",
+                                       "tokens_per_s_per_gpu", NULL };
+  static const char *const dim_names[] = { "model", "layers", "hidden", "ffn_hidden", "heads",
+                                           "kv_heads", "head_dim", "vocab", NULL };
+  g_auto (Table) t = { 0 };
+  g_auto (Table) d = { 0 };
+  int col[12], dcol[8];
+  if (!table_load (&t, dir, "nemo_24.07_perf_summary.csv", error)
+      || !table_columns (&t, names, col, error) || !table_load (&d, dir, "model_dims.csv", error)
+      || !table_columns (&d, dim_names, dcol, error))
+    return FALSE;
+  guint cp_out = 0, big = 0, quick_out = 0;
+  g_autoptr (GString) unknown = g_string_new (NULL);
+  for (guint i = 1; i < t.rows->len; i++) {
+    char **r = g_ptr_array_index (t.rows, i);
+    if (strcmp (cell (r, col[0]), nemo_revision) != 0 || strcmp (cell (r, col[1]), "pretrain") != 0)
+      continue;
+    const char *model = cell (r, col[2]);
+    double v[9];
+    for (int k = 0; k < 9; k++) {
+      const char *text = cell (r, col[k + 3]);
+      if (k == 7 && *text == '\0')
+        text = "1"; /* vp: none */
+      if (!number (&t, i + 1, text, &v[k], error))
+        return FALSE;
+    }
+    int n = (int) v[0], gb = (int) v[1], mb = (int) v[2], seq = (int) v[3], tp = (int) v[4];
+    int pp = (int) v[5], cp = (int) v[6], vp = (int) v[7];
+    if (cp != 1) {
+      cp_out++;
+      continue;
+    }
+    guint m = 0;
+    while (m < G_N_ELEMENTS (nemo_models) && strcmp (nemo_models[m].nemo, model) != 0)
+      m++;
+    char **dims = NULL;
+    guint dline = 0;
+    for (guint j = 1; m < G_N_ELEMENTS (nemo_models) && j < d.rows->len && dims == NULL; j++)
+      if (strcmp (cell (g_ptr_array_index (d.rows, j), dcol[0]), nemo_models[m].dims) == 0) {
+        dims = g_ptr_array_index (d.rows, j);
+        dline = j + 1;
+      }
+    if (dims == NULL) {
+      g_string_append_printf (unknown, "%s%s on %d GPUs", unknown->len ? ", " : "", model, n);
+      continue;
+    }
+    if (n > 128) {
+      big++;
+      continue;
+    }
+    if (quick && n > 8) {
+      quick_out++;
+      continue;
+    }
+    if (n <= 0 || tp <= 0 || pp <= 0 || mb <= 0 || vp <= 0 || seq <= 0 || n % (tp * pp) != 0
+        || gb % (n / (tp * pp)) != 0 || (gb / (n / (tp * pp))) % mb != 0 || !(v[8] > 0)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                   "'%s': line %u: %d GPUs, TP %d, PP %d, global batch %d and micro-batch %d "
+                   "do not split into data-parallel replicas of whole micro-batches",
+                   t.path, i + 1 + t.comments, n, tp, pp, gb, mb);
+      return FALSE;
+    }
+    /* the first word of "50257 (tok)" */
+    double vocab, kv;
+    g_autofree char *vocab_text = g_strndup (cell (dims, dcol[7]), strcspn (cell (dims, dcol[7]), " "));
+    g_autofree char *kv_text = g_strndup (cell (dims, dcol[5]), strcspn (cell (dims, dcol[5]), " "));
+    if (!number (&d, dline, vocab_text, &vocab, error) || !number (&d, dline, kv_text, &kv, error))
+      return FALSE;
+    int dp = n / (tp * pp), per_replica = gb / dp;
+    Row *row = llm_row ("nemo", "H100-SXM5-80GB", "fp8", n, tp, pp, dp, per_replica,
+                        per_replica / mb);
+    row->micro_batch = mb;
+    row->nics = n > 8 ? 8 : 0;
+    row->workload = g_ascii_strdown (model, -1);
+    row->xml = g_markup_printf_escaped (
+        "<model name=\"%s\"><transformer layers=\"%s\" hidden=\"%s\" ffn=\"%s\" "
+        "heads=\"%s\" kv-heads=\"%s\" head-dim=\"%s\" vocab=\"%s\" pad-vocab-to=\"%d\" "
+        "seq-len=\"%d\" ",
+        row->workload, cell (dims, dcol[1]), cell (dims, dcol[2]), cell (dims, dcol[3]),
+        cell (dims, dcol[4]), kv_text, cell (dims, dcol[6]), vocab_text, 128 * tp, seq);
+    char *xml = g_strconcat (row->xml, nemo_models[m].attributes, "/></model>\n", NULL);
+    g_free (row->xml);
+    row->xml = xml;
+    llm_arg (row, "--recompute");
+    llm_arg (row, "none");
+    /* NeMo's GPT, Llama and Nemotron recipes run Megatron's distributed
+     * optimizer (distributed_fused_adam) */
+    llm_arg (row, "--zero");
+    llm_arg (row, "1");
+    if (vp > 1) {
+      row->vstages = vp;
+      llm_arg (row, "--virtual-stages");
+      llm_arg (row, "%d", vp);
+    }
+    if (tp > 1)
+      llm_arg (row, "--sequence-parallel");
+    row->measured = (double) gb * seq / (v[8] * n);
+    g_ptr_array_add (rows, row);
+  }
+  if (cp_out)
+    g_string_append_printf (left, "%snemo's %u row%s with context parallelism (not modelled)",
+                            left->len ? "; " : "", cp_out, cp_out == 1 ? "" : "s");
+  if (unknown->len)
+    g_string_append_printf (left, "%snemo's %s (no dimensions in model_dims.csv)",
+                            left->len ? "; " : "", unknown->str);
+  if (big)
+    g_string_append_printf (left, "%snemo's %u row%s on more than 128 GPUs (minutes each to "
+                            "simulate; bench/validate-llm.py --set=nemo runs them)",
+                            left->len ? "; " : "", big, big == 1 ? "" : "s");
+  if (quick_out)
+    g_string_append_printf (left, "%snemo's %u row%s on more than one node (--quick)",
+                            left->len ? "; " : "", quick_out, quick_out == 1 ? "" : "s");
   return TRUE;
 }
 
@@ -810,8 +958,8 @@ ensure_tmp (Validate *v, GError **error)
 
 /* One node of 8 GPUs: NVSwitch for A100 (DGX A100 / HGX), the DGX-1 hybrid
  * cube-mesh for V100 (Lambda's V100 servers are SXM2 NVLink machines).
- * vtrain: N GPUs in nodes of 8 on NVSwitch, R->nics NICs of 200 Gb/s per
- * node to one switch. */
+ * korthikanti, vtrain, nemo: N GPUs in nodes of 8 on NVSwitch, R->nics
+ * NICs per node (200 Gb/s with A100, 400 Gb/s with H100) to one switch. */
 static const char *
 platform_for (Validate *v, const Row *r, GError **error)
 {
@@ -839,7 +987,8 @@ platform_for (Validate *v, const Row *r, GError **error)
     g_ptr_array_add (args, (char *) "--nics-per-node");
     g_ptr_array_add (args, nics);
     g_ptr_array_add (args, (char *) "--nic-bandwidth");
-    g_ptr_array_add (args, (char *) "200Gbps");
+    /* HDR InfiniBand with A100 (DGX A100), NDR with H100 (DGX H100) */
+    g_ptr_array_add (args, (char *) (g_str_has_prefix (r->gpu, "H100") ? "400Gbps" : "200Gbps"));
   }
   /* The PCIe tree as the rows were fitted and reported with (PCIe 3.0 x16
    * on root ports), not the GPU's system class: the published errors stay
@@ -854,7 +1003,12 @@ platform_for (Validate *v, const Row *r, GError **error)
    * links on root ports */
   static const char *const pcie[] = { "--intra", "pcie", "--pcie-switches", "0",
                                       "--pcie-bandwidth", "15.75GB/s", NULL };
+  /* DGX H100: NVSwitch of 450 GB/s per GPU and direction, the rest the
+   * H100 SXM system class's (doc/PLATFORMS-GENERATED.md) */
+  static const char *const h100[] = { "--intra", "nvswitch", "--intra-bandwidth", "450GB/s",
+                                      NULL };
   const char *const *fabric = g_str_has_prefix (r->gpu, "A100-SXM") ? a100
+                              : g_str_has_prefix (r->gpu, "H100-SXM") ? h100
                               : g_str_has_prefix (r->gpu, "V100") ? v100
                                                                   : pcie;
   for (int i = 0; fabric && fabric[i]; i++)
@@ -1110,6 +1264,8 @@ row_slices (GHashTable *acc, const Row *r)
     g_autofree char *b = g_strdup_printf ("korthikanti %d-GPU", r->n);
     add_error (acc, r, a, r->error);
     add_error (acc, r, b, r->error);
+  } else if (strcmp (r->set, "nemo") == 0) {
+    add_error (acc, r, r->n > 8 ? "nemo several nodes" : "nemo one node", r->error);
   } else if (strcmp (r->set, "vtrain") == 0) {
     /* doc/VALIDATION.md part 15's three kinds of rows */
     add_error (acc, r,
@@ -1248,17 +1404,17 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "../shared/data/validation beside the data directory)", "DIR" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick,
       "Only the 1- and 8-GPU Lambda rows, the 1-GPU TensorFlow rows, the 1- and 64-GPU "
-      "cluster ones and the 8-GPU Korthikanti rows (seconds)", NULL },
+      "cluster ones, the 8-GPU Korthikanti rows and NeMo's one-node row (seconds)", NULL },
     { "sets", 0, 0, G_OPTION_ARG_STRING, &sets,
       "Comma-separated sets to run: lambda, tf2017 (and tf2017-cluster), convnet, deepbench, "
-      "korthikanti, vtrain (default: all)",
+      "korthikanti, vtrain, nemo (default: all)",
       "LIST" },
     { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
       "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet) under "
       "framework profile ID "
       "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
-      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable; korthikanti and vtrain run "
-      "under dtsim run's default, generic)", "SET=ID" },
+      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable; korthikanti, vtrain and nemo "
+      "run under dtsim run's default, generic)", "SET=ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
       "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
@@ -1271,7 +1427,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
            "PCIe cards, the TensorFlow 2017 benchmarks on DGX-1, p2.8xlarge and a cluster of\n"
            "8 p2.8xlarge, convnet-benchmarks on a Titan X, DeepBench all-reduce, and\n"
            "Megatron-LM's GPT iterations on A100: Korthikanti et al.'s Selene rows on\n"
-           "8 and 64 GPUs, vTrain's 64-GPU rows) and\n"
+           "8 and 64 GPUs, vTrain's 64-GPU rows; NeMo 24.07's FP8 rows on DGX H100) and\n"
            "print the mean absolute percentage error\n"
            "and the signed bias per set and per slice (error positive when dtsim is\n"
            "too fast). Only the REPORT rows, never used to fit anything, are\n"
@@ -1321,10 +1477,10 @@ dts_cmd_validate (int argc, char **argv, GError **error)
     if (fw == NULL)
       return FALSE;
   }
-  static const char *const set_names[] = { "lambda",    "tf2017",      "convnet",
-                                           "deepbench", "korthikanti", "vtrain" };
+  static const char *const set_names[] = { "lambda",      "tf2017", "convnet", "deepbench",
+                                           "korthikanti", "vtrain", "nemo" };
   enum { N_SETS = G_N_ELEMENTS (set_names) };
-  gboolean want[N_SETS] = { TRUE, TRUE, TRUE, TRUE, TRUE, TRUE };
+  gboolean want[N_SETS] = { TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE };
   if (sets != NULL) {
     memset (want, 0, sizeof want);
     g_auto (GStrv) list = g_strsplit (sets, ",", -1);
@@ -1335,7 +1491,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       if (k == N_SETS)
         return dts_cli_bad_option ("sets", sets,
                                    "a comma-separated list of lambda, tf2017, convnet, "
-                                   "deepbench, korthikanti, vtrain",
+                                   "deepbench, korthikanti, vtrain, nemo",
                                    error);
       want[k] = TRUE;
     }
@@ -1355,7 +1511,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       || (want[2] && !convnet_rows (dir, rows, error))
       || (want[3] && !deepbench_rows (dir, rows, error))
       || (want[4] && !korthikanti_rows (llm_dir, quick, rows, left, error))
-      || (want[5] && !vtrain_rows (llm_dir, quick, rows, left, error)))
+      || (want[5] && !vtrain_rows (llm_dir, quick, rows, left, error))
+      || (want[6] && !nemo_rows (llm_dir, quick, rows, left, error)))
     return FALSE;
 
   char *exe = g_file_read_link ("/proc/self/exe", NULL);
@@ -1391,17 +1548,19 @@ dts_cmd_validate (int argc, char **argv, GError **error)
           "torch7-cudnn4): %s\n", n_fit,
           show_fit ? "shown apart below" : "not reported");
   printf ("REPORT rows (%u): never used to fit anything\n", n_report);
+  gboolean llm = want[4] || want[5] || want[6];
   printf ("Error (positive: dtsim too fast): predicted/measured throughput - 1; convnet "
           "measured/predicted time - 1; deepbench%s 1 - predicted/measured time\n",
-          want[4] || want[5] ? ", korthikanti, vtrain (iteration time)" : "");
-  if (want[4] || want[5]) {
-    printf ("Transformer sets (korthikanti, vtrain; REPORT, nothing fitted on them): run as "
-            "Megatron-LM ran them (--strategy hybrid, 1F1B, fp16, the row's TP x PP x DP and "
-            "micro-batches, full or selective recomputation) under dtsim run's default profile "
-            "(generic), as bench/validate-llm.py runs them\n");
-    printf ("Left out: %s%sNeMo 24.07's H100 rows (bench/validate-llm.py --set=nemo runs "
-            "them)\n",
-            left->str, left->len ? "; " : "");
+          llm ? ", korthikanti, vtrain, nemo (iteration time)" : "");
+  if (llm) {
+    printf ("Transformer sets (korthikanti, vtrain, nemo; REPORT, nothing fitted on them): run as "
+            "Megatron-LM and NeMo ran them (--strategy hybrid, 1F1B, the row's TP x PP x DP, "
+            "virtual stages and micro-batches; korthikanti and vtrain fp16 with full or "
+            "selective recomputation on A100, nemo fp8 with sequence parallelism and the "
+            "distributed optimizer on DGX H100) "
+            "under dtsim run's default profile (generic), as bench/validate-llm.py runs them\n");
+    if (left->len)
+      printf ("Left out: %s\n", left->str);
   }
   if (show_rows)
     print_rows (rows, show_fit);
