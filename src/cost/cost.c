@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "cost/cost-private.h"
+#include "cost/gemm.h"
 #include "cost/roofline.h"
 #include "platform/gpu.h"
 
@@ -103,12 +104,21 @@ dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision pr
   g_autoptr (GString) fp8 = NULL;
   if (precision == DTS_PREC_FP8 && !dts_framework_has_eff (fw, gpu->chip, gpu->arch, precision)) {
     g_autofree char *bkey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, DTS_PREC_BF16);
+    const char *on = NULL;
+    double ratio = dts_gemm_fp8_ratio (gpu, &on);
+    double eff = dts_framework_compute_eff (fw, gpu->chip, gpu->arch, DTS_PREC_BF16);
     fp8 = g_string_new (NULL);
-    g_string_append_printf (fp8,
-                            "fp8: no FP8 kernels measured, bf16's efficiency assumed for the "
-                            "FP8 GEMMs of linear layers: profile %s's %s %.2f of the fp8 peak",
-                            fw->id, bkey,
-                            dts_framework_compute_eff (fw, gpu->chip, gpu->arch, DTS_PREC_BF16));
+    if (on != NULL)
+      g_string_append_printf (fp8,
+                              "fp8: the FP8 GEMMs of linear layers at profile %s's %s %.2f x "
+                              "%.3f, the %s's FP8-to-BF16 ratio of maximum achievable matmul "
+                              "rates (MAMF share of peak), %.3f of the fp8 peak",
+                              fw->id, bkey, eff, ratio, on, eff * ratio);
+    else
+      g_string_append_printf (fp8,
+                              "fp8: no FP8 kernels measured, bf16's efficiency assumed for the "
+                              "FP8 GEMMs of linear layers: profile %s's %s %.2f of the fp8 peak",
+                              fw->id, bkey, eff);
     if (cost->klass->assumed_fp8 != NULL)
       cost->klass->assumed_fp8 (gpu, fp8);
   }

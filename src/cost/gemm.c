@@ -9,7 +9,9 @@
  *   shape search), C = the catalogue's rate at P x MAMF / the catalogue's
  *   BF16 rate: A100 SXM 271.2 of 312 TFLOP/s, A100 PCIe 252.9 of 312,
  *   H100 SXM 794.5 of 989.5 (the H200 measures as the H100, the table's
- *   note), B200 SXM 1745 of 2250, GB200 1822 of 2500. Any other GPU:
+ *   note), B200 SXM 1745 of 2250, GB200 1822 of 2500; under fp8 the FP8
+ *   MAMF over the FP8 rate: H100 1402.6 of 1979, H200 1453.4 of 1979, B200
+ *   3432.5 of 4500, GB200 3615.6 of 5000. Any other GPU:
  *   0.80 x the die's peak at P, 0.80 being about the median MAMF / peak of
  *   the table's NVIDIA rows (0.73-0.87); a stated share, not a fit.
  * q: the wave quantisation, dts_gemm_wave_efficiency: the M x N output is
@@ -71,20 +73,23 @@ static const DtsGemmFamily families[] = {
   { "Hopper", 0.9827, 0.8655, 5.654e-6, "H100" },
 };
 
-/* MAMF BF16 over the catalogue's BF16 rate (ml_engineering_mamf.csv).
- * Under fp8 the same share of the FP8 rate: no FP8 MAMF was measured. */
+/* MAMF over the catalogue's rate (ml_engineering_mamf.csv), BF16 and, for
+ * the GPUs with FP8 tensor cores, FP8 e4m3 (the table's own FP8 rows: the
+ * H200's measured apart, its BF16 as the H100's by the table's note; the
+ * catalogue's dense FP8 rates are the table's "theory" column). */
 static const struct {
-  const char *gpu_id;
+  const char *gpu_id, *arch; /* the catalogue's id and architecture */
   double mamf_tflops, catalogue_tflops;
+  double fp8_mamf_tflops, fp8_catalogue_tflops; /* 0: no FP8 */
 } ceilings[] = {
-  { "A100-SXM4-40GB", 271.2, 312.0 },
-  { "A100-SXM4-80GB", 271.2, 312.0 },
-  { "A100-PCIE-40GB", 252.9, 312.0 },
-  { "A100-PCIE-80GB", 252.9, 312.0 },
-  { "H100-SXM5-80GB", 794.5, 989.5 },
-  { "H200-SXM-141GB", 794.5, 989.5 },
-  { "B200-SXM-180GB", 1745.0, 2250.0 },
-  { "GB200-186GB", 1822.0, 2500.0 },
+  { "A100-SXM4-40GB", "Ampere", 271.2, 312.0, 0, 0 },
+  { "A100-SXM4-80GB", "Ampere", 271.2, 312.0, 0, 0 },
+  { "A100-PCIE-40GB", "Ampere", 252.9, 312.0, 0, 0 },
+  { "A100-PCIE-80GB", "Ampere", 252.9, 312.0, 0, 0 },
+  { "H100-SXM5-80GB", "Hopper", 794.5, 989.5, 1402.6, 1979.0 },
+  { "H200-SXM-141GB", "Hopper", 794.5, 989.5, 1453.4, 1979.0 },
+  { "B200-SXM-180GB", "Blackwell", 1745.0, 2250.0, 3432.5, 4500.0 },
+  { "GB200-186GB", "Blackwell", 1822.0, 2500.0, 3615.6, 5000.0 },
 };
 
 static const DtsGemmFamily *
@@ -125,9 +130,53 @@ dts_gemm_ceiling_flops (const DtsGpuSpec *gpu, DtsPrecision precision)
 {
   double peak = dts_gpu_spec_die_flops (gpu, precision);
   for (guint i = 0; i < G_N_ELEMENTS (ceilings); i++)
-    if (gpu->id != NULL && strcmp (gpu->id, ceilings[i].gpu_id) == 0)
+    if (gpu->id != NULL && strcmp (gpu->id, ceilings[i].gpu_id) == 0) {
+      if (precision == DTS_PREC_FP8 && ceilings[i].fp8_mamf_tflops > 0)
+        return peak * (ceilings[i].fp8_mamf_tflops / ceilings[i].fp8_catalogue_tflops);
       return peak * (ceilings[i].mamf_tflops / ceilings[i].catalogue_tflops);
+    }
   return peak * GEMM_UNLISTED_SHARE;
+}
+
+/* The FP8 to BF16 ratio of one listed GPU, or 0. */
+static double
+fp8_ratio_of (guint i)
+{
+  if (!(ceilings[i].fp8_mamf_tflops > 0))
+    return 0;
+  return (ceilings[i].fp8_mamf_tflops / ceilings[i].fp8_catalogue_tflops)
+         / (ceilings[i].mamf_tflops / ceilings[i].catalogue_tflops);
+}
+
+double
+dts_gemm_fp8_ratio (const DtsGpuSpec *gpu, const char **measured_on)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ceilings); i++)
+    if (gpu->id != NULL && strcmp (gpu->id, ceilings[i].gpu_id) == 0 && fp8_ratio_of (i) > 0) {
+      if (measured_on != NULL)
+        *measured_on = ceilings[i].gpu_id;
+      return fp8_ratio_of (i);
+    }
+  /* a GPU not listed: the mean of its architecture's measured GPUs, else
+   * of its stand-in's, else none (1) */
+  const char *archs[] = { gpu->arch, dts_gpu_arch_stand_in (gpu->arch) };
+  for (guint a = 0; a < G_N_ELEMENTS (archs); a++) {
+    double sum = 0;
+    int n = 0;
+    for (guint i = 0; archs[a] != NULL && i < G_N_ELEMENTS (ceilings); i++)
+      if (g_ascii_strcasecmp (ceilings[i].arch, archs[a]) == 0 && fp8_ratio_of (i) > 0) {
+        sum += fp8_ratio_of (i);
+        n++;
+      }
+    if (n > 0) {
+      if (measured_on != NULL)
+        *measured_on = archs[a];
+      return sum / n;
+    }
+  }
+  if (measured_on != NULL)
+    *measured_on = NULL;
+  return 1.0;
 }
 
 static double
@@ -209,9 +258,14 @@ roofline_gemm_assumed (const DtsGpuSpec *gpu, DtsPrecision precision, const char
 static void
 roofline_gemm_assumed_fp8 (const DtsGpuSpec *gpu, GString *out)
 {
-  (void) gpu;
-  g_string_append (out, "; FP8 GEMMs reach the same share of the FP8 peak as BF16 GEMMs of the "
-                        "BF16 peak (matmul ceiling and fitted GEMM constants)");
+  const char *on = NULL;
+  dts_gemm_fp8_ratio (gpu, &on);
+  if (on != NULL && strcmp (on, gpu->id) == 0)
+    g_string_append (out, "; linear layers' FP8 GEMMs at their measured FP8 matmul ceiling "
+                          "with the GEMM constants fitted on BF16/FP16 GEMMs");
+  else
+    g_string_append (out, "; FP8 GEMMs reach the same share of the FP8 peak as BF16 GEMMs of the "
+                          "BF16 peak (matmul ceiling and fitted GEMM constants)");
 }
 
 const DtsCostModelClass dts_cost_roofline_gemm_class = {

@@ -38,6 +38,15 @@ gboolean dts_gemm_ceiling_is_measured (const DtsGpuSpec *gpu);
  * has no rate at all. */
 double dts_gemm_ceiling_flops (const DtsGpuSpec *gpu, DtsPrecision precision);
 
+/* The share of its FP8 peak an FP8 matmul reaches over the share of its
+ * BF16 peak a BF16 one reaches (maximum achievable matmul rates, gemm.c's
+ * table): the GPU's own where measured (*MEASURED_ON its catalogue id),
+ * else the mean of its architecture's measured GPUs, else of its
+ * stand-in's (*MEASURED_ON the architecture), else 1 (*MEASURED_ON NULL).
+ * What the roofline multiplies bf16's efficiency by for FP8 GEMMs when a
+ * profile has no FP8 efficiency of its own. */
+double dts_gemm_fp8_ratio (const DtsGpuSpec *gpu, const char **measured_on);
+
 /* Share in (0, 1] of SMS SMs x waves doing useful work when an M x N
  * output cut into tiles (128 x 128, a smaller power of two >= 16 for a
  * small dimension) and, where the tiles do not fill the SMs, K split into

@@ -27,6 +27,7 @@
 
 #include "core/error.h"
 #include "cost/cost-private.h"
+#include "cost/gemm.h"
 #include "cost/roofline.h"
 
 double
@@ -57,6 +58,10 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
     return 0.0;
   double peak = dts_gpu_spec_die_flops (gpu, precision);
   double eff = dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision);
+  /* FP8 GEMMs at bf16's efficiency where the profile has none of its own,
+   * times how much less of its peak an FP8 matmul reaches (gemm.c) */
+  if (precision == DTS_PREC_FP8 && !dts_framework_has_eff (fw, gpu->chip, gpu->arch, precision))
+    eff *= dts_gemm_fp8_ratio (gpu, NULL);
   if (work->conv_1x1 == 1 && fw->eff_1x1 > 0)
     eff = fw->eff_1x1;
   else if (work->conv_1x1 == 2 && fw->eff_1x1_wgrad > 0)
