@@ -350,12 +350,13 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   o->sequence_parallel = a->sequence_parallel;
   o->link_stats = a->link_stats;
   o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
-  o->zero = g_strcmp0 (dts_cli_row_option (a->rows, "zero"), "1") == 0;
+  const char *zero = dts_cli_row_option (a->rows, "zero");
+  o->zero = zero != NULL ? atoi (zero) : 0; /* "0", "1" or "2": its row checked it */
   const char *gather = dts_cli_row_option (a->rows, "param-gather");
   o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
   if (gather != NULL && o->zero == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--param-gather %s: only with --zero 1 (without it, no parameters are gathered)",
+                 "--param-gather %s: only with --zero 1 or 2 (without it, no parameters are gathered)",
                  gather);
     return FALSE;
   }

@@ -450,8 +450,9 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
       g_string_append_printf (out, "  parameter servers (%s): ", s->collective);
     else if (s->zero > 0)
       g_string_append_printf (out, "  %s reduce-scatter of gradients, all-gather of parameters "
-                                   "(%s; distributed optimizer): ",
-                              s->collective, s->param_gather);
+                                   "(%s; distributed optimizer%s): ",
+                              s->collective, s->param_gather,
+                              s->zero >= 2 ? ", gradients sharded" : "");
     else
       g_string_append_printf (out, "  %s all-reduce: ", s->collective);
     g_string_append_printf (out, "%u bucket%s of ", s->buckets->len,

@@ -147,12 +147,16 @@ dts_schedule_add_backward (GArray *prog, DtsComputeTotals *tot, int layer, int m
 
 void
 dts_schedule_model_state (double params, DtsPrecision precision, double optimizer_bytes,
-                          int shards, DtsMemoryEstimate *out)
+                          int shards, int grad_shards, double bucket_bytes,
+                          DtsMemoryEstimate *out)
 {
   double elem = dts_precision_elem_bytes (precision);
   gboolean mixed = elem < 4.0;
+  double grads = params * GRAD_BYTES_PER_PARAM;
   out->weights_bytes = params * (mixed ? elem + 4.0 / shards : 4.0);
-  out->gradients_bytes = params * GRAD_BYTES_PER_PARAM;
+  out->gradients_bytes = grad_shards > 1
+                             ? grads / grad_shards + MIN (bucket_bytes, grads - grads / grad_shards)
+                             : grads;
   out->optimizer_bytes = params * optimizer_bytes / shards;
 }
 
@@ -161,7 +165,7 @@ dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision prec
                               DtsRecompute recompute, DtsMemoryEstimate *out)
 {
   dts_schedule_model_state (w->params, precision, dts_workload_optimizer_state_bytes_per_param (w),
-                            1, out);
+                            1, 1, 0, out);
   double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1, recompute);
   out->activations_bytes = act * batch * dts_precision_elem_bytes (precision);
   out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
@@ -581,8 +585,9 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   const char *algorithm = opts->collective ? opts->collective : "ring";
   if (opts->zero > 0 && strcmp (algorithm, "ps") == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--zero 1: not available with --collective ps (the parameter servers hold "
-                 "and update the parameters)");
+                 "--zero %d: not available with --collective ps (the parameter servers hold "
+                 "and update the parameters)",
+                 opts->zero);
     return NULL;
   }
   /* the distributed optimizer (ZeRO stage 1) over the N ranks, when they
@@ -732,10 +737,15 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, opts->recompute,
                                 &s->memory);
   if (zero) {
-    /* the fp32 main weights and the optimizer state sharded over the N ranks */
+    /* the fp32 main weights and the optimizer state sharded over the N
+     * ranks; under ZeRO-2 the gradients too, but for the bucket being
+     * reduced (the largest) */
+    double bucket = 0;
+    for (guint b = 0; b < s->buckets->len; b++)
+      bucket = MAX (bucket, g_array_index (s->buckets, DtsBucket, b).bytes);
     dts_schedule_model_state (workload->params, opts->precision,
                               dts_workload_optimizer_state_bytes_per_param (workload), n,
-                              &s->memory);
+                              opts->zero >= 2 ? n : 1, bucket, &s->memory);
     s->memory.total_bytes = s->memory.weights_bytes + s->memory.gradients_bytes
                             + s->memory.optimizer_bytes + s->memory.activations_bytes;
   }
@@ -744,9 +754,13 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
    * activations, is what overflows. */
   gboolean zero_helps = n > 1 && opts->zero == 0 && strcmp (algorithm, "ps") != 0
                         && s->memory.optimizer_bytes > 0.1 * s->memory.total_bytes;
+  gboolean zero2_helps = n > 1 && opts->zero == 1
+                         && s->memory.gradients_bytes > 0.1 * s->memory.total_bytes;
   g_autofree char *strategies = g_strdup_printf (
       "%s--strategy pipeline or hybrid (the layers split over GPUs)",
-      zero_helps ? "--zero 1 (the optimizer state sharded over the GPUs), " : "");
+      zero_helps    ? "--zero 1 (the optimizer state sharded over the GPUs), "
+      : zero2_helps ? "--zero 2 (the gradients sharded too), "
+                    : "");
   g_autofree char *hints = dts_schedule_memory_hints (workload, &s->memory, opts, strategies);
   if (!dts_schedule_check_memory (&s->memory, platform, NULL, n,
                                   "data parallelism (the whole model on every GPU)", activations,

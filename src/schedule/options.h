@@ -117,10 +117,12 @@ typedef struct {
   DtsRecompute recompute;      /* activation recomputation (every strategy) */
   int virtual_stages;          /* pipeline, hybrid: model chunks per stage (Megatron's
                                   interleaved 1F1B); 0 or 1: one contiguous range */
-  int zero;                    /* pipeline, hybrid: 1 = the distributed optimizer (ZeRO stage
-                                  1): gradients reduce-scattered, each replica updates 1/D of
-                                  the fp32 main weights and Adam's moments, parameters
-                                  all-gathered; 0 = every replica holds and updates them all */
+  int zero;                    /* every strategy with replicas: 1 = the distributed optimizer
+                                  (ZeRO stage 1): gradients reduce-scattered, each replica
+                                  updates 1/D of the fp32 main weights and Adam's moments,
+                                  parameters all-gathered; 2 = the same collectives, and each
+                                  replica keeps only its 1/D of the fp32 gradients (ZeRO stage
+                                  2); 0 = every replica holds and updates them all */
   gboolean param_gather_overlap; /* zero 1: gather a bucket's parameters while the next
                                     iteration's forward pass runs (Megatron's
                                     --overlap-param-gather), not before it starts */

@@ -1596,9 +1596,14 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     double kept = peak_kept (&c, i, act, &st.stashed);
     if (V == 1) /* the same bytes, in the order they were always summed */
       kept = act[0] * st.stashed;
+    /* ZeRO-2 keeps the bucket being reduced whole: the stage's largest */
+    double biggest = 0;
+    for (int b = st.first_bucket; b < st.first_bucket + st.n_buckets; b++)
+      biggest = MAX (biggest, g_array_index (s->buckets, DtsBucket, b).bytes);
     dts_schedule_model_state (st.params, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
-                              o->zero > 0 ? dp[i] : 1, &st.memory);
+                              o->zero > 0 ? dp[i] : 1, o->zero >= 2 ? dp[i] : 1, biggest,
+                              &st.memory);
     st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
                                          : kept * widest * elem;
     st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes

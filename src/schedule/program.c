@@ -32,7 +32,7 @@ static const char *const op_names[DTS_OP_TYPE_COUNT] = {
   [DTS_OP_BARRIER] = "barrier", [DTS_OP_APPLY] = "apply",
 };
 
-static const char *const zero_levels[] = { "0", "1", NULL };
+static const char *const zero_levels[] = { "0", "1", "2", NULL };
 static const char *const param_gathers[] = { "after-step", "overlap", NULL };
 
 /* The distributed optimizer, of every strategy with data-parallel replicas. */
@@ -41,10 +41,12 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "1: the distributed optimizer (ZeRO stage 1, Megatron's --use-distributed-optimizer): "   \
     "gradients reduce-scattered among the D data-parallel replicas (of a stage, with "        \
     "pipelines), each updating 1/D of the fp32 main weights and optimizer state, parameters " \
-    "all-gathered; 0: all-reduced, every replica holding and updating all of them",         \
+    "all-gathered; 2: the same, and each replica also keeps only its 1/D of the fp32 "       \
+    "gradients and the bucket being reduced (ZeRO stage 2, memory only); 0: all-reduced, "  \
+    "every replica holding and updating all of them",                                        \
     "0", 0, 0, zero_levels },                                                                 \
   { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \
-    "with --zero 1, when the updated parameters are gathered: after-step (before the next "   \
+    "with --zero 1 or 2, when the updated parameters are gathered: after-step (before the next "   \
     "iteration starts) or overlap (bucket by bucket during the next forward pass, Megatron's " \
     "--overlap-param-gather)",                                                                \
     "after-step", 0, 0, param_gathers }

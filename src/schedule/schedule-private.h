@@ -82,10 +82,14 @@ double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last,
  * distributed optimizer, ZeRO stage 1; 1: not sharded). Mixed precision
  * keeps a copy of the weights in the compute precision besides the fp32
  * main weights; fp32 training has one copy, which every replica holds
- * whole. Gradients are fp32, whole (DTS_SCHEDULE_GRAD_BYTES_PER_PARAM):
- * bf16 with Adam is 2 + 4/D + 4 + 8/D bytes per parameter, 18 with D = 1. */
+ * whole. Gradients are fp32 (DTS_SCHEDULE_GRAD_BYTES_PER_PARAM), whole, or
+ * with GRAD_SHARDS > 1 (ZeRO stage 2) 1/GRAD_SHARDS of them plus one
+ * bucket of BUCKET_BYTES being reduced, at most the rest: bf16 with Adam is
+ * 2 + 4/D + 4 + 8/D bytes per parameter (18 with D = 1), 2 + 16/D + the
+ * bucket under ZeRO-2. */
 void dts_schedule_model_state (double params, DtsPrecision precision, double optimizer_bytes,
-                               int shards, DtsMemoryEstimate *out);
+                               int shards, int grad_shards, double bucket_bytes,
+                               DtsMemoryEstimate *out);
 
 /* The distributed optimizer (--zero 1; dp.c, pipeline.c). */
 

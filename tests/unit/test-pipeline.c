@@ -649,14 +649,17 @@ build_zero (Built *b, int D, int zero, gboolean gather_overlap)
 /* Model state per parameter, fp16 or bf16 with fp32 gradients and Adam: 2 + 4 +
  * 12 / D bytes with the distributed optimizer (the 16-bit weights and the
  * fp32 gradients whole, the fp32 main weights and Adam's two moments
- * sharded over the D replicas), 18 without it. */
+ * sharded over the D replicas), 18 without it; --zero 2 also 1/D of the
+ * gradients, and the bucket being reduced. */
 START_TEST (test_zero_model_state)
 {
   const int D = 4;
   g_auto (Built) plain = { 0 };
   g_auto (Built) zero = { 0 };
+  g_auto (Built) two = { 0 };
   build_zero (&plain, D, 0, FALSE);
   build_zero (&zero, D, 1, FALSE);
+  build_zero (&two, D, 2, FALSE);
   ck_assert_double_eq (dts_workload_optimizer_state_bytes_per_param (plain.w), 8);
   for (int i = 0; i < 2; i++) {
     const DtsStage *a = &g_array_index (plain.s->stages, DtsStage, i);
@@ -667,6 +670,16 @@ START_TEST (test_zero_model_state)
     ck_assert_double_eq_tol (state_a / a->params, 18, 1e-12);
     ck_assert_double_eq_tol (state_z / z->params, 2 + 4 + 12.0 / D, 1e-12);
     ck_assert_double_eq (z->memory.activations_bytes, a->memory.activations_bytes);
+    /* ZeRO-2: 1/D of the fp32 gradients and the stage's largest bucket,
+     * the one being reduced (at most the other (D-1)/D) */
+    const DtsStage *t = &g_array_index (two.s->stages, DtsStage, i);
+    double g = 4 * t->params, biggest = 0;
+    for (int b = t->first_bucket; b < t->first_bucket + t->n_buckets; b++)
+      biggest = MAX (biggest, g_array_index (two.s->buckets, DtsBucket, b).bytes);
+    ck_assert_double_gt (biggest, 2e5); /* a layer over the cap makes a bucket of its own */
+    ck_assert_double_eq_tol (t->memory.gradients_bytes, g / D + MIN (biggest, g - g / D), 1e-3);
+    ck_assert_double_eq (t->memory.weights_bytes, z->memory.weights_bytes);
+    ck_assert_double_eq (t->memory.optimizer_bytes, z->memory.optimizer_bytes);
   }
 }
 END_TEST

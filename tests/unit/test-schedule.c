@@ -421,7 +421,8 @@ zero_options (int zero, gboolean gather_overlap, int comm_streams)
  * reduce-scatter of its gradient bytes, plan B + b the all-gather of its
  * parameters in fp16; a rank sends (D - 1)/D of each, which with 2-byte
  * gradients is what the all-reduce sends; the optimizer takes 1/D of its
- * time; the model state is 2 + 4 + 12/D bytes per parameter against 18;
+ * time; the model state is 2 + 4 + 12/D bytes per parameter against 18
+ * (--zero 2: 2 + 16/D and the bucket being reduced, the same plans);
  * the compute stream waits for the gathers after the step, or (overlap)
  * for each bucket's before its first layer, with one event per stream. */
 START_TEST (test_zero)
@@ -443,6 +444,8 @@ START_TEST (test_zero)
   o = zero_options (0, FALSE, 1);
   o.grad_bytes = 2;
   g_autoptr (DtsSchedule) half_plain = schedule (&in, &o);
+  o = zero_options (2, FALSE, 1);
+  g_autoptr (DtsSchedule) two = schedule (&in, &o);
 
   guint nb = after->buckets->len;
   ck_assert_uint_gt (nb, 3);
@@ -498,6 +501,22 @@ START_TEST (test_zero)
   ck_assert_double_eq (after->memory.activations_bytes, plain->memory.activations_bytes);
   ck_assert_double_eq_tol (after->memory.total_bytes,
                            state_zero + after->memory.activations_bytes, 1e-3);
+  /* ZeRO-2: the same collectives, and 1/D of the fp32 gradients kept, plus
+   * the largest bucket (the one being reduced): 2 + 16/D bytes per
+   * parameter and a bucket */
+  ck_assert_uint_eq (two->plans->len, after->plans->len);
+  double biggest = 0;
+  for (guint b = 0; b < nb; b++) {
+    const DtsCollPlan *p2 = g_ptr_array_index (two->plans, b);
+    const DtsCollPlan *p1 = g_ptr_array_index (after->plans, b);
+    ck_assert_int_eq (p2->op, p1->op);
+    ck_assert_double_eq (p2->bytes, p1->bytes);
+    biggest = MAX (biggest, g_array_index (two->buckets, DtsBucket, b).bytes);
+  }
+  ck_assert_double_eq_tol (two->memory.gradients_bytes, 4 * P / D + biggest, 1e-3);
+  double state_two = two->memory.weights_bytes + two->memory.gradients_bytes
+                     + two->memory.optimizer_bytes;
+  ck_assert_double_eq_tol (state_two / P, 2 + 16.0 / D + biggest / P, 1e-12);
 
   /* events: ready 0, done 1, step done 2, gathered 3 (one stream); three
    * streams: ready 0-2, done 3, step 4, gathered 5-7 */
