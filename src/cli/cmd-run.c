@@ -351,9 +351,17 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   o->link_stats = a->link_stats;
   o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
   const char *zero = dts_cli_row_option (a->rows, "zero");
-  o->zero = zero != NULL ? atoi (zero) : 0; /* "0", "1" or "2": its row checked it */
+  /* "0" to "3": its row checked it */
+  o->zero = zero != NULL ? (int) g_ascii_strtoll (zero, NULL, 10) : 0;
   const char *gather = dts_cli_row_option (a->rows, "param-gather");
   o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
+  if (gather != NULL && o->zero >= 3) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--param-gather %s: not with --zero 3 (each bucket's parameters are gathered "
+                 "before its forward and its backward)",
+                 gather);
+    return FALSE;
+  }
   if (gather != NULL && o->zero == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--param-gather %s: only with --zero 1 or 2 (without it, no parameters are gathered)",

@@ -450,9 +450,11 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
       g_string_append_printf (out, "  parameter servers (%s): ", s->collective);
     else if (s->zero > 0)
       g_string_append_printf (out, "  %s reduce-scatter of gradients, all-gather of parameters "
-                                   "(%s; distributed optimizer%s): ",
+                                   "(%s; %s): ",
                               s->collective, s->param_gather,
-                              s->zero >= 2 ? ", gradients sharded" : "");
+                              s->zero >= 3   ? "fully sharded"
+                              : s->zero == 2 ? "distributed optimizer, gradients sharded"
+                                             : "distributed optimizer");
     else
       g_string_append_printf (out, "  %s all-reduce: ", s->collective);
     g_string_append_printf (out, "%u bucket%s of ", s->buckets->len,

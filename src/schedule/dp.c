@@ -16,7 +16,12 @@
  * bucket's stream then all-gathers its parameters in the compute precision,
  * in forward order; the next iteration waits for them before it starts
  * (--param-gather after-step) or before each bucket's first layer (overlap,
- * the first iteration's parameters being in place). */
+ * the first iteration's parameters being in place). --zero 2 keeps only
+ * 1/N of the gradients (memory only). --zero 3 (FSDP, data parallelism
+ * only) shards the parameters too: each bucket is a unit gathered before
+ * its forward (as overlap) and again before its backward, once the forward
+ * pass is done and one bucket ahead of the reduce-scatters (FSDP's backward
+ * prefetch), with two buckets' parameters resident at a time. */
 #include "config.h"
 
 #include <math.h>
@@ -418,6 +423,10 @@ dts_schedule_layer_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec 
  * order. */
 #define EV_STEP_DONE(n_streams) ((n_streams) + 1)
 #define EV_GATHERED(n_streams, j) ((n_streams) + 2 + (j))
+/* --zero 3 adds stream j's gathers before the backward pass, and the end
+ * of the forward pass (recorded once per stream), after which they start. */
+#define EV_GATHERED_BWD(n_streams, j) (2 * (n_streams) + 2 + (j))
+#define EV_FWD_DONE(n_streams) (3 * (n_streams) + 2)
 
 /* Buckets of a data-parallel communication stream J of N_STREAMS among
  * N_BUCKETS: J, J + N_STREAMS, ... */
@@ -435,14 +444,17 @@ add_wait (GArray *prog, int event, int count, DtsWaitKind kind)
   g_array_append_val (prog, op);
 }
 
-/* The program of one rank on GPU; under --zero 1 (ZERO) the rank updates
- * 1/D of the parameters and then waits for their all-gathers, at once
- * (--param-gather after-step) or bucket by bucket in the next forward pass
- * (overlap). */
+/* The program of one rank on GPU; under --zero 1 or 2 (ZERO) the rank
+ * updates 1/D of the parameters and then waits for their all-gathers, at
+ * once (--param-gather after-step) or bucket by bucket in the next forward
+ * pass (overlap). Under --zero 3 (SHARDED) it waits for each bucket's
+ * gather before the bucket's forward, as with overlap, and for its second
+ * gather before the bucket's backward, and says when its forward pass is
+ * done (the backward gathers start then). */
 static GArray *
 make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const DtsRunOptions *opts,
               const GArray *buckets, const int *bucket_of, int n_streams, gboolean zero,
-              DtsComputeTotals *tot, char **cost_source, GError **error)
+              gboolean sharded, DtsComputeTotals *tot, char **cost_source, GError **error)
 {
   guint n_layers = w->layers->len;
   g_autofree DtsLayerTimes *times = dts_schedule_layer_times (
@@ -455,13 +467,21 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++) {
-    int b = zero && opts->param_gather_overlap
+    int b = zero && (opts->param_gather_overlap || sharded)
                 ? dts_schedule_bucket_starting_at (buckets, bucket_of, l) : -1;
     if (b >= 0)
       add_wait (prog, EV_GATHERED (n_streams, b % n_streams), 1, DTS_WAIT_GATHER);
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, 0, times[l].fwd_s);
   }
+  for (int j = 0; sharded && j < n_streams; j++) {
+    DtsOp done = { .type = DTS_OP_RECORD, .layer = -1, .bucket = -1,
+                   .event = EV_FWD_DONE (n_streams) };
+    g_array_append_val (prog, done);
+  }
   for (int l = (int) n_layers - 1; l >= 0; l--) {
+    int bb = sharded ? bucket_of[l] : -1;
+    if (bb >= 0 && g_array_index (buckets, DtsBucket, bb).first_layer == l)
+      add_wait (prog, EV_GATHERED_BWD (n_streams, bb % n_streams), 1, DTS_WAIT_GATHER);
     dts_schedule_add_backward (prog, tot, l, 0, &times[l]);
     int b = bucket_of[l];
     if (opts->overlap && b >= 0 && g_array_index (buckets, DtsBucket, b).last_layer == l)
@@ -485,7 +505,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
                      .event = EV_STEP_DONE (n_streams) };
       g_array_append_val (prog, step);
     }
-    for (int j = 0; j < n_streams && !opts->param_gather_overlap; j++)
+    for (int j = 0; j < n_streams && !opts->param_gather_overlap && !sharded; j++)
       add_wait (prog, EV_GATHERED (n_streams, j), stream_buckets (buckets->len, n_streams, j),
                 DTS_WAIT_GATHER);
   }
@@ -591,8 +611,9 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     return NULL;
   }
   /* the distributed optimizer (ZeRO stage 1) over the N ranks, when they
-   * have gradients to share */
+   * have gradients to share; stage 3 shards the parameters too */
   gboolean zero = opts->zero > 0 && s->buckets->len > 0;
+  gboolean sharded = zero && opts->zero >= 3;
   int n_servers = opts->ps_count;
   g_autofree int *server_rank = NULL;
   g_autofree int *node_of = NULL;
@@ -637,13 +658,15 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   }
   /* --zero 1: bucket b's parameter all-gather is plan B + b (the trace
    * keeps bucket times by plan index: the gradient plans come first), on
-   * the bucket's stream. */
+   * the bucket's stream; --zero 3 adds its gather before the backward pass,
+   * plan 2B + b. */
   g_autofree int *gather_plan = NULL;
   if (zero) {
-    guint nb = s->buckets->len;
-    gather_plan = g_new (int, nb);
-    s->plan_comm = g_renew (int, s->plan_comm, 2 * nb);
-    for (guint b = 0; b < nb; b++) {
+    guint nb = s->buckets->len, n_gathers = sharded ? 2 * nb : nb;
+    gather_plan = g_new (int, n_gathers);
+    s->plan_comm = g_renew (int, s->plan_comm, nb + n_gathers);
+    for (guint g = 0; g < n_gathers; g++) {
+      guint b = g % nb;
       DtsCollParams cp = { .n_ranks = n, .channels = opts->channels,
                            .chunk_bytes = opts->chunk_bytes, .gpu_node = gpu_node,
                            .tuner = opts->coll_tuner };
@@ -652,8 +675,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       if (plan == NULL)
         return NULL;
       g_ptr_array_add (s->plans, plan);
-      gather_plan[b] = s->plans->len - 1;
-      s->plan_comm[gather_plan[b]] = b % n_streams;
+      gather_plan[g] = s->plans->len - 1;
+      s->plan_comm[gather_plan[g]] = b % n_streams;
     }
   }
 
@@ -664,7 +687,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     if (k == specs->len) {
       DtsComputeTotals tot;
       GArray *prog = make_program (workload, cost, spec, opts, s->buckets, bucket_of, n_streams,
-                                   zero, &tot, &s->cost_source, error);
+                                   zero, sharded, &tot, &s->cost_source, error);
       if (prog == NULL) {
         g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host, r);
         return NULL;
@@ -677,8 +700,10 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   }
   /* the distributed optimizer's events only where they are used, so that
    * plans without it read as before */
-  s->n_events = zero ? EV_GATHERED (n_streams, n_streams) : n_streams + 1;
-  if (zero && opts->param_gather_overlap) {
+  s->n_events = sharded ? EV_FWD_DONE (n_streams) + 1
+                 : zero  ? EV_GATHERED (n_streams, n_streams)
+                         : n_streams + 1;
+  if (zero && (opts->param_gather_overlap || sharded)) {
     /* The first iteration's parameters are in place. */
     s->event_initial = g_new0 (int, (gsize) n * s->n_events);
     for (int r = 0; r < n; r++)
@@ -691,7 +716,19 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   int first_comm_program = s->programs->len;
   for (int j = 0; j < n_streams && s->buckets->len > 0; j++) {
     GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
-    for (guint b = j; b < s->buckets->len; b += n_streams) {
+    int nb = s->buckets->len;
+    /* --zero 3: once the forward pass is done, the gather before the
+     * backward of the stream's first bucket, then each next one's ahead of
+     * the current bucket's reduce-scatter (FSDP's backward prefetch) */
+    if (sharded) {
+      add_wait (prog, EV_FWD_DONE (n_streams), 1, DTS_WAIT_COLL);
+      dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, j, j, 1,
+                                      EV_GATHERED_BWD (n_streams, j));
+    }
+    for (int b = j; b < nb; b += n_streams) {
+      if (sharded && b + n_streams < nb)
+        dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, b + n_streams,
+                                        b + n_streams, 1, EV_GATHERED_BWD (n_streams, j));
       DtsOp wait = { .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = j, .count = 1 };
       DtsOp coll = { .type = DTS_OP_COLL, .layer = -1, .bucket = b, .coll = b, .part = -1 };
       DtsOp done = { .type = DTS_OP_RECORD, .layer = -1, .bucket = -1, .event = n_streams };
@@ -700,7 +737,6 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       g_array_append_val (prog, done);
     }
     if (zero) {
-      int nb = s->buckets->len;
       add_wait (prog, EV_STEP_DONE (n_streams), 1, DTS_WAIT_COLL);
       dts_schedule_add_param_gathers (prog, gather_plan, 1, j,
                                       j + (stream_buckets (nb, n_streams, j) - 1) * n_streams,
@@ -740,12 +776,23 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     /* the fp32 main weights and the optimizer state sharded over the N
      * ranks; under ZeRO-2 the gradients too, but for the bucket being
      * reduced (the largest) */
-    double bucket = 0;
-    for (guint b = 0; b < s->buckets->len; b++)
+    double bucket = 0, bucket_params = 0;
+    for (guint b = 0; b < s->buckets->len; b++) {
       bucket = MAX (bucket, g_array_index (s->buckets, DtsBucket, b).bytes);
+      bucket_params = MAX (bucket_params, g_array_index (s->buckets, DtsBucket, b).params);
+    }
     dts_schedule_model_state (workload->params, opts->precision,
                               dts_workload_optimizer_state_bytes_per_param (workload), n,
                               opts->zero >= 2 ? n : 1, bucket, &s->memory);
+    if (sharded) {
+      /* ZeRO-3: the weights sharded too (the compute-precision copy with the
+       * fp32 main weights), and two buckets' parameters gathered at a time
+       * (the one computed and the one prefetched) */
+      double elem = dts_precision_elem_bytes (opts->precision);
+      double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
+      s->memory.weights_bytes = workload->params * per_param / n
+                                + MIN (2 * bucket_params, workload->params) * elem;
+    }
     s->memory.total_bytes = s->memory.weights_bytes + s->memory.gradients_bytes
                             + s->memory.optimizer_bytes + s->memory.activations_bytes;
   }
@@ -763,7 +810,9 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
                     : "");
   g_autofree char *hints = dts_schedule_memory_hints (workload, &s->memory, opts, strategies);
   if (!dts_schedule_check_memory (&s->memory, platform, NULL, n,
-                                  "data parallelism (the whole model on every GPU)", activations,
+                                  sharded ? "fully sharded data parallelism (--zero 3)"
+                                          : "data parallelism (the whole model on every GPU)",
+                                  activations,
                                   hints, opts, error))
     return NULL;
   s->samples_per_iteration = opts->batch_size * n;

@@ -1287,6 +1287,12 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   int V = MAX (o->virtual_stages, 1);
   if (V > 1 && !check_interleaving (w, o, S, V, error))
     return NULL;
+  if (o->zero >= 3) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--zero 3: only with --strategy dp (parameters sharded over a pipeline "
+                 "stage's replicas are not modelled); use --zero 1 or 2");
+    return NULL;
+  }
   if (S < 1 || S > n_layers - 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "%d pipeline stages: '%s' has %d layers after its input (at least one per "

@@ -422,7 +422,8 @@ zero_options (int zero, gboolean gather_overlap, int comm_streams)
  * parameters in fp16; a rank sends (D - 1)/D of each, which with 2-byte
  * gradients is what the all-reduce sends; the optimizer takes 1/D of its
  * time; the model state is 2 + 4 + 12/D bytes per parameter against 18
- * (--zero 2: 2 + 16/D and the bucket being reduced, the same plans);
+ * (--zero 2: 2 + 16/D and the bucket being reduced, the same plans;
+ * --zero 3: two gathers per bucket, 1.5 x ZeRO-1's bytes, sharded weights);
  * the compute stream waits for the gathers after the step, or (overlap)
  * for each bucket's before its first layer, with one event per stream. */
 START_TEST (test_zero)
@@ -446,6 +447,10 @@ START_TEST (test_zero)
   g_autoptr (DtsSchedule) half_plain = schedule (&in, &o);
   o = zero_options (2, FALSE, 1);
   g_autoptr (DtsSchedule) two = schedule (&in, &o);
+  o = zero_options (3, FALSE, 1);
+  g_autoptr (DtsSchedule) three = schedule (&in, &o);
+  o.grad_bytes = 2;
+  g_autoptr (DtsSchedule) three_half = schedule (&in, &o);
 
   guint nb = after->buckets->len;
   ck_assert_uint_gt (nb, 3);
@@ -517,6 +522,56 @@ START_TEST (test_zero)
   double state_two = two->memory.weights_bytes + two->memory.gradients_bytes
                      + two->memory.optimizer_bytes;
   ck_assert_double_eq_tol (state_two / P, 2 + 16.0 / D + biggest / P, 1e-12);
+
+  /* ZeRO-3 (FSDP): plans B + b and 2B + b gather bucket b's parameters
+   * (before its forward, before its backward); with 2-byte gradients a
+   * rank sends 3 x (D-1)/D of the parameter bytes per iteration, against
+   * ZeRO-1's 2 x; the weights are sharded too (6/D bytes per parameter)
+   * besides two buckets' parameters in fp16, the gradients as ZeRO-2 */
+  ck_assert_uint_eq (three->plans->len, 3 * nb);
+  double biggest_params = 0, three_sent = 0;
+  for (guint b = 0; b < nb; b++) {
+    const DtsBucket *bk = &g_array_index (three->buckets, DtsBucket, b);
+    biggest_params = MAX (biggest_params, bk->params);
+    for (int k = 1; k <= 2; k++) {
+      const DtsCollPlan *ag = g_ptr_array_index (three->plans, k * nb + b);
+      ck_assert_int_eq (ag->op, DTS_COLL_OP_ALLGATHER);
+      ck_assert_double_eq (ag->bytes, bk->params * 2);
+    }
+  }
+  guint n3 = three_half->buckets->len;
+  for (guint k = 0; k < three_half->plans->len; k++)
+    three_sent += dts_coll_plan_bytes_per_rank (g_ptr_array_index (three_half->plans, k));
+  ck_assert_uint_eq (three_half->plans->len, 3 * n3);
+  ck_assert_double_eq_tol (three_sent, 3.0 * (D - 1) / D * 2 * P, 1e-3);
+  ck_assert_double_eq_tol (three_sent / half_sent, 1.5, 1e-9);
+  ck_assert_double_eq_tol (three->memory.weights_bytes, 6 * P / D + 2 * biggest_params * 2, 1e-3);
+  ck_assert_double_eq (three->memory.gradients_bytes, two->memory.gradients_bytes);
+  ck_assert_double_eq (three->memory.optimizer_bytes, two->memory.optimizer_bytes);
+  /* events: ready 0, done 1, step done 2, gathered 3, gathered for the
+   * backward 4, forward done 5; the compute stream waits once per bucket
+   * on each kind of gather and records the end of its forward pass; the
+   * communication stream starts the backward gathers after it */
+  ck_assert_int_eq (three->n_events, 6);
+  const GArray *c3 = dts_schedule_program (three, 0);
+  int fwd_waits = 0, bwd_waits = 0, fwd_done = 0;
+  for (guint k = 0; k < c3->len; k++) {
+    const DtsOp *op = &g_array_index (c3, DtsOp, k);
+    fwd_waits += op->type == DTS_OP_WAIT && op->event == 3;
+    bwd_waits += op->type == DTS_OP_WAIT && op->event == 4;
+    fwd_done += op->type == DTS_OP_RECORD && op->event == 5;
+  }
+  ck_assert_int_eq (fwd_waits, (int) nb);
+  ck_assert_int_eq (bwd_waits, (int) nb);
+  ck_assert_int_eq (fwd_done, 1);
+  const GArray *m3 = g_ptr_array_index (three->programs, three->programs->len - 1);
+  const DtsOp *first = &g_array_index (m3, DtsOp, 0);
+  ck_assert_int_eq (first->type, DTS_OP_WAIT);
+  ck_assert_int_eq (first->event, 5);
+  int colls = 0;
+  for (guint k = 0; k < m3->len; k++)
+    colls += g_array_index (m3, DtsOp, k).type == DTS_OP_COLL;
+  ck_assert_int_eq (colls, 3 * (int) nb);
 
   /* events: ready 0, done 1, step done 2, gathered 3 (one stream); three
    * streams: ready 0-2, done 3, step 4, gathered 5-7 */
