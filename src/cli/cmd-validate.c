@@ -808,6 +808,12 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
         text = "1"; /* vp: none */
       if (!number (&t, i + 1, text, &v[k], error))
         return FALSE;
+      if (k < 8 && !(v[k] >= 0 && v[k] <= 1e7)) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
+                     "'%s': line %u: '%s': expected a count in 0..1e7", t.path,
+                     i + 1 + t.comments, text);
+        return FALSE;
+      }
     }
     int n = (int) v[0], gb = (int) v[1], mb = (int) v[2], seq = (int) v[3], tp = (int) v[4];
     int pp = (int) v[5], cp = (int) v[6], vp = (int) v[7];
