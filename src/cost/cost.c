@@ -108,12 +108,15 @@ dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision pr
     double ratio = dts_gemm_fp8_ratio (gpu, &on);
     double eff = dts_framework_compute_eff (fw, gpu->chip, gpu->arch, DTS_PREC_BF16);
     fp8 = g_string_new (NULL);
+    g_autofree char *whose = on == NULL                     ? NULL
+                             : g_strcmp0 (on, gpu->id) == 0 ? g_strdup_printf ("the %s's", on)
+                                                            : g_strdup_printf ("the mean %s", on);
     if (on != NULL)
       g_string_append_printf (fp8,
                               "fp8: the FP8 GEMMs of linear layers at profile %s's %s %.2f x "
-                              "%.3f, the %s's FP8-to-BF16 ratio of maximum achievable matmul "
-                              "rates (MAMF share of peak), %.3f of the fp8 peak",
-                              fw->id, bkey, eff, ratio, on, eff * ratio);
+                              "%.3f, %s FP8-to-BF16 ratio of maximum achievable matmul rates "
+                              "(MAMF share of peak), %.3f of the fp8 peak",
+                              fw->id, bkey, eff, ratio, whose, eff * ratio);
     else
       g_string_append_printf (fp8,
                               "fp8: no FP8 kernels measured, bf16's efficiency assumed for the "

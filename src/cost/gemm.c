@@ -260,7 +260,7 @@ roofline_gemm_assumed_fp8 (const DtsGpuSpec *gpu, GString *out)
 {
   const char *on = NULL;
   dts_gemm_fp8_ratio (gpu, &on);
-  if (on != NULL && strcmp (on, gpu->id) == 0)
+  if (g_strcmp0 (on, gpu->id) == 0 && on != NULL)
     g_string_append (out, "; linear layers' FP8 GEMMs at their measured FP8 matmul ceiling "
                           "with the GEMM constants fitted on BF16/FP16 GEMMs");
   else

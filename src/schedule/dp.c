@@ -346,6 +346,19 @@ dts_schedule_add_param_gathers (GArray *prog, const int *plan_of, int plan_strid
   }
 }
 
+double
+dts_schedule_largest_bucket (const GArray *buckets, int first, int n, double *params)
+{
+  double bytes = 0, most = 0;
+  for (int b = first; b < first + n; b++) {
+    bytes = MAX (bytes, g_array_index (buckets, DtsBucket, b).bytes);
+    most = MAX (most, g_array_index (buckets, DtsBucket, b).params);
+  }
+  if (params != NULL)
+    *params = most;
+  return bytes;
+}
+
 int
 dts_schedule_bucket_starting_at (const GArray *buckets, const int *bucket_of, int l)
 {
@@ -776,11 +789,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     /* the fp32 main weights and the optimizer state sharded over the N
      * ranks; under ZeRO-2 the gradients too, but for the bucket being
      * reduced (the largest) */
-    double bucket = 0, bucket_params = 0;
-    for (guint b = 0; b < s->buckets->len; b++) {
-      bucket = MAX (bucket, g_array_index (s->buckets, DtsBucket, b).bytes);
-      bucket_params = MAX (bucket_params, g_array_index (s->buckets, DtsBucket, b).params);
-    }
+    double bucket_params;
+    double bucket = dts_schedule_largest_bucket (s->buckets, 0, s->buckets->len, &bucket_params);
     dts_schedule_model_state (workload->params, opts->precision,
                               dts_workload_optimizer_state_bytes_per_param (workload), n,
                               opts->zero >= 2 ? n : 1, bucket, &s->memory);

@@ -1603,9 +1603,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     if (V == 1) /* the same bytes, in the order they were always summed */
       kept = act[0] * st.stashed;
     /* ZeRO-2 keeps the bucket being reduced whole: the stage's largest */
-    double biggest = 0;
-    for (int b = st.first_bucket; b < st.first_bucket + st.n_buckets; b++)
-      biggest = MAX (biggest, g_array_index (s->buckets, DtsBucket, b).bytes);
+    double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
     dts_schedule_model_state (st.params, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
                               o->zero > 0 ? dp[i] : 1, o->zero >= 2 ? dp[i] : 1, biggest,

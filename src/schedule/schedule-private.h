@@ -113,6 +113,9 @@ void dts_schedule_add_param_gathers (GArray *prog, const int *plan_of, int plan_
  * that bucket's parameters just before L. BUCKET_OF maps layers to buckets
  * (-1: none). */
 int dts_schedule_bucket_starting_at (const GArray *buckets, const int *bucket_of, int l);
+/* The largest gradient bytes of N buckets from FIRST, and in *PARAMS (if
+ * not NULL) the most parameters one of them holds; 0 for none. */
+double dts_schedule_largest_bucket (const GArray *buckets, int first, int n, double *params);
 
 /* The index in SPECS (const DtsGpuSpec *) of a spec that prices kernels
  * like SPEC, or SPECS->len when there is none. */

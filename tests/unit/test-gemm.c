@@ -287,6 +287,8 @@ START_TEST (test_fp8)
   assert_rel (dts_gemm_fp8_ratio (&other, &on),
               ((1402.6 / 1979) / (794.5 / 989.5) + (1453.4 / 1979) / (794.5 / 989.5)) / 2, 1e-12);
   ck_assert_str_eq (on, "Hopper");
+  DtsGpuSpec unlisted = other; /* a Hopper GPU without a catalogue id */
+  unlisted.id = NULL;
   other.arch = (char *) "Rubin";
   ck_assert_double_eq (dts_gemm_fp8_ratio (&other, &on), 1.0);
   ck_assert_ptr_null (on);
@@ -330,7 +332,9 @@ START_TEST (test_fp8)
     ck_assert_int_ge (n_other, 3);
     g_autofree char *said = dts_cost_assumption (cost, h100, DTS_PREC_FP8);
     ck_assert_ptr_nonnull (said);
-    ck_assert_ptr_nonnull (strstr (said, "FP8-to-BF16 ratio of maximum achievable matmul"));
+    ck_assert_ptr_nonnull (strstr (said, "the H100-SXM5-80GB's FP8-to-BF16 ratio of maximum"));
+    g_autofree char *said_unlisted = dts_cost_assumption (cost, &unlisted, DTS_PREC_FP8);
+    ck_assert_ptr_nonnull (strstr (said_unlisted, "the mean Hopper FP8-to-BF16 ratio"));
     ck_assert (dts_cost_assumption (cost, h100, DTS_PREC_BF16) == NULL);
     DtsLayerTimes t;
     ck_assert (!dts_cost_layer_times (cost, dts_workload_layer (w, 2), a100, DTS_PREC_FP8, batch,
