@@ -54,7 +54,8 @@
  *              NeMo 24.07's FP8 pretraining rows on DGX H100 without
  *              context parallelism, up to 128 GPUs (--quick: the 8-GPU row).
  *              All three as Megatron-LM and NeMo ran them, under `dtsim
- *              run`'s default profile, the port of bench/validate-llm.py
+ *              run`'s default profile (-F llm=ID or a bare -F ID: another),
+ *              the port of bench/validate-llm.py
  *              (doc/VALIDATION.md parts 14, 15 and 17); nothing was fitted
  *              on them.                                           REPORT.
  * FIT rows are the only rows any constant of a framework profile was fitted
@@ -140,6 +141,7 @@ typedef struct {
   GHashTable *platforms; /* gpu -> path */
   GPtrArray *files;     /* workloads written for this run */
   const char *fw_lambda, *fw_lambda_v1, *fw_tf2017, *fw_convnet;
+  const char *fw_llm;   /* the transformer sets' profile; NULL: dtsim run's default */
 } Validate;
 
 static void
@@ -551,7 +553,7 @@ deepbench_rows (const char *dir, GPtrArray *rows, GError **error)
 
 /* The transformer sets (doc/VALIDATION.md parts 14 and 15; the port of
  * bench/validate-llm.py): each row runs as Megatron-LM ran it, under `dtsim
- * run`'s default profile (generic: the plain roofline).  Nothing was fitted
+ * run`'s default profile (DTS_FRAMEWORK_DEFAULT) unless -F names one.  Nothing was fitted
  * on them.  LEFT gathers the rows left out and why. */
 
 static void
@@ -1072,6 +1074,10 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
     g_ptr_array_add (args, (char *) base[i]);
   for (guint i = 0; i < r->run_args->len; i++)
     g_ptr_array_add (args, g_ptr_array_index (r->run_args, i));
+  if (v->fw_llm != NULL) {
+    g_ptr_array_add (args, (char *) "--framework");
+    g_ptr_array_add (args, (char *) v->fw_llm);
+  }
   for (int i = 0; v->extra && v->extra[i]; i++)
     g_ptr_array_add (args, v->extra[i]);
   g_autofree char *out = NULL;
@@ -1357,6 +1363,44 @@ print_slices (GHashTable *acc, const char *split, const char *title)
   }
 }
 
+/* The REPORT rows' sets, each weighing the same whatever its number of rows
+ * (deepbench's 159 all-reduces would otherwise decide): the figure by which
+ * framework profiles are compared and which each records
+ * (validate-mape-MODEL; doc/VALIDATION.md part 19). */
+static void
+print_set_mean (GHashTable *acc, GPtrArray *rows)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  double mape = 0, bias = 0;
+  unsigned n = 0, n_rows = 0;
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = g_ptr_array_index (rows, i);
+    if (r->fit || !g_hash_table_add (seen, (gpointer) r->set))
+      continue;
+    g_autofree char *k = g_strdup_printf ("report\t%s", r->set);
+    GArray *e = g_hash_table_lookup (acc, k);
+    if (e == NULL || e->len == 0)
+      continue;
+    double abs_sum = 0, sum = 0;
+    for (guint j = 0; j < e->len; j++) {
+      abs_sum += fabs (g_array_index (e, double, j));
+      sum += g_array_index (e, double, j);
+    }
+    mape += abs_sum / e->len;
+    bias += sum / e->len;
+    n_rows += e->len;
+    n++;
+    g_string_append_printf (names, "%s%s", names->len ? ", " : "", r->set);
+  }
+  if (n == 0)
+    return;
+  printf ("\nMean over %u set%s (%s), each weighing the same: MAPE %.1f%%, signed bias "
+          "%+.1f%% (%u REPORT row%s)\n",
+          n, n == 1 ? "" : "s", names->str, 100 * mape / n, 100 * bias / n, n_rows,
+          n_rows == 1 ? "" : "s");
+}
+
 static void
 print_rows (GPtrArray *rows, gboolean fit)
 {
@@ -1416,11 +1460,11 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "korthikanti, vtrain, nemo (default: all)",
       "LIST" },
     { "framework", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &frameworks,
-      "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet) under "
-      "framework profile ID "
-      "(default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
-      "torch7-cudnn4; lambda= sets both Lambda tables; repeatable; korthikanti, vtrain and nemo "
-      "run under dtsim run's default, generic)", "SET=ID" },
+      "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet, llm: the "
+      "korthikanti, vtrain and nemo sets) under framework profile ID, or every set with a bare "
+      "ID (default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
+      "torch7-cudnn4, llm dtsim run's default; lambda= sets both Lambda tables; repeatable)",
+      "[SET=]ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
       "Also print the FIT rows' slices, apart (not a measure of accuracy)", NULL },
@@ -1459,16 +1503,25 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   gboolean v1_given = FALSE;
   for (int i = 0; frameworks && frameworks[i]; i++) {
     const char *eq = strchr (frameworks[i], '=');
+    if (eq == NULL && frameworks[i][0] != '\0') {
+      /* a bare ID: every set, the transformer sets too (how profiles are
+       * compared: doc/VALIDATION.md part 19) */
+      v.fw_lambda = v.fw_lambda_v1 = v.fw_tf2017 = v.fw_convnet = v.fw_llm = frameworks[i];
+      v1_given = FALSE;
+      continue;
+    }
     g_autofree char *set = eq ? g_strndup (frameworks[i], eq - frameworks[i]) : NULL;
     const char **slot = set == NULL                        ? NULL
                         : strcmp (set, "lambda") == 0    ? &v.fw_lambda
                         : strcmp (set, "lambda-v1") == 0 ? &v.fw_lambda_v1
                         : strcmp (set, "tf2017") == 0    ? &v.fw_tf2017
                         : strcmp (set, "convnet") == 0   ? &v.fw_convnet
+                        : strcmp (set, "llm") == 0       ? &v.fw_llm
                                                          : NULL;
     if (slot == NULL || eq[1] == '\0')
       return dts_cli_bad_option ("framework", frameworks[i],
-                                 "SET=ID with SET one of lambda, lambda-v1, tf2017, convnet",
+                                 "ID (every set) or SET=ID with SET one of lambda, lambda-v1, "
+                                 "tf2017, convnet, llm",
                                  error);
     *slot = eq + 1;
     if (slot == &v.fw_lambda_v1)
@@ -1477,7 +1530,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       v.fw_lambda_v1 = eq + 1; /* lambda= sets both tables, unless lambda-v1= does */
   }
   /* A bad profile fails here, once, not in the first row's child. */
-  const char *fws[] = { v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017, v.fw_convnet };
+  const char *fws[] = { v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017, v.fw_convnet,
+                        v.fw_llm ? v.fw_llm : DTS_FRAMEWORK_DEFAULT };
   for (guint i = 0; i < G_N_ELEMENTS (fws); i++) {
     g_autoptr (DtsFramework) fw = dts_framework_load (fws[i], error);
     if (fw == NULL)
@@ -1546,8 +1600,9 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   scaling_slices (acc, rows);
 
   printf ("dtsim validate: %u rows from %s%s\n", rows->len, dir, quick ? " (--quick)" : "");
-  printf ("Framework profiles: convnet %s, lambda-v0 %s, lambda-v1 %s, tf2017 %s\n",
-          v.fw_convnet, v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017);
+  printf ("Framework profiles: convnet %s, lambda-v0 %s, lambda-v1 %s, tf2017 %s, llm %s\n",
+          v.fw_convnet, v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017,
+          v.fw_llm ? v.fw_llm : DTS_FRAMEWORK_DEFAULT " (dtsim run's default)");
   printf ("FIT rows (%u: lambda-v0 and lambda-v0-other for pytorch, lambda-v1 A100 PCIe for "
           "pytorch-ngc22, "
           "tf2017 1-GPU DGX-1 and p2.8xlarge ResNet-50 for tensorflow1, convnet VGG-A for "
@@ -1563,14 +1618,16 @@ dts_cmd_validate (int argc, char **argv, GError **error)
             "Megatron-LM and NeMo ran them (--strategy hybrid, 1F1B, the row's TP x PP x DP, "
             "virtual stages and micro-batches; korthikanti and vtrain fp16 with full or "
             "selective recomputation on A100, nemo fp8 with sequence parallelism and the "
-            "distributed optimizer on DGX H100) "
-            "under dtsim run's default profile (generic), as bench/validate-llm.py runs them\n");
+            "distributed optimizer on DGX H100) under %s, as bench/validate-llm.py runs "
+            "them\n",
+            v.fw_llm ? v.fw_llm : "dtsim run's default profile (" DTS_FRAMEWORK_DEFAULT ")");
     if (left->len)
       printf ("Left out: %s\n", left->str);
   }
   if (show_rows)
     print_rows (rows, show_fit);
   print_slices (acc, "report", "REPORT rows");
+  print_set_mean (acc, rows);
   if (show_fit)
     print_slices (acc, "fit", "FIT rows, not a measure of accuracy");
   return dts_cli_flush_stdout (error);
