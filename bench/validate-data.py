@@ -24,8 +24,9 @@ ps         only those multi-node rows: `dtsim run --collective ps` (one
 --ps-push=ID runs the `ps` column (sync-ps) with `--ps-push ID` (default: none,
 i.e. after-backward; buckets: each bucket pushed during the backward pass).
 
---framework=ID runs `dtsim run` under that framework profile (default: none,
-i.e. `generic`).
+--framework=ID runs `dtsim run` under that framework profile (default:
+`generic`, `dtsim run`'s default and the profile parts 1-3 of
+doc/VALIDATION.md ran under, explicit so that those parts stay reproducible).
 
 Error = (simulated - measured) / measured; MAPE = mean of |error| over the
 set of points stated with each figure. Nothing here is fitted.
@@ -146,7 +147,7 @@ MODELS = {"InceptionV3": "inception3", "ResNet-50": "resnet50", "ResNet-152": "r
           "AlexNet": "alexnet", "VGG16": "vgg16"}
 
 
-FRAMEWORK = []
+FRAMEWORK = ["--framework", "generic"]
 PS_PUSH = []
 
 

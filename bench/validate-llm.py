@@ -9,7 +9,8 @@ has them), and the wall time and memory each simulation takes.
                           [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
-(generic framework profile). Each row runs as Megatron-LM ran it: hybrid
+(`dtsim run`'s default framework profile, generic; `-- --framework ID` runs
+another, doc/VALIDATION.md part 19). Each row runs as Megatron-LM ran it: hybrid
 tensor x pipeline parallelism, 1F1B, global batch of the row split into
 micro-batches of the row's size, fp16, full recomputation for the "full"
 rows and selective recomputation with sequence parallelism for the

@@ -205,7 +205,7 @@ typedef struct {
   DtsFormat format;
   const char *gpu;         /* --gpu: catalogue id for per-layer kernel times, or NULL */
   const char *cost_model;  /* --cost-model */
-  const char *framework;   /* --framework: profile for --gpu times (generic when NULL) */
+  const char *framework;   /* --framework: profile for --gpu times (DTS_FRAMEWORK_DEFAULT when NULL) */
   const char *precision;   /* --precision */
   int batch_size;          /* --batch-size, for per-layer times; 0 when not given */
   gboolean routes;         /* --routes (platforms) */

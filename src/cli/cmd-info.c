@@ -102,8 +102,8 @@ dts_cmd_info (int argc, char **argv, GError **error)
     { "cost-model", 0, 0, G_OPTION_ARG_STRING, &cost_model,
       "Cost model for per-layer times (default: roofline)", "ID" },
     { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
-      "Framework profile for per-layer times: a shipped name (frameworks/) or a file "
-      "(default: generic)", "ID" },
+      "Framework profile for per-layer times: a shipped name (frameworks/), generic or a "
+      "file (default: " DTS_FRAMEWORK_DEFAULT ")", "ID" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &precision,
       "Precision for per-layer times: fp32, tf32, fp16, bf16, fp8 (default: the workload's, "
       "else fp32)", "P" },

@@ -100,7 +100,9 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "in bf16, on Hopper and newer; default: the workload's, else fp32)", "P" },
     { "cost-model", 0, 0, S, &a->cost_model, "Kernel-time model: roofline, mlp, roofline-gemm (default: roofline; below)", "ID" },
     { "framework", 0, 0, S, &a->framework,
-      "Framework profile: a shipped name (frameworks/) or a file (default: generic)", "ID" },
+      "Framework profile: a shipped name (frameworks/), generic (the plain roofline) or a file; "
+      "each run prints the profile's measured error (default: " DTS_FRAMEWORK_DEFAULT ")",
+      "ID" },
     { "bucket-size", 0, 0, S, &a->bucket_size,
       "Gradient bucket cap, like DDP's bucket_cap_mb; also what sync-ps --ps-push buckets "
       "pushes at once (default: 25MB)", "BYTES" },

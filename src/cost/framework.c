@@ -5,6 +5,12 @@
  * are ignored, every key is optional (unset keys keep `generic`'s value) and
  * may appear once.  Keys:
  *   description            free text
+ *   validate-mape-MODEL    the profile's measured error under cost model
+ *                          MODEL (roofline, roofline-gemm, mlp): the mean
+ *                          of the MAPEs of `dtsim validate -F ID`'s sets,
+ *                          in percent, [0, 1000]; printed by every run,
+ *                          never used in a computation (checked by
+ *                          tests/cli/framework-error.sh for the default)
  *   compute-efficiency-fp32, -tf32, -fp16, -bf16, -fp8
  *                          share of peak FLOP/s of conv and fc kernels, (0, 1];
  *                          fp8 (the GEMMs of linear layers) unset by default:
@@ -62,7 +68,7 @@
 #include "platform/gpu.h"
 
 static const DtsFramework generic = {
-  .id = (char *) DTS_FRAMEWORK_DEFAULT,
+  .id = (char *) DTS_FRAMEWORK_GENERIC,
   .description = (char *) "the plain roofline: 70% of peak FLOP/s, 80% of peak bandwidth, "
                           "5 us per kernel, nothing fused, no host time",
   .compute_eff = { DTS_ROOFLINE_COMPUTE_EFF, DTS_ROOFLINE_COMPUTE_EFF, DTS_ROOFLINE_COMPUTE_EFF,
@@ -74,12 +80,24 @@ static const DtsFramework generic = {
   .iteration_s = 0.0,
   .grad_precision = DTS_PREC_FP32,
   .winograd_3x3 = 1.0,
+  /* dtsim validate -F generic (doc/VALIDATION.md part 19) */
+  .n_mape = 2,
+  .mape = { { "roofline", 45.7 }, { "roofline-gemm", 46.7 } },
 };
 
 const DtsFramework *
 dts_framework_generic (void)
 {
   return &generic;
+}
+
+double
+dts_framework_validate_mape (const DtsFramework *fw, const char *cost_model)
+{
+  for (int i = 0; fw != NULL && cost_model != NULL && i < fw->n_mape; i++)
+    if (strcmp (fw->mape[i].cost_model, cost_model) == 0)
+      return fw->mape[i].pct;
+  return -1;
 }
 
 void
@@ -247,6 +265,30 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   if (strcmp (key, "memory-efficiency") == 0)
     return parse_fraction (v, &fw->memory_eff, where, key, error);
+  if (g_str_has_prefix (key, "validate-mape-")) {
+    const char *model = key + strlen ("validate-mape-");
+    static const char *const models[] = { "roofline", "roofline-gemm", "mlp" };
+    gboolean known = FALSE;
+    for (guint i = 0; i < G_N_ELEMENTS (models); i++)
+      known = known || strcmp (model, models[i]) == 0;
+    char *end;
+    double x = dts_units_strtod (v, &end);
+    if (!known) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s: unknown cost model '%s' (expected validate-mape-roofline, "
+                   "-roofline-gemm or -mlp)", where, key, model);
+      return FALSE;
+    }
+    if (end == v || *end != '\0' || !(x >= 0 && x <= 1000)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected a percentage in [0, 1000]", where, key, v);
+      return FALSE;
+    }
+    g_assert (fw->n_mape < DTS_FRAMEWORK_MAX_MAPES); /* one per model, keys given once */
+    g_strlcpy (fw->mape[fw->n_mape].cost_model, model, sizeof fw->mape[0].cost_model);
+    fw->mape[fw->n_mape++].pct = x;
+    return TRUE;
+  }
   if (strcmp (key, "wave-quantisation") == 0 || strcmp (key, "fft-convolution") == 0
       || strcmp (key, "winograd-convolution") == 0) {
     if (strcmp (v, "yes") == 0 || strcmp (v, "no") == 0) {
@@ -336,7 +378,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     return TRUE;
   }
   g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-               "%s: unknown key '%s' (expected description, compute-efficiency-fp32|tf32|fp16|"
+               "%s: unknown key '%s' (expected description, validate-mape-MODEL, "
+               "compute-efficiency-fp32|tf32|fp16|"
                "bf16|fp8[-ARCH], compute-efficiency-1x1[-wgrad], memory-efficiency[-ARCH], "
                "wave-quantisation, tile, launch-overhead, iteration-overhead, fuse, "
                "gpu-speed-spread, gradient-precision, winograd-3x3, fft-convolution or "
@@ -352,6 +395,7 @@ dts_framework_parse (const char *text, const char *id, const char *file, GError 
   *fw = generic;
   fw->id = g_strdup (id);
   fw->description = g_strdup ("");
+  fw->n_mape = 0; /* generic's errors are its own */
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; lines[i]; i++) {
@@ -392,7 +436,9 @@ dts_framework_parse (const char *text, const char *id, const char *file, GError 
 DtsFramework *
 dts_framework_load (const char *id_or_path, GError **error)
 {
-  if (id_or_path == NULL || strcmp (id_or_path, DTS_FRAMEWORK_DEFAULT) == 0) {
+  if (id_or_path == NULL)
+    id_or_path = DTS_FRAMEWORK_DEFAULT;
+  if (strcmp (id_or_path, DTS_FRAMEWORK_GENERIC) == 0) {
     DtsFramework *fw = g_new0 (DtsFramework, 1);
     *fw = generic;
     fw->id = g_strdup (generic.id);

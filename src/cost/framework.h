@@ -17,8 +17,15 @@
 
 G_BEGIN_DECLS
 
+/* The built-in profile (no file), and the profile `dtsim run` and `dtsim
+ * info` take when none is given.  The shipped profile with the lowest mean
+ * error over `dtsim validate`'s sets is tensorflow1 (doc/VALIDATION.md part
+ * 19), not yet the default: every profile records its error, which every
+ * run prints. */
+#define DTS_FRAMEWORK_GENERIC "generic"
 #define DTS_FRAMEWORK_DEFAULT "generic"
 #define DTS_FRAMEWORK_MAX_ARCH_KEYS 16
+#define DTS_FRAMEWORK_MAX_MAPES 4
 
 typedef struct {
   char *id;                           /* file name without .conf, or "generic" */
@@ -57,7 +64,19 @@ typedef struct {
     DtsPrecision precision;
     double eff;
   } arch_eff[DTS_FRAMEWORK_MAX_ARCH_KEYS];
+  /* validate-mape-MODEL: the measured error of this profile under cost
+   * model MODEL, the mean over `dtsim validate -F ID`'s sets of their MAPE
+   * on REPORT rows, in percent (a record, not an input: the run prints it) */
+  int n_mape;
+  struct {
+    char cost_model[24];
+    double pct;
+  } mape[DTS_FRAMEWORK_MAX_MAPES];
 } DtsFramework;
+
+/* FW's measured error under COST_MODEL (validate-mape-MODEL, percent), or
+ * a negative number where none was measured. */
+double dts_framework_validate_mape (const DtsFramework *fw, const char *cost_model);
 
 /* The share of peak FLOP/s of conv/fc kernels at PRECISION on a GPU of
  * chip CHIP and architecture ARCH (either may be NULL): the chip's key,
@@ -91,7 +110,7 @@ double dts_framework_sync_slowdown (const DtsFramework *fw, int n);
 const DtsFramework *dts_framework_generic (void);
 
 /* Load ID_OR_PATH: a shipped profile name (frameworks/ID.conf), a path, or
- * "generic".  Errors name the file and line and what was expected. */
+ * "generic"; NULL: DTS_FRAMEWORK_DEFAULT.  Errors name the file and line and what was expected. */
 DtsFramework *dts_framework_load (const char *id_or_path, GError **error);
 /* Parse TEXT as the profile ID read from FILE (for error messages). */
 DtsFramework *dts_framework_parse (const char *text, const char *id, const char *file,

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -329,6 +330,10 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
    * GPU): other runs keep their keys, and CSV its columns */
   if (s->cost_assumed != NULL)
     dts_json_kv_string (j, "cost_assumed", s->cost_assumed);
+  /* the profile's measured error under the cost model (percent), null
+   * where none was measured */
+  dts_json_kv_double (j, "framework_validate_mape_pct",
+                      s->framework_mape >= 0 ? s->framework_mape : NAN);
   json_strv (j, "simgrid_cfg", s->cfg);
   json_strv (j, "overrides", s->overrides);
   dts_json_end_object (j);

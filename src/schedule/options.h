@@ -146,7 +146,7 @@ typedef struct {
   double max_activities;       /* refuse runs estimated above this many; 0: the default */
   gboolean long_run_notice;    /* say on stderr before a run estimated to take long
                                   (DTS_SCHEDULE_LONG_RUN_S) that it will: dtsim run */
-  const char *framework;       /* framework profile name or path; NULL: generic */
+  const char *framework;       /* framework profile name or path; NULL: DTS_FRAMEWORK_DEFAULT */
   double grad_bytes;           /* bytes per parameter that gradient buckets all-reduce;
                                 * 0: 4 (fp32). run.c sets it from the framework profile */
   /* parameter-server strategies (async-ps, sync-ps) */

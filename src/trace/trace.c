@@ -198,6 +198,7 @@ dts_run_summary_free (DtsRunSummary *s)
   g_free (s->cost_source);
   g_free (s->cost_assumed);
   g_free (s->framework);
+  g_free (s->framework_arg);
   g_free (s->precision);
   g_free (s->strategy);
   g_free (s->collective);

@@ -39,7 +39,7 @@ typedef struct {
   double jitter;
   guint64 seed;
   double overhead_s;
-  const char *framework;  /* profile path, or NULL (generic) */
+  const char *framework;  /* profile path, or NULL (generic, not dtsim run's default) */
   gboolean buckets;       /* sync-ps: --ps-push buckets */
   gboolean no_overlap;    /* --no-overlap */
 } Setup;
@@ -104,7 +104,7 @@ run_here (const void *setup, void *result)
     .compute_jitter_sigma = st->jitter,
     .ps_message_overhead_s = st->overhead_s,
     .seed = st->seed ? st->seed : DTS_RUN_DEFAULT_SEED,
-    .framework = st->framework,
+    .framework = st->framework ? st->framework : "generic",
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsTrace) t = NULL;

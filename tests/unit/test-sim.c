@@ -68,6 +68,7 @@ simulate_here (const void *setup, void *result)
     .iterations = st->iterations ? st->iterations : 2,
     .precision = DTS_PREC_COUNT,
     .cost_model = "roofline",
+    .framework = "generic", /* the references price layers without a profile */
     .collective = st->collective ? st->collective : "ring",
     .comm_streams = st->comm_streams,
     .granularity_auto = st->granularity_auto,
