@@ -1336,6 +1336,19 @@ compare_keys (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+/* The MAPE and the signed bias of the errors E (fractions). */
+static void
+errors_mean (const GArray *e, double *mape, double *bias)
+{
+  double abs_sum = 0, sum = 0;
+  for (guint j = 0; j < e->len; j++) {
+    abs_sum += fabs (g_array_index (e, double, j));
+    sum += g_array_index (e, double, j);
+  }
+  *mape = abs_sum / e->len;
+  *bias = sum / e->len;
+}
+
 static void
 print_slices (GHashTable *acc, const char *split, const char *title)
 {
@@ -1353,13 +1366,10 @@ print_slices (GHashTable *acc, const char *split, const char *title)
   for (guint i = 0; i < keys->len; i++) {
     const char *k = g_ptr_array_index (keys, i);
     GArray *e = g_hash_table_lookup (acc, k);
-    double abs_sum = 0, sum = 0;
-    for (guint j = 0; j < e->len; j++) {
-      abs_sum += fabs (g_array_index (e, double, j));
-      sum += g_array_index (e, double, j);
-    }
-    printf ("| %s | %u | %.1f%% | %+.1f%% |\n", strchr (k, '\t') + 1, e->len,
-            100 * abs_sum / e->len, 100 * sum / e->len);
+    double mape, bias;
+    errors_mean (e, &mape, &bias);
+    printf ("| %s | %u | %.1f%% | %+.1f%% |\n", strchr (k, '\t') + 1, e->len, 100 * mape,
+            100 * bias);
   }
 }
 
@@ -1382,13 +1392,10 @@ print_set_mean (GHashTable *acc, GPtrArray *rows)
     GArray *e = g_hash_table_lookup (acc, k);
     if (e == NULL || e->len == 0)
       continue;
-    double abs_sum = 0, sum = 0;
-    for (guint j = 0; j < e->len; j++) {
-      abs_sum += fabs (g_array_index (e, double, j));
-      sum += g_array_index (e, double, j);
-    }
-    mape += abs_sum / e->len;
-    bias += sum / e->len;
+    double set_mape, set_bias;
+    errors_mean (e, &set_mape, &set_bias);
+    mape += set_mape;
+    bias += set_bias;
     n_rows += e->len;
     n++;
     g_string_append_printf (names, "%s%s", names->len ? ", " : "", r->set);

@@ -63,6 +63,7 @@
 #include "core/error.h"
 #include "core/input.h"
 #include "core/units.h"
+#include "cost/cost.h"
 #include "cost/framework.h"
 #include "cost/roofline.h"
 #include "platform/gpu.h"
@@ -94,7 +95,7 @@ dts_framework_generic (void)
 double
 dts_framework_validate_mape (const DtsFramework *fw, const char *cost_model)
 {
-  for (int i = 0; fw != NULL && cost_model != NULL && i < fw->n_mape; i++)
+  for (int i = 0; cost_model != NULL && i < fw->n_mape; i++)
     if (strcmp (fw->mape[i].cost_model, cost_model) == 0)
       return fw->mape[i].pct;
   return -1;
@@ -267,16 +268,13 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     return parse_fraction (v, &fw->memory_eff, where, key, error);
   if (g_str_has_prefix (key, "validate-mape-")) {
     const char *model = key + strlen ("validate-mape-");
-    static const char *const models[] = { "roofline", "roofline-gemm", "mlp" };
-    gboolean known = FALSE;
-    for (guint i = 0; i < G_N_ELEMENTS (models); i++)
-      known = known || strcmp (model, models[i]) == 0;
     char *end;
     double x = dts_units_strtod (v, &end);
-    if (!known) {
+    if (dts_cost_model_lookup (model) == NULL) {
+      g_autofree char *ids = dts_cost_model_ids ();
       g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                   "%s: %s: unknown cost model '%s' (expected validate-mape-roofline, "
-                   "-roofline-gemm or -mlp)", where, key, model);
+                   "%s: %s: unknown cost model '%s' (expected validate-mape-MODEL with MODEL "
+                   "one of %s)", where, key, model, ids);
       return FALSE;
     }
     if (end == v || *end != '\0' || !(x >= 0 && x <= 1000)) {
@@ -284,7 +282,11 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
                    "%s: %s = '%s': expected a percentage in [0, 1000]", where, key, v);
       return FALSE;
     }
-    g_assert (fw->n_mape < DTS_FRAMEWORK_MAX_MAPES); /* one per model, keys given once */
+    if (fw->n_mape == DTS_FRAMEWORK_MAX_MAPES) { /* keys are given once: more models */
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s: more than %d validate-mape keys",
+                   where, key, DTS_FRAMEWORK_MAX_MAPES);
+      return FALSE;
+    }
     g_strlcpy (fw->mape[fw->n_mape].cost_model, model, sizeof fw->mape[0].cost_model);
     fw->mape[fw->n_mape++].pct = x;
     return TRUE;

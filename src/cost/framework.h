@@ -25,7 +25,7 @@ G_BEGIN_DECLS
 #define DTS_FRAMEWORK_GENERIC "generic"
 #define DTS_FRAMEWORK_DEFAULT "generic"
 #define DTS_FRAMEWORK_MAX_ARCH_KEYS 16
-#define DTS_FRAMEWORK_MAX_MAPES 4
+#define DTS_FRAMEWORK_MAX_MAPES 4 /* at least the number of cost models (cost.c) */
 
 typedef struct {
   char *id;                           /* file name without .conf, or "generic" */

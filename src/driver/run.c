@@ -69,10 +69,9 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->cost_model = g_strdup (dts_cost_id (cost));
   s->cost_source = g_strdup (sched->cost_source);
   s->cost_assumed = dts_cost_assumption (cost, &dts_platform_gpu (platform, 0)->spec, o->precision);
-  const DtsFramework *fw = dts_cost_framework (cost);
-  s->framework = g_strdup (fw ? fw->id : DTS_FRAMEWORK_GENERIC);
-  s->framework_default = o->framework == NULL;
-  s->framework_arg = g_strdup (o->framework ? o->framework : s->framework);
+  const DtsFramework *fw = dts_cost_framework (cost); /* generic where none was set */
+  s->framework = g_strdup (fw->id);
+  s->framework_arg = g_strdup (o->framework);
   s->framework_mape = dts_framework_validate_mape (fw, s->cost_model);
   s->precision = g_strdup (dts_precision_to_string (o->precision));
   s->strategy = g_strdup (sched->strategy);

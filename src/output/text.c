@@ -437,12 +437,13 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   if (s->framework_mape >= 0)
     g_string_append_printf (out, "  measured error of %s%s under %s: MAPE %.1f%% over dtsim "
                                  "validate's sets\n",
-                            s->framework, s->framework_default ? " (the default)" : "",
+                            s->framework, s->framework_arg == NULL ? " (the default)" : "",
                             s->cost_model, s->framework_mape);
   else
     g_string_append_printf (out, "  measured error of %s under %s: none (dtsim validate -F %s "
                                  "-- --cost-model %s measures it)\n",
-                            s->framework, s->cost_model, s->framework_arg, s->cost_model);
+                            s->framework, s->cost_model,
+                            s->framework_arg ? s->framework_arg : s->framework, s->cost_model);
   if (s->cost_assumed != NULL)
     g_string_append_printf (out, "  assumed: %s; the error of these is unmeasured\n",
                             s->cost_assumed);

@@ -279,8 +279,8 @@ typedef struct {
   char *cost_assumed;      /* what the cost takes from another architecture for this
                               GPU (dts_cost_assumption), NULL when nothing */
   char *framework;         /* framework profile id ("generic", "pytorch", a file's name) */
-  char *framework_arg;     /* --framework as given (a name or a file), or the id */
-  gboolean framework_default; /* no --framework: DTS_FRAMEWORK_DEFAULT */
+  char *framework_arg;     /* --framework as given (a name or a file); NULL: none given,
+                            * DTS_FRAMEWORK_DEFAULT ran */
   double framework_mape;   /* the profile's measured error under the cost model, percent
                             * (validate-mape-MODEL); negative: not measured */
   char *precision;
