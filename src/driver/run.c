@@ -84,7 +84,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->batch_size_per_gpu = o->batch_size;
   s->global_batch_size = sched->samples_per_iteration;
   s->iterations = o->iterations;
-  s->warmup_iterations = o->iterations > 1 ? 1 : 0;
+  s->warmup_iterations = dts_trace_warmup (o->iterations);
   s->bucket_bytes = o->bucket_bytes;
   s->chunk_bytes = o->chunk_bytes;
   s->coll_overhead_s = o->coll_overhead_s;

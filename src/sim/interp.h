@@ -189,6 +189,12 @@ struct _Sim {
   int n_started;             /* streams started as actors */
   guint8 *plan_analytic;     /* --comm-granularity auto: plan -> run at analytic granularity
                                 (sim_plans_analytic_alone); NULL otherwise */
+  int warmup;                /* the summary's warm-up iterations W (dts_trace_warmup) */
+  int n_compute;             /* compute streams started */
+  int n_warm;                /* of them, those that have finished iteration W-1 */
+  double window_open_s;      /* when the last of them did (E(W-1)); INFINITY until then */
+  GArray *lead;              /* window.c: counter spans before every rank finished W-1;
+                                NULL where nothing is cut */
 };
 
 /* sim.c */
@@ -202,6 +208,27 @@ long sim_whole_bytes (double bytes);
 void sim_count_link_bytes (Sim *sim, const Rank *from, const Rank *to, double bytes);
 /* Whether the user chose SimGrid's host model (--cfg host/model). */
 gboolean sim_user_set_host_model (void);
+
+/* window.c: each rank's counters cut to the run's measured window. */
+typedef enum {
+  SIM_WINDOW_PHASE,        /* phase_s, by the op's phase fractions */
+  SIM_WINDOW_WAIT,         /* wait_s */
+  SIM_WINDOW_P2P_WAIT,     /* p2p_wait_s, and p2p_xfer_s after the data started to flow */
+  SIM_WINDOW_GATHER_WAIT,  /* gather_wait_s */
+  SIM_WINDOW_TP,           /* tp_s */
+} SimWindowCounter;
+/* Before the actors start: whether spans are kept, and W. */
+void sim_window_init (Sim *sim);
+/* RANK's compute stream counted T1 - T0 in COUNTER of iteration IT (SHARE:
+ * the phase fractions of a compute op; FLOW_S: a neighbour wait's data
+ * started to flow then, T0..T1). */
+void sim_window_note (Sim *sim, int rank, int it, int counter, const double *share, double t0,
+                      double flow_s, double t1);
+/* A compute stream finished iteration IT. */
+void sim_window_iteration_end (Sim *sim, int it);
+/* After the run, before sim_unfold: take out of every rank's counters what
+ * it did before its window opened. */
+void sim_window_cut (Sim *sim);
 
 /* coll-exec.c */
 /* The rank that runs participant PART of PLAN on communicator C. */

@@ -450,6 +450,7 @@ stream_actor (int argc, char **argv)
         execute_s (sim, rk, op->duration_s * jitter (sim));
         for (int p = 0; p < DTS_PHASE_COUNT; p++)
           t->phase_s[ri * DTS_TRACE_N_PHASES + p] += (sim_now () - t0) * so->share[p];
+        sim_window_note (sim, rk->rank, it, SIM_WINDOW_PHASE, so->share, t0, t0, sim_now ());
         add_slice (t, rk->rank, it, DTS_TRACK_COMPUTE, op->phase, op->layer, t0, sim_now (), 0);
         break;
       case DTS_OP_RECORD:
@@ -471,12 +472,18 @@ stream_actor (int argc, char **argv)
            * that, the neighbour had not produced it (bubble). */
           double t1 = sim_now ();
           t->p2p_wait_s[ri] += t1 - t0;
-          if (t1 > t0)
-            t->p2p_xfer_s[ri] += t1 - MAX (t0, MIN (t1, rk->arrived_s[op->event]));
-        } else if (op->wait == DTS_WAIT_GATHER)
+          if (t1 > t0) {
+            double flow = MAX (t0, MIN (t1, rk->arrived_s[op->event]));
+            t->p2p_xfer_s[ri] += t1 - flow;
+            sim_window_note (sim, rk->rank, it, SIM_WINDOW_P2P_WAIT, NULL, t0, flow, t1);
+          }
+        } else if (op->wait == DTS_WAIT_GATHER) {
           t->gather_wait_s[ri] += sim_now () - t0;
-        else
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_GATHER_WAIT, NULL, t0, t0, sim_now ());
+        } else {
           t->wait_s[ri] += sim_now () - t0;
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_WAIT, NULL, t0, t0, sim_now ());
+        }
         break;
       case DTS_OP_COLL: {
         const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, op->coll);
@@ -484,8 +491,10 @@ stream_actor (int argc, char **argv)
         int part = op->part >= 0 ? op->part : c->comm->member_of[rk->rank];
         sim_run_coll (sim, s, op->coll, part, op->bucket);
         double t1 = sim_now ();
-        if (compute)
+        if (compute) {
           t->tp_s[ri] += t1 - t0;
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_TP, NULL, t0, t0, t1);
+        }
         if (op->bucket < 0) {
           /* the distributed optimizer's parameter all-gathers */
           if (s->stream->kind == DTS_STREAM_COMM)
@@ -539,8 +548,11 @@ stream_actor (int argc, char **argv)
           g_hash_table_replace (rk->peer_version, from_key, v);
         }
         g_free (got);
-        if (compute)
+        if (compute) {
           t->p2p_wait_s[ri] += sim_now () - t0;
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_P2P_WAIT, NULL, t0, sim_now (),
+                           sim_now ());
+        }
         /* a pull of a parameter-server worker, on its compute stream or
          * on a stream of its own (sync-ps overlapping its pushes) */
         if ((compute || s->stream->kind == DTS_STREAM_P2P) && op->peer == DTS_PEER_ANY)
@@ -563,6 +575,7 @@ stream_actor (int argc, char **argv)
     }
     if (compute) {
       t->iter_end_s[ri] = sim_now ();
+      sim_window_iteration_end (sim, it);
       if (rk->rank == 0)
         progress (sim, it, -1, FALSE);
     }
@@ -867,6 +880,7 @@ start_actors (Sim *sim)
     if (sim->rep != NULL && sim->rep[st->rank] != st->rank)
       continue;
     sim->n_started++;
+    sim->n_compute += st->kind == DTS_STREAM_COMPUTE;
     *s = (Stream){ .sim = sim, .stream = st, .rank = &sim->ranks[st->rank],
                    .ops = g_ptr_array_index (sim->ops, st->program), .flow_start_s = -1 };
     g_autofree char *name = st->kind == DTS_STREAM_SERVER || st->index == 0
@@ -926,6 +940,7 @@ tear_down (Sim *sim)
   for (guint k = 0; sim->fold_extra != NULL && k < sc->plans->len; k++)
     g_free (sim->fold_extra[k]);
   g_clear_pointer (&sim->plan_analytic, g_free);
+  g_clear_pointer (&sim->lead, g_array_unref);
   g_clear_pointer (&sim->fold_extra, g_free);
   for (guint p = 0; p < sc->plans->len; p++)
   {
@@ -1153,8 +1168,10 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
     tear_down (&sim);
     return NULL;
   }
+  sim_window_init (&sim);
   start_actors (&sim);
   simgrid_run ();
+  sim_window_cut (&sim);
   if (sim.rep != NULL)
     sim_unfold (&sim);
   trace->wall_time_s = (g_get_monotonic_time () - sim.wall_start_us) / 1e6;

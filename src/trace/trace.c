@@ -15,7 +15,12 @@
  *
  * Per rank: the same means for one rank, and idle_s, the rest of the run's
  * iteration time (a rank that finishes its iteration before the last one
- * does; parameter-server workers: their own iteration's, ps-stats.c). The bottleneck, in this order of tests:
+ * does; parameter-server workers: their own iteration's, ps-stats.c). The
+ * simulation has taken out of a rank's counters what it did before the
+ * window [E(W-1), E(I-1)] opened where they would exceed it
+ * (src/sim/window.c), so idle_s >= 0 up to rounding.
+ *
+ * The bottleneck, in this order of tests:
  *   single-gpu     n_gpus == 1;
  *   stage-imbalance  pipelines: a stage computes > 10% more than the mean
  *                  stage (the text summary's "load imbalance");

@@ -135,6 +135,14 @@ dts_trace_ri (const DtsTrace *t, int rank, int iteration)
   return (gsize) rank * t->n_iterations + iteration;
 }
 
+/* The warm-up iterations W of a run of N_ITERATIONS that the summary
+ * leaves out: 1 when it has more than one, else 0. */
+static inline int
+dts_trace_warmup (int n_iterations)
+{
+  return n_iterations > 1 ? 1 : 0;
+}
+
 /* Per-bucket figures of a run (rank 0, averaged over the measured iterations;
  * times relative to the start of the iteration). */
 typedef struct {
