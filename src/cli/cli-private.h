@@ -208,6 +208,7 @@ typedef struct {
   const char *framework;   /* --framework: profile for --gpu times (DTS_FRAMEWORK_DEFAULT when NULL) */
   const char *precision;   /* --precision */
   int batch_size;          /* --batch-size, for per-layer times; 0 when not given */
+  int seq_len;             /* --seq-len: tokens per sample; 0: the workload's */
   gboolean routes;         /* --routes (platforms) */
   const char *platform;    /* --platform: its rank 0's GPU prices the per-layer times */
   gboolean bounds;         /* --bounds: per layer and pass, what bounds it */

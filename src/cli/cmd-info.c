@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/input.h"
 #include "core/xml.h"
+#include "schedule/options.h"
 
 typedef enum { KIND_WORKLOAD, KIND_PLATFORM } Kind;
 
@@ -85,6 +86,7 @@ dts_cmd_info (int argc, char **argv, GError **error)
   g_autofree char *framework = NULL;
   g_autofree char *precision = NULL;
   g_autofree char *batch = NULL;
+  g_autofree char *seq_len = NULL;
   g_autofree char *platform = NULL;
   gboolean routes = FALSE;
   gboolean bounds = FALSE;
@@ -109,6 +111,9 @@ dts_cmd_info (int argc, char **argv, GError **error)
       "else fp32)", "P" },
     { "batch-size", 'b', 0, G_OPTION_ARG_STRING, &batch,
       "Batch size for per-layer times (default: the workload's, else 32)", "N" },
+    { "seq-len", 0, 0, G_OPTION_ARG_STRING, &seq_len,
+      "Workloads: tokens per sample of a sequence model, instead of its seq-len (as "
+      "'dtsim run --seq-len')", "N" },
     { "routes", 0, 0, G_OPTION_ARG_NONE, &routes,
       "Platforms: show routes between a few GPU pairs", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -160,7 +165,9 @@ dts_cmd_info (int argc, char **argv, GError **error)
     return FALSE;
   }
   /* The same range as `dtsim run --batch-size`; 0 stays "not given". */
-  if (!dts_cli_parse_int_option ("batch-size", batch, 1, 1 << 20, &opts.batch_size, error))
+  if (!dts_cli_parse_int_option ("batch-size", batch, 1, 1 << 20, &opts.batch_size, error)
+      || !dts_cli_parse_int_option ("seq-len", seq_len, 1, DTS_RUN_MAX_SEQ_LEN, &opts.seq_len,
+                                    error))
     return FALSE;
 
   const char *defaults[] = { DTS_DEFAULT_PLATFORM, DTS_DEFAULT_WORKLOAD };

@@ -33,6 +33,7 @@ typedef struct {
   DtsCommonArgs c;      /* shared with the other command (common-options.c) */
   char *workload;
   char *batch_size;
+  char *seq_len;
   char *iterations;
   char *precision;
   char *cost_model;
@@ -64,6 +65,7 @@ run_args_clear (RunArgs *a)
   dts_cli_common_args_clear (&a->c);
   g_free (a->workload);
   g_free (a->batch_size);
+  g_free (a->seq_len);
   g_free (a->iterations);
   g_free (a->precision);
   g_free (a->cost_model);
@@ -93,6 +95,9 @@ add_entries (GOptionContext *ctx, RunArgs *a)
     { "batch-size", 'b', 0, S, &a->batch_size,
       "Samples per GPU per iteration; pipeline, hybrid: per pipeline replica, split into "
       "micro-batches (default: the workload's, else 32)", "N" },
+    { "seq-len", 0, 0, S, &a->seq_len,
+      "Tokens per sample of a sequence model, instead of the workload's seq-len (up to "
+      "16,777,216; a model with learned positions: up to its table)", "N" },
     { "iterations", 'i', 0, S, &a->iterations,
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
@@ -179,6 +184,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     return FALSE;
   }
   if (!dts_cli_parse_int_option ("batch-size", a->batch_size, 1, 1 << 20, &o->batch_size, error)
+      || !dts_cli_parse_int_option ("seq-len", a->seq_len, 1, DTS_RUN_MAX_SEQ_LEN, &o->seq_len,
+                                    error)
       || !dts_cli_parse_int_option ("gpus", a->c.gpus, 1, 1 << 20, &o->n_gpus, error)
       || !dts_cli_parse_int_option ("iterations", a->iterations, 1, 100000, &o->iterations, error)
       || !dts_cli_parse_int_option ("channels", a->c.channels, 1, DTS_COLL_MAX_CHANNELS, &o->channels, error)

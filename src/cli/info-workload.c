@@ -483,7 +483,7 @@ dts_cli_info_workload (const char *path, const DtsInfoOptions *opts, GError **er
   if (opts->precision != NULL
       && !dts_precision_from_string (opts->precision, &times.precision, &local))
     return usage_error (error, "--precision", local);
-  g_autoptr (DtsWorkload) w = dts_workload_load (path, error);
+  g_autoptr (DtsWorkload) w = dts_workload_load_seq (path, opts->seq_len, error);
   if (w == NULL)
     return FALSE;
   /* Precision and batch size as `dtsim run` takes them. */

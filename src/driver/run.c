@@ -375,7 +375,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
       dts_override_load_platform (opts->platform_path, opts->overrides, error);
   if (platform == NULL)
     return NULL;
-  g_autoptr (DtsWorkload) workload = dts_workload_load (opts->workload_path, error);
+  g_autoptr (DtsWorkload) workload =
+      dts_workload_load_seq (opts->workload_path, opts->seq_len, error);
   if (workload == NULL || !dts_schedule_check_recompute (workload, opts->recompute, error))
     return NULL;
 

@@ -525,6 +525,14 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
                             "(%s peak)\n",
                             s->model_tflops_per_gpu, 100.0 * s->mfu, s->peak_tflops_per_gpu,
                             s->precision);
+    /* Megatron's count takes the whole attention square; a causal kernel
+     * runs half of it, which long sequences make most of the work. */
+    if (s->mfu > 1.0)
+      g_string_append_printf (out,
+                              "  (above 100%%: Megatron's model FLOPs count the whole attention "
+                              "square, of which a causal kernel runs half, and at %d tokens "
+                              "attention is most of the count; doc/WORKLOADS.md)\n",
+                              s->seq_len);
   }
   g_string_append (out, "per GPU and iteration:\n");
   g_string_append_printf (out, "  forward          %s\n", T (s->forward_s));

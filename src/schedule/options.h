@@ -83,6 +83,7 @@ const char *dts_placement_to_string (DtsPlacement p);
 gboolean dts_placement_from_string (const char *s, DtsPlacement *out, GError **error);
 
 #define DTS_RUN_DEFAULT_ITERATIONS 3
+#define DTS_RUN_MAX_SEQ_LEN (1 << 24) /* --seq-len: 16,777,216 tokens */
 #define DTS_RUN_DEFAULT_BATCH_SIZE 32
 #define DTS_RUN_DEFAULT_BUCKET_BYTES 25e6 /* PyTorch DDP's bucket_cap_mb = 25 */
 #define DTS_RUN_DEFAULT_SEED 42
@@ -92,6 +93,7 @@ typedef struct {
   const char *workload_path;   /* resolved file path */
   int n_gpus;                  /* the first n_gpus ranks take part; >= 1 */
   int batch_size;              /* samples per GPU per iteration; >= 1 */
+  int seq_len;                 /* --seq-len: tokens per sample; 0: the workload's */
   int iterations;              /* >= 1; the first is a warm-up when there are more */
   DtsPrecision precision;
   const char *strategy;        /* strategy table id ("dp"); NULL: "dp" */

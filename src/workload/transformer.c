@@ -80,7 +80,7 @@ too_large (const DtsWlCtx *ctx, const char *what, double v, GError **error)
 }
 
 static gboolean
-read_dims (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
+read_dims (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len, GError **error)
 {
   static const char *const mlps[] = { "gelu", "swiglu", NULL };
   static const char *const norms[] = { "layernorm", "rmsnorm", NULL };
@@ -113,6 +113,19 @@ read_dims (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
       || !dts_wl_attr_bool (ctx, "causal", &t->causal, error)
       || !dts_wl_attr_double (ctx, "dropout", 0.0, &t->dropout, error))
     return FALSE;
+  /* a learned table without max-positions has the file's seq-len rows */
+  if (pos == 0 && t->max_positions == 0)
+    t->max_positions = t->seq_len;
+  if (seq_len > 0) {
+    if (pos == 0 && seq_len > t->max_positions) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "--seq-len %d is longer than the model's learned positions (%d: "
+                    "max-positions, else seq-len)",
+                    seq_len, t->max_positions);
+      return FALSE;
+    }
+    t->seq_len = seq_len;
+  }
   t->swiglu = mlp == 1;
   t->rmsnorm = norm == 1;
   t->learned_positions = pos == 0;
@@ -194,9 +207,10 @@ num (double v)
 }
 
 gboolean
-dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
+dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
+                           GError **error)
 {
-  if (!read_dims (ctx, t, error))
+  if (!read_dims (ctx, t, seq_len, error))
     return FALSE;
   const char *norm = t->rmsnorm ? "rmsnorm" : "layernorm";
   /* the norms' attribute list: "bias" for LayerNorm; for RMSNorm a NULL

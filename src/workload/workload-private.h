@@ -127,7 +127,9 @@ typedef struct {
 
 /* Read the <transformer> element CTX->node into T and add the <layer>
  * elements it stands for after it (transformer.c). */
-gboolean dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, GError **error);
+/* SEQ_LEN > 0 replaces the element's seq-len (--seq-len). */
+gboolean dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
+                                    GError **error);
 
 /* The table in layers.c, in DtsLayerType order, terminated by a row with id NULL. */
 const DtsLayerClass *dts_layer_classes (void);

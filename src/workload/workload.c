@@ -279,7 +279,8 @@ parse_input_shape (const DtsWlCtx *ctx, DtsShape *out, GError **error)
  * tokens of the one <transformer> element, which then expands to its layers
  * (transformer.c) and stands alone (no <layer> elements beside it). */
 static gboolean
-model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, GError **error)
+model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, int seq_len,
+             GError **error)
 {
   xmlNode *tnode = NULL;
   gboolean layers = FALSE;
@@ -318,7 +319,7 @@ model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, GError **e
                                          "dropout", NULL };
     static const char *const none[] = { NULL };
     if (!dts_wl_check_attrs (&tctx, "<transformer>", attrs, none, error)
-        || !dts_wl_transformer_expand (&tctx, t, error))
+        || !dts_wl_transformer_expand (&tctx, t, seq_len, error))
       return FALSE;
     *input = (DtsShape){ 1, 1, 1, t->seq_len };
     return TRUE;
@@ -332,8 +333,15 @@ model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, GError **e
     int seq = 0;
     if (!dts_wl_attr_int (ctx, "seq-len", TRUE, 1, &seq, error))
       return FALSE;
-    *input = (DtsShape){ 1, 1, 1, seq };
+    *input = (DtsShape){ 1, 1, 1, seq_len > 0 ? seq_len : seq };
     return TRUE;
+  }
+  if (seq_len > 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "--seq-len %d: this model takes an input shape (an image), not a sequence "
+                  "of tokens (seq-len or a <transformer>)",
+                  seq_len);
+    return FALSE;
   }
   return parse_input_shape (ctx, input, error);
 }
@@ -605,7 +613,13 @@ check_outputs (Loader *ld, GError **error)
 DtsWorkload *
 dts_workload_load (const char *path, GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
+  return dts_workload_load_seq (path, 0, error);
+}
+
+DtsWorkload *
+dts_workload_load_seq (const char *path, int seq_len, GError **error)
+{
+  g_return_val_if_fail (path != NULL && seq_len >= 0, NULL);
   g_autoptr (xmlDoc) doc = dts_xml_load (path, "workload", error);
   if (doc == NULL)
     return NULL;
@@ -632,7 +646,7 @@ dts_workload_load (const char *path, GError **error)
                                               : g_steal_pointer (&base);
   }
   if (!dts_wl_attr_bool (&ctx, "input-gradient", &w->input_gradient, error)
-      || !model_input (&ctx, &w->input, &w->transformer, error))
+      || !model_input (&ctx, &w->input, &w->transformer, seq_len, error))
     return NULL;
 
   w->layers = g_array_new (FALSE, TRUE, sizeof (DtsLayer));

@@ -165,6 +165,10 @@ gboolean dts_layer_type_from_string (const char *s, DtsLayerType *out);
  * shipped names with dts_datadir_resolve ("workloads", NAME, ".xml", ...)).
  * Errors read "workload 'PATH': line N: layer 'NAME': what (expected)". */
 DtsWorkload *dts_workload_load (const char *path, GError **error);
+/* The same with SEQ_LEN tokens per sample instead of the file's seq-len
+ * (0: the file's): `dtsim run --seq-len`. A model that takes images is an
+ * error, and so is a sequence longer than a learned position table. */
+DtsWorkload *dts_workload_load_seq (const char *path, int seq_len, GError **error);
 void dts_workload_free (DtsWorkload *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsWorkload, dts_workload_free)
 
