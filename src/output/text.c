@@ -515,8 +515,13 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   else
     g_string_append_printf (out, "  (%d iteration%s, no warm-up)\n", s->iterations,
                             s->iterations == 1 ? "" : "s");
-  g_string_append_printf (out, "throughput         %.1f samples/s\n",
-                          s->throughput_samples_per_s);
+  /* below 0.1 (a million tokens per sample), three digits instead of 0.0 */
+  if (s->throughput_samples_per_s < 0.1)
+    g_string_append_printf (out, "throughput         %.3g samples/s\n",
+                            s->throughput_samples_per_s);
+  else
+    g_string_append_printf (out, "throughput         %.1f samples/s\n",
+                            s->throughput_samples_per_s);
   if (s->seq_len > 0) {
     g_string_append_printf (out, "tokens             %.0f tokens/s, %.1f per GPU (%d per sample)\n",
                             s->tokens_per_s, s->tokens_per_s_per_gpu, s->seq_len);
