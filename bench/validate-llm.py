@@ -11,7 +11,8 @@ has them), and the wall time and memory each simulation takes.
 Nothing was fitted on these rows: the compute model is the plain roofline
 (`dtsim run`'s default framework profile, generic; `-- --framework ID` runs
 another, doc/VALIDATION.md part 19). Each row runs as Megatron-LM ran it: hybrid
-tensor x pipeline parallelism, 1F1B, global batch of the row split into
+tensor x pipeline parallelism, NCCL's collectives (--collective nccl; `--
+--collective ring` gives dtsim run's default instead, as in dtsim validate), 1F1B, global batch of the row split into
 micro-batches of the row's size, fp16, full recomputation for the "full"
 rows and selective recomputation with sequence parallelism for the
 "seqsel" ones, vocabulary 51,200 (Megatron's padded GPT-2 vocabulary).
@@ -300,6 +301,10 @@ def main():
             precision = o[len("--precision="):]
         elif o.startswith("--timeout="):
             timeout = int(o[len("--timeout="):])
+    # Megatron-LM and NeMo ran NCCL (doc/VALIDATION.md part 15); a
+    # --collective after -- replaces it, as in dtsim validate
+    if not any(e == "--collective" or e.startswith("--collective=") for e in extra):
+        EXTRA.extend(["--collective", "nccl"])
     EXTRA.extend(extra)
     here = os.path.dirname(os.path.abspath(__file__))
     src = os.path.dirname(here)

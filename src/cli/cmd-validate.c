@@ -552,8 +552,9 @@ deepbench_rows (const char *dir, GPtrArray *rows, GError **error)
 }
 
 /* The transformer sets (doc/VALIDATION.md parts 14 and 15; the port of
- * bench/validate-llm.py): each row runs as Megatron-LM ran it, under `dtsim
- * run`'s default profile (DTS_FRAMEWORK_DEFAULT) unless -F names one.  Nothing was fitted
+ * bench/validate-llm.py): each row runs as Megatron-LM ran it, NCCL's
+ * collectives included (--collective nccl), under `dtsim run`'s default
+ * profile (DTS_FRAMEWORK_DEFAULT) unless -F names one.  Nothing was fitted
  * on them.  LEFT gathers the rows left out and why. */
 
 static void
@@ -1074,6 +1075,18 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
     g_ptr_array_add (args, (char *) base[i]);
   for (guint i = 0; i < r->run_args->len; i++)
     g_ptr_array_add (args, g_ptr_array_index (r->run_args, i));
+  /* Megatron-LM and NeMo ran NCCL, over every NIC rail (doc/VALIDATION.md
+   * part 15: dtsim run's default ring, two channels, leaves rails idle and
+   * made tensor parallelism across nodes 3.5x too slow); a --collective
+   * after -- replaces it */
+  gboolean collective = FALSE;
+  for (int i = 0; v->extra && v->extra[i]; i++)
+    collective |= strcmp (v->extra[i], "--collective") == 0
+                  || g_str_has_prefix (v->extra[i], "--collective=");
+  if (!collective) {
+    g_ptr_array_add (args, (char *) "--collective");
+    g_ptr_array_add (args, (char *) "nccl");
+  }
   if (v->fw_llm != NULL) {
     g_ptr_array_add (args, (char *) "--framework");
     g_ptr_array_add (args, (char *) v->fw_llm);
@@ -1623,10 +1636,11 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   if (llm) {
     printf ("Transformer sets (korthikanti, vtrain, nemo; REPORT, nothing fitted on them): run as "
             "Megatron-LM and NeMo ran them (--strategy hybrid, 1F1B, the row's TP x PP x DP, "
-            "virtual stages and micro-batches; korthikanti and vtrain fp16 with full or "
-            "selective recomputation on A100, nemo fp8 with sequence parallelism and the "
-            "distributed optimizer on DGX H100) under %s, as bench/validate-llm.py runs "
-            "them\n",
+            "virtual stages and micro-batches, NCCL's collectives (--collective nccl, unless "
+            "given after --); "
+            "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
+            "fp8 with sequence parallelism and the distributed optimizer on DGX H100) under "
+            "%s, as bench/validate-llm.py runs them\n",
             v.fw_llm ? v.fw_llm : "dtsim run's default profile (" DTS_FRAMEWORK_DEFAULT ")");
     if (left->len)
       printf ("Left out: %s\n", left->str);
