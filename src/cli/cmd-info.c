@@ -112,8 +112,8 @@ dts_cmd_info (int argc, char **argv, GError **error)
     { "batch-size", 'b', 0, G_OPTION_ARG_STRING, &batch,
       "Batch size for per-layer times (default: the workload's, else 32)", "N" },
     { "seq-len", 0, 0, G_OPTION_ARG_STRING, &seq_len,
-      "Workloads: tokens per sample of a sequence model, instead of its seq-len (as "
-      "'dtsim run --seq-len')", "N" },
+      "Workloads: tokens per sample of a sequence model, as 'dtsim run --seq-len' "
+      "(default: the workload's seq-len)", "N" },
     { "routes", 0, 0, G_OPTION_ARG_NONE, &routes,
       "Platforms: show routes between a few GPU pairs", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },

@@ -96,8 +96,8 @@ add_entries (GOptionContext *ctx, RunArgs *a)
       "Samples per GPU per iteration; pipeline, hybrid: per pipeline replica, split into "
       "micro-batches (default: the workload's, else 32)", "N" },
     { "seq-len", 0, 0, S, &a->seq_len,
-      "Tokens per sample of a sequence model, instead of the workload's seq-len (up to "
-      "16,777,216; a model with learned positions: up to its table)", "N" },
+      "Tokens per sample of a sequence model (up to 16,777,216; a model with learned "
+      "positions: up to its table; default: the workload's seq-len)", "N" },
     { "iterations", 'i', 0, S, &a->iterations,
       "Iterations to simulate; the first is a warm-up when there are more (default: 3)", "N" },
     { "precision", 0, 0, S, &a->precision,
