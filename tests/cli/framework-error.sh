@@ -3,8 +3,14 @@
 # ("measured error: MAPE ..."), is what `dtsim validate -F ID` measures now
 # (doc/VALIDATION.md part 19). Needs the shared data sets (skipped, exit
 # 77, without them); about 3 minutes on one core. bench/framework-errors.sh
-# checks every shipped profile the same way.
+# checks every shipped profile the same way. Skipped under the sanitizer
+# build (tools/check-sanitizers.sh sets DTSIM_SANITIZED): it adds minutes
+# there and no code path the other validate tests do not already run.
 set -eu
+if [ -n "${DTSIM_SANITIZED:-}" ]; then
+  echo "framework-error: skipped under the sanitizer build"
+  exit 77
+fi
 data="${DTSIM_SHARED:-${top_srcdir:?}/../shared}/data/validation"
 if [ ! -d "$data" ]; then
   echo "framework-error: no $data, skipped"
