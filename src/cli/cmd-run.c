@@ -366,8 +366,9 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
   if (gather != NULL && o->zero >= 3) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--param-gather %s: not with --zero 3 (each bucket's parameters are gathered "
-                 "before its forward and its backward)",
+                 "--param-gather %s: not with --zero 3 (it gathers each bucket's parameters "
+                 "before its forward and its backward, or over pipeline stages before the "
+                 "first micro-batch's forward)",
                  gather);
     return FALSE;
   }

@@ -97,7 +97,12 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->overlap = o->overlap;
   s->recompute = dts_recompute_to_string (o->recompute);
   s->zero = o->zero;
-  s->param_gather = o->zero >= 3       ? "forward-and-backward"
+  /* --zero 3 gathers before forward and backward; over pipeline stages
+   * once per iteration, kept through the micro-batches (pipeline.c) */
+  gboolean staged = sched->stages != NULL && sched->stages->len > 0;
+  gboolean twice = o->zero >= 3 && !staged;
+  s->param_gather = twice               ? "forward-and-backward"
+                     : o->zero >= 3     ? "first-forward"
                      : o->zero > 0 ? (o->param_gather_overlap ? "overlap" : "after-step")
                                    : NULL;
   s->seed = o->seed;
@@ -130,8 +135,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     }
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += bk->bytes;
-    if (o->zero > 0) /* --zero 3 gathers twice, before forward and backward */
-      s->gather_bytes += (o->zero >= 3 ? 2 : 1) * bk->params * dts_precision_elem_bytes (o->precision);
+    if (o->zero > 0)
+      s->gather_bytes += (twice ? 2 : 1) * bk->params * dts_precision_elem_bytes (o->precision);
   }
 }
 

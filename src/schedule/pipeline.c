@@ -66,7 +66,8 @@
  * micro-batch ready, 3 input arrived, 4 input gradient ready, 5 output
  * gradient arrived; with --zero 1 also 6 optimizer step done, 7 a bucket's
  * parameters gathered (which holds one signal per bucket of the stage when
- * the run starts under --param-gather overlap).
+ * the run starts under --param-gather overlap). --zero 3 (build_staged)
+ * is FSDP under pipeline parallelism: --zero 1 with --param-gather overlap.
  *
  * Memory of a replica: the weights, gradients and optimizer state of its
  * layers (dts_schedule_model_state: the main weights and optimizer state
@@ -1287,12 +1288,6 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   int V = MAX (o->virtual_stages, 1);
   if (V > 1 && !check_interleaving (w, o, S, V, error))
     return NULL;
-  if (o->zero >= 3) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--zero 3: only with --strategy dp (parameters sharded over a pipeline "
-                 "stage's replicas are not modelled); use --zero 1 or 2");
-    return NULL;
-  }
   if (S < 1 || S > n_layers - 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "%d pipeline stages: '%s' has %d layers after its input (at least one per "
@@ -1606,7 +1601,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
     dts_schedule_model_state (st.params, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
-                              o->zero > 0 ? dp[i] : 1, o->zero >= 2 ? dp[i] : 1, biggest,
+                              o->zero > 0 ? dp[i] : 1, o->zero == 2 ? dp[i] : 1, biggest,
                               &st.memory);
     st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
                                          : kept * widest * elem;
@@ -1798,16 +1793,34 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   return g_steal_pointer (&s);
 }
 
+/* --zero 3 over pipeline stages runs as FSDP does under pipeline
+ * parallelism (torchtitan; PyTorch's pipelining schedules): a stage's
+ * parameters are gathered before the first micro-batch's forward and kept
+ * until after the last one's backward (reshard_after_forward off), the
+ * gradients accumulated whole over the micro-batches and reduce-scattered
+ * after the last backward. Per iteration that is --zero 1's collectives
+ * with --param-gather overlap, and its memory at the peak. */
+static DtsSchedule *
+build_staged (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost,
+              const DtsRunOptions *o, const char *strategy, GError **error)
+{
+  if (o->zero < 3)
+    return build (w, platform, cost, o, strategy, error);
+  DtsRunOptions fsdp = *o;
+  fsdp.param_gather_overlap = TRUE;
+  return build (w, platform, cost, &fsdp, strategy, error);
+}
+
 DtsSchedule *
 dts_schedule_pipeline_new (const DtsWorkload *workload, const DtsPlatform *platform,
                            DtsCost *cost, const DtsRunOptions *opts, GError **error)
 {
-  return build (workload, platform, cost, opts, "pipeline", error);
+  return build_staged (workload, platform, cost, opts, "pipeline", error);
 }
 
 DtsSchedule *
 dts_schedule_hybrid_new (const DtsWorkload *workload, const DtsPlatform *platform, DtsCost *cost,
                          const DtsRunOptions *opts, GError **error)
 {
-  return build (workload, platform, cost, opts, "hybrid", error);
+  return build_staged (workload, platform, cost, opts, "hybrid", error);
 }

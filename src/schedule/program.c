@@ -42,10 +42,12 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "gradients reduce-scattered among the D data-parallel replicas (of a stage, with "        \
     "pipelines), each updating 1/D of the fp32 main weights and optimizer state, parameters " \
     "all-gathered; 2: the same, and each replica also keeps only its 1/D of the fp32 "       \
-    "gradients and the bucket being reduced (ZeRO stage 2, memory only); 3 (--strategy dp):"  \
-    " the parameters sharded too, each bucket gathered before its forward and again before "  \
-    "its backward (ZeRO stage 3, FSDP); 0: all-reduced, every replica holding and updating " \
-    "all of them",                                                                           \
+    "gradients and the bucket being reduced (ZeRO stage 2, memory only); 3: the parameters " \
+    "sharded too (ZeRO stage 3, FSDP), each bucket gathered before its forward and again "    \
+    "before its backward (--strategy dp), or, over pipeline stages, a stage's gathered "      \
+    "before the first micro-batch's forward and kept until the last one's backward (FSDP "    \
+    "under pipeline parallelism); 0: all-reduced, every replica holding and updating all of " \
+    "them",                                                                                   \
     "0", 0, 0, zero_levels },                                                                 \
   { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \
     "with --zero 1 or 2, when the updated parameters are gathered: after-step (before the next "   \
