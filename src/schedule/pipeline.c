@@ -1806,6 +1806,17 @@ build_staged (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost,
 {
   if (o->zero < 3)
     return build (w, platform, cost, o, strategy, error);
+  if (o->stages < 2) {
+    /* without pipelining FSDP reshards after each forward (it gathers
+     * before every micro-batch's forward and backward): dp's --zero 3,
+     * which has no tensor parallelism */
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--zero 3 with one stage: FSDP without pipeline parallelism gathers the "
+                 "parameters before every forward and backward, which --strategy dp "
+                 "models; with tensor parallelism (FSDP x TP on one stage) it is not "
+                 "modelled");
+    return NULL;
+  }
   DtsRunOptions fsdp = *o;
   fsdp.param_gather_overlap = TRUE;
   return build (w, platform, cost, &fsdp, strategy, error);
