@@ -367,8 +367,8 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (gather != NULL && o->zero >= 3) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--param-gather %s: not with --zero 3 (it gathers each bucket's parameters "
-                 "before its forward and its backward, or over pipeline stages before the "
-                 "first micro-batch's forward)",
+                 "before its forward and its backward, or over two or more pipeline stages "
+                 "before the first micro-batch's forward)",
                  gather);
     return FALSE;
   }

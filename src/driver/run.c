@@ -97,10 +97,11 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->overlap = o->overlap;
   s->recompute = dts_recompute_to_string (o->recompute);
   s->zero = o->zero;
-  /* --zero 3 gathers before forward and backward; over pipeline stages
-   * once per iteration, kept through the micro-batches (pipeline.c) */
-  gboolean staged = sched->stages != NULL && sched->stages->len > 0;
-  gboolean twice = o->zero >= 3 && !staged;
+  /* --zero 3 gathers before forward and backward; over two or more
+   * pipeline stages once per iteration, kept through the micro-batches
+   * (pipeline.c) */
+  gboolean pipelined = sched->stages != NULL && sched->stages->len > 1;
+  gboolean twice = o->zero >= 3 && !pipelined;
   s->param_gather = twice               ? "forward-and-backward"
                      : o->zero >= 3     ? "first-forward"
                      : o->zero > 0 ? (o->param_gather_overlap ? "overlap" : "after-step")

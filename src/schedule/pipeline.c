@@ -67,7 +67,9 @@
  * gradient arrived; with --zero 1 also 6 optimizer step done, 7 a bucket's
  * parameters gathered (which holds one signal per bucket of the stage when
  * the run starts under --param-gather overlap). --zero 3 (build_staged)
- * is FSDP under pipeline parallelism: --zero 1 with --param-gather overlap.
+ * is FSDP under pipeline parallelism: --zero 1 with --param-gather overlap;
+ * on one stage FSDP x TP, with 8 forward pass done and 9 a bucket's
+ * parameters gathered again for the backward pass.
  *
  * Memory of a replica: the weights, gradients and optimizer state of its
  * layers (dts_schedule_model_state: the main weights and optimizer state
@@ -94,6 +96,8 @@ enum {
   EV_GRAD_OUT_ARRIVED,
   EV_STEP_DONE,       /* --zero 1: the optimizer step of the replica's shard is done */
   EV_PARAMS_GATHERED, /* --zero 1: a bucket's parameters are gathered */
+  EV_FWD_DONE,        /* --zero 3, one stage: the forward pass is done */
+  EV_GATHERED_BWD,    /* --zero 3, one stage: a bucket's parameters gathered again */
   N_EVENTS
 };
 
@@ -525,6 +529,8 @@ typedef struct {
   GArray *plan_comm;      /* plan -> communicator, as plans are made */
   int *bucket_plan;       /* [bucket * T + t]: the plan of bucket among tensor rank t's */
   int *gather_plan;       /* --zero 1: [bucket * T + t]: the bucket's parameter all-gather */
+  int *gather_bwd_plan;   /* --zero 3, one stage: [bucket * T + t]: its gather before the
+                             backward pass, or NULL */
   const DtsPlatform *platform;
   DtsCost *cost;
   const DtsRunOptions *o;
@@ -840,6 +846,8 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
   }
   if (j < c->S * c->V - 1)
     record (prog, EV_OUT_READY, -1);
+  if (c->gather_bwd_plan != NULL)
+    record (prog, EV_FWD_DONE, -1);
   return TRUE;
 }
 
@@ -856,6 +864,9 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
      * output, or under sequence parallelism the all-gather before the
      * column layer and the reduce-scatter after the row one. */
     const DtsLayer *layer = dts_workload_layer (c->w, l);
+    int bb = c->gather_bwd_plan != NULL ? c->bucket_of[l] : -1;
+    if (bb >= 0 && g_array_index (c->s->buckets, DtsBucket, bb).first_layer == l)
+      wait (prog, EV_GATHERED_BWD, 1, DTS_WAIT_GATHER);
     dts_schedule_add_compute (prog, tot, DTS_PHASE_RECOMPUTE, l, m, t[l].recompute_s);
     if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0 && c->mode[l] == TP_ROW
         && !(c->o->sequence_parallel
@@ -1329,7 +1340,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   g_array_set_clear_func (s->stages, stage_clear);
   /* the distributed optimizer's events only where they are used, so that
    * plans without it read as before */
-  s->n_events = o->zero > 0 ? N_EVENTS : EV_STEP_DONE;
+  gboolean reshard = o->zero >= 3 && S == 1;
+  s->n_events = reshard ? N_EVENTS : o->zero > 0 ? EV_FWD_DONE : EV_STEP_DONE;
 
   int T = MAX (o->tensor_parallel, 1);
   Ctx c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S,
@@ -1383,7 +1395,14 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
 
   /* Micro-batches. */
   c.G = (gint64) o->batch_size * dmax;
-  int M = o->micro_batches > 0 ? o->micro_batches : MIN (4 * S, o->batch_size);
+  int M = o->micro_batches > 0 ? o->micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
+  if (reshard && M != 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: --zero 3 on one stage runs the batch as one "
+                 "micro-batch (FSDP's gradient accumulation is not modelled)",
+                 M);
+    return NULL;
+  }
   if (M > o->batch_size) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--micro-batches %d: more than the batch of %d samples per replica", M,
@@ -1601,8 +1620,18 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
     dts_schedule_model_state (st.params, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
-                              o->zero > 0 ? dp[i] : 1, o->zero == 2 ? dp[i] : 1, biggest,
-                              &st.memory);
+                              o->zero > 0 ? dp[i] : 1, o->zero == 2 || reshard ? dp[i] : 1,
+                              biggest, &st.memory);
+    if (reshard) {
+      /* FSDP without pipelining: the weights sharded too, two buckets'
+       * gathered at a time (the one computed and the one prefetched), as
+       * dp's --zero 3 */
+      double bucket_params;
+      dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, &bucket_params);
+      double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
+      st.memory.weights_bytes = st.params * per_param / dp[i]
+                                + MIN (2 * bucket_params, st.params) * elem;
+    }
     st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
                                          : kept * widest * elem;
     st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes
@@ -1638,10 +1667,15 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   /* The distributed optimizer's parameter all-gathers, in the compute
    * precision, after every reduce-scatter. */
   g_autofree int *gather_plan = NULL;
+  g_autofree int *gather_bwd_plan = NULL;
   if (o->zero > 0 && n_buckets > 0) {
     gather_plan = g_new (int, n_buckets * T);
     c.gather_plan = gather_plan;
     s->event_initial = g_new0 (int, (gsize) s->n_ranks * s->n_events);
+    if (reshard) {
+      gather_bwd_plan = g_new (int, n_buckets * T);
+      c.gather_bwd_plan = gather_bwd_plan;
+    }
   }
   for (int i = 0; i < S && gather_plan != NULL; i++) {
     const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
@@ -1661,6 +1695,14 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         g_ptr_array_add (s->plans, plan);
         g_array_append_val (plan_comm, cm);
         gather_plan[b * T + t] = s->plans->len - 1;
+        if (gather_bwd_plan == NULL)
+          continue;
+        plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision, error);
+        if (plan == NULL)
+          return NULL;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, cm);
+        gather_bwd_plan[b * T + t] = s->plans->len - 1;
       }
     /* The first iteration's parameters are in place. */
     for (int k = 0; k < st->n_ranks && o->param_gather_overlap; k++)
@@ -1746,7 +1788,20 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       if (st->n_buckets == 0)
         continue;
       GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
-      for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
+      int end = st->first_bucket + st->n_buckets;
+      /* --zero 3 on one stage: once the forward pass is done, the gather
+       * before the backward of the first bucket, then each next one's
+       * ahead of the current bucket's reduce-scatter (FSDP's backward
+       * prefetch), as dp's */
+      if (c.gather_bwd_plan != NULL) {
+        wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
+        dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, st->first_bucket,
+                                        st->first_bucket, 1, EV_GATHERED_BWD);
+      }
+      for (int b = st->first_bucket; b < end; b++) {
+        if (c.gather_bwd_plan != NULL && b + 1 < end)
+          dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, b + 1, b + 1, 1,
+                                          EV_GATHERED_BWD);
         wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
         add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
                                .coll = bucket_plan[b * T + t], .part = -1 });
@@ -1799,24 +1854,15 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
  * until after the last one's backward (reshard_after_forward off), the
  * gradients accumulated whole over the micro-batches and reduce-scattered
  * after the last backward. Per iteration that is --zero 1's collectives
- * with --param-gather overlap, and its memory at the peak. */
+ * with --param-gather overlap, and its memory at the peak. On one stage
+ * (FSDP x TP, no pipelining) FSDP reshards after the forward: build()
+ * gathers again before the backward, as dp's --zero 3 (reshard). */
 static DtsSchedule *
 build_staged (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost,
               const DtsRunOptions *o, const char *strategy, GError **error)
 {
   if (o->zero < 3)
     return build (w, platform, cost, o, strategy, error);
-  if (o->stages < 2) {
-    /* without pipelining FSDP reshards after each forward (it gathers
-     * before every micro-batch's forward and backward): dp's --zero 3,
-     * which has no tensor parallelism */
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--zero 3 with one stage: FSDP without pipeline parallelism gathers the "
-                 "parameters before every forward and backward, which --strategy dp "
-                 "models; with tensor parallelism (FSDP x TP on one stage) it is not "
-                 "modelled");
-    return NULL;
-  }
   DtsRunOptions fsdp = *o;
   fsdp.param_gather_overlap = TRUE;
   return build (w, platform, cost, &fsdp, strategy, error);

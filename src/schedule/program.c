@@ -44,9 +44,10 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "all-gathered; 2: the same, and each replica also keeps only its 1/D of the fp32 "       \
     "gradients and the bucket being reduced (ZeRO stage 2, memory only); 3: the parameters " \
     "sharded too (ZeRO stage 3, FSDP), each bucket gathered before its forward and again "    \
-    "before its backward (--strategy dp), or, over pipeline stages, a stage's gathered "      \
-    "before the first micro-batch's forward and kept until the last one's backward (FSDP "    \
-    "under pipeline parallelism); 0: all-reduced, every replica holding and updating all of " \
+    "before its backward (--strategy dp, or one stage of --strategy hybrid: FSDP x TP), or, " \
+    "over two or more pipeline stages, a stage's gathered before the first micro-batch's "    \
+    "forward and kept until the last one's backward (FSDP under pipeline parallelism); 0: "   \
+    "all-reduced, every replica holding and updating all of "                                 \
     "them",                                                                                   \
     "0", 0, 0, zero_levels },                                                                 \
   { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \

@@ -9,7 +9,8 @@
 # measured window (src/sim/window.c); its bubble must now be the rest of
 # the iteration, idle 0. Cases: pipelines (1f1b, gpipe, interleaved,
 # shared and own transfer streams), hybrid with and without overlap,
-# tensor parallelism, --zero 1, a data-parallel straggler, compute jitter.
+# tensor parallelism, --zero 1 and 3 (over stages, and FSDP x TP on one),
+# a data-parallel straggler, compute jitter.
 set -eu
 dtsim="${top_builddir:?}/dtsim"
 data="${top_srcdir:?}/tests/data"
@@ -68,6 +69,9 @@ check -w "$data/tiny-gpt.xml" -p dgxa100 --strategy hybrid --stages 4 --dp 2 --b
 check --strategy hybrid --stages 2 --dp 2 --tensor-parallel 2 -p "$data/flat-16.xml" \
   -w "$data/fc-equal.xml" --micro-batches 4
 check --strategy hybrid --stages 2 --dp 4 $vgg --zero 1
+check --strategy hybrid --stages 2 --dp 4 $vgg --zero 3
+check -w "$data/tiny-gpt.xml" -p dgxa100 --strategy hybrid --stages 1 --dp 4 --tensor-parallel 2 \
+  --batch-size 4 --bucket-size 2MB --zero 3
 check --gpus 8 --scale 'host:node1-gpu2.speed=0.5'
 check --gpus 8 --compute-jitter lognormal:0.1 --seed 3 -i 4
 check --strategy hybrid --stage-dp 4,4 $vgg --compute-jitter lognormal:0.1 --seed 5
