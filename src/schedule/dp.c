@@ -733,13 +733,18 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     /* --zero 3: once the forward pass is done, the gather before the
      * backward of the stream's first bucket, then each next one's ahead of
      * the current bucket's reduce-scatter (FSDP's backward prefetch) */
+    /* Without overlap no reduce-scatter starts before the backward pass
+     * has ended, so the gathers cannot wait for them: they all run once
+     * the forward pass is done. */
+    gboolean ahead = sharded && opts->overlap;
     if (sharded) {
       add_wait (prog, EV_FWD_DONE (n_streams), 1, DTS_WAIT_COLL);
-      dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, j, j, 1,
-                                      EV_GATHERED_BWD (n_streams, j));
+      for (int b = j; b < nb && (b == j || !ahead); b += n_streams)
+        dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, b, b, 1,
+                                        EV_GATHERED_BWD (n_streams, j));
     }
     for (int b = j; b < nb; b += n_streams) {
-      if (sharded && b + n_streams < nb)
+      if (ahead && b + n_streams < nb)
         dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, b + n_streams,
                                         b + n_streams, 1, EV_GATHERED_BWD (n_streams, j));
       DtsOp wait = { .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = j, .count = 1 };
@@ -797,11 +802,13 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     if (sharded) {
       /* ZeRO-3: the weights sharded too (the compute-precision copy with the
        * fp32 main weights), and two buckets' parameters gathered at a time
-       * (the one computed and the one prefetched) */
+       * (the one computed and the one prefetched; without overlap every
+       * bucket's, gathered before the backward pass) */
       double elem = dts_precision_elem_bytes (opts->precision);
       double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
-      s->memory.weights_bytes = workload->params * per_param / n
-                                + MIN (2 * bucket_params, workload->params) * elem;
+      double gathered = opts->overlap ? MIN (2 * bucket_params, workload->params)
+                                      : workload->params; /* all, without overlap */
+      s->memory.weights_bytes = workload->params * per_param / n + gathered * elem;
     }
     s->memory.total_bytes = s->memory.weights_bytes + s->memory.gradients_bytes
                             + s->memory.optimizer_bytes + s->memory.activations_bytes;

@@ -1629,8 +1629,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       double bucket_params;
       dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, &bucket_params);
       double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
-      st.memory.weights_bytes = st.params * per_param / dp[i]
-                                + MIN (2 * bucket_params, st.params) * elem;
+      double gathered = o->overlap ? MIN (2 * bucket_params, st.params)
+                                   : st.params; /* all, without overlap */
+      st.memory.weights_bytes = st.params * per_param / dp[i] + gathered * elem;
     }
     st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
                                          : kept * widest * elem;
@@ -1793,13 +1794,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
        * before the backward of the first bucket, then each next one's
        * ahead of the current bucket's reduce-scatter (FSDP's backward
        * prefetch), as dp's */
+      gboolean ahead = c.gather_bwd_plan != NULL && o->overlap;
       if (c.gather_bwd_plan != NULL) {
+        /* without overlap the reduce-scatters wait for the backward pass
+         * to end: every gather runs once the forward pass is done */
         wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
-        dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, st->first_bucket,
-                                        st->first_bucket, 1, EV_GATHERED_BWD);
+        for (int b = st->first_bucket; b < end && (b == st->first_bucket || !ahead); b++)
+          dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, b, b, 1,
+                                          EV_GATHERED_BWD);
       }
       for (int b = st->first_bucket; b < end; b++) {
-        if (c.gather_bwd_plan != NULL && b + 1 < end)
+        if (ahead && b + 1 < end)
           dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, b + 1, b + 1, 1,
                                           EV_GATHERED_BWD);
         wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);

@@ -72,6 +72,8 @@ check --strategy hybrid --stages 2 --dp 4 $vgg --zero 1
 check --strategy hybrid --stages 2 --dp 4 $vgg --zero 3
 check -w "$data/tiny-gpt.xml" -p dgxa100 --strategy hybrid --stages 1 --dp 4 --tensor-parallel 2 \
   --batch-size 4 --bucket-size 2MB --zero 3
+check -w "$data/tiny-gpt.xml" -p dgxa100 --gpus 8 --batch-size 4 --bucket-size 1MB --zero 3 \
+  --no-overlap
 check --gpus 8 --scale 'host:node1-gpu2.speed=0.5'
 check --gpus 8 --compute-jitter lognormal:0.1 --seed 3 -i 4
 check --strategy hybrid --stage-dp 4,4 $vgg --compute-jitter lognormal:0.1 --seed 5
