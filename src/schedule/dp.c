@@ -732,8 +732,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     int nb = s->buckets->len;
     /* --zero 3: once the forward pass is done, the gather before the
      * backward of the stream's first bucket, then each next one's ahead of
-     * the current bucket's reduce-scatter (FSDP's backward prefetch) */
-    /* Without overlap no reduce-scatter starts before the backward pass
+     * the current bucket's reduce-scatter (FSDP's backward prefetch).
+     * Without overlap no reduce-scatter starts before the backward pass
      * has ended, so the gathers cannot wait for them: they all run once
      * the forward pass is done. */
     gboolean ahead = sharded && opts->overlap;

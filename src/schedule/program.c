@@ -47,8 +47,7 @@ static const char *const param_gathers[] = { "after-step", "overlap", NULL };
     "before its backward (--strategy dp, or one stage of --strategy hybrid: FSDP x TP), or, " \
     "over two or more pipeline stages, a stage's gathered before the first micro-batch's "    \
     "forward and kept until the last one's backward (FSDP under pipeline parallelism); 0: "   \
-    "all-reduced, every replica holding and updating all of "                                 \
-    "them",                                                                                   \
+    "all-reduced, every replica holding and updating all of them",                            \
     "0", 0, 0, zero_levels },                                                                 \
   { "param-gather", DTS_OPTION_CHOICE, "ID",                                                  \
     "with --zero 1 or 2, when the updated parameters are gathered: after-step (before the next "   \
