@@ -4,7 +4,7 @@ Korthikanti et al. 2022's measured Selene iteration times (Table 5, as
 ../shared/data/validation/llm/korthikanti2022_selene_iteration_times.csv
 has them), and the wall time and memory each simulation takes.
 
-    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|nemo] [--max-gpus=N] [--all]
+    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|nemo|foundry] [--max-gpus=N] [--all]
                           [--timeout=S] [--precision=P]
                           [-- DTSIM-RUN-OPTIONS...]
 
@@ -55,6 +55,25 @@ same GEMMs). Rows whose model has no dimensions there are skipped, as is
 every row that takes longer than --timeout seconds (120) to simulate.
 --precision=bf16 runs the same rows in bf16, to see what FP8 changes.
 Nothing was fitted on these rows.
+
+--set=foundry runs llm-foundry's MPT rows (llm_foundry_mpt_benchmarks.csv:
+Composer + PyTorch FSDP, flash attention, A100 40/80 GB and H100 80 GB,
+8-512 GPUs), those on at most --max-gpus GPUs (64 unless --all), and
+compares tokens/s/GPU. Each row runs as `--strategy dp` over its GPUs with
+its micro-batch as the batch (one micro-batch per dtsim iteration: FSDP
+gathers and reduce-scatters per micro-batch under gradient accumulation;
+the sharded optimizer step, a few ms, is counted per micro-batch), FULL_SHARD
+as --zero 3, SHARD_GRAD_OP as --zero 2 --param-gather overlap, activation
+checkpointing as --recompute full, amp_fp8 as --precision fp8, else bf16.
+MPT's dimensions are the CSV header's (vocabulary 50,368, MLP 4 x hidden,
+no biases, tied embedding, learned positions of the row's sequence length:
+the rows' NumParams grow by hidden x sequence, so the benchmarks ran
+without ALiBi); the parameter count dtsim builds is printed against the
+row's NumParams. Nodes of 8 GPUs on NVSwitch as `dtsim
+platform` makes them for the GPU's system class; between nodes 8 NICs of
+200 Gb/s for A100 (the rows' 1,600 Gb/s per node) and of 400 Gb/s for H100
+(not stated in the source: assumed, as a DGX H100 has). Nothing was fitted
+on these rows.
 """
 import csv
 import json
@@ -280,6 +299,78 @@ def nemo(build, env, tmp, shared, timeout, precision):
         print("skipped: %s" % s)
 
 
+MPT = {  # hidden, layers, heads: llm_foundry_mpt_benchmarks.csv's header
+    "125m": (768, 12, 12), "350m": (1024, 24, 16), "760m": (1536, 24, 12),
+    "1b": (2048, 24, 16), "3b": (2560, 32, 20), "7b": (4096, 32, 32),
+    "13b": (5120, 40, 40), "30b": (7168, 48, 56), "70b": (8192, 80, 64),
+}
+FOUNDRY_GPU = {"a100_40gb": ("A100-SXM4-40GB", "200Gbps"),
+               "a100_80gb": ("A100-SXM4-80GB", "200Gbps"),
+               "h100_80gb": ("H100-SXM5-80GB", "400Gbps")}
+
+
+def foundry_platform(build, env, tmp, gpu, n):
+    """N GPUs of catalogue entry GPU[0] in nodes of 8 on NVSwitch, the
+    system class's defaults, 8 NICs of GPU[1] per node to one switch."""
+    path = os.path.join(tmp, "%s-%d.xml" % (gpu[0], n))
+    if not os.path.exists(path):
+        subprocess.run([os.path.join(build, "dtsim"), "platform", "--nodes", str(max(1, n // 8)),
+                        "--gpus-per-node", str(min(n, 8)), "--gpu", gpu[0],
+                        "--intra", "nvswitch", "--nics-per-node", "8" if n > 8 else "0",
+                        "--nic-bandwidth", gpu[1], "-o", path],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+    return path
+
+
+def foundry(build, env, tmp, shared, max_gpus, timeout):
+    rows = read_rows(shared, "llm_foundry_mpt_benchmarks.csv")
+    print("| GPU | model | seq | GPUs | micro-batch | sharding | ckpt | params (dtsim / row) "
+          "| measured tok/s/GPU | dtsim tok/s/GPU | error | wall s |")
+    print("|---|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|")
+    errors, by_gpu, skipped = [], {}, []
+    for r in rows:
+        n, gpu, model = int(r["# GPUs"]), r["GPU"], r["Model"]
+        if n > max_gpus:
+            skipped.append("%s %s on %d GPUs: over --max-gpus" % (gpu, model, n))
+            continue
+        hidden, layers, heads = MPT[model]
+        seq, mb = int(r["SeqLen (T)"]), int(r["MicroBatchSize"])
+        xml = ('<model name="mpt-%s"><transformer layers="%d" hidden="%d" heads="%d" '
+               'vocab="50368" seq-len="%d" tied-embedding="true" '
+               'bias="false"/></model>\n' % (model, layers, hidden, heads, seq))
+        shard = r["Sharding Strategy"]
+        args = ["--strategy", "dp", "--gpus", str(n), "--batch-size", str(mb),
+                "--precision", "fp8" if r["Precision"] == "amp_fp8" else "bf16",
+                "--recompute", "full" if r["Activation Checkpointing"] == "True" else "none"]
+        args += (["--zero", "3"] if shard == "FULL_SHARD"
+                 else ["--zero", "2", "--param-gather", "overlap"])
+        try:
+            res, wall, _ = dtsim_run(build, env, tmp, xml, "mpt-" + model,
+                                     foundry_platform(build, env, tmp, FOUNDRY_GPU[gpu], n),
+                                     args, timeout)
+        except subprocess.TimeoutExpired:
+            skipped.append("%s %s on %d GPUs: over %d s to simulate" % (gpu, model, n, timeout))
+            continue
+        except subprocess.CalledProcessError as e:
+            skipped.append("%s %s on %d GPUs: %s" % (gpu, model, n, e.stderr.strip()))
+            continue
+        pred = mb * seq / res["iteration_time_s"]
+        meas = float(r["Throughput (T/s/GPU)"])
+        err = meas / pred - 1  # positive when dtsim is too slow
+        errors.append(err)
+        by_gpu.setdefault(gpu, []).append(err)
+        print("| %s | %s | %d | %d | %d | %s | %s | %.3g / %.3g | %.0f | %.0f | %+.1f%% | %.1f |"
+              % (gpu, model, seq, n, mb, shard, r["Activation Checkpointing"], res["params"],
+                 float(r["NumParams"]), meas, pred, 100 * err, wall))
+    report(errors)
+    for gpu in sorted(by_gpu):
+        e = by_gpu[gpu]
+        print("%s: %d rows, MAPE %.1f%%, bias %+.1f%%"
+              % (gpu, len(e), 100 * sum(abs(x) for x in e) / len(e), 100 * sum(e) / len(e)))
+    for s in skipped:
+        print("skipped: %s" % s)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -317,8 +408,11 @@ def main():
             vtrain(build, env, tmp, shared, 1 << 30 if run_all else max_gpus)
         elif which == "nemo":
             nemo(build, env, tmp, shared, timeout, precision)
+        elif which == "foundry":
+            foundry(build, env, tmp, shared, 1 << 30 if run_all else max_gpus, timeout)
         else:
-            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain, nemo)" % which)
+            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain, nemo, foundry)"
+                     % which)
 
 
 if __name__ == "__main__":
