@@ -165,6 +165,16 @@ dts_schedule_model_state (double params, DtsPrecision precision, double optimize
   out->optimizer_bytes = params * optimizer_bytes / shards;
 }
 
+double
+dts_schedule_sharded_weights (double params, DtsPrecision precision, int shards,
+                              double bucket_params, gboolean overlap)
+{
+  double elem = dts_precision_elem_bytes (precision);
+  double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
+  double gathered = overlap ? MIN (2 * bucket_params, params) : params;
+  return params * per_param / shards + gathered * elem;
+}
+
 void
 dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
                               DtsRecompute recompute, DtsMemoryEstimate *out)
@@ -344,6 +354,17 @@ dts_schedule_add_param_gathers (GArray *prog, const int *plan_of, int plan_strid
     g_array_append_val (prog, coll);
     g_array_append_val (prog, done);
   }
+}
+
+void
+dts_schedule_add_backward_gathers (GArray *prog, const int *plan_of, int plan_stride, int first,
+                                   int end, int step, int b, gboolean overlap, int event)
+{
+  if (b == first)
+    for (int g = first; g < end && (g == first || !overlap); g += step)
+      dts_schedule_add_param_gathers (prog, plan_of, plan_stride, g, g, 1, event);
+  if (overlap && b + step < end)
+    dts_schedule_add_param_gathers (prog, plan_of, plan_stride, b + step, b + step, 1, event);
 }
 
 double
@@ -730,23 +751,14 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   for (int j = 0; j < n_streams && s->buckets->len > 0; j++) {
     GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
     int nb = s->buckets->len;
-    /* --zero 3: once the forward pass is done, the gather before the
-     * backward of the stream's first bucket, then each next one's ahead of
-     * the current bucket's reduce-scatter (FSDP's backward prefetch).
-     * Without overlap no reduce-scatter starts before the backward pass
-     * has ended, so the gathers cannot wait for them: they all run once
-     * the forward pass is done. */
-    gboolean ahead = sharded && opts->overlap;
-    if (sharded) {
+    /* --zero 3: once the forward pass is done, the gathers before the
+     * backward, each ahead of a reduce-scatter (FSDP's backward prefetch) */
+    if (sharded)
       add_wait (prog, EV_FWD_DONE (n_streams), 1, DTS_WAIT_COLL);
-      for (int b = j; b < nb && (b == j || !ahead); b += n_streams)
-        dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, b, b, 1,
-                                        EV_GATHERED_BWD (n_streams, j));
-    }
     for (int b = j; b < nb; b += n_streams) {
-      if (ahead && b + n_streams < nb)
-        dts_schedule_add_param_gathers (prog, gather_plan + nb, 1, b + n_streams,
-                                        b + n_streams, 1, EV_GATHERED_BWD (n_streams, j));
+      if (sharded)
+        dts_schedule_add_backward_gathers (prog, gather_plan + nb, 1, j, nb, n_streams, b,
+                                           opts->overlap, EV_GATHERED_BWD (n_streams, j));
       DtsOp wait = { .type = DTS_OP_WAIT, .layer = -1, .bucket = -1, .event = j, .count = 1 };
       DtsOp coll = { .type = DTS_OP_COLL, .layer = -1, .bucket = b, .coll = b, .part = -1 };
       DtsOp done = { .type = DTS_OP_RECORD, .layer = -1, .bucket = -1, .event = n_streams };
@@ -804,11 +816,8 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
        * fp32 main weights), and two buckets' parameters gathered at a time
        * (the one computed and the one prefetched; without overlap every
        * bucket's, gathered before the backward pass) */
-      double elem = dts_precision_elem_bytes (opts->precision);
-      double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
-      double gathered = opts->overlap ? MIN (2 * bucket_params, workload->params)
-                                      : workload->params; /* all, without overlap */
-      s->memory.weights_bytes = workload->params * per_param / n + gathered * elem;
+      s->memory.weights_bytes = dts_schedule_sharded_weights (workload->params, opts->precision,
+                                                              n, bucket_params, opts->overlap);
     }
     s->memory.total_bytes = s->memory.weights_bytes + s->memory.gradients_bytes
                             + s->memory.optimizer_bytes + s->memory.activations_bytes;
@@ -834,5 +843,6 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     return NULL;
   s->samples_per_iteration = opts->batch_size * n;
   s->micro_batches = 1;
+  s->param_gathers = opts->zero >= 3 ? 2 : opts->zero > 0 ? 1 : 0;
   return g_steal_pointer (&s);
 }

@@ -1418,6 +1418,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   }
   c.M = M;
   s->micro_batches = M;
+  s->param_gathers = reshard ? 2 : o->zero > 0 ? 1 : 0;
   s->samples_per_iteration = (int) c.G;
   g_autofree gint64 *mb_start = g_new (gint64, M + 1);
   for (int m = 0; m <= M; m++)
@@ -1628,10 +1629,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
        * dp's --zero 3 */
       double bucket_params;
       dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, &bucket_params);
-      double per_param = elem < 4.0 ? elem + 4.0 : 4.0;
-      double gathered = o->overlap ? MIN (2 * bucket_params, st.params)
-                                   : st.params; /* all, without overlap */
-      st.memory.weights_bytes = st.params * per_param / dp[i] + gathered * elem;
+      st.memory.weights_bytes = dts_schedule_sharded_weights (st.params, o->precision, dp[i],
+                                                              bucket_params, o->overlap);
     }
     st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
                                          : kept * widest * elem;
@@ -1790,23 +1789,14 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         continue;
       GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
       int end = st->first_bucket + st->n_buckets;
-      /* --zero 3 on one stage: once the forward pass is done, the gather
-       * before the backward of the first bucket, then each next one's
-       * ahead of the current bucket's reduce-scatter (FSDP's backward
-       * prefetch), as dp's */
-      gboolean ahead = c.gather_bwd_plan != NULL && o->overlap;
-      if (c.gather_bwd_plan != NULL) {
-        /* without overlap the reduce-scatters wait for the backward pass
-         * to end: every gather runs once the forward pass is done */
+      /* --zero 3 on one stage: once the forward pass is done, the gathers
+       * before the backward, as dp's */
+      if (c.gather_bwd_plan != NULL)
         wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
-        for (int b = st->first_bucket; b < end && (b == st->first_bucket || !ahead); b++)
-          dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, b, b, 1,
-                                          EV_GATHERED_BWD);
-      }
       for (int b = st->first_bucket; b < end; b++) {
-        if (ahead && b + 1 < end)
-          dts_schedule_add_param_gathers (prog, c.gather_bwd_plan + t, T, b + 1, b + 1, 1,
-                                          EV_GATHERED_BWD);
+        if (c.gather_bwd_plan != NULL)
+          dts_schedule_add_backward_gathers (prog, c.gather_bwd_plan + t, T, st->first_bucket,
+                                             end, 1, b, o->overlap, EV_GATHERED_BWD);
         wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
         add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
                                .coll = bucket_plan[b * T + t], .part = -1 });

@@ -90,6 +90,13 @@ double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last,
 void dts_schedule_model_state (double params, DtsPrecision precision, double optimizer_bytes,
                                int shards, int grad_shards, double bucket_bytes,
                                DtsMemoryEstimate *out);
+/* ZeRO-3's (FSDP's) weight bytes per rank: PARAMS in the compute PRECISION
+ * with the fp32 main weights sharded over SHARDS ranks, and the gathered
+ * parameters whole: with OVERLAP two buckets of at most BUCKET_PARAMS (the
+ * one computed and the one prefetched), without every bucket's (all are
+ * gathered before the backward pass). */
+double dts_schedule_sharded_weights (double params, DtsPrecision precision, int shards,
+                                     double bucket_params, gboolean overlap);
 
 /* The distributed optimizer (--zero 1; dp.c, pipeline.c). */
 
@@ -107,6 +114,17 @@ DtsCollPlan *dts_schedule_gather_plan_new (const char *algorithm, const DtsCollP
  * sync), each followed by a RECORD of EVENT. */
 void dts_schedule_add_param_gathers (GArray *prog, const int *plan_of, int plan_stride, int first,
                                      int last, int step, int event);
+/* --zero 3's gathers before the backward pass on a communication stream
+ * that reduces buckets FIRST, FIRST + STEP, ... below END, those to append
+ * to PROG just before bucket B's reduce-scatter (plans and EVENT as
+ * dts_schedule_add_param_gathers). With OVERLAP: at the first bucket its
+ * own and the next one's, then at each bucket the next one's, ahead of the
+ * current reduce-scatter (FSDP's backward prefetch). Without: all of them
+ * at the first bucket, as no reduce-scatter starts before the backward
+ * pass has ended. The stream waits for the forward pass before the first. */
+void dts_schedule_add_backward_gathers (GArray *prog, const int *plan_of, int plan_stride,
+                                        int first, int end, int step, int b, gboolean overlap,
+                                        int event);
 
 /* The bucket (an index into BUCKETS) whose first layer in forward order is
  * layer L, or -1: under --param-gather overlap the forward pass waits for
