@@ -100,9 +100,8 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   /* --zero 3 gathers before forward and backward; over two or more
    * pipeline stages once per iteration, kept through the micro-batches
    * (pipeline.c) */
-  gboolean pipelined = sched->stages != NULL && sched->stages->len > 1;
-  gboolean twice = o->zero >= 3 && !pipelined;
-  s->param_gather = twice               ? "forward-and-backward"
+  s->param_gathers = sched->param_gathers;
+  s->param_gather = s->param_gathers == 2 ? "forward-and-backward"
                      : o->zero >= 3     ? "first-forward"
                      : o->zero > 0 ? (o->param_gather_overlap ? "overlap" : "after-step")
                                    : NULL;
@@ -137,7 +136,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += bk->bytes;
     if (o->zero > 0)
-      s->gather_bytes += (twice ? 2 : 1) * bk->params * dts_precision_elem_bytes (o->precision);
+      s->gather_bytes += s->param_gathers * bk->params * dts_precision_elem_bytes (o->precision);
   }
 }
 

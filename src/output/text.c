@@ -462,7 +462,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
       g_string_append_printf (out, "  %s reduce-scatter of gradients, all-gather of parameters "
                                    "(%s; %s): ",
                               s->collective, s->param_gather,
-                              s->zero >= 3 && strcmp (s->param_gather, "first-forward") == 0
+                              s->zero >= 3 && s->param_gathers == 1
                                   ? "fully sharded between iterations"
                               : s->zero >= 3 ? "fully sharded"
                               : s->zero == 2 ? "distributed optimizer, gradients sharded"

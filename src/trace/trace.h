@@ -390,7 +390,9 @@ typedef struct {
   /* sequence models (seq_len 0 otherwise): tokens and model FLOPs */
   const char *recompute;        /* "none", "selective", "full" (static) */
   int zero;                     /* 1: the distributed optimizer (pipeline, hybrid) */
-  const char *param_gather;     /* zero 1: "after-step" or "overlap" (static), else NULL */
+  const char *param_gather;     /* zero 1: "after-step" or "overlap"; zero 3: "first-forward"
+                                   or "forward-and-backward" (static), else NULL */
+  int param_gathers;            /* gathers of each bucket per iteration (DtsSchedule's) */
   int seq_len;                  /* tokens per sample */
   double tokens_per_s;          /* throughput_samples_per_s x seq_len */
   double tokens_per_s_per_gpu;
