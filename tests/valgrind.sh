@@ -53,6 +53,8 @@ run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/mlp8.xml" --strat
 run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/tiny-gpt.xml" --precision fp16 \
   --strategy hybrid --stages 2 --dp 2 --tensor-parallel 2 --sequence-parallel --micro-batches 4 \
   --virtual-stages 2 --zero 1 --param-gather overlap --recompute full
+run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/tiny-gpt.xml" --precision fp16 \
+  --strategy hybrid --stages 1 --dp 2 --tensor-parallel 2 --zero 3 --bucket-size 200kB
 run "$dtsim" run $thread -q -i 3 -p "$two" -w "$src/tests/data/mlp8.xml" --strategy async-ps --gpus 4
 run "$dtsim" run $thread -q -i 2 -p "$two" -w "$src/tests/data/mlp8.xml" --strategy sync-ps --gpus 4
 vgtmp=$(mktemp -d)
