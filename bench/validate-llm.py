@@ -4,8 +4,9 @@ Korthikanti et al. 2022's measured Selene iteration times (Table 5, as
 ../shared/data/validation/llm/korthikanti2022_selene_iteration_times.csv
 has them), and the wall time and memory each simulation takes.
 
-    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|nemo|foundry] [--max-gpus=N] [--all]
-                          [--timeout=S] [--precision=P]
+    bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|vtrain-single|nemo|foundry]
+                          [--max-gpus=N] [--all] [--timeout=S] [--precision=P]
+                          [--part=fit|report|all] [--rows]
                           [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
@@ -33,6 +34,16 @@ per GPU and direction) with 4 x 200 Gb/s NICs (800 Gb/s per node, vTrain's
 inter-node bandwidth); the vocabulary is GPT-2's 50,257 padded as Megatron
 pads it (a multiple of 128 x TP). The GPU's memory size and the exact
 network are not known; nothing was fitted on these rows either.
+
+--set=vtrain-single runs vTrain's single-node rows
+(vtrain_ground_truth_single.csv: 1,440 Megatron-DeepSpeed GPT runs of
+hidden 1,024 and 2,048, 12-24 layers, sequence 1,024, on 2, 4 and 8 A100
+of one node, every TP x PP x DP split), each as --set=vtrain runs its rows
+(full recomputation, fp16, 1F1B, A100-SXM4-80GB on NVSwitch), on as many
+processes as there are CPUs, and prints the MAPE and bias by width, TP, PP
+and DP (--rows: every row too). --part=fit runs the 12- and 20-layer
+models only, --part=report the 16- and 24-layer ones (a split by model for
+a profile fitted on this set; default: all).
 
 --set=nemo runs NeMo 24.07's DGX H100 pretraining rows (FP8,
 nemo_24.07_perf_summary.csv, its last revision 8e3d65dc) that need no
@@ -224,6 +235,69 @@ def vtrain(build, env, tmp, shared, max_gpus):
                  100 * err, wall))
     report(errors)
 
+def vtrain_single_job(job):
+    build, env, tmp, r = job
+    n = int(r["n_gpus"])
+    tp, pp, dp = (int(r["tensor parallelism"]), int(r["pipeline parallelism"]),
+                  int(r["data parallelism"]))
+    gb, mb = int(r["global batch"]), int(r["micro batch"])
+    per_replica = gb // dp
+    h, heads, layers, seq = (int(r["hidden size"]), int(r["attention heads"]),
+                             int(r["n_layers"]), int(r["sequence length"]))
+    vocab = -(-50257 // (128 * tp)) * 128 * tp
+    xml = ('<model name="gpt"><transformer layers="%d" hidden="%d" heads="%d" '
+           'vocab="%d" seq-len="%d"/></model>\n' % (layers, h, heads, vocab, seq))
+    args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
+            "--dp", str(dp), "--batch-size", str(per_replica),
+            "--micro-batches", str(per_replica // mb), "--precision", "fp16",
+            "--recompute", "full"]
+    # each worker its own directory: the workload file is written per row
+    wtmp = os.path.join(tmp, "w%d" % os.getpid())
+    os.makedirs(wtmp, exist_ok=True)
+    res, wall, _ = dtsim_run(build, env, wtmp, xml, "gpt-%d-%d" % (h, layers),
+                             a100_platform(build, env, wtmp, n, 4), args)
+    return res["iteration_time_s"], wall
+
+
+# vTrain's single-node models: FIT rows (a profile may be fitted on them)
+# are those of 12 and 20 layers, REPORT rows those of 16 and 24, so that a
+# split by model keeps both widths on each side.
+VTRAIN_SINGLE_FIT_LAYERS = (12, 20)
+
+
+def vtrain_single(build, env, tmp, shared, part, show_rows):
+    from concurrent.futures import ProcessPoolExecutor
+    rows = read_rows(shared, "vtrain_ground_truth_single.csv")
+    if part != "all":
+        fit = part == "fit"
+        rows = [r for r in rows if (int(r["n_layers"]) in VTRAIN_SINGLE_FIT_LAYERS) == fit]
+    with ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as ex:
+        results = list(ex.map(vtrain_single_job, [(build, env, tmp, r) for r in rows]))
+    if show_rows:
+        print("| GPUs | hidden | layers | TP x PP x DP | global batch | micro-batch "
+              "| measured ms | dtsim ms | error |")
+        print("|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+    errors, groups = [], {}
+    for r, (pred, _) in zip(rows, results):
+        meas = float(r["iteration time (ms)"]) / 1e3
+        err = pred / meas - 1
+        errors.append(err)
+        tp, pp, dp = (r["tensor parallelism"], r["pipeline parallelism"],
+                      r["data parallelism"])
+        for key in ("hidden %s" % r["hidden size"], "TP %s" % tp, "PP %s" % pp, "DP %s" % dp):
+            groups.setdefault(key, []).append(err)
+        if show_rows:
+            print("| %s | %s | %s | %s x %s x %s | %s | %s | %.1f | %.1f | %+.1f%% |"
+                  % (r["n_gpus"], r["hidden size"], r["n_layers"], tp, pp, dp,
+                     r["global batch"], r["micro batch"], 1e3 * meas, 1e3 * pred, 100 * err))
+    report(errors)
+    for key in sorted(groups, key=lambda k: (k.split()[0], int(k.split()[1]))):
+        e = groups[key]
+        print("%s: %d rows, MAPE %.1f%%, bias %+.1f%%"
+              % (key, len(e), 100 * sum(abs(x) for x in e) / len(e), 100 * sum(e) / len(e)))
+    print("simulation: %.0f s of wall time over %d rows" % (sum(w for _, w in results), len(rows)))
+
+
 # NeMo's model names -> (model_dims.csv row, <transformer> attributes beyond
 # the dimensions): GPT-3 has learned positions, LayerNorm, GELU, biases and a
 # tied head; Llama 2 rotary positions, RMSNorm, SwiGLU, no biases; Nemotron 3
@@ -381,6 +455,7 @@ def main():
     max_gpus = 64
     timeout = 120
     precision = "fp8"
+    part = "all"
     extra = opts[opts.index("--") + 1:] if "--" in opts else []
     opts = opts[:opts.index("--")] if "--" in opts else opts
     for o in opts:
@@ -390,6 +465,10 @@ def main():
             max_gpus = int(o[len("--max-gpus="):])
         elif o.startswith("--precision="):
             precision = o[len("--precision="):]
+        elif o.startswith("--part="):
+            part = o[len("--part="):]
+            if part not in ("fit", "report", "all"):
+                sys.exit("validate-llm.py: --part=%s: fit, report or all" % part)
         elif o.startswith("--timeout="):
             timeout = int(o[len("--timeout="):])
     # Megatron-LM and NeMo ran NCCL (doc/VALIDATION.md part 15); a
@@ -406,13 +485,15 @@ def main():
             korthikanti(build, env, tmp, shared, run_all)
         elif which == "vtrain":
             vtrain(build, env, tmp, shared, 1 << 30 if run_all else max_gpus)
+        elif which == "vtrain-single":
+            vtrain_single(build, env, tmp, shared, part, "--rows" in opts)
         elif which == "nemo":
             nemo(build, env, tmp, shared, timeout, precision)
         elif which == "foundry":
             foundry(build, env, tmp, shared, 1 << 30 if run_all else max_gpus, timeout)
         else:
-            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain, nemo, foundry)"
-                     % which)
+            sys.exit("validate-llm.py: unknown --set=%s (korthikanti, vtrain, vtrain-single, "
+                     "nemo, foundry)" % which)
 
 
 if __name__ == "__main__":
