@@ -47,6 +47,7 @@ typedef struct {
   char *compute_key, *memory_key;
   char *assumed;               /* dts_cost_assumption, or NULL */
   double eff_1x1, eff_1x1_wgrad; /* compute-efficiency-1x1[-wgrad], or 0 */
+  double host_s;               /* host-overhead, or 0 */
   DtsPrecision precision;
   int batch;
   DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
@@ -151,6 +152,7 @@ compute_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, Times
   t->assumed = dts_cost_assumption (cost, gpu, t->precision);
   t->eff_1x1 = fw->eff_1x1;
   t->eff_1x1_wgrad = fw->eff_1x1_wgrad;
+  t->host_s = fw->host_s;
   t->layers = g_new0 (DtsLayerTimes, w->layers->len);
   for (guint i = 1; i < w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (w, i);
@@ -239,6 +241,10 @@ print_text (const DtsWorkload *w, const Times *t)
             t->eff_1x1 > 0 ? "compute-efficiency-1x1" : t->compute_key,
             t->eff_1x1_wgrad > 0 ? t->eff_1x1_wgrad : t->compute_eff,
             t->eff_1x1_wgrad > 0 ? "compute-efficiency-1x1-wgrad" : t->compute_key);
+  if (t != NULL && strcmp (t->cost_model, "roofline") == 0 && t->host_s > 0)
+    printf ("  host: %.1f us to issue a kernel (host-overhead): a layer's pass takes at least "
+            "its kernels x that\n",
+            1e6 * t->host_s);
   if (t != NULL && t->assumed != NULL)
     printf ("  assumed: %s; the error of these is unmeasured\n", t->assumed);
   printf ("\n");
@@ -417,6 +423,8 @@ print_json (const DtsWorkload *w, const Times *t)
         dts_json_kv_double (j, "compute_efficiency_1x1", t->eff_1x1);
       if (t->eff_1x1_wgrad > 0)
         dts_json_kv_double (j, "compute_efficiency_1x1_wgrad", t->eff_1x1_wgrad);
+      if (t->host_s > 0)
+        dts_json_kv_double (j, "host_overhead_s", t->host_s);
     }
     dts_json_end_object (j);
   }

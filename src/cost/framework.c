@@ -27,6 +27,11 @@
  *                          tile x tile output blocks over the SMs
  *   tile                   that tile's edge in output elements (1..1024)
  *   launch-overhead        time per kernel launch ("5us")
+ *   host-overhead          the host's time to issue one kernel ("30us"): a
+ *                          layer's pass takes at least its kernels x this,
+ *                          the GPU waiting for a host slower than its
+ *                          kernels (eager frameworks on small kernels); 0
+ *                          by default: the host keeps ahead
  *   iteration-overhead     host time per iteration with the GPU idle ("2ms")
  *   fuse                   comma-separated layer kinds (relu, add, batchnorm,
  *                          dropout, relu6) that cost nothing of their own:
@@ -312,7 +317,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     fw->tile = t;
     return TRUE;
   }
-  if (strcmp (key, "launch-overhead") == 0 || strcmp (key, "iteration-overhead") == 0) {
+  if (strcmp (key, "launch-overhead") == 0 || strcmp (key, "iteration-overhead") == 0
+      || strcmp (key, "host-overhead") == 0) {
     double t;
     g_autoptr (GError) local = NULL;
     if (!dts_units_parse (v, DTS_UNIT_TIME, &t, &local) || !(t < 1.0)) {
@@ -320,7 +326,7 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
                    "%s: %s = '%s': expected a time below 1 s such as 5us or 2ms", where, key, v);
       return FALSE;
     }
-    *(key[0] == 'l' ? &fw->launch_s : &fw->iteration_s) = t;
+    *(key[0] == 'l' ? &fw->launch_s : key[0] == 'h' ? &fw->host_s : &fw->iteration_s) = t;
     return TRUE;
   }
   if (strcmp (key, "gpu-speed-spread") == 0) {
@@ -383,7 +389,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
                "%s: unknown key '%s' (expected description, validate-mape-MODEL, "
                "compute-efficiency-fp32|tf32|fp16|"
                "bf16|fp8[-ARCH], compute-efficiency-1x1[-wgrad], memory-efficiency[-ARCH], "
-               "wave-quantisation, tile, launch-overhead, iteration-overhead, fuse, "
+               "wave-quantisation, tile, launch-overhead, host-overhead, iteration-overhead, "
+               "fuse, "
                "gpu-speed-spread, gradient-precision, winograd-3x3, fft-convolution or "
                "winograd-convolution)",
                where, key);

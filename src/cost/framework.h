@@ -36,6 +36,9 @@ typedef struct {
   gboolean waves;                     /* wave quantisation of conv/fc kernels */
   int tile;                           /* output tile edge (elements) of a conv/fc thread block */
   double launch_s;                    /* per kernel launch */
+  double host_s;                      /* host-overhead: the host's time to issue one kernel; a
+                                       * layer's pass takes at least its kernels x this (the GPU
+                                       * waits for a host slower than its kernels); 0: never */
   double iteration_s;                 /* per iteration, on the host, GPU idle */
   gboolean fuse[DTS_LAYER_TYPE_COUNT]; /* layer kinds fused into the preceding kernel */
   DtsPrecision grad_precision;        /* what gradient buckets all-reduce: fp32, fp16, bf16 */

@@ -75,11 +75,15 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
                                         gpu->sm_count);
   double bw = gpu->mem_bw_Bps * dts_framework_memory_eff (fw, gpu->chip, gpu->arch);
   double tm = work->bytes / bw;
+  /* A host slower than the kernels (host-overhead): the GPU waits for
+   * each launch; the wait is counted as launch time. */
   double t = fmax (tc, tm) + work->kernels * fw->launch_s;
+  double wait = fmax (work->kernels * fw->host_s - t, 0.0);
+  t += wait;
   DtsRooflineTerms won = { .flops = work->flops, .bytes = work->bytes,
                            .compute_bound_s = tc >= tm ? tc : 0.0,
                            .memory_bound_s = tc >= tm ? 0.0 : tm,
-                           .launch_s = work->kernels * fw->launch_s };
+                           .launch_s = work->kernels * fw->launch_s + wait };
   /* The auto-tuner's choice: another algorithm where it is faster.  FFTs
    * transform and multiply in fp32 complex whatever the precision. */
   double p32 = dts_gpu_spec_flops (gpu, DTS_PREC_FP32, NULL)
@@ -93,6 +97,8 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
     double xc = work->alt[i].xform_flops / pa, xm = work->alt[i].xform_bytes / bw;
     double gc = work->alt[i].gemm_flops / pa, gm = work->alt[i].gemm_bytes / bw;
     double ta = fmax (xc, xm) + fmax (gc, gm) + work->alt[i].kernels * fw->launch_s;
+    double wa = fmax (work->alt[i].kernels * fw->host_s - ta, 0.0);
+    ta += wa;
     if (ta < t) {
       t = ta, *algorithm = a;
       won = (DtsRooflineTerms){
@@ -100,7 +106,7 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
         .bytes = work->alt[i].xform_bytes + work->alt[i].gemm_bytes,
         .compute_bound_s = (xc >= xm ? xc : 0.0) + (gc >= gm ? gc : 0.0),
         .memory_bound_s = (xc >= xm ? 0.0 : xm) + (gc >= gm ? 0.0 : gm),
-        .launch_s = work->alt[i].kernels * fw->launch_s
+        .launch_s = work->alt[i].kernels * fw->launch_s + wa
       };
     }
   }
