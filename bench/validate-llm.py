@@ -42,8 +42,9 @@ of one node, every TP x PP x DP split), each as --set=vtrain runs its rows
 (full recomputation, fp16, 1F1B, A100-SXM4-80GB on NVSwitch), on as many
 processes as there are CPUs, and prints the MAPE and bias by width, TP, PP
 and DP (--rows: every row too). --part=fit runs the 12- and 20-layer
-models only, --part=report the 16- and 24-layer ones (a split by model for
-a profile fitted on this set; default: all).
+models only, --part=report the 16- and 24-layer ones (default: all):
+frameworks/megatron.conf was fitted on the FIT part (`-- --framework
+megatron` runs it; doc/VALIDATION.md part 20).
 
 --set=nemo runs NeMo 24.07's DGX H100 pretraining rows (FP8,
 nemo_24.07_perf_summary.csv, its last revision 8e3d65dc) that need no
@@ -265,14 +266,26 @@ def vtrain_single_job(job):
 VTRAIN_SINGLE_FIT_LAYERS = (12, 20)
 
 
-def vtrain_single(build, env, tmp, shared, part, show_rows):
-    from concurrent.futures import ProcessPoolExecutor
+def vtrain_single_rows(shared, part):
+    """vTrain's single-node rows of PART: fit, report or all."""
     rows = read_rows(shared, "vtrain_ground_truth_single.csv")
     if part != "all":
         fit = part == "fit"
         rows = [r for r in rows if (int(r["n_layers"]) in VTRAIN_SINGLE_FIT_LAYERS) == fit]
+    return rows
+
+
+def vtrain_single_run(build, env, tmp, rows):
+    """(predicted iteration s, wall s) of each of ROWS, on as many
+    processes as there are CPUs, in the rows' order."""
+    from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as ex:
-        results = list(ex.map(vtrain_single_job, [(build, env, tmp, r) for r in rows]))
+        return list(ex.map(vtrain_single_job, [(build, env, tmp, r) for r in rows]))
+
+
+def vtrain_single(build, env, tmp, shared, part, show_rows):
+    rows = vtrain_single_rows(shared, part)
+    results = vtrain_single_run(build, env, tmp, rows)
     if show_rows:
         print("| GPUs | hidden | layers | TP x PP x DP | global batch | micro-batch "
               "| measured ms | dtsim ms | error |")

@@ -53,11 +53,11 @@
  *   nemo       llm/nemo_24.07_perf_summary.csv with llm/model_dims.csv:
  *              NeMo 24.07's FP8 pretraining rows on DGX H100 without
  *              context parallelism, up to 128 GPUs (--quick: the 8-GPU row).
- *              All three as Megatron-LM and NeMo ran them, under `dtsim
- *              run`'s default profile (-F llm=ID or a bare -F ID: another),
- *              the port of bench/validate-llm.py
- *              (doc/VALIDATION.md parts 14, 15 and 17); nothing was fitted
- *              on them.                                           REPORT.
+ *              All three as Megatron-LM and NeMo ran them, under
+ *              `megatron` (-F llm=ID or a bare -F ID: another), the port of
+ *              bench/validate-llm.py (doc/VALIDATION.md parts 14, 15, 17
+ *              and 20); nothing was fitted on them (`megatron` was fitted on
+ *              vTrain's single-node rows, none of these).      REPORT.
  * FIT rows are the only rows any constant of a framework profile was fitted
  * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
  * summary reports the REPORT rows, and the FIT rows only with --fit, apart
@@ -141,7 +141,8 @@ typedef struct {
   GHashTable *platforms; /* gpu -> path */
   GPtrArray *files;     /* workloads written for this run */
   const char *fw_lambda, *fw_lambda_v1, *fw_tf2017, *fw_convnet;
-  const char *fw_llm;   /* the transformer sets' profile; NULL: dtsim run's default */
+  const char *fw_llm;   /* the transformer sets' profile (megatron); NULL: dtsim run's
+                           default */
 } Validate;
 
 static void
@@ -1483,7 +1484,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
       "Run the rows of SET (lambda, lambda-v1, tf2017 with tf2017-cluster, convnet, llm: the "
       "korthikanti, vtrain and nemo sets) under framework profile ID, or every set with a bare "
       "ID (default: lambda-v0 pytorch, lambda-v1 pytorch-ngc22, tf2017 tensorflow1, convnet "
-      "torch7-cudnn4, llm dtsim run's default; lambda= sets both Lambda tables; repeatable)",
+      "torch7-cudnn4, llm megatron; lambda= sets both Lambda tables; repeatable)",
       "[SET=]ID" },
     { "rows", 0, 0, G_OPTION_ARG_NONE, &show_rows, "Also print every row", NULL },
     { "fit", 0, 0, G_OPTION_ARG_NONE, &show_fit,
@@ -1520,6 +1521,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   v.fw_lambda_v1 = "pytorch-ngc22";
   v.fw_tf2017 = "tensorflow1";
   v.fw_convnet = "torch7-cudnn4";
+  v.fw_llm = "megatron";
   gboolean v1_given = FALSE;
   for (int i = 0; frameworks && frameworks[i]; i++) {
     const char *eq = strchr (frameworks[i], '=');
