@@ -201,6 +201,28 @@ def korthikanti(build, env, tmp, shared, run_all):
     report(errors)
 
 
+def vtrain_case(r):
+    """A vTrain row (either table) as dtsim runs it: GPUs, TP, PP, DP,
+    micro-batch, samples per replica, the workload XML and the run's
+    options (full recomputation, fp16, 1F1B)."""
+    n = int(r["n_gpus"])
+    tp, pp, dp = (int(r["tensor parallelism"]), int(r["pipeline parallelism"]),
+                  int(r["data parallelism"]))
+    gb, mb = int(r["global batch"]), int(r["micro batch"])
+    per_replica = gb // dp
+    h, heads, layers, seq = (int(r["hidden size"]), int(r["attention heads"]),
+                             int(r["n_layers"]), int(r["sequence length"]))
+    # Megatron pads GPT-2's 50,257 tokens to a multiple of 128 x TP
+    vocab = -(-50257 // (128 * tp)) * 128 * tp
+    xml = ('<model name="gpt"><transformer layers="%d" hidden="%d" heads="%d" '
+           'vocab="%d" seq-len="%d"/></model>\n' % (layers, h, heads, vocab, seq))
+    args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
+            "--dp", str(dp), "--batch-size", str(per_replica),
+            "--micro-batches", str(per_replica // mb), "--precision", "fp16",
+            "--recompute", "full"]
+    return n, tp, pp, dp, mb, per_replica, xml, args
+
+
 def vtrain(build, env, tmp, shared, max_gpus):
     rows = read_rows(shared, "vtrain_ground_truth_multi.csv")
     print("| params B | GPUs | TP x PP x DP | micro-batch | micro-batches | measured s "
@@ -208,23 +230,9 @@ def vtrain(build, env, tmp, shared, max_gpus):
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     errors = []
     for r in rows:
-        n = int(r["n_gpus"])
-        tp, pp, dp = (int(r["tensor parallelism"]), int(r["pipeline parallelism"]),
-                      int(r["data parallelism"]))
+        n, tp, pp, dp, mb, per_replica, xml, args = vtrain_case(r)
         if n > max_gpus:
             continue
-        gb, mb = int(r["global batch"]), int(r["micro batch"])
-        per_replica = gb // dp
-        h, heads, layers, seq = (int(r["hidden size"]), int(r["attention heads"]),
-                                 int(r["n_layers"]), int(r["sequence length"]))
-        # Megatron pads GPT-2's 50,257 tokens to a multiple of 128 x TP
-        vocab = -(-50257 // (128 * tp)) * 128 * tp
-        xml = ('<model name="gpt"><transformer layers="%d" hidden="%d" heads="%d" '
-               'vocab="%d" seq-len="%d"/></model>\n' % (layers, h, heads, vocab, seq))
-        args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
-                "--dp", str(dp), "--batch-size", str(per_replica),
-                "--micro-batches", str(per_replica // mb), "--precision", "fp16",
-                "--recompute", "full"]
         res, wall, rss = dtsim_run(build, env, tmp, xml, "gpt-%s" % r["Parameters (billion)"],
                                    a100_platform(build, env, tmp, n, 4), args)
         pred = res["iteration_time_s"]
@@ -236,22 +244,11 @@ def vtrain(build, env, tmp, shared, max_gpus):
                  100 * err, wall))
     report(errors)
 
+
 def vtrain_single_job(job):
     build, env, tmp, r = job
-    n = int(r["n_gpus"])
-    tp, pp, dp = (int(r["tensor parallelism"]), int(r["pipeline parallelism"]),
-                  int(r["data parallelism"]))
-    gb, mb = int(r["global batch"]), int(r["micro batch"])
-    per_replica = gb // dp
-    h, heads, layers, seq = (int(r["hidden size"]), int(r["attention heads"]),
-                             int(r["n_layers"]), int(r["sequence length"]))
-    vocab = -(-50257 // (128 * tp)) * 128 * tp
-    xml = ('<model name="gpt"><transformer layers="%d" hidden="%d" heads="%d" '
-           'vocab="%d" seq-len="%d"/></model>\n' % (layers, h, heads, vocab, seq))
-    args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
-            "--dp", str(dp), "--batch-size", str(per_replica),
-            "--micro-batches", str(per_replica // mb), "--precision", "fp16",
-            "--recompute", "full"]
+    n, _, _, _, _, _, xml, args = vtrain_case(r)
+    h, layers = int(r["hidden size"]), int(r["n_layers"])
     # each worker its own directory: the workload file is written per row
     wtmp = os.path.join(tmp, "w%d" % os.getpid())
     os.makedirs(wtmp, exist_ok=True)
