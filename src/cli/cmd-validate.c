@@ -141,8 +141,7 @@ typedef struct {
   GHashTable *platforms; /* gpu -> path */
   GPtrArray *files;     /* workloads written for this run */
   const char *fw_lambda, *fw_lambda_v1, *fw_tf2017, *fw_convnet;
-  const char *fw_llm;   /* the transformer sets' profile (megatron); NULL: dtsim run's
-                           default */
+  const char *fw_llm;   /* the transformer sets' profile (megatron unless -F says) */
 } Validate;
 
 static void
@@ -554,9 +553,10 @@ deepbench_rows (const char *dir, GPtrArray *rows, GError **error)
 
 /* The transformer sets (doc/VALIDATION.md parts 14 and 15; the port of
  * bench/validate-llm.py): each row runs as Megatron-LM ran it, NCCL's
- * collectives included (--collective nccl), under `dtsim run`'s default
- * profile (DTS_FRAMEWORK_DEFAULT) unless -F names one.  Nothing was fitted
- * on them.  LEFT gathers the rows left out and why. */
+ * collectives included (--collective nccl), under the megatron profile
+ * (fitted on vTrain's single-node table, which no set here uses) unless -F
+ * names one.  Nothing was fitted on them.  LEFT gathers the rows left out
+ * and why. */
 
 static void
 llm_arg (Row *r, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -1088,10 +1088,8 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
     g_ptr_array_add (args, (char *) "--collective");
     g_ptr_array_add (args, (char *) "nccl");
   }
-  if (v->fw_llm != NULL) {
-    g_ptr_array_add (args, (char *) "--framework");
-    g_ptr_array_add (args, (char *) v->fw_llm);
-  }
+  g_ptr_array_add (args, (char *) "--framework");
+  g_ptr_array_add (args, (char *) v->fw_llm);
   for (int i = 0; v->extra && v->extra[i]; i++)
     g_ptr_array_add (args, v->extra[i]);
   g_autofree char *out = NULL;
@@ -1553,7 +1551,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   }
   /* A bad profile fails here, once, not in the first row's child. */
   const char *fws[] = { v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017, v.fw_convnet,
-                        v.fw_llm ? v.fw_llm : DTS_FRAMEWORK_DEFAULT };
+                        v.fw_llm };
   for (guint i = 0; i < G_N_ELEMENTS (fws); i++) {
     g_autoptr (DtsFramework) fw = dts_framework_load (fws[i], error);
     if (fw == NULL)
@@ -1624,7 +1622,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
   printf ("dtsim validate: %u rows from %s%s\n", rows->len, dir, quick ? " (--quick)" : "");
   printf ("Framework profiles: convnet %s, lambda-v0 %s, lambda-v1 %s, tf2017 %s, llm %s\n",
           v.fw_convnet, v.fw_lambda, v.fw_lambda_v1, v.fw_tf2017,
-          v.fw_llm ? v.fw_llm : DTS_FRAMEWORK_DEFAULT " (dtsim run's default)");
+          v.fw_llm);
   printf ("FIT rows (%u: lambda-v0 and lambda-v0-other for pytorch, lambda-v1 A100 PCIe for "
           "pytorch-ngc22, "
           "tf2017 1-GPU DGX-1 and p2.8xlarge ResNet-50 for tensorflow1, convnet VGG-A for "
@@ -1643,7 +1641,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
             "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
             "fp8 with sequence parallelism and the distributed optimizer on DGX H100) under "
             "%s, as bench/validate-llm.py runs them\n",
-            v.fw_llm ? v.fw_llm : "dtsim run's default profile (" DTS_FRAMEWORK_DEFAULT ")");
+            v.fw_llm);
     if (left->len)
       printf ("Left out: %s\n", left->str);
   }
