@@ -116,27 +116,42 @@ def write_profile(path, keys, order):
 LAMBDA_SET = ["lambda-v0"]
 
 
-def descend(keys, names, loss, allowed=lambda name, x: 0 < x <= 1):
-    """Coordinate descent: move each of KEYS[NAMES] (strings with two
-    decimals) by +-0.08, then 0.04, 0.02 and 0.01, keeping a move while
-    loss() falls and allowed(name, value) holds; returns the last loss."""
+def descend_grid(point, schedule, loss, allowed):
+    """Coordinate descent on a grid: for each STEPS in SCHEDULE (a dict from
+    name to step, in the order the names are tried), move each POINT[name]
+    (an integer) by +-STEPS[name], keeping a move while loss() (which reads
+    POINT) falls and allowed(name, value) holds, until no move helps;
+    returns the last loss."""
     best = loss()
-    for step in (0.08, 0.04, 0.02, 0.01):
+    for steps in schedule:
         improved = True
         while improved:
             improved = False
-            for n in names:
+            for n, step in steps.items():
                 for sgn in (1, -1):
-                    old = keys[n]
-                    x = round(float(old) + sgn * step, 2)
-                    if not allowed(n, x):
+                    old = point[n]
+                    if not allowed(n, old + sgn * step):
                         continue
-                    keys[n] = "%.2f" % x
+                    point[n] = old + sgn * step
                     l = loss()
                     if l < best - 1e-9:
                         best, improved = l, True
                     else:
-                        keys[n] = old
+                        point[n] = old
+    return best
+
+
+def descend(keys, names, loss, allowed=lambda name, x: 0 < x <= 1):
+    """descend_grid over KEYS[NAMES] (strings with two decimals), by +-0.08,
+    then 0.04, 0.02 and 0.01; allowed(name, value) sees the value itself."""
+    point = {n: round(float(keys[n]) * 100) for n in names}
+
+    def put():
+        for n in names:
+            keys[n] = "%.2f" % (point[n] / 100)
+    best = descend_grid(point, [dict.fromkeys(names, s) for s in (8, 4, 2, 1)],
+                        lambda: (put(), loss())[1], lambda n, x: allowed(n, x / 100))
+    put()  # KEYS hold the best point again
     return best
 
 
@@ -350,23 +365,10 @@ def fit_vtrain_single(build, base):
     best_host = min(range(0, 151, 30),
                     key=lambda h: (point.update({"host-overhead": h}), loss())[1])
     point["host-overhead"] = best_host
-    best = loss()
-    for eff_step, host_step in ((8, 16), (4, 8), (2, 4), (1, 2), (1, 1)):
-        improved = True
-        while improved:
-            improved = False
-            for name, step, lo, hi in (("compute-efficiency-fp16", eff_step, 1, 100),
-                                       ("host-overhead", host_step, 0, 1000)):
-                for sgn in (1, -1):
-                    old = point[name]
-                    if not lo <= old + sgn * step <= hi:
-                        continue
-                    point[name] = old + sgn * step
-                    l = loss()
-                    if l < best - 1e-9:
-                        best, improved = l, True
-                    else:
-                        point[name] = old
+    bounds = {"compute-efficiency-fp16": (1, 100), "host-overhead": (0, 1000)}
+    best = descend_grid(point, [{"compute-efficiency-fp16": e, "host-overhead": h}
+                                for e, h in ((8, 16), (4, 8), (2, 4), (1, 2), (1, 1))],
+                        loss, lambda n, x: bounds[n][0] <= x <= bounds[n][1])
     eff = "%.2f" % (point["compute-efficiency-fp16"] / 100)
     print("compute-efficiency-fp16 = %s" % eff)
     print("compute-efficiency-bf16 = %s" % eff)
