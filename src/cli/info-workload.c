@@ -242,7 +242,7 @@ print_text (const DtsWorkload *w, const Times *t)
             t->eff_1x1_wgrad > 0 ? t->eff_1x1_wgrad : t->compute_eff,
             t->eff_1x1_wgrad > 0 ? "compute-efficiency-1x1-wgrad" : t->compute_key);
   if (t != NULL && strcmp (t->cost_model, "roofline") == 0 && t->host_s > 0)
-    printf ("  host: %.1f us to issue a kernel (host-overhead): a layer's pass takes at least "
+    printf ("  host: %.1f us to issue a kernel (host-overhead): a pass or an update takes at least "
             "its kernels x that\n",
             1e6 * t->host_s);
   if (t != NULL && t->assumed != NULL)

@@ -28,7 +28,7 @@
  *   tile                   that tile's edge in output elements (1..1024)
  *   launch-overhead        time per kernel launch ("5us")
  *   host-overhead          the host's time to issue one kernel ("30us"): a
- *                          layer's pass takes at least its kernels x this,
+ *                          pass or update takes at least its kernels x this,
  *                          the GPU waiting for a host slower than its
  *                          kernels (eager frameworks on small kernels); 0
  *                          by default: the host keeps ahead

@@ -37,7 +37,7 @@ typedef struct {
   int tile;                           /* output tile edge (elements) of a conv/fc thread block */
   double launch_s;                    /* per kernel launch */
   double host_s;                      /* host-overhead: the host's time to issue one kernel; a
-                                       * layer's pass takes at least its kernels x this (the GPU
+                                       * pass or update takes at least its kernels x this (the GPU
                                        * waits for a host slower than its kernels); 0: never */
   double iteration_s;                 /* per iteration, on the host, GPU idle */
   gboolean fuse[DTS_LAYER_TYPE_COUNT]; /* layer kinds fused into the preceding kernel */
