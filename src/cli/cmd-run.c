@@ -287,7 +287,10 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                     &o->tensor_parallel, error)
       || !dts_cli_parse_int_option ("virtual-stages",
                                     dts_cli_row_option (a->rows, "virtual-stages"), 1, 1024,
-                                    &o->virtual_stages, error))
+                                    &o->virtual_stages, error)
+      || !dts_cli_parse_int_option ("context-parallel",
+                                    dts_cli_row_option (a->rows, "context-parallel"), 1, 1024,
+                                    &o->context_parallel, error))
     return FALSE;
   o->partition = dts_cli_row_option (a->rows, "partition");
   o->stage_dp = dts_cli_row_option (a->rows, "stage-dp");

@@ -175,6 +175,7 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
   s->n_stages = sched->stages->len;
   s->tensor_parallel = g_array_index (sched->stages, DtsStage, 0).tensor_parallel;
   s->sequence_parallel = o->sequence_parallel;
+  s->context_parallel = MAX (o->context_parallel, 1);
   s->micro_batches = sched->micro_batches;
   s->pipeline_schedule =
       o->virtual_stages > 1

@@ -238,8 +238,14 @@ static const Field rank_gather_fields[] = {
   R_FIELD (FIELD_DOUBLE, double, "gather_busy_s", gather_s),
   END_FIELDS,
 };
-/* one wait_*_s row per kind above, the last in rank_gather_fields */
-G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 5);
+/* Appended to the rows of a --context-parallel run only. */
+static const Field rank_context_fields[] = {
+  R_FIELD (FIELD_DOUBLE, double, "wait_context_s", wait_s[DTS_RANK_WAIT_CONTEXT]),
+  END_FIELDS,
+};
+/* one wait_*_s row per kind above, the last two in rank_gather_fields and
+ * rank_context_fields */
+G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 6);
 
 static const Field json_diagnosis[] = {
   S_INT ("slowest_rank", slowest_rank),
@@ -381,6 +387,10 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     json_fields (j, s, json_pipeline);
     if (s->virtual_stages > 1)
       dts_json_kv_int (j, "virtual_stages", s->virtual_stages);
+    if (s->context_parallel > 1) {
+      dts_json_kv_int (j, "context_parallel", s->context_parallel);
+      dts_json_kv_double (j, "context_s", s->context_s);
+    }
     if (s->partition != NULL)
       dts_json_kv_string (j, "partition", s->partition);
     dts_json_key (j, "stages");
@@ -418,6 +428,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
       json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_fields);
       if (s->zero > 0)
         json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_gather_fields);
+      if (s->context_parallel > 1)
+        json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_context_fields);
       dts_json_end_object (j);
     }
     dts_json_end_array (j);
@@ -657,11 +669,13 @@ dts_report_write_csv (const DtsRunSummary *s, GString *out)
 void
 dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out)
 {
-  gboolean zero = s->zero > 0;
+  gboolean zero = s->zero > 0, context = s->context_parallel > 1;
   for (guint i = 0; rank_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", rank_fields[i].key);
   for (guint i = 0; zero && rank_gather_fields[i].key; i++)
     g_string_append_printf (out, ",%s", rank_gather_fields[i].key);
+  for (guint i = 0; context && rank_context_fields[i].key; i++)
+    g_string_append_printf (out, ",%s", rank_context_fields[i].key);
   g_string_append_c (out, '\n');
   for (guint r = 0; r < s->ranks->len; r++) {
     const DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
@@ -673,6 +687,10 @@ dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out)
     for (guint i = 0; zero && rank_gather_fields[i].key; i++) {
       g_string_append_c (out, ',');
       csv_value (out, rs, &rank_gather_fields[i]);
+    }
+    for (guint i = 0; context && rank_context_fields[i].key; i++) {
+      g_string_append_c (out, ',');
+      csv_value (out, rs, &rank_context_fields[i]);
     }
     g_string_append_c (out, '\n');
   }

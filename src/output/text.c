@@ -315,6 +315,9 @@ pipeline_head (const DtsRunSummary *s, GString *out)
                             g_array_index (s->stages, DtsStageStat, 0).replicas);
   if (s->tensor_parallel > 1)
     g_string_append_printf (out, " of %d GPUs (tensor parallel)", s->tensor_parallel);
+  if (s->context_parallel > 1)
+    g_string_append_printf (out, ", rings of %d replicas sharing each sequence (context parallel)",
+                            s->context_parallel);
   if (s->placement != NULL)
     g_string_append_printf (out, " (%s)", s->placement);
   g_string_append_printf (out, ", %d micro-batches (%s), batch %d (global %d), %s, %s cost "
@@ -372,6 +375,11 @@ pipeline_body (const DtsRunSummary *s, GString *out)
                                   "sequence parallel)\n"
                                 : "tensor all-reduce  %s per GPU and iteration (blocking compute)\n",
                             T (s->tensor_s));
+  if (s->context_parallel > 1)
+    g_string_append_printf (out,
+                            "context K/V ring   %s per GPU and iteration (blocking compute; "
+                            "%d GPUs share each sequence)\n",
+                            T (s->context_s), s->context_parallel);
   g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
   /* --zero 1: the gradients' reduce-scatters and the parameters' all-gathers
    * apart (otherwise the all-reduces, the table every other run has) */

@@ -132,6 +132,8 @@ typedef struct {
                                  * GPU (dts_schedule_check_memory) */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
+  int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
+                                  passing keys and values around a ring (hybrid); 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */
   gboolean link_stats;         /* count the bytes every link carries */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */

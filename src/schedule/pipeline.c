@@ -159,33 +159,38 @@ parse_stage_dp (const char *text, int **out, int *n_out, GError **error)
 }
 
 static gboolean resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T,
-                                GError **error);
+                                const char *unit, GError **error);
 
 static gboolean
 resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
 {
-  /* Counted in tensor-parallel groups of T GPUs, then multiplied back. */
-  int T = MAX (o->tensor_parallel, 1);
+  /* Counted in groups of T GPUs (a tensor-parallel group; T x C under
+   * context parallelism: a ring of such groups), then multiplied back. */
+  int C = MAX (o->context_parallel, 1);
+  int T = MAX (o->tensor_parallel, 1) * C;
+  g_autofree char *unit = C > 1 ? g_strdup_printf ("--tensor-parallel %d x --context-parallel %d",
+                                                   T / C, C)
+                                : g_strdup_printf ("--tensor-parallel %d", T);
   if (o->n_gpus > 0 && o->n_gpus % T != 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--gpus %d: not a multiple of --tensor-parallel %d", o->n_gpus, T);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--gpus %d: not a multiple of %s", o->n_gpus,
+                 unit);
     return FALSE;
   }
   int avail = o->n_gpus > 0 ? o->n_gpus : have;
   if (T > avail) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--tensor-parallel %d: more than the %d GPUs taking part", T, avail);
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%s: more than the %d GPUs taking part",
+                 unit, avail);
     return FALSE;
   }
   if (T > 1 && o->stages > 0 && (gint64) o->stages * T > avail) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "%d stages of --tensor-parallel %d need %" G_GINT64_FORMAT " GPUs; %d take part",
-                 o->stages, T, (gint64) o->stages * T, avail);
+                 "%d stages of %s need %" G_GINT64_FORMAT " GPUs; %d take part", o->stages, unit,
+                 (gint64) o->stages * T, avail);
     return FALSE;
   }
   DtsRunOptions groups = *o;
   groups.n_gpus = o->n_gpus / T;
-  if (!resolve_groups (&groups, have / T, hybrid, T, error))
+  if (!resolve_groups (&groups, have / T, hybrid, T, unit, error))
     return FALSE;
   if ((gint64) groups.n_gpus * T > 1 << 20) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "%d x %d GPUs: too many", groups.n_gpus, T);
@@ -193,7 +198,7 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
   }
   if (groups.n_gpus < 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--tensor-parallel %d: the platform's %d GPUs hold no %s of %d stage%s", T, have,
+                 "%s: the platform's %d GPUs hold no %s of %d stage%s", unit, have,
                  hybrid ? "replica" : "pipeline", MAX (groups.stages, 1),
                  groups.stages == 1 ? "" : "s");
     return FALSE;
@@ -203,10 +208,11 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
   return TRUE;
 }
 
-/* Resolve O counting GPUs in tensor-parallel groups of T (messages speak of
- * GPUs). */
+/* Resolve O counting GPUs in groups of T (UNIT says what they are;
+ * messages speak of GPUs). */
 static gboolean
-resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, GError **error)
+resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, const char *unit,
+                GError **error)
 {
   int given = o->n_gpus;
   int n = given > 0 ? given : have;
@@ -286,9 +292,9 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, GError **err
     if (n % stages != 0) {
       if (T > 1)
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                     "%d groups of --tensor-parallel %d GPUs do not divide into %d stages: give "
-                     "--dp, or --gpus a multiple of %d",
-                     n, T, stages, stages * T);
+                     "%d groups of %s GPUs do not divide into %d stages: give --dp, or --gpus a "
+                     "multiple of %d",
+                     n, unit, stages, stages * T);
       else
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                      "%d GPUs do not divide into %d stages: give --dp, or --gpus a multiple of %d",
@@ -524,7 +530,11 @@ typedef struct {
   const TpMode *mode;     /* [layer] */
   const gboolean *feeds_seq; /* [layer]: a replicated layer read by sequence-split ones */
   int T;                  /* tensor-parallel degree */
+  int C;                  /* context-parallel degree: replicas d C .. d C + C - 1 of a stage
+                             share data-parallel replica d's samples, 1/C of each sequence */
   int *tp_comm;           /* [slot]: the group's communicator, or -1 */
+  int *cp_comm;           /* [slot * T + t]: the context-parallel ring of tensor rank t, or
+                             NULL without context parallelism */
   GArray *tp_plans;       /* TpPlan: all-reduces of the groups, by communicator and bytes */
   GArray *plan_comm;      /* plan -> communicator, as plans are made */
   int *bucket_plan;       /* [bucket * T + t]: the plan of bucket among tensor rank t's */
@@ -577,13 +587,15 @@ rank_of (const Ctx *c, int s, int d, int t)
   return slot_of (c, s, d) * c->T + t;
 }
 
-/* Samples of micro-batch M that replica D of stage S runs: [*lo, *hi). */
+/* Samples of micro-batch M that replica D of stage S runs: [*lo, *hi)
+ * (the same for the C replicas of a context-parallel ring, each running
+ * 1/C of every sequence). */
 static void
 share (const Ctx *c, int s, int d, int m, gint64 *lo, gint64 *hi)
 {
   gint64 b = c->mb_start[m + 1] - c->mb_start[m];
-  *lo = c->mb_start[m] + split (b, c->dp[s], d);
-  *hi = c->mb_start[m] + split (b, c->dp[s], d + 1);
+  *lo = c->mb_start[m] + split (b, c->dp[s] / c->C, d / c->C);
+  *hi = c->mb_start[m] + split (b, c->dp[s] / c->C, d / c->C + 1);
 }
 
 static const DtsLayerTimes *
@@ -700,8 +712,9 @@ member_nodes (const DtsPlatform *platform, const DtsCommunicator *comm)
 }
 
 /* The collective OP (all-reduce; all-gather and reduce-scatter under
- * sequence parallelism) of BYTES over tensor-parallel communicator COMM:
- * one plan per communicator, op and size, made on first use. */
+ * sequence parallelism) of BYTES over tensor-parallel (or context-parallel)
+ * communicator COMM: one plan per communicator, op and size, made on first
+ * use. */
 static int
 tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
 {
@@ -712,7 +725,7 @@ tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
   }
   const DtsCommunicator *cm = g_ptr_array_index (c->s->comms, comm);
   g_autofree int *nodes = member_nodes (c->platform, cm);
-  DtsCollParams cp = { .n_ranks = c->T, .bytes = bytes, .channels = c->o->channels,
+  DtsCollParams cp = { .n_ranks = cm->n_ranks, .bytes = bytes, .channels = c->o->channels,
                        .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes,
                        .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks, .op = op };
   DtsCollPlan *plan = dts_coll_plan_new (c->o->collective ? c->o->collective : "ring", &cp, error);
@@ -747,6 +760,38 @@ static gboolean
 add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError **error)
 {
   return add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLREDUCE, elems, n, error);
+}
+
+/* Context parallelism (Megatron's --context-parallel-size, ring attention
+ * as Transformer Engine runs it): each of the ring's C GPUs holds 1/C of
+ * every sequence's keys and values, and attention layer L passes them
+ * around the ring, C - 1 blocks each way: an all-gather of them forward
+ * and again backward, where their gradients come back as a reduce-scatter.
+ * Elements per sample of the whole tensor: keys and values of every token,
+ * the group's share of the key/value heads (in 16 bits under fp8: the
+ * attention runs in bf16). Blocking, on the compute stream: Transformer
+ * Engine overlaps each block's transfer with the attention of the one
+ * before, which this does not model (an upper bound; the transfer of a
+ * block is short against its attention where it matters: long
+ * sequences). */
+static gboolean
+add_cp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, int l, gint64 n, GError **error)
+{
+  const DtsLayer *layer = dts_workload_layer (c->w, l);
+  if (comm < 0 || layer->type != DTS_LAYER_ATTENTION)
+    return TRUE;
+  double elems = 2.0 * layer->in_shape.seq * ((layer->kv_heads + c->T - 1) / c->T)
+                 * layer->head_dim;
+  double eb = dts_precision_elem_bytes (dts_precision_non_gemm (c->o->precision));
+  double bytes = elems * n * eb;
+  if (!(bytes > 0))
+    return TRUE;
+  int k = tp_plan (c, comm, op, bytes, error);
+  if (k < 0)
+    return FALSE;
+  add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = l, .bucket = -1, .coll = k, .part = -1,
+                         .purpose = DTS_COLL_PURPOSE_CONTEXT });
+  return TRUE;
 }
 
 static double
@@ -830,7 +875,7 @@ tp_backward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, const DtsLay
 
 static gboolean
 forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
-              const DtsLayerTimes *t, GError **error)
+              int cpcomm, const DtsLayerTimes *t, GError **error)
 {
   if (j > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
@@ -838,7 +883,8 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
     if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap
         && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
       wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
-    if (!tp_forward_before (c, prog, comm, l, n, error))
+    if (!tp_forward_before (c, prog, comm, l, n, error)
+        || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_ALLGATHER, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
     if (!tp_forward_after (c, prog, comm, l, n, error))
@@ -853,7 +899,7 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
 
 static gboolean
 backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
-               gboolean last_mb, const DtsLayerTimes *t, GError **error)
+               int cpcomm, gboolean last_mb, const DtsLayerTimes *t, GError **error)
 {
   if (j < c->S * c->V - 1)
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
@@ -867,6 +913,10 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
     int bb = c->gather_bwd_plan != NULL ? c->bucket_of[l] : -1;
     if (bb >= 0 && g_array_index (c->s->buckets, DtsBucket, bb).first_layer == l)
       wait (prog, EV_GATHERED_BWD, 1, DTS_WAIT_GATHER);
+    /* the ring's keys and values again, for the recomputed forward (if
+     * any) and the backward alike */
+    if (!add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_ALLGATHER, l, n, error))
+      return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_RECOMPUTE, l, m, t[l].recompute_s);
     if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0 && c->mode[l] == TP_ROW
         && !(c->o->sequence_parallel
@@ -878,7 +928,8 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
     if (!tp_backward_before (c, prog, comm, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
-    if (!tp_backward_after (c, prog, comm, l, n, t, error))
+    if (!tp_backward_after (c, prog, comm, l, n, t, error)
+        || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_REDUCE_SCATTER, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s);
     int b = c->bucket_of[l];
@@ -893,10 +944,12 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
   return TRUE;
 }
 
-/* The compute program of replica D of stage S on GPU (spec index SPEC). */
+/* The compute program of replica D of stage S on GPU (spec index SPEC),
+ * for tensor rank T (the same for every tensor rank but under context
+ * parallelism, whose rings are one per tensor rank). */
 static GArray *
-compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsComputeTotals *tot,
-                 GError **error)
+compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *gpu,
+                 DtsComputeTotals *tot, GError **error)
 {
   g_autofree const DtsLayerTimes **t = g_new (const DtsLayerTimes *, c->M);
   g_autofree gint64 *n = g_new (gint64, c->M);
@@ -909,6 +962,7 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
       return NULL;
   }
   int comm = c->tp_comm[slot_of (c, s, d)];
+  int cpcomm = c->cp_comm != NULL ? c->cp_comm[slot_of (c, s, d) * c->T + t_rank] : -1;
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   g_autoptr (GArray) passes = pass_order (c, s);
@@ -920,9 +974,9 @@ compute_program (Ctx *c, int s, int d, int spec, const DtsGpuSpec *gpu, DtsCompu
     const Pass *p = &g_array_index (passes, Pass, k);
     int j = p->v * c->S + s, m = p->m;
     gboolean ok = p->forward
-                      ? forward_pass (c, prog, tot, j, m, n[m], comm, t[m], error)
-                      : backward_pass (c, prog, tot, j, m, n[m], comm, --left[p->v] == 0, t[m],
-                                       error);
+                      ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, t[m], error)
+                      : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm,
+                                       --left[p->v] == 0, t[m], error);
     if (!ok)
       return NULL;
   }
@@ -958,7 +1012,7 @@ append_transfers (const Ctx *c, GArray *prog, int j, int d, int t, int m, int ki
   int s = j % c->S, peer_stage = peer_j % c->S;
   /* The activations cross the boundary between the lower virtual stage and
    * the next. */
-  double bytes_per_sample = c->vsend[MIN (j, peer_j)] / c->T;
+  double bytes_per_sample = c->vsend[MIN (j, peer_j)] / c->T / c->C;
   int me = rank_of (c, s, d, t);
   gint64 lo, hi;
   share (c, s, d, m, &lo, &hi);
@@ -966,10 +1020,13 @@ append_transfers (const Ctx *c, GArray *prog, int j, int d, int t, int m, int ki
    * ends at or before LO (none before it overlaps) and stop at the first
    * that starts at or after HI, so that the work is the overlaps' count,
    * not the replicas' (quadratic in them over a stage's streams). */
-  int n_peers = c->dp[peer_stage];
+  /* Under context parallelism only the peers of the same place in their
+   * rings (their part of the sequence), counted in rings. */
+  int n_peers = c->dp[peer_stage] / c->C, ring = d % c->C;
   gint64 b = c->mb_start[m + 1] - c->mb_start[m];
   int p0 = b > 0 ? (int) MAX (0, (lo - c->mb_start[m]) * n_peers / b - 1) : 0;
-  for (int p = p0; p < n_peers; p++) {
+  for (int pr = p0; pr < n_peers; pr++) {
+    int p = pr * c->C + ring;
     gint64 plo, phi;
     share (c, peer_stage, p, m, &plo, &phi);
     if (plo >= hi)
@@ -1232,6 +1289,83 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_
   return c;
 }
 
+/* A copy of W (which must outlive it) whose layers are what one GPU of a
+ * context-parallel ring of C runs: 1/C of every sequence's tokens in every
+ * layer with a sequence axis, the same weights. Attention's work is 1/C of
+ * the whole square too: Megatron cuts each sequence into 2 C chunks and
+ * gives GPU i chunks i and 2 C - 1 - i, so that every GPU has as much of
+ * the causal mask's triangle. */
+static DtsWorkload *
+cp_workload (const DtsWorkload *w, int C)
+{
+  DtsWorkload *c = g_new (DtsWorkload, 1);
+  *c = *w;
+  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
+  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  for (guint l = 0; l < c->layers->len; l++) {
+    DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
+    if (x->in_shape.seq <= 0 && x->out_shape.seq <= 0)
+      continue;
+    x->macs /= C;
+    x->fwd_flops /= C;
+    x->bwd_data_flops /= C;
+    x->bwd_weight_flops /= C;
+    x->in_shape.seq = x->in_shape.seq > 0 ? div_up (x->in_shape.seq, C) : 0;
+    x->out_shape.seq = x->out_shape.seq > 0 ? div_up (x->out_shape.seq, C) : 0;
+    x->in_elems /= C;
+    x->out_elems /= C;
+    x->act_elems /= C;
+  }
+  return c;
+}
+
+/* What --context-parallel C needs: attention layers, each a fused kernel
+ * (ring attention runs FlashAttention's blocks) over a sequence that cuts
+ * into 2 C equal chunks (Megatron's load balancing), and replicas alike on
+ * every stage. */
+static gboolean
+check_context (const DtsWorkload *w, const DtsRunOptions *o, int C, GError **error)
+{
+  if (o->stage_dp != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--context-parallel %d: not with --stage-dp (give --dp: every stage's "
+                 "replicas are cut into rings alike)",
+                 C);
+    return FALSE;
+  }
+  int n_attention = 0;
+  for (guint l = 0; l < w->layers->len; l++) {
+    const DtsLayer *x = dts_workload_layer (w, l);
+    if (x->type != DTS_LAYER_ATTENTION)
+      continue;
+    n_attention++;
+    if (!x->fused) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--context-parallel %d: layer '%s' of '%s' is unfused attention; ring "
+                   "attention runs a fused kernel (attention=\"flash\" in <transformer>, "
+                   "fused=\"true\" on an attention layer)",
+                   C, x->name, w->name);
+      return FALSE;
+    }
+    if (x->in_shape.seq % (2 * C) != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--context-parallel %d: layer '%s' of '%s' has a sequence of %d tokens, "
+                   "not a multiple of 2 x %d (each GPU takes two of 2 C equal chunks; "
+                   "--seq-len sets it)",
+                   C, x->name, w->name, x->in_shape.seq, C);
+      return FALSE;
+    }
+  }
+  if (n_attention == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--context-parallel %d: '%s' has no attention layer whose sequence could be "
+                 "split",
+                 C, w->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* What --virtual-stages V needs: Megatron-LM's interleaved schedule (1F1B,
  * at least 2 stages, micro-batches a multiple of the stages), a layer or
  * more per chunk, and the chunks cut by the balancer, on stages of the same
@@ -1344,8 +1478,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   s->n_events = reshard ? N_EVENTS : o->zero > 0 ? EV_FWD_DONE : EV_STEP_DONE;
 
   int T = MAX (o->tensor_parallel, 1);
+  int C = MAX (o->context_parallel, 1);
+  if (C > 1 && !check_context (w, o, C, error))
+    return NULL;
   Ctx c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S,
-            .V = V, .T = T };
+            .V = V, .T = T, .C = C };
   g_autofree int *first = g_new (int, S * V);
   g_autofree int *last = g_new (int, S * V);
   g_autofree double *vsend = g_new0 (double, S * V);
@@ -1367,9 +1504,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       return NULL;
     g_return_val_if_fail (k == S, NULL);
   } else {
+    /* a ring of C replicas per data-parallel replica */
     dp = g_new (int, S);
     for (int i = 0; i < S; i++)
-      dp[i] = MAX (o->dp, 1);
+      dp[i] = MAX (o->dp, 1) * C;
   }
   c.dp = dp;
   int dmax = 1, sum = 0;
@@ -1392,9 +1530,12 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   for (int k = 0; k < sum; k++)
     tp_comm[k] = -1;
   c.tp_comm = tp_comm;
+  g_autofree int *cp_comm = C > 1 ? g_new (int, (gsize) sum * T) : NULL;
+  c.cp_comm = cp_comm;
 
-  /* Micro-batches. */
-  c.G = (gint64) o->batch_size * dmax;
+  /* Micro-batches: the data-parallel replicas' batches (a ring's C replicas
+   * share theirs). */
+  c.G = (gint64) o->batch_size * (dmax / C);
   int M = o->micro_batches > 0 ? o->micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
   if (reshard && M != 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -1425,11 +1566,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     mb_start[m] = split (c.G, M, m);
   c.mb_start = mb_start;
   for (int i = 0; i < S; i++)
-    if (mb_start[1] - mb_start[0] < dp[i] || (c.G / M) < dp[i]) {
+    if (mb_start[1] - mb_start[0] < dp[i] / C || (c.G / M) < dp[i] / C) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "stage %d: a micro-batch of %" G_GINT64_FORMAT " samples cannot be shared by "
                    "%d replicas (use fewer --micro-batches or a larger --batch-size)",
-                   i, c.G / M, dp[i]);
+                   i, c.G / M, dp[i] / C);
       return NULL;
     }
 
@@ -1440,7 +1581,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
    * about 4 M L R operations, R those programs per stage, every layer being
    * in one stage. And point-to-point programs of a few per micro-batch and
    * rank. */
-  int R = T > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
+  int R = C > 1 && T > 1 ? dmax * T : T > 1 || C > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
   double n_ops = (double) M * n_layers * 4 * R + (double) M * 8 * o->n_gpus;
   if (n_ops > DTS_PIPELINE_MAX_OPS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -1488,7 +1629,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   } else if (!parse_partition (w, o->partition, first, last, error))
     return NULL;
   if (strcmp (s->partition, "balanced") == 0) {
-    int b = (int) MAX (1, (c.G / M) / dmax);
+    int b = (int) MAX (1, (c.G / M) / (dmax / C));
     const DtsLayerTimes *t = times_at (&c, -1, &dts_platform_gpu (platform, 0)->spec, b, error);
     if (t == NULL)
       return NULL;
@@ -1512,6 +1653,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       tp_modes (w, first[j], last[j], o->sequence_parallel, mode);
     wt = tp_workload (w, mode, T, o->sequence_parallel);
     c.wt = wt;
+  }
+  g_autoptr (TpWorkload) wc = NULL;
+  if (C > 1) {
+    wc = cp_workload (c.wt, C);
+    c.wt = wc;
   }
   g_autofree gboolean *feeds_seq = g_new0 (gboolean, n_layers);
   for (int l = 0; l < n_layers; l++) {
@@ -1548,6 +1694,18 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       g_autofree char *name = g_strdup_printf ("stage%d-tp%d", i, d);
       tp_comm[slot_of (&c, i, d)] = dts_schedule_add_comm (s, name, st.ranks + d * T, T);
     }
+    /* a ring per data-parallel replica and tensor rank */
+    for (int d = 0; d < dp[i] && C > 1; d += C)
+      for (int t = 0; t < T; t++) {
+        g_autofree int *members = g_new (int, C);
+        for (int k = 0; k < C; k++)
+          members[k] = st.ranks[(d + k) * T + t];
+        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-cp%d", i, d / C)
+                                       : g_strdup_printf ("stage%d-cp%d-%d", i, d / C, t);
+        int cm = dts_schedule_add_comm (s, name, members, C);
+        for (int k = 0; k < C; k++)
+          c.cp_comm[slot_of (&c, i, d + k) * T + t] = cm;
+      }
     for (int v = 0; v < V; v++) {
       int j = v * S + i;
       for (int l = first[j]; l <= last[j]; l++)
@@ -1732,9 +1890,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       return NULL;
   }
 
-  /* Compute programs: one per replica, shared by its tensor-parallel group;
-   * without tensor parallelism also by replicas of a stage with the same
-   * GPU and the same shares. */
+  /* Compute programs: one per replica, shared by its tensor-parallel group
+   * (under context parallelism one per GPU: each tensor rank has a ring of
+   * its own); without tensor parallelism also by replicas of a stage with
+   * the same GPU and the same shares (and ring). */
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
   for (int i = 0; i < S; i++)
     for (int d = 0; d < dp[i]; d++) {
@@ -1746,7 +1905,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       int found = -1;
       for (int e = 0; e < d && found < 0 && T == 1; e++) {
         int re = rank_of (&c, i, e, 0);
-        if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec))
+        if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec)
+            || (C > 1 && cp_comm[slot_of (&c, i, e)] != cp_comm[slot_of (&c, i, d)]))
           continue;
         gboolean same = TRUE;
         for (int m = 0; m < M && same; m++) {
@@ -1758,20 +1918,25 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         if (same)
           found = s->rank_program[re];
       }
-      if (found < 0) {
-        DtsComputeTotals tot;
-        GArray *prog = compute_program (&c, i, d, (int) k, spec, &tot, error);
-        if (prog == NULL) {
-          g_prefix_error (error, "GPU '%s' (rank %d): ", dts_platform_gpu (platform, r)->host,
-                          r);
-          return NULL;
+      /* one program for the tensor group, or under context parallelism
+       * one per tensor rank */
+      int n_progs = C > 1 ? T : 1;
+      for (int t = 0; t < n_progs; t++) {
+        if (found < 0 || t > 0) {
+          DtsComputeTotals tot;
+          GArray *prog = compute_program (&c, i, d, t, (int) k, spec, &tot, error);
+          if (prog == NULL) {
+            g_prefix_error (error, "GPU '%s' (rank %d): ",
+                            dts_platform_gpu (platform, r)->host, r);
+            return NULL;
+          }
+          g_ptr_array_add (s->programs, prog);
+          g_array_append_val (s->totals, tot);
+          found = s->programs->len - 1;
         }
-        g_ptr_array_add (s->programs, prog);
-        g_array_append_val (s->totals, tot);
-        found = s->programs->len - 1;
+        for (int tt = t; tt < (n_progs > 1 ? t + 1 : T); tt++)
+          s->rank_program[rank_of (&c, i, d, tt)] = found;
       }
-      for (int t = 0; t < T; t++)
-        s->rank_program[rank_of (&c, i, d, t)] = found;
     }
   s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
   if (plan_comm->len > 0) /* a pipeline without replicas has no collectives */

@@ -115,6 +115,14 @@ static const DtsOptionSpec hybrid_options[] = {
     "rank order: replicas-inside (a stage's replicas on neighbouring GPUs, Megatron's order) "
     "or stages-inside (a replica's stages on neighbouring GPUs)",
     "replicas-inside", 0, 0, placements },
+  { "context-parallel", DTS_OPTION_INT, "C",
+    "GPUs sharing each sample's sequence (Megatron's --context-parallel-size, ring "
+    "attention): each runs 1/C of every layer's tokens, the causal mask's work balanced, and "
+    "passes keys and values around a ring of the C in every attention layer (an all-gather "
+    "forward; an all-gather and a reduce-scatter of their gradients backward); the "
+    "gradients are synchronised over D x C GPUs; needs a fused attention kernel and a "
+    "sequence divisible by 2 x C",
+    "1", 1, 1024, NULL },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -424,6 +432,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, " as participant %d", op->part);
     if (op->bucket >= 0)
       g_string_append_printf (out, " (bucket %d)", op->bucket);
+    if (op->purpose == DTS_COLL_PURPOSE_CONTEXT)
+      g_string_append_printf (out, " (context K/V of layer %d)", op->layer);
     break;
   }
   case DTS_OP_SEND:

@@ -108,6 +108,15 @@ typedef enum {
                          counted apart from the gradients' collectives */
 } DtsWaitKind;
 
+/* What a collective is, where its stream and bucket do not say it: on a
+ * compute stream a collective is tensor parallelism's unless tagged; on a
+ * communication stream a bucket's gradient sync, or with no bucket the
+ * distributed optimizer's parameter all-gather. */
+typedef enum {
+  DTS_COLL_PURPOSE_IMPLIED,
+  DTS_COLL_PURPOSE_CONTEXT, /* context parallelism's key/value exchange (compute stream) */
+} DtsCollPurpose;
+
 /* Messages between any sender and a server (async-ps, sync-ps; async.c).
  *
  * A RECV whose peer is DTS_PEER_ANY takes the next message on (the rank,
@@ -178,6 +187,7 @@ typedef struct {
   int tag;            /* SEND, RECV */
   int comm;           /* BARRIER: index into comms */
   DtsWaitKind wait;   /* WAIT: what the stream waits for (how the time is counted) */
+  DtsCollPurpose purpose; /* COLL: what it is (how the time is counted) */
   double bytes;       /* SEND, RECV */
   double duration_s;  /* COMPUTE, > 0 (zero-time kernels are left out); APPLY: first gradient */
   /* SEND, RECV, APPLY between workers and servers (see above) */

@@ -216,6 +216,7 @@ typedef enum {
   SIM_WINDOW_P2P_WAIT,     /* p2p_wait_s, and p2p_xfer_s after the data started to flow */
   SIM_WINDOW_GATHER_WAIT,  /* gather_wait_s */
   SIM_WINDOW_TP,           /* tp_s */
+  SIM_WINDOW_CONTEXT,      /* cp_s */
 } SimWindowCounter;
 /* Before the actors start: whether spans are kept, and W. */
 void sim_window_init (Sim *sim);

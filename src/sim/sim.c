@@ -491,7 +491,10 @@ stream_actor (int argc, char **argv)
         int part = op->part >= 0 ? op->part : c->comm->member_of[rk->rank];
         sim_run_coll (sim, s, op->coll, part, op->bucket);
         double t1 = sim_now ();
-        if (compute) {
+        if (compute && op->purpose == DTS_COLL_PURPOSE_CONTEXT) {
+          t->cp_s[ri] += t1 - t0;
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_CONTEXT, NULL, t0, t0, t1);
+        } else if (compute) {
           t->tp_s[ri] += t1 - t0;
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_TP, NULL, t0, t0, t1);
         }

@@ -95,7 +95,8 @@ counted_s (const DtsTrace *t, int rank, int w)
     gsize ri = dts_trace_ri (t, rank, it);
     for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
       sum += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
-    sum += t->wait_s[ri] + t->p2p_wait_s[ri] + t->gather_wait_s[ri] + t->tp_s[ri];
+    sum += t->wait_s[ri] + t->p2p_wait_s[ri] + t->gather_wait_s[ri] + t->tp_s[ri]
+           + t->cp_s[ri];
   }
   return sum;
 }
@@ -123,6 +124,9 @@ cut_span (DtsTrace *t, const Span *sp, double c)
     break;
   case SIM_WINDOW_TP:
     subtract (&t->tp_s[sp->ri], c);
+    break;
+  case SIM_WINDOW_CONTEXT:
+    subtract (&t->cp_s[sp->ri], c);
     break;
   }
 }

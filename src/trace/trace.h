@@ -88,6 +88,7 @@ typedef struct {
   double *p2p_wait_s;      /* compute stream blocked on data from a neighbouring stage */
   double *p2p_xfer_s;      /* the part of p2p_wait_s the data was in flight */
   double *tp_s;            /* compute stream in collectives of its own (tensor parallelism) */
+  double *cp_s;            /* compute stream in context parallelism's key/value exchange */
   double *gather_wait_s;   /* --zero 1: compute stream blocked on parameter all-gathers (not
                               in wait_s) */
   double *gather_s;        /* --zero 1: communication stream busy in parameter all-gathers
@@ -171,11 +172,12 @@ typedef enum {
   DTS_RANK_WAIT_TRANSFER,    /* pipelines: for a neighbouring stage's data in flight */
   DTS_RANK_WAIT_BUBBLE,      /* pipelines: for a neighbouring stage to produce it */
   DTS_RANK_WAIT_GATHER,      /* --zero 1: for the parameter all-gathers (not gradient sync) */
+  DTS_RANK_WAIT_CONTEXT,     /* context parallelism: in its key/value exchange */
   DTS_RANK_WAIT_N_KINDS,
 } DtsRankWait;
 
-/* "allreduce", "tensor", "transfer", "bubble", "gather": the kind's id in JSON keys and CSV
- * columns (static). */
+/* "allreduce", "tensor", "transfer", "bubble", "gather", "context": the kind's id in JSON
+ * keys and CSV columns (static). */
 const char *dts_trace_wait_kind_id (DtsRankWait kind);
 
 /* One rank's steady state: means over the measured iterations. compute_s
@@ -247,6 +249,7 @@ typedef struct {
   double coll_wait_s;           /* gradient sync and parameter all-gathers */
   double gather_wait_s;         /* the part of coll_wait_s in parameter all-gathers */
   double tp_s;
+  double cp_s;
   double p2p_wait_s;
   double p2p_xfer_s;
 } DtsRankTimes;
@@ -365,6 +368,8 @@ typedef struct {
   double bubble_fraction;       /* bubble_s / iteration_time_s */
   double tensor_s;              /* compute stream in tensor-parallel all-reduces */
   int tensor_parallel;          /* GPUs per replica */
+  int context_parallel;         /* --context-parallel C (1: none) */
+  double context_s;             /* compute stream in its key/value exchange */
   gboolean sequence_parallel;   /* --sequence-parallel: the tensor collectives are
                                  * all-gathers and reduce-scatters */
   GArray *stages;               /* DtsStageStat */

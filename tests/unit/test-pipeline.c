@@ -500,6 +500,62 @@ START_TEST (test_sequence_parallel_volume)
 }
 END_TEST
 
+/* Context parallelism over rings of C (tiny-gpt: 4 layers, 8 heads of 32,
+ * 128 tokens, fused attention), TP 2 with sequence parallelism, one
+ * data-parallel replica, no simulation: per attention layer and
+ * micro-batch an all-gather of the sequence's keys and values forward,
+ * another and a reduce-scatter of their gradients backward, over the ring
+ * of C, each of b x 2 x seq x (kv-heads / T) x head-dim elements of 16
+ * bits, tagged as the context exchange; every GPU keeps 1/C of the
+ * activations, all the weights, and the gradients are synchronised over
+ * the D x C GPUs of the tensor rank. */
+START_TEST (test_context_parallel)
+{
+  const int T = 2, C = 2, M = 2, b = 8 / M;
+  double act[2];
+  for (int k = 0; k < 2; k++) {
+    int c = k ? C : 1;
+    DtsRunOptions o = {
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = 1,
+      .micro_batches = M, .tensor_parallel = T, .sequence_parallel = TRUE,
+      .context_parallel = c, .n_gpus = T * c,
+    };
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-gpt.xml", &o);
+    const DtsTransformer *t = &bt.w->transformer;
+    const DtsStage *st = &g_array_index (bt.s->stages, DtsStage, 0);
+    act[k] = st->memory.activations_bytes;
+    ck_assert_int_eq (bt.s->samples_per_iteration, 8);
+    ck_assert_int_eq (st->n_replicas, c);
+    if (c == 1)
+      continue;
+    const DtsCommunicator *grad = g_ptr_array_index (bt.s->comms, st->comm);
+    ck_assert_int_eq (grad->n_ranks, C);
+    double bytes = (double) b * 2 * t->seq_len * (t->kv_heads / T) * t->head_dim * 2;
+    for (int r = 0; r < T * C; r++) {
+      const GArray *prog = dts_schedule_program (bt.s, r);
+      int n[DTS_COLL_N_OPS] = { 0 };
+      for (guint i = 0; i < prog->len; i++) {
+        const DtsOp *op = &g_array_index (prog, DtsOp, i);
+        if (op->type != DTS_OP_COLL || op->purpose != DTS_COLL_PURPOSE_CONTEXT)
+          continue;
+        const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, op->coll);
+        const DtsCommunicator *ring = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[op->coll]);
+        ck_assert_int_eq (ring->n_ranks, C);
+        ck_assert_int_ge (ring->member_of[r], 0); /* its own tensor rank's ring */
+        ck_assert_double_eq (plan->bytes, bytes);
+        ck_assert_int_eq (dts_workload_layer (bt.w, op->layer)->type, DTS_LAYER_ATTENTION);
+        n[plan->op]++;
+      }
+      ck_assert_int_eq (n[DTS_COLL_OP_ALLGATHER], 2 * t->layers * M);
+      ck_assert_int_eq (n[DTS_COLL_OP_REDUCE_SCATTER], t->layers * M);
+      ck_assert_int_eq (n[DTS_COLL_OP_ALLREDUCE], 0);
+    }
+  }
+  ck_assert_double_eq_tol (act[1], act[0] / C, 1e-6 * act[0]);
+}
+END_TEST
+
 /* Activation memory of a stage of one tensor-parallel group of T holding a
  * whole GPT of LAYERS layers (hidden 256, 8 heads, 128 tokens, dropout 0.1,
  * unfused attention, fp16), one micro-batch of B sequences. */
@@ -864,6 +920,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_tensor_parallel_transformer);
   tcase_add_test (tc, test_activation_memory_korthikanti);
   tcase_add_test (tc, test_sequence_parallel_volume);
+  tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_recompute_time);
   tcase_add_test (tc, test_zero_model_state);
   tcase_add_test (tc, test_zero_plan);
