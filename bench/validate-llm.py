@@ -164,6 +164,14 @@ def report(errors):
               % (len(errors), 100 * mape, 100 * bias))
 
 
+def report_slices(groups, keys):
+    """One line per slice of GROUPS (slice name -> errors), in KEYS' order."""
+    for key in keys:
+        e = groups[key]
+        print("%s: %d rows, MAPE %.1f%%, bias %+.1f%%"
+              % (key, len(e), 100 * sum(abs(x) for x in e) / len(e), 100 * sum(e) / len(e)))
+
+
 def korthikanti(build, env, tmp, shared, run_all):
     rows = read_rows(shared, "korthikanti2022_selene_iteration_times.csv")
     print("| model | mode | GPUs | TP x PP x V | micro-batches | measured s | dtsim s | error "
@@ -203,8 +211,8 @@ def korthikanti(build, env, tmp, shared, run_all):
 
 def vtrain_case(r):
     """A vTrain row (either table) as dtsim runs it: GPUs, TP, PP, DP,
-    micro-batch, samples per replica, the workload XML and the run's
-    options (full recomputation, fp16, 1F1B)."""
+    micro-batch, samples per replica, the workload's name and XML and the
+    run's options (full recomputation, fp16, 1F1B)."""
     n = int(r["n_gpus"])
     tp, pp, dp = (int(r["tensor parallelism"]), int(r["pipeline parallelism"]),
                   int(r["data parallelism"]))
@@ -220,7 +228,7 @@ def vtrain_case(r):
             "--dp", str(dp), "--batch-size", str(per_replica),
             "--micro-batches", str(per_replica // mb), "--precision", "fp16",
             "--recompute", "full"]
-    return n, tp, pp, dp, mb, per_replica, xml, args
+    return n, tp, pp, dp, mb, per_replica, "gpt-%d-%d" % (h, layers), xml, args
 
 
 def vtrain(build, env, tmp, shared, max_gpus):
@@ -230,10 +238,10 @@ def vtrain(build, env, tmp, shared, max_gpus):
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     errors = []
     for r in rows:
-        n, tp, pp, dp, mb, per_replica, xml, args = vtrain_case(r)
+        n, tp, pp, dp, mb, per_replica, name, xml, args = vtrain_case(r)
         if n > max_gpus:
             continue
-        res, wall, rss = dtsim_run(build, env, tmp, xml, "gpt-%s" % r["Parameters (billion)"],
+        res, wall, rss = dtsim_run(build, env, tmp, xml, name,
                                    a100_platform(build, env, tmp, n, 4), args)
         pred = res["iteration_time_s"]
         meas = float(r["iteration time (ms)"]) / 1e3
@@ -247,12 +255,11 @@ def vtrain(build, env, tmp, shared, max_gpus):
 
 def vtrain_single_job(job):
     build, env, tmp, r = job
-    n, _, _, _, _, _, xml, args = vtrain_case(r)
-    h, layers = int(r["hidden size"]), int(r["n_layers"])
+    n, _, _, _, _, _, name, xml, args = vtrain_case(r)
     # each worker its own directory: the workload file is written per row
     wtmp = os.path.join(tmp, "w%d" % os.getpid())
     os.makedirs(wtmp, exist_ok=True)
-    res, wall, _ = dtsim_run(build, env, wtmp, xml, "gpt-%d-%d" % (h, layers),
+    res, wall, _ = dtsim_run(build, env, wtmp, xml, name,
                              a100_platform(build, env, wtmp, n, 4), args)
     return res["iteration_time_s"], wall
 
@@ -301,10 +308,7 @@ def vtrain_single(build, env, tmp, shared, part, show_rows):
                   % (r["n_gpus"], r["hidden size"], r["n_layers"], tp, pp, dp,
                      r["global batch"], r["micro batch"], 1e3 * meas, 1e3 * pred, 100 * err))
     report(errors)
-    for key in sorted(groups, key=lambda k: (k.split()[0], int(k.split()[1]))):
-        e = groups[key]
-        print("%s: %d rows, MAPE %.1f%%, bias %+.1f%%"
-              % (key, len(e), 100 * sum(abs(x) for x in e) / len(e), 100 * sum(e) / len(e)))
+    report_slices(groups, sorted(groups, key=lambda k: (k.split()[0], int(k.split()[1]))))
     print("simulation: %.0f s of wall time over %d rows" % (sum(w for _, w in results), len(rows)))
 
 
@@ -447,10 +451,7 @@ def foundry(build, env, tmp, shared, max_gpus, timeout):
               % (gpu, model, seq, n, mb, shard, r["Activation Checkpointing"], res["params"],
                  float(r["NumParams"]), meas, pred, 100 * err, wall))
     report(errors)
-    for gpu in sorted(by_gpu):
-        e = by_gpu[gpu]
-        print("%s: %d rows, MAPE %.1f%%, bias %+.1f%%"
-              % (gpu, len(e), 100 * sum(abs(x) for x in e) / len(e), 100 * sum(e) / len(e)))
+    report_slices(by_gpu, sorted(by_gpu))
     for s in skipped:
         print("skipped: %s" % s)
 
