@@ -47,11 +47,11 @@ frameworks/megatron.conf was fitted on the FIT part (`-- --framework
 megatron` runs it; doc/VALIDATION.md part 20).
 
 --set=nemo runs NeMo 24.07's DGX H100 pretraining rows (FP8,
-nemo_24.07_perf_summary.csv, its last revision 8e3d65dc) that need no
-context parallelism (cp = 1), with --precision fp8 (Transformer Engine:
-FP8 GEMMs of linear layers, bf16 elsewhere) and compares tokens/s/GPU. Each
-row runs as its TP, PP, virtual stages, micro-batch, global batch (the
-row's DP = GPUs / (TP x PP)) and sequence length say, with
+nemo_24.07_perf_summary.csv, its last revision 8e3d65dc), with --precision
+fp8 (Transformer Engine: FP8 GEMMs of linear layers, bf16 elsewhere) and
+compares tokens/s/GPU. Each row runs as its TP, PP, context parallelism
+(--context-parallel), virtual stages, micro-batch, global batch (the row's
+DP = GPUs / (TP x PP x CP)) and sequence length say, with
 --sequence-parallel when TP > 1 (NeMo's default with tensor parallelism),
 Megatron's distributed optimizer (--zero 1: NeMo's recipes use
 distributed_fused_adam) and no recomputation (assumed: with fused
@@ -314,7 +314,7 @@ def vtrain_single(build, env, tmp, shared, part, show_rows):
 
 # NeMo's model names -> (model_dims.csv row, <transformer> attributes beyond
 # the dimensions): GPT-3 has learned positions, LayerNorm, GELU, biases and a
-# tied head; Llama 2 rotary positions, RMSNorm, SwiGLU, no biases; Nemotron 3
+# tied head; Llama 2 and 3 rotary positions, RMSNorm, SwiGLU, no biases; Nemotron 3
 # rotary positions, LayerNorm, squared ReLU (run as GELU), no biases.
 NEMO_MODELS = {
     "GPT3-5B": ("GPT3-5B", 'tied-embedding="true"'),
@@ -323,6 +323,8 @@ NEMO_MODELS = {
     "LLAMA2-7B": ("Llama2-7B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
     "LLAMA2-13B": ("Llama2-13B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
     "LLAMA2-70B": ("Llama2-70B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
+    "LLAMA3-8B": ("Llama3-8B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
+    "LLAMA3-70B": ("Llama3-70B", 'mlp="swiglu" norm="rmsnorm" positions="rotary" bias="false"'),
     "Nemotron-8B": ("Nemotron-8B (Nemotron3 8B)", 'positions="rotary" bias="false"'),
     "Nemotron-22B": ("Nemotron-22B (Nemotron3 22B)", 'positions="rotary" bias="false"'),
 }
@@ -341,15 +343,12 @@ def nemo(build, env, tmp, shared, timeout, precision):
         name, n = r["model"], int(r["n_gpus"])
         tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"])
         vp = int(r["vp"] or 1)
-        if cp != 1:
-            skipped.append("%s on %d GPUs: context parallelism %d" % (name, n, cp))
-            continue
         if name not in NEMO_MODELS:
             skipped.append("%s on %d GPUs: no dimensions in model_dims.csv" % (name, n))
             continue
         d = dims[NEMO_MODELS[name][0]]
         seq, gb, mb = int(r["seq_len"]), int(r["gbs"]), int(r["mbs"])
-        dp = n // (tp * pp)
+        dp = n // (tp * pp * cp)
         per_replica = gb // dp
         vocab = int(d["vocab"].split()[0])
         kv = d["kv_heads"].split()[0]
@@ -366,6 +365,8 @@ def nemo(build, env, tmp, shared, timeout, precision):
             args += ["--virtual-stages", str(vp)]
         if tp > 1:
             args += ["--sequence-parallel"]
+        if cp > 1:
+            args += ["--context-parallel", str(cp)]
         try:
             res, wall, _ = dtsim_run(build, env, tmp, xml, name.lower(),
                                      h100_platform(build, env, tmp, n), args, timeout)
@@ -380,8 +381,9 @@ def nemo(build, env, tmp, shared, timeout, precision):
         # error as in the other sets: positive when dtsim is too slow
         err = meas / pred - 1
         errors.append(err)
-        print("| %s | %d | %d x %d x %d | %d | %d | %d | %.0f | %.0f | %+.1f%% | %.1f |"
-              % (name, n, tp, pp, dp, vp, mb, per_replica // mb, meas, pred, 100 * err, wall))
+        print("| %s | %d | %d x %d x %d%s | %d | %d | %d | %.0f | %.0f | %+.1f%% | %.1f |"
+              % (name, n, tp, pp, dp, " x CP %d" % cp if cp > 1 else "", vp, mb,
+                 per_replica // mb, meas, pred, 100 * err, wall))
     report(errors)
     for s in skipped:
         print("skipped: %s" % s)

@@ -51,8 +51,8 @@
  *   vtrain     llm/vtrain_ground_truth_multi.csv: vTrain's Megatron-DeepSpeed
  *              GPT rows on 64 A100 (more take minutes; not under --quick).
  *   nemo       llm/nemo_24.07_perf_summary.csv with llm/model_dims.csv:
- *              NeMo 24.07's FP8 pretraining rows on DGX H100 without
- *              context parallelism, up to 128 GPUs (--quick: the 8-GPU row).
+ *              NeMo 24.07's FP8 pretraining rows on DGX H100, up to 128
+ *              GPUs (--quick: the 8-GPU rows).
  *              All three as Megatron-LM and NeMo ran them, under
  *              `megatron` (-F llm=ID or a bare -F ID: another), the port of
  *              bench/validate-llm.py (doc/VALIDATION.md parts 14, 15, 17
@@ -116,7 +116,7 @@ typedef struct {
   char *xml;
   GPtrArray *run_args;
   const char *mode;  /* korthikanti: "full" or "seqsel" */
-  int tp, pp, dp, vstages, micro_batches, micro_batch, nics;
+  int tp, pp, dp, cp, vstages, micro_batches, micro_batch, nics;
 } Row;
 
 static void
@@ -761,11 +761,11 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
 /* NeMo 24.07's performance summary: pretraining on DGX H100 in FP8, the
  * last of the file's three revisions; each row as NeMo ran it (its TP, PP,
  * virtual stages, micro-batch and global batch, sequence parallelism
- * under TP > 1, the distributed optimizer (--zero 1), no recomputation;
- * doc/VALIDATION.md part 17 states what
- * is assumed), the model's dimensions from model_dims.csv.  Left out:
- * context parallelism (not modelled), models without dimensions, and rows
- * on more than 128 GPUs (minutes each); --quick keeps one-node rows.  The
+ * under TP > 1, its context parallelism, the distributed optimizer (--zero
+ * 1), no recomputation; doc/VALIDATION.md part 17 states what is assumed),
+ * the model's dimensions from model_dims.csv.  Left out: models without
+ * dimensions, and rows on more than 128 GPUs (minutes each); --quick keeps
+ * one-node rows.  The
  * measured iteration time is the global batch's tokens over the measured
  * tokens/s/GPU x GPUs. */
 static const char nemo_revision[] = "8e3d65dcfe3504689bfc5b6e67d502780aacad41";
@@ -778,6 +778,8 @@ static const struct {
   { "LLAMA2-7B", "Llama2-7B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
   { "LLAMA2-13B", "Llama2-13B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
   { "LLAMA2-70B", "Llama2-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
+  { "LLAMA3-8B", "Llama3-8B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
+  { "LLAMA3-70B", "Llama3-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
   /* Nemotron 3's squared-ReLU MLP runs as a GELU MLP of the same shape */
   { "Nemotron-8B", "Nemotron-8B (Nemotron3 8B)", "positions=\"rotary\" bias=\"false\"" },
   { "Nemotron-22B", "Nemotron-22B (Nemotron3 22B)", "positions=\"rotary\" bias=\"false\"" },
@@ -798,7 +800,7 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
       || !table_columns (&t, names, col, error) || !table_load (&d, dir, "model_dims.csv", error)
       || !table_columns (&d, dim_names, dcol, error))
     return FALSE;
-  guint cp_out = 0, big = 0, quick_out = 0;
+  guint big = 0, quick_out = 0;
   g_autoptr (GString) unknown = g_string_new (NULL);
   for (guint i = 1; i < t.rows->len; i++) {
     char **r = g_ptr_array_index (t.rows, i);
@@ -821,10 +823,6 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
     }
     int n = (int) v[0], gb = (int) v[1], mb = (int) v[2], seq = (int) v[3], tp = (int) v[4];
     int pp = (int) v[5], cp = (int) v[6], vp = (int) v[7];
-    if (cp != 1) {
-      cp_out++;
-      continue;
-    }
     guint m = 0;
     while (m < G_N_ELEMENTS (nemo_models) && strcmp (nemo_models[m].nemo, model) != 0)
       m++;
@@ -847,12 +845,15 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
       quick_out++;
       continue;
     }
-    if (n <= 0 || tp <= 0 || pp <= 0 || mb <= 0 || vp <= 0 || seq <= 0 || n % (tp * pp) != 0
-        || gb % (n / (tp * pp)) != 0 || (gb / (n / (tp * pp))) % mb != 0 || !(v[8] > 0)) {
+    gint64 group = (gint64) tp * pp * cp;
+    if (n <= 0 || tp <= 0 || pp <= 0 || cp <= 0 || mb <= 0 || vp <= 0 || seq <= 0
+        || n % group != 0 || gb % (n / group) != 0 || (gb / (n / group)) % mb != 0
+        || !(v[8] > 0)) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
-                   "'%s': line %u: %d GPUs, TP %d, PP %d, global batch %d and micro-batch %d "
-                   "do not split into data-parallel replicas of whole micro-batches",
-                   t.path, i + 1 + t.comments, n, tp, pp, gb, mb);
+                   "'%s': line %u: %d GPUs, TP %d, PP %d, CP %d, global batch %d and "
+                   "micro-batch %d do not split into data-parallel replicas of whole "
+                   "micro-batches",
+                   t.path, i + 1 + t.comments, n, tp, pp, cp, gb, mb);
       return FALSE;
     }
     /* the first word of "50257 (tok)" */
@@ -861,7 +862,7 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
     g_autofree char *kv_text = g_strndup (cell (dims, dcol[5]), strcspn (cell (dims, dcol[5]), " "));
     if (!number (&d, dline, vocab_text, &vocab, error) || !number (&d, dline, kv_text, &kv, error))
       return FALSE;
-    int dp = n / (tp * pp), per_replica = gb / dp;
+    int dp = (int) (n / group), per_replica = gb / dp;
     Row *row = llm_row ("nemo", "H100-SXM5-80GB", "fp8", n, tp, pp, dp, per_replica,
                         per_replica / mb);
     row->micro_batch = mb;
@@ -889,12 +890,14 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
     }
     if (tp > 1)
       llm_arg (row, "--sequence-parallel");
+    if (cp > 1) {
+      row->cp = cp;
+      llm_arg (row, "--context-parallel");
+      llm_arg (row, "%d", cp);
+    }
     row->measured = (double) gb * seq / (v[8] * n);
     g_ptr_array_add (rows, row);
   }
-  if (cp_out)
-    g_string_append_printf (left, "%snemo's %u row%s with context parallelism (not modelled)",
-                            left->len ? "; " : "", cp_out, cp_out == 1 ? "" : "s");
   if (unknown->len)
     g_string_append_printf (left, "%snemo's %s (no dimensions in model_dims.csv)",
                             left->len ? "; " : "", unknown->str);
@@ -1431,10 +1434,12 @@ print_rows (GPtrArray *rows, gboolean fit)
       continue;
     if (r->xml != NULL) {
       g_autofree char *v = r->vstages > 1 ? g_strdup_printf (" V %d", r->vstages) : NULL;
-      printf ("| report | %s | %s | %d | %s%s%s, TP %d PP %d DP %d%s, %d x %d | %d | %s | "
+      g_autofree char *c = r->cp > 1 ? g_strdup_printf (" CP %d", r->cp) : NULL;
+      printf ("| report | %s | %s | %d | %s%s%s, TP %d PP %d DP %d%s%s, %d x %d | %d | %s | "
               "%g s/iteration | %.2f | %+.1f%% | %s |\n",
               r->set, r->gpu, r->n, r->workload, r->mode ? " " : "", r->mode ? r->mode : "",
-              r->tp, r->pp, r->dp, v ? v : "", r->micro_batches, r->micro_batch, r->batch,
+              r->tp, r->pp, r->dp, c ? c : "", v ? v : "", r->micro_batches, r->micro_batch,
+              r->batch,
               r->precision, r->measured, r->predicted, 100 * r->error, r->fits ? "yes" : "NO");
     } else if (r->workload)
       printf ("| %s | %s | %s | %d | %s | %d | %s | %g %s | %.1f | %+.1f%% | %s |\n",
@@ -1635,7 +1640,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
           llm ? ", korthikanti, vtrain, nemo (iteration time)" : "");
   if (llm) {
     printf ("Transformer sets (korthikanti, vtrain, nemo; REPORT, nothing fitted on them): run as "
-            "Megatron-LM and NeMo ran them (--strategy hybrid, 1F1B, the row's TP x PP x DP, "
+            "Megatron-LM and NeMo ran them (--strategy hybrid, 1F1B, the row's TP x PP x DP (x CP), "
             "virtual stages and micro-batches, NCCL's collectives (--collective nccl, unless "
             "given after --); "
             "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
