@@ -436,7 +436,6 @@ dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out
     out->p2p_wait_s += t->p2p_wait_s[ri];
     out->p2p_xfer_s += t->p2p_xfer_s[ri];
     out->tp_s += t->tp_s[ri];
-    out->cp_s += t->cp_s[ri];
   }
   out->compute_s /= m;
   out->coll_wait_s /= m;
@@ -444,5 +443,4 @@ dts_trace_rank_times (const DtsTrace *t, int rank, int warmup, DtsRankTimes *out
   out->p2p_wait_s /= m;
   out->p2p_xfer_s /= m;
   out->tp_s /= m;
-  out->cp_s /= m;
 }

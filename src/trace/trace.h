@@ -249,7 +249,6 @@ typedef struct {
   double coll_wait_s;           /* gradient sync and parameter all-gathers */
   double gather_wait_s;         /* the part of coll_wait_s in parameter all-gathers */
   double tp_s;
-  double cp_s;
   double p2p_wait_s;
   double p2p_xfer_s;
 } DtsRankTimes;
