@@ -742,18 +742,28 @@ tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
  * tensor-parallel all-reduces, or sequence parallelism's all-gathers and
  * reduce-scatters), of ELEMS elements per sample (the whole tensor, which
  * an all-gather assembles and a reduce-scatter splits) for N samples. */
+/* A blocking collective OP of BYTES over a group's communicator COMM on
+ * the compute stream, for LAYER (-1: none), counted as PURPOSE says. */
 static gboolean
-add_tp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double elems, gint64 n,
-             GError **error)
+group_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double bytes, int layer,
+            DtsCollPurpose purpose, GError **error)
 {
-  double bytes = elems * n * dts_precision_elem_bytes (c->o->precision);
   if (comm < 0 || !(bytes > 0))
     return TRUE;
   int k = tp_plan (c, comm, op, bytes, error);
   if (k < 0)
     return FALSE;
-  add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = -1, .coll = k, .part = -1 });
+  add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = layer, .bucket = -1, .coll = k,
+                         .part = -1, .purpose = purpose });
   return TRUE;
+}
+
+static gboolean
+add_tp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double elems, gint64 n,
+             GError **error)
+{
+  return group_coll (c, prog, comm, op, elems * n * dts_precision_elem_bytes (c->o->precision),
+                     -1, DTS_COLL_PURPOSE_IMPLIED, error);
 }
 
 static gboolean
@@ -768,8 +778,8 @@ add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError
  * around the ring, C - 1 blocks each way: an all-gather of them forward
  * and again backward, where their gradients come back as a reduce-scatter.
  * Elements per sample of the whole tensor: keys and values of every token,
- * the group's share of the key/value heads (in 16 bits under fp8: the
- * attention runs in bf16). Blocking, on the compute stream: Transformer
+ * the group's share of the key/value heads (16 bits under fp8 too, as
+ * every activation: dts_precision_elem_bytes). Blocking, on the compute stream: Transformer
  * Engine overlaps each block's transfer with the attention of the one
  * before, which this does not model (an upper bound; the transfer of a
  * block is short against its attention where it matters: long
@@ -778,20 +788,12 @@ static gboolean
 add_cp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, int l, gint64 n, GError **error)
 {
   const DtsLayer *layer = dts_workload_layer (c->w, l);
-  if (comm < 0 || layer->type != DTS_LAYER_ATTENTION)
+  if (layer->type != DTS_LAYER_ATTENTION)
     return TRUE;
   double elems = 2.0 * layer->in_shape.seq * ((layer->kv_heads + c->T - 1) / c->T)
                  * layer->head_dim;
-  double eb = dts_precision_elem_bytes (dts_precision_non_gemm (c->o->precision));
-  double bytes = elems * n * eb;
-  if (!(bytes > 0))
-    return TRUE;
-  int k = tp_plan (c, comm, op, bytes, error);
-  if (k < 0)
-    return FALSE;
-  add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = l, .bucket = -1, .coll = k, .part = -1,
-                         .purpose = DTS_COLL_PURPOSE_CONTEXT });
-  return TRUE;
+  return group_coll (c, prog, comm, op, elems * n * dts_precision_elem_bytes (c->o->precision),
+                     l, DTS_COLL_PURPOSE_CONTEXT, error);
 }
 
 static double
@@ -1918,11 +1920,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
         if (same)
           found = s->rank_program[re];
       }
-      /* one program for the tensor group, or under context parallelism
-       * one per tensor rank */
-      int n_progs = C > 1 ? T : 1;
-      for (int t = 0; t < n_progs; t++) {
-        if (found < 0 || t > 0) {
+      /* tensor rank 0's program serves the group, or under context
+       * parallelism each tensor rank has its own (its own ring) */
+      for (int t = 0; t < T; t++) {
+        if (t == 0 ? found < 0 : C > 1) {
           DtsComputeTotals tot;
           GArray *prog = compute_program (&c, i, d, t, (int) k, spec, &tot, error);
           if (prog == NULL) {
@@ -1934,8 +1935,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
           g_array_append_val (s->totals, tot);
           found = s->programs->len - 1;
         }
-        for (int tt = t; tt < (n_progs > 1 ? t + 1 : T); tt++)
-          s->rank_program[rank_of (&c, i, d, tt)] = found;
+        s->rank_program[rank_of (&c, i, d, t)] = found;
       }
     }
   s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
