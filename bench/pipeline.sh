@@ -9,7 +9,10 @@
 # nodes of cluster-4x4-v100; hybrid ResNet-152 on 64 A100 (dgxa100-x8,
 # 4 stages x 16 replicas); the same with 8-way tensor parallelism inside
 # the nodes' NVSwitch (4 stages x 2 replicas x 8); and VGG-16 on 256 A100
-# (dgxa100-x32, 4 stages x 64 replicas). Peak memory is the maximum
+# (dgxa100-x32, 4 stages x 64 replicas); GPT-3 13B on the 64 A100 (2
+# stages x 4 replicas x 8, sequence parallel), its tensor-parallel
+# collectives blocking and on tensor streams of their own (--tp-overlap
+# all: one more stream per GPU). Peak memory is the maximum
 # resident set size from /usr/bin/time.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,4 +47,6 @@ resnet152-pipeline --strategy pipeline --stages 16 --workload resnet152
 resnet152-hybrid --strategy hybrid --stages 4 --platform dgxa100-x8 --workload resnet152
 resnet152-tensor --strategy hybrid --stages 4 --tensor-parallel 8 --platform dgxa100-x8 --workload resnet152
 vgg16-hybrid-256 --strategy hybrid --stages 4 --platform dgxa100-x32 --workload vgg16
+gpt3-13b-tp --strategy hybrid --stages 2 --tensor-parallel 8 --sequence-parallel --dp 4 --batch-size 16 --micro-batches 8 --platform dgxa100-x8 --workload gpt3-13b --precision bf16 --allow-oversubscribe-memory
+gpt3-13b-tp-overlap --strategy hybrid --stages 2 --tensor-parallel 8 --sequence-parallel --dp 4 --batch-size 16 --micro-batches 8 --platform dgxa100-x8 --workload gpt3-13b --precision bf16 --allow-oversubscribe-memory --tp-overlap all
 CASES

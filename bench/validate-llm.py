@@ -7,6 +7,7 @@ has them), and the wall time and memory each simulation takes.
     bench/validate-llm.py BUILD_DIR [--set=korthikanti|vtrain|vtrain-single|nemo|foundry]
                           [--max-gpus=N] [--all] [--timeout=S] [--precision=P]
                           [--part=fit|report|all] [--rows]
+                          [--tp-overlap=none|backward|all|as-run]
                           [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
@@ -68,6 +69,17 @@ every row that takes longer than --timeout seconds (120) to simulate.
 --precision=bf16 runs the same rows in bf16, to see what FP8 changes.
 Nothing was fitted on these rows.
 
+--tp-overlap=MODE runs the rows with TP > 1 under `--tp-overlap MODE`
+(none by default: every tensor-parallel collective blocks; `all` falls back
+to `backward` on rows without sequence parallelism). as-run gives each
+row what its framework did: backward (Megatron's and Transformer
+Engine's linear layers overlap a column layer's backward collectives with
+its GEMMs), and all for the NeMo rows whose recipe turns on
+ub_tp_comm_overlap (NeMo-Framework-Launcher's
+launcher_scripts/conf/training at 24c3d6bb, the last commit before the
+table's revision: gpt3/20b, llama/llama2_70b, llama/llama3_70b,
+nemotron/nemotron_8b and nemotron_22b; gpt3/175b leaves it off).
+
 --set=foundry runs llm-foundry's MPT rows (llm_foundry_mpt_benchmarks.csv:
 Composer + PyTorch FSDP, flash attention, A100 40/80 GB and H100 80 GB,
 8-512 GPUs), those on at most --max-gpus GPUs (64 unless --all), and
@@ -97,6 +109,20 @@ import time
 
 
 EXTRA = []
+TP_OVERLAP = ["none"]
+# NeMo 24.07's recipes with ub_tp_comm_overlap on (see --tp-overlap above)
+NEMO_UB = {"GPT3-20B", "LLAMA2-70B", "LLAMA3-70B", "Nemotron-8B", "Nemotron-22B"}
+
+
+def tp_overlap_args(tp, sequence_parallel, ub=False):
+    """--tp-overlap for a row of TP tensor-parallel GPUs (UB: its recipe
+    overlaps every sequence-parallel collective, as-run)."""
+    mode = TP_OVERLAP[0]
+    if mode == "as-run":
+        mode = "all" if ub else "backward"
+    if mode == "all" and not sequence_parallel:
+        mode = "backward"
+    return [] if tp <= 1 or mode == "none" else ["--tp-overlap", mode]
 
 
 def dtsim_run(build, env, tmp, workload_xml, name, platform, args, timeout=None):
@@ -197,6 +223,7 @@ def korthikanti(build, env, tmp, shared, run_all):
             args += ["--recompute", "full"]
         else:
             args += ["--recompute", "selective", "--sequence-parallel"]
+        args += tp_overlap_args(tp, r["mode"] != "full")
         res, wall, rss = dtsim_run(build, env, tmp, xml, r["model"], platform, args)
         pred = res["iteration_time_s"]
         meas = float(r["measured_iter_time_s"])
@@ -227,7 +254,7 @@ def vtrain_case(r):
     args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
             "--dp", str(dp), "--batch-size", str(per_replica),
             "--micro-batches", str(per_replica // mb), "--precision", "fp16",
-            "--recompute", "full"]
+            "--recompute", "full"] + tp_overlap_args(tp, False)
     return n, tp, pp, dp, mb, per_replica, "gpt-%d-%d" % (h, layers), xml, args
 
 
@@ -367,6 +394,7 @@ def nemo(build, env, tmp, shared, timeout, precision):
             args += ["--sequence-parallel"]
         if cp > 1:
             args += ["--context-parallel", str(cp)]
+        args += tp_overlap_args(tp, tp > 1, name in NEMO_UB)
         try:
             res, wall, _ = dtsim_run(build, env, tmp, xml, name.lower(),
                                      h100_platform(build, env, tmp, n), args, timeout)
@@ -484,6 +512,11 @@ def main():
                 sys.exit("validate-llm.py: --part=%s: fit, report or all" % part)
         elif o.startswith("--timeout="):
             timeout = int(o[len("--timeout="):])
+        elif o.startswith("--tp-overlap="):
+            TP_OVERLAP[0] = o[len("--tp-overlap="):]
+            if TP_OVERLAP[0] not in ("none", "backward", "all", "as-run"):
+                sys.exit("validate-llm.py: --tp-overlap=%s: none, backward, all or as-run"
+                         % TP_OVERLAP[0])
     # Megatron-LM and NeMo ran NCCL (doc/VALIDATION.md part 15); a
     # --collective after -- replaces it, as in dtsim validate
     if not any(e == "--collective" or e.startswith("--collective=") for e in extra):

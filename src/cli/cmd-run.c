@@ -298,6 +298,9 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   if (pipeline_schedule != NULL
       && !dts_pipeline_schedule_from_string (pipeline_schedule, &o->pipeline_schedule, error))
     return FALSE;
+  const char *tp_overlap = dts_cli_row_option (a->rows, "tp-overlap");
+  if (tp_overlap != NULL && !dts_tp_overlap_from_string (tp_overlap, &o->tp_overlap, error))
+    return FALSE;
   const char *placement = dts_cli_row_option (a->rows, "placement");
   if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
     return FALSE;

@@ -175,6 +175,8 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
   s->n_stages = sched->stages->len;
   s->tensor_parallel = g_array_index (sched->stages, DtsStage, 0).tensor_parallel;
   s->sequence_parallel = o->sequence_parallel;
+  if (o->tp_overlap != DTS_TP_OVERLAP_NONE)
+    s->tp_overlap = dts_tp_overlap_to_string (o->tp_overlap);
   s->context_parallel = MAX (o->context_parallel, 1);
   s->micro_batches = sched->micro_batches;
   s->pipeline_schedule =
@@ -397,6 +399,20 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--sequence-parallel splits the sequence over a tensor-parallel group: it "
                  "needs --tensor-parallel T > 1 (with --strategy pipeline or hybrid)");
+    return NULL;
+  }
+  if (o.tp_overlap != DTS_TP_OVERLAP_NONE && o.tensor_parallel <= 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--tp-overlap %s overlaps tensor-parallel collectives with GEMMs: it needs "
+                 "--tensor-parallel T > 1",
+                 dts_tp_overlap_to_string (o.tp_overlap));
+    return NULL;
+  }
+  if (o.tp_overlap == DTS_TP_OVERLAP_ALL && !o.sequence_parallel) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--tp-overlap all splits the all-gathers and reduce-scatters of sequence "
+                 "parallelism along the GEMMs (Transformer Engine's userbuffers): it needs "
+                 "--sequence-parallel (--tp-overlap backward works without it)");
     return NULL;
   }
   if (o.n_gpus == 0)

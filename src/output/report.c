@@ -387,6 +387,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     json_fields (j, s, json_pipeline);
     if (s->virtual_stages > 1)
       dts_json_kv_int (j, "virtual_stages", s->virtual_stages);
+    if (s->tp_overlap != NULL)
+      dts_json_kv_string (j, "tp_overlap", s->tp_overlap);
     if (s->context_parallel > 1) {
       dts_json_kv_int (j, "context_parallel", s->context_parallel);
       dts_json_kv_double (j, "context_s", s->context_s);

@@ -368,7 +368,14 @@ pipeline_body (const DtsRunSummary *s, GString *out)
   if (S > 1)
     g_string_append_printf (out, "  (equal stages, no transfer time: (S-1)/(M+S-1) = %.1f%%)\n",
                             100.0 * (S - 1) / (M + S - 1));
-  if (s->tensor_parallel > 1)
+  if (s->tensor_parallel > 1 && s->tp_overlap != NULL)
+    g_string_append_printf (out,
+                            "%s %s per GPU and iteration (exposed: not hidden by GEMMs, "
+                            "--tp-overlap %s%s)\n",
+                            s->sequence_parallel ? "tensor AG/RS      " : "tensor all-reduce ",
+                            T (s->tensor_s), s->tp_overlap,
+                            s->sequence_parallel ? "; sequence parallel" : "");
+  else if (s->tensor_parallel > 1)
     g_string_append_printf (out,
                             s->sequence_parallel
                                 ? "tensor AG/RS       %s per GPU and iteration (blocking compute; "

@@ -141,3 +141,26 @@ dts_placement_from_string (const char *s, DtsPlacement *out, GError **error)
   *out = i;
   return TRUE;
 }
+
+static const char *const tp_overlaps[DTS_TP_OVERLAP_COUNT] = {
+  [DTS_TP_OVERLAP_NONE] = "none",
+  [DTS_TP_OVERLAP_BACKWARD] = "backward",
+  [DTS_TP_OVERLAP_ALL] = "all",
+};
+
+const char *
+dts_tp_overlap_to_string (DtsTpOverlap t)
+{
+  g_return_val_if_fail (t >= 0 && t < DTS_TP_OVERLAP_COUNT, "?");
+  return tp_overlaps[t];
+}
+
+gboolean
+dts_tp_overlap_from_string (const char *s, DtsTpOverlap *out, GError **error)
+{
+  int i;
+  if (!lookup (tp_overlaps, DTS_TP_OVERLAP_COUNT, "tp-overlap", s, &i, error))
+    return FALSE;
+  *out = i;
+  return TRUE;
+}

@@ -82,6 +82,26 @@ typedef enum {
 const char *dts_placement_to_string (DtsPlacement p);
 gboolean dts_placement_from_string (const char *s, DtsPlacement *out, GError **error);
 
+/* Which tensor-parallel collectives overlap a GEMM (--tp-overlap): none
+ * (each blocks the compute stream), backward (a column layer's backward:
+ * its input's all-gather under sequence parallelism during the data
+ * gradient's GEMM, the data gradient's reduce-scatter or all-reduce
+ * during the weight gradient's, as Megatron's and Transformer Engine's
+ * linear layers issue them) or all (those, and the forward all-gathers
+ * and reduce-scatters and the backward all-gathers around the GEMMs they
+ * feed or follow, chunk by chunk: Transformer Engine's userbuffers,
+ * --tp-comm-overlap). */
+typedef enum {
+  DTS_TP_OVERLAP_NONE,
+  DTS_TP_OVERLAP_BACKWARD,
+  DTS_TP_OVERLAP_ALL,
+  DTS_TP_OVERLAP_COUNT
+} DtsTpOverlap;
+
+/* "none", "backward", "all" */
+const char *dts_tp_overlap_to_string (DtsTpOverlap t);
+gboolean dts_tp_overlap_from_string (const char *s, DtsTpOverlap *out, GError **error);
+
 #define DTS_RUN_DEFAULT_ITERATIONS 3
 #define DTS_RUN_MAX_SEQ_LEN (1 << 24) /* --seq-len: 16,777,216 tokens */
 #define DTS_RUN_DEFAULT_BATCH_SIZE 32
@@ -135,6 +155,7 @@ typedef struct {
   int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
                                   passing keys and values around a ring (hybrid); 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */
+  DtsTpOverlap tp_overlap;     /* --tp-overlap: tensor-parallel collectives overlapping GEMMs */
   gboolean link_stats;         /* count the bytes every link carries */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */

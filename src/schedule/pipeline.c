@@ -98,6 +98,8 @@ enum {
   EV_PARAMS_GATHERED, /* --zero 1: a bucket's parameters are gathered */
   EV_FWD_DONE,        /* --zero 3, one stage: the forward pass is done */
   EV_GATHERED_BWD,    /* --zero 3, one stage: a bucket's parameters gathered again */
+  EV_TP_GO,           /* --tp-overlap: a tensor-parallel collective handed to the tensor stream */
+  EV_TP_DONE,         /* --tp-overlap: the tensor stream finished the one handed over */
   N_EVENTS
 };
 
@@ -541,6 +543,8 @@ typedef struct {
   int *gather_plan;       /* --zero 1: [bucket * T + t]: the bucket's parameter all-gather */
   int *gather_bwd_plan;   /* --zero 3, one stage: [bucket * T + t]: its gather before the
                              backward pass, or NULL */
+  GArray *tstream;        /* --tp-overlap: the tensor stream's program, built along with the
+                             compute program, or NULL (tensor collectives block it) */
   const DtsPlatform *platform;
   DtsCost *cost;
   const DtsRunOptions *o;
@@ -738,10 +742,6 @@ tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
   return p.plan;
 }
 
-/* A blocking collective OP of the group on the compute stream (Megatron's
- * tensor-parallel all-reduces, or sequence parallelism's all-gathers and
- * reduce-scatters), of ELEMS elements per sample (the whole tensor, which
- * an all-gather assembles and a reduce-scatter splits) for N samples. */
 /* A blocking collective OP of BYTES over a group's communicator COMM on
  * the compute stream, for LAYER (-1: none), counted as PURPOSE says. */
 static gboolean
@@ -758,12 +758,91 @@ group_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double bytes, int laye
   return TRUE;
 }
 
+/* A collective OP of the tensor-parallel group (Megatron's all-reduces, or
+ * sequence parallelism's all-gathers and reduce-scatters), of ELEMS
+ * elements per sample (the whole tensor, which an all-gather assembles and
+ * a reduce-scatter splits) for N samples. It blocks the compute stream; or,
+ * under --tp-overlap, the compute stream hands it to the rank's tensor
+ * stream (one collective at a time, in the order handed over: the group's
+ * communicator on one stream) and, unless HELD, waits for it at once.
+ * HANDED (may be NULL where HELD is FALSE) tells a HELD caller whether
+ * there is one to wait for (tp_beside waits for it): none where the group
+ * or the tensor is empty. */
+static gboolean
+tensor_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double elems, gint64 n,
+             gboolean held, gboolean *handed, GError **error)
+{
+  double bytes = elems * n * dts_precision_elem_bytes (c->o->precision);
+  if (handed != NULL)
+    *handed = FALSE;
+  if (c->tstream == NULL)
+    return group_coll (c, prog, comm, op, bytes, -1, DTS_COLL_PURPOSE_TENSOR, error);
+  if (comm < 0 || !(bytes > 0))
+    return TRUE;
+  int k = tp_plan (c, comm, op, bytes, error);
+  if (k < 0)
+    return FALSE;
+  record (prog, EV_TP_GO, -1);
+  wait (c->tstream, EV_TP_GO, 1, DTS_WAIT_COLL);
+  add_op (c->tstream, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = -1, .coll = k,
+                               .part = -1, .purpose = DTS_COLL_PURPOSE_TENSOR });
+  record (c->tstream, EV_TP_DONE, -1);
+  if (held)
+    *handed = TRUE;
+  else
+    wait (prog, EV_TP_DONE, 1, DTS_WAIT_TENSOR);
+  return TRUE;
+}
+
 static gboolean
 add_tp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, double elems, gint64 n,
              GError **error)
 {
-  return group_coll (c, prog, comm, op, elems * n * dts_precision_elem_bytes (c->o->precision),
-                     -1, DTS_COLL_PURPOSE_IMPLIED, error);
+  return tensor_coll (c, prog, comm, op, elems, n, FALSE, NULL, error);
+}
+
+/* How a tensor-parallel collective overlaps the GEMM it feeds or follows
+ * (Transformer Engine's userbuffers methods): the compute stream runs LEAD
+ * of the GEMM before it hands the collective over, and TAIL of it after
+ * the collective is done; the rest runs while it flows. */
+typedef struct {
+  double lead, tail;
+} TpOverlap;
+
+/* bulk: a backward collective beside a GEMM that does not need it (a
+ * column layer's input all-gather beside its data gradient's GEMM, which
+ * the weight gradient's reads; the data gradient's reduce-scatter beside
+ * the weight gradient's GEMM) */
+static const TpOverlap tp_bulk = { 0, 0 };
+/* pipelined: the GEMM in 4 chunks (the configurations' num_splits), each
+ * chunk's reduce-scatter beside the next chunk's product; the first chunk
+ * runs alone */
+#define TP_PIPELINE_SPLITS 4
+
+/* ring exchange: an all-gather feeding the GEMM, the product of each of
+ * the T blocks beside the transfer of the next; the last block's product
+ * runs once it has arrived */
+static TpOverlap
+tp_ring_exchange (const Ctx *c)
+{
+  return (TpOverlap){ 0, 1.0 / c->T };
+}
+
+/* Under --tp-overlap: collective OP (as tensor_coll) beside DUR s of
+ * compute (PHASE, layer L, micro-batch M) as HOW says. */
+static gboolean
+tp_beside (Ctx *c, GArray *prog, DtsComputeTotals *tot, int comm, DtsCollOp op, double elems,
+           gint64 n, TpOverlap how, DtsPhase phase, int l, int m, double dur, GError **error)
+{
+  gboolean handed;
+  dts_schedule_add_compute (prog, tot, phase, l, m, how.lead * dur);
+  if (!tensor_coll (c, prog, comm, op, elems, n, TRUE, &handed, error))
+    return FALSE;
+  dts_schedule_add_compute (prog, tot, phase, l, m, (1 - how.lead - how.tail) * dur);
+  if (handed)
+    wait (prog, EV_TP_DONE, 1, DTS_WAIT_TENSOR);
+  dts_schedule_add_compute (prog, tot, phase, l, m, how.tail * dur);
+  return TRUE;
 }
 
 static gboolean
@@ -848,6 +927,39 @@ tp_forward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **erro
              : add_tp_allreduce (c, prog, comm, out, n, error);
 }
 
+/* --tp-overlap all: the GEMMs of a block (Transformer Engine's layers; not
+ * the head's) overlap the sequence-parallel collectives around them. */
+static gboolean
+tp_overlap_all (const Ctx *c, int l)
+{
+  return c->tstream != NULL && c->o->tp_overlap == DTS_TP_OVERLAP_ALL
+         && dts_workload_layer (c->w, l)->block >= 0;
+}
+
+/* Layer L's forward for N samples (micro-batch M) with its tensor-parallel
+ * collectives: under --tp-overlap all a column layer's input all-gather
+ * runs beside its GEMM (ring exchange), a row layer's output
+ * reduce-scatter beside its GEMM (pipelined). */
+static gboolean
+tp_forward (Ctx *c, GArray *prog, DtsComputeTotals *tot, int comm, int cpcomm, int l, int m,
+            gint64 n, const DtsLayerTimes *t, GError **error)
+{
+  const DtsLayer *layer = dts_workload_layer (c->w, l);
+  /* (the GEMMs exchange no keys and values: add_cp_coll is for attention) */
+  if (tp_overlap_all (c, l) && c->mode[l] == TP_COL && producer_mode (c, l) == TP_SEQ)
+    return tp_beside (c, prog, tot, comm, DTS_COLL_OP_ALLGATHER, in_elems (layer), n,
+                      tp_ring_exchange (c), DTS_PHASE_FORWARD, l, m, t[l].fwd_s, error);
+  if (tp_overlap_all (c, l) && c->mode[l] == TP_ROW)
+    return tp_beside (c, prog, tot, comm, DTS_COLL_OP_REDUCE_SCATTER, layer->out_elems, n,
+                      (TpOverlap){ 1.0 / TP_PIPELINE_SPLITS, 0 }, DTS_PHASE_FORWARD, l, m,
+                      t[l].fwd_s, error);
+  if (!tp_forward_before (c, prog, comm, l, n, error)
+      || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_ALLGATHER, l, n, error))
+    return FALSE;
+  dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
+  return tp_forward_after (c, prog, comm, l, n, error);
+}
+
 /* Backward, the transposes: a row split's output gradient is all-gathered
  * before its backward, and so is a replicated layer's read by
  * sequence-split ones (the embedding's, once); a column split's input
@@ -875,6 +987,48 @@ tp_backward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, const DtsLay
   return TRUE;
 }
 
+/* Layer L's backward for N samples (micro-batch M): its data gradient,
+ * its weight gradient and the collectives of tensor and context
+ * parallelism around them. Under --tp-overlap a column layer's runs as
+ * Megatron's (and Transformer Engine's) ColumnParallelLinear issues it:
+ * under sequence parallelism the input it did not keep all-gathered again
+ * beside the data gradient's GEMM, the data gradient reduce-scattered (or
+ * all-reduced) beside the weight gradient's; under --tp-overlap all a row
+ * layer's output gradient is all-gathered beside its data gradient's GEMM
+ * (ring exchange). */
+static gboolean
+tp_backward (Ctx *c, GArray *prog, DtsComputeTotals *tot, int comm, int cpcomm, int l, int m,
+             gint64 n, const DtsLayerTimes *t, GError **error)
+{
+  const DtsLayer *layer = dts_workload_layer (c->w, l);
+  /* (the GEMMs exchange no keys and values: add_cp_coll is for attention) */
+  if (c->tstream != NULL && c->mode[l] == TP_COL && t[l].bwd_data_s > 0) {
+    gboolean seq = producer_mode (c, l) == TP_SEQ;
+    if (seq && !tp_beside (c, prog, tot, comm, DTS_COLL_OP_ALLGATHER, in_elems (layer), n,
+                           tp_bulk, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s, error))
+      return FALSE;
+    if (!seq)
+      dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
+    return tp_beside (c, prog, tot, comm,
+                      seq ? DTS_COLL_OP_REDUCE_SCATTER : DTS_COLL_OP_ALLREDUCE, in_elems (layer),
+                      n, tp_bulk, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s, error);
+  }
+  if (tp_overlap_all (c, l) && c->mode[l] == TP_ROW) {
+    if (!tp_beside (c, prog, tot, comm, DTS_COLL_OP_ALLGATHER, layer->out_elems, n,
+                    tp_ring_exchange (c), DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s, error))
+      return FALSE;
+  } else {
+    if (!tp_backward_before (c, prog, comm, l, n, error))
+      return FALSE;
+    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
+    if (!tp_backward_after (c, prog, comm, l, n, t, error)
+        || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_REDUCE_SCATTER, l, n, error))
+      return FALSE;
+  }
+  dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s);
+  return TRUE;
+}
+
 static gboolean
 forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
               int cpcomm, const DtsLayerTimes *t, GError **error)
@@ -885,11 +1039,7 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
     if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap
         && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
       wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
-    if (!tp_forward_before (c, prog, comm, l, n, error)
-        || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_ALLGATHER, l, n, error))
-      return FALSE;
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_FORWARD, l, m, t[l].fwd_s);
-    if (!tp_forward_after (c, prog, comm, l, n, error))
+    if (!tp_forward (c, prog, tot, comm, cpcomm, l, m, n, t, error))
       return FALSE;
   }
   if (j < c->S * c->V - 1)
@@ -927,13 +1077,8 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
                                        layer->out_elems, n, error)
                  : add_tp_allreduce (c, prog, comm, layer->out_elems, n, error)))
       return FALSE;
-    if (!tp_backward_before (c, prog, comm, l, n, error))
+    if (!tp_backward (c, prog, tot, comm, cpcomm, l, m, n, t, error))
       return FALSE;
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_DATA, l, m, t[l].bwd_data_s);
-    if (!tp_backward_after (c, prog, comm, l, n, t, error)
-        || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_REDUCE_SCATTER, l, n, error))
-      return FALSE;
-    dts_schedule_add_compute (prog, tot, DTS_PHASE_BACKWARD_WEIGHT, l, m, t[l].bwd_weight_s);
     int b = c->bucket_of[l];
     if (last_mb && c->o->overlap && b >= 0
         && g_array_index (c->s->buckets, DtsBucket, b).last_layer == l)
@@ -948,11 +1093,13 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
 
 /* The compute program of replica D of stage S on GPU (spec index SPEC),
  * for tensor rank T (the same for every tensor rank but under context
- * parallelism, whose rings are one per tensor rank). */
+ * parallelism, whose rings are one per tensor rank); under --tp-overlap
+ * with its tensor stream's program in *TENSOR (else NULL). */
 static GArray *
 compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *gpu,
-                 DtsComputeTotals *tot, GError **error)
+                 DtsComputeTotals *tot, GArray **tensor, GError **error)
 {
+  *tensor = NULL;
   g_autofree const DtsLayerTimes **t = g_new (const DtsLayerTimes *, c->M);
   g_autofree gint64 *n = g_new (gint64, c->M);
   for (int m = 0; m < c->M; m++) {
@@ -966,6 +1113,10 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
   int comm = c->tp_comm[slot_of (c, s, d)];
   int cpcomm = c->cp_comm != NULL ? c->cp_comm[slot_of (c, s, d) * c->T + t_rank] : -1;
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  g_autoptr (GArray) tstream = NULL;
+  if (c->o->tp_overlap != DTS_TP_OVERLAP_NONE && comm >= 0)
+    tstream = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  c->tstream = tstream;
   *tot = (DtsComputeTotals){ 0 };
   g_autoptr (GArray) passes = pass_order (c, s);
   /* backward passes left per chunk: its buckets are ready after the last */
@@ -979,9 +1130,12 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
                       ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, t[m], error)
                       : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm,
                                        --left[p->v] == 0, t[m], error);
-    if (!ok)
+    if (!ok) {
+      c->tstream = NULL;
       return NULL;
+    }
   }
+  c->tstream = NULL;
   DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
   if (st->n_buckets > 0) {
     if (!c->o->overlap)
@@ -999,6 +1153,7 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
     if (!c->o->param_gather_overlap)
       wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_GATHER);
   }
+  *tensor = g_steal_pointer (&tstream);
   return g_steal_pointer (&prog);
 }
 
@@ -1092,7 +1247,8 @@ shared_program (const Ctx *c, int s, int d, int t, const GArray *compute)
   int n_fwd = 0, n_bwd = 0;
   for (guint k = 0; k < compute->len; k++) {
     const DtsOp *op = &g_array_index (compute, DtsOp, k);
-    if (op->type != DTS_OP_RECORD)
+    /* (the tensor stream takes the tensor-parallel collectives) */
+    if (op->type != DTS_OP_RECORD || op->event == EV_TP_GO)
       continue;
     wait (prog, op->event, 1, DTS_WAIT_COLL);
     if (op->event == EV_OUT_READY)
@@ -1477,7 +1633,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   /* the distributed optimizer's events only where they are used, so that
    * plans without it read as before */
   gboolean reshard = o->zero >= 3 && S == 1;
-  s->n_events = reshard ? N_EVENTS : o->zero > 0 ? EV_FWD_DONE : EV_STEP_DONE;
+  s->n_events = reshard || o->tp_overlap != DTS_TP_OVERLAP_NONE ? N_EVENTS
+                 : o->zero > 0                                  ? EV_FWD_DONE
+                                                                : EV_STEP_DONE;
 
   int T = MAX (o->tensor_parallel, 1);
   int C = MAX (o->context_parallel, 1);
@@ -1497,6 +1655,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   g_autoptr (GArray) times_key = g_array_new (FALSE, FALSE, sizeof (TimesKey));
   g_autoptr (GArray) tp_plans = g_array_new (FALSE, FALSE, sizeof (TpPlan));
   g_autoptr (GArray) plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
+  /* program -> its tensor stream's program (--tp-overlap), or -1 */
+  g_autoptr (GArray) tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
   c.first = first, c.last = last, c.stage_rank0 = rank0, c.bucket_of = bucket_of;
   c.times = times, c.times_key = times_key, c.mode = mode, c.tp_plans = tp_plans;
   c.plan_comm = plan_comm;
@@ -1585,6 +1745,11 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
    * rank. */
   int R = C > 1 && T > 1 ? dmax * T : T > 1 || C > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
   double n_ops = (double) M * n_layers * 4 * R + (double) M * 8 * o->n_gpus;
+  /* --tp-overlap: the tensor streams' programs and the GEMMs cut around
+   * their collectives (2.5 times the operations of a transformer's
+   * programs under all) */
+  if (o->tp_overlap != DTS_TP_OVERLAP_NONE)
+    n_ops *= 3;
   if (n_ops > DTS_PIPELINE_MAX_OPS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--micro-batches %d: the plan would hold about %.3g operations (at most %.0e); "
@@ -1925,7 +2090,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       for (int t = 0; t < T; t++) {
         if (t == 0 ? found < 0 : C > 1) {
           DtsComputeTotals tot;
-          GArray *prog = compute_program (&c, i, d, t, (int) k, spec, &tot, error);
+          GArray *tensor;
+          GArray *prog = compute_program (&c, i, d, t, (int) k, spec, &tot, &tensor, error);
           if (prog == NULL) {
             g_prefix_error (error, "GPU '%s' (rank %d): ",
                             dts_platform_gpu (platform, r)->host, r);
@@ -1934,6 +2100,15 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
           g_ptr_array_add (s->programs, prog);
           g_array_append_val (s->totals, tot);
           found = s->programs->len - 1;
+          int none = -1;
+          g_array_append_val (tensor_program, none);
+          if (tensor != NULL) {
+            g_ptr_array_add (s->programs, tensor);
+            DtsComputeTotals idle = { 0 };
+            g_array_append_val (s->totals, idle);
+            g_array_index (tensor_program, int, found) = s->programs->len - 1;
+            g_array_append_val (tensor_program, none);
+          }
         }
         s->rank_program[rank_of (&c, i, d, t)] = found;
       }
@@ -1985,6 +2160,12 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     int d = k / T, t = k % T;
     DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
     g_array_append_val (s->streams, cs);
+    if ((guint) s->rank_program[r] < tensor_program->len
+        && g_array_index (tensor_program, int, s->rank_program[r]) >= 0) {
+      DtsStream ts = { r, DTS_STREAM_COMM, 1,
+                       g_array_index (tensor_program, int, s->rank_program[r]) };
+      g_array_append_val (s->streams, ts);
+    }
     gboolean shared = o->p2p_shared && S > 1;
     if (shared)
       add_stream (s, r, DTS_STREAM_COMM, 0,

@@ -67,6 +67,7 @@ static const DtsOptionSpec dp_options[] = {
 static const char *const pipeline_schedules[] = { "1f1b", "gpipe", NULL };
 static const char *const placements[] = { "replicas-inside", "stages-inside", NULL };
 static const char *const p2p_streams[] = { "own", "shared", NULL };
+static const char *const tp_overlaps[] = { "none", "backward", "all", NULL };
 
 #define STAGES_OPTION(default_text)                                                          \
   { "stages", DTS_OPTION_INT, "S", "pipeline stages, cut as --partition says", \
@@ -91,6 +92,14 @@ static const char *const p2p_streams[] = { "own", "shared", NULL };
     "GPUs per replica of a stage, splitting its GEMM layers (conv, fc, linear) in "           \
     "column-row pairs and its vocabulary layers (Megatron)",                                  \
     "1", 1, 1024, NULL },                                                                     \
+  { "tp-overlap", DTS_OPTION_CHOICE, "ID",                                                    \
+    "tensor-parallel collectives overlapping GEMMs: none (each blocks the GPU's kernels), "   \
+    "backward (a column layer's backward: its input's all-gather during the data "            \
+    "gradient's GEMM, the data gradient's reduce-scatter or all-reduce during the weight "    \
+    "gradient's, as Megatron's linear layers issue them) or all (those, and the all-gathers " \
+    "and reduce-scatters around every split GEMM, chunk by chunk: Transformer Engine's "       \
+    "userbuffers, Megatron's --tp-comm-overlap; needs --sequence-parallel)",                   \
+    "none", 0, 0, tp_overlaps },                                                              \
   { "virtual-stages", DTS_OPTION_INT, "V",                                                    \
     "model chunks per stage (Megatron's interleaved 1F1B, --num-layers-per-virtual-pipeline-" \
     "stage): the layers cut into stages x V chunks, chunk v of stage s the (v x stages + s)-th", \
@@ -422,6 +431,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
                                             : " (data from a neighbouring stage)");
     else if (op->wait == DTS_WAIT_GATHER)
       g_string_append (out, " (parameters gathered)");
+    else if (op->wait == DTS_WAIT_TENSOR)
+      g_string_append (out, " (tensor-parallel collective done)");
     break;
   case DTS_OP_COLL: {
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);

@@ -106,15 +106,19 @@ typedef enum {
   DTS_WAIT_P2P,       /* a RECV of another stream of the rank (pipeline activations) */
   DTS_WAIT_GATHER,    /* --zero 1: the parameter all-gathers of its communication streams,
                          counted apart from the gradients' collectives */
+  DTS_WAIT_TENSOR,    /* a tensor-parallel collective of the rank's tensor stream (--tp-overlap),
+                         counted as the rank's tensor-parallel time */
 } DtsWaitKind;
 
 /* What a collective is, where its stream and bucket do not say it: on a
- * compute stream a collective is tensor parallelism's unless tagged; on a
- * communication stream a bucket's gradient sync, or with no bucket the
- * distributed optimizer's parameter all-gather. */
+ * communication stream an untagged one is a bucket's gradient sync, or
+ * with no bucket the distributed optimizer's parameter all-gather. */
 typedef enum {
   DTS_COLL_PURPOSE_IMPLIED,
   DTS_COLL_PURPOSE_CONTEXT, /* context parallelism's key/value exchange (compute stream) */
+  DTS_COLL_PURPOSE_TENSOR,  /* tensor (and sequence) parallelism's: on the compute stream, or
+                               with --tp-overlap on a tensor stream, whose compute stream
+                               counts the wait for it (DTS_WAIT_TENSOR) */
 } DtsCollPurpose;
 
 /* Messages between any sender and a server (async-ps, sync-ps; async.c).

@@ -480,6 +480,10 @@ stream_actor (int argc, char **argv)
         } else if (op->wait == DTS_WAIT_GATHER) {
           t->gather_wait_s[ri] += sim_now () - t0;
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_GATHER_WAIT, NULL, t0, t0, sim_now ());
+        } else if (op->wait == DTS_WAIT_TENSOR) {
+          /* the part of a tensor-parallel collective that its GEMM did not hide */
+          t->tp_s[ri] += sim_now () - t0;
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_TP, NULL, t0, t0, sim_now ());
         } else {
           t->wait_s[ri] += sim_now () - t0;
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_WAIT, NULL, t0, t0, sim_now ());
@@ -498,6 +502,9 @@ stream_actor (int argc, char **argv)
           t->tp_s[ri] += t1 - t0;
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_TP, NULL, t0, t0, t1);
         }
+        /* a tensor stream's: its compute stream counts the wait for it */
+        if (op->purpose == DTS_COLL_PURPOSE_TENSOR)
+          break;
         if (op->bucket < 0) {
           /* the distributed optimizer's parameter all-gathers */
           if (s->stream->kind == DTS_STREAM_COMM)

@@ -365,7 +365,9 @@ typedef struct {
   double p2p_exposed_s;         /* ... while the data was in flight */
   double bubble_s;              /* ... before it was produced */
   double bubble_fraction;       /* bubble_s / iteration_time_s */
-  double tensor_s;              /* compute stream in tensor-parallel all-reduces */
+  double tensor_s;              /* compute stream in tensor-parallel collectives (with
+                                 * tp_overlap, waiting for those its GEMMs did not hide) */
+  const char *tp_overlap;       /* --tp-overlap "backward", "all" (static), or NULL: none */
   int tensor_parallel;          /* GPUs per replica */
   int context_parallel;         /* --context-parallel C (1: none) */
   double context_s;             /* compute stream in its key/value exchange */

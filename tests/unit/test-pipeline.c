@@ -556,6 +556,90 @@ START_TEST (test_context_parallel)
 }
 END_TEST
 
+/* --tp-overlap: every tensor-parallel collective moves to the rank's tensor
+ * stream, handed over and waited for one by one (as many handed over as
+ * waited for, in order); the compute is the same work, cut where a
+ * collective runs beside it; backward adds each column layer's input
+ * all-gather before its data gradient (2 per transformer layer and
+ * micro-batch under sequence parallelism); all cuts the 4 GEMMs of a
+ * layer's forward (ring exchange, pipelined reduce-scatter) and its 2 row
+ * layers' data gradients (ring exchange). */
+START_TEST (test_tp_overlap)
+{
+  const int T = 2, M = 2;
+  int colls[DTS_TP_OVERLAP_COUNT], fwd_ops[DTS_TP_OVERLAP_COUNT], bwd_ops[DTS_TP_OVERLAP_COUNT];
+  double total[DTS_TP_OVERLAP_COUNT];
+  int layers = 0;
+  for (int k = 0; k < DTS_TP_OVERLAP_COUNT; k++) {
+    DtsRunOptions o = {
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = 1,
+      .micro_batches = M, .tensor_parallel = T, .sequence_parallel = TRUE, .n_gpus = T,
+      .tp_overlap = k,
+    };
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-gpt.xml", &o);
+    layers = bt.w->transformer.layers;
+    const GArray *prog = dts_schedule_program (bt.s, 0);
+    const GArray *tensor = NULL;
+    for (guint i = 0; i < bt.s->streams->len; i++) {
+      const DtsStream *st = &g_array_index (bt.s->streams, DtsStream, i);
+      if (st->rank == 0 && st->kind == DTS_STREAM_COMM && st->index == 1)
+        tensor = g_ptr_array_index (bt.s->programs, st->program);
+    }
+    ck_assert_int_eq (tensor != NULL, k != DTS_TP_OVERLAP_NONE);
+    int on_compute = 0, waits = 0, go = -1;
+    fwd_ops[k] = bwd_ops[k] = 0;
+    total[k] = 0;
+    for (guint i = 0; i < prog->len; i++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, i);
+      on_compute += op->type == DTS_OP_COLL && op->purpose == DTS_COLL_PURPOSE_TENSOR;
+      waits += op->type == DTS_OP_WAIT && op->wait == DTS_WAIT_TENSOR;
+      fwd_ops[k] += op->type == DTS_OP_COMPUTE && op->phase == DTS_PHASE_FORWARD;
+      bwd_ops[k] += op->type == DTS_OP_COMPUTE && op->phase == DTS_PHASE_BACKWARD_DATA;
+      if (op->type == DTS_OP_COMPUTE)
+        total[k] += op->duration_s;
+    }
+    if (tensor == NULL) {
+      colls[k] = on_compute;
+      ck_assert_int_eq (waits, 0);
+      continue;
+    }
+    ck_assert_int_eq (on_compute, 0);
+    /* the tensor stream: wait for the hand-over, run it, record it done */
+    colls[k] = 0;
+    for (guint i = 0; i < tensor->len; i++) {
+      const DtsOp *op = &g_array_index (tensor, DtsOp, i);
+      ck_assert_int_eq (op->type, i % 3 == 0 ? DTS_OP_WAIT : i % 3 == 1 ? DTS_OP_COLL
+                                                                        : DTS_OP_RECORD);
+      if (i % 3 == 0)
+        go = op->event;
+      if (op->type == DTS_OP_COLL) {
+        ck_assert_int_eq (op->purpose, DTS_COLL_PURPOSE_TENSOR);
+        colls[k]++;
+      }
+    }
+    ck_assert_int_eq (tensor->len % 3, 0);
+    int handed = 0;
+    for (guint i = 0; i < prog->len; i++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, i);
+      handed += op->type == DTS_OP_RECORD && op->event == go;
+    }
+    ck_assert_int_eq (handed, colls[k]);
+    ck_assert_int_eq (waits, colls[k]);
+  }
+  ck_assert_int_gt (colls[DTS_TP_OVERLAP_NONE], 0);
+  for (int k = DTS_TP_OVERLAP_BACKWARD; k <= DTS_TP_OVERLAP_ALL; k++) {
+    ck_assert_int_eq (colls[k], colls[DTS_TP_OVERLAP_NONE] + 2 * layers * M);
+    ck_assert_double_eq_tol (total[k], total[DTS_TP_OVERLAP_NONE],
+                             1e-12 * total[DTS_TP_OVERLAP_NONE]);
+  }
+  ck_assert_int_eq (fwd_ops[DTS_TP_OVERLAP_BACKWARD], fwd_ops[DTS_TP_OVERLAP_NONE]);
+  ck_assert_int_eq (bwd_ops[DTS_TP_OVERLAP_BACKWARD], bwd_ops[DTS_TP_OVERLAP_NONE]);
+  ck_assert_int_eq (fwd_ops[DTS_TP_OVERLAP_ALL], fwd_ops[DTS_TP_OVERLAP_NONE] + 4 * layers * M);
+  ck_assert_int_eq (bwd_ops[DTS_TP_OVERLAP_ALL], bwd_ops[DTS_TP_OVERLAP_NONE] + 2 * layers * M);
+}
+END_TEST
+
 /* Activation memory of a stage of one tensor-parallel group of T holding a
  * whole GPT of LAYERS layers (hidden 256, 8 heads, 128 tokens, dropout 0.1,
  * unfused attention, fp16), one micro-batch of B sequences. */
@@ -921,6 +1005,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_activation_memory_korthikanti);
   tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_context_parallel);
+  tcase_add_test (tc, test_tp_overlap);
   tcase_add_test (tc, test_recompute_time);
   tcase_add_test (tc, test_zero_model_state);
   tcase_add_test (tc, test_zero_plan);
