@@ -5,7 +5,7 @@ usage: tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] [KEY ...]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE [--table v1] --scaling [KEY]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --tf2017 [--scaling [KEY]]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --convnet
-       tools/fit-framework.py BUILD_DIR BASE_PROFILE --vtrain-single
+       tools/fit-framework.py BUILD_DIR BASE_PROFILE --vtrain-single [--tp-overlap MODE]
        tools/fit-framework.py BUILD_DIR BASE_PROFILE --deepbench-1x1 [DEVICE=GPU]
 
 Minimises the mean absolute percentage error of `dtsim run` images/s on the
@@ -72,6 +72,11 @@ host-overhead, from the generic 0.70 and the best of 0-150 us by 30, by
 coordinate search (0.08 down to 0.01; 16 us down to 1 us) on the MAPE of
 the iteration time.  The 16- and 24-layer REPORT rows are never read.
 Each evaluation runs 720 simulations (about a minute on two cores).
+--tp-overlap MODE runs the rows with TP > 1 under `dtsim run --tp-overlap`
+as bench/validate-llm.py's option of that name does (none, the default:
+every tensor-parallel collective blocking; backward or as-run: a column
+layer's backward collectives beside its GEMMs, as Megatron-DeepSpeed ran
+them).
 
 --convnet fits frameworks/torch7-cudnn4.conf on the FIT rows of the
 convnet-benchmarks set only, the VGG-A pair (cuDNN R4 fp32 and fp16 under
@@ -326,7 +331,7 @@ def fit_deepbench_1x1(build, base, device):
                                     med["bwd_data_ms"], med["bwd_filter_ms"]))
 
 
-def fit_vtrain_single(build, base):
+def fit_vtrain_single(build, base, overlap="none"):
     """--vtrain-single: compute-efficiency-fp16 (bf16 tied to it) and
     host-overhead on the FIT rows of vTrain's single-node set."""
     spec = importlib.util.spec_from_file_location(
@@ -341,6 +346,7 @@ def fit_vtrain_single(build, base):
                                                  ("compute-efficiency-bf16", "0.70"),
                                                  ("host-overhead", "0us")], [])
     vl.EXTRA[:] = ["--collective", "nccl", "--framework", tmp]
+    vl.TP_OVERLAP[0] = overlap
     env = dict(os.environ, DTSIM_DATADIR=os.environ.get("DTSIM_DATADIR",
                                                         os.path.join(HERE, "..")))
     # the two fitted values: efficiency in hundredths, host time in us
@@ -410,7 +416,13 @@ def main():
     if "--convnet" in args:
         return fit_convnet(build, base)
     if "--vtrain-single" in args:
-        return fit_vtrain_single(build, base)
+        overlap = "none"
+        if "--tp-overlap" in args:
+            i = args.index("--tp-overlap")
+            overlap = (args[i + 1:i + 2] or [""])[0]
+            if overlap not in ("none", "backward", "all", "as-run"):
+                sys.exit("--tp-overlap: expected none, backward, all or as-run")
+        return fit_vtrain_single(build, base, overlap)
     if "--deepbench-1x1" in args:
         i = args.index("--deepbench-1x1")
         dev = args[i + 1] if i + 1 < len(args) else "Nvidia TitanX=TitanX-Maxwell"

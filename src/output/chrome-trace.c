@@ -18,7 +18,7 @@
 #include "output/json.h"
 #include "output/report.h"
 
-enum { TID_COMPUTE = 0, TID_COMM = 1 };
+enum { TID_COMPUTE = 0, TID_COMM = 1, TID_TENSOR = 2 };
 
 void
 dts_report_chrome_metadata (DtsJson *j, const char *what, int pid, int tid, const char *name,
@@ -126,6 +126,10 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
 
   dts_json_key (j, "traceEvents");
   dts_json_begin_array (j);
+  /* the tensor-parallel collectives' thread, where a run has them */
+  gboolean tensor = FALSE;
+  for (guint i = 0; t->slices && i < t->slices->len && !tensor; i++)
+    tensor = g_array_index (t->slices, DtsTraceSlice, i).track == DTS_TRACK_TENSOR;
   for (int r = 0; r < t->n_ranks; r++) {
     g_autofree char *pname = g_strdup_printf ("rank %d (%s)", r,
                                               (const char *) g_ptr_array_index (t->rank_hosts, r));
@@ -133,6 +137,8 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
     dts_report_chrome_metadata (j, "process_sort_index", r, 0, NULL, r);
     dts_report_chrome_metadata (j, "thread_name", r, TID_COMPUTE, "compute", 0);
     dts_report_chrome_metadata (j, "thread_name", r, TID_COMM, "communication", 0);
+    if (tensor)
+      dts_report_chrome_metadata (j, "thread_name", r, TID_TENSOR, "tensor parallel", 0);
   }
   for (guint i = 0; t->slices && i < t->slices->len; i++) {
     const DtsTraceSlice *sl = &g_array_index (t->slices, DtsTraceSlice, i);
@@ -144,6 +150,10 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
     } else if (sl->track == DTS_TRACK_PULL) {
       dts_json_kv_string (j, "name", "pull weights");
       dts_json_kv_string (j, "cat", "pull");
+    } else if (sl->track == DTS_TRACK_TENSOR) {
+      g_autofree char *name = g_strdup_printf ("tensor %s", t->coll_op_names[sl->index]);
+      dts_json_kv_string (j, "name", name);
+      dts_json_kv_string (j, "cat", "tensor");
     } else {
       g_autofree char *name = g_strdup_printf ("all-reduce bucket %d", sl->index);
       dts_json_kv_string (j, "name", name);
@@ -151,7 +161,9 @@ dts_report_write_chrome_trace (const DtsTrace *t, const DtsRunSummary *s, GStrin
     }
     dts_json_kv_string (j, "ph", "X");
     dts_json_kv_int (j, "pid", sl->rank);
-    dts_json_kv_int (j, "tid", compute ? TID_COMPUTE : TID_COMM);
+    dts_json_kv_int (j, "tid", compute                                ? TID_COMPUTE
+                               : sl->track == DTS_TRACK_TENSOR ? TID_TENSOR
+                                                                : TID_COMM);
     dts_json_kv_double (j, "ts", sl->t_start_s * 1e6);
     dts_json_kv_double (j, "dur", (sl->t_end_s - sl->t_start_s) * 1e6);
     dts_json_key (j, "args");

@@ -128,8 +128,9 @@ chart_build (const DtsTrace *t, const DtsRunSummary *s, Chart *c)
   g_return_if_fail (t->slices != NULL);
   for (guint i = 0; i < t->slices->len; i++) {
     const DtsTraceSlice *sl = &g_array_index (t->slices, DtsTraceSlice, i);
+    /* (tensor-parallel collectives: the Chrome trace's thread of their own) */
     if (sl->iteration != c->iteration || sl->rank < 0 || sl->rank >= n || row_of[sl->rank] < 0
-        || sl->track == DTS_TRACK_PULL)
+        || sl->track == DTS_TRACK_PULL || sl->track == DTS_TRACK_TENSOR)
       continue;
     Row *row = &g_array_index (c->rows, Row, row_of[sl->rank]);
     Bar b = { .lane = sl->track == DTS_TRACK_COMPUTE ? LANE_COMPUTE : LANE_COMM,

@@ -503,8 +503,10 @@ stream_actor (int argc, char **argv)
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_TP, NULL, t0, t0, t1);
         }
         /* a tensor stream's: its compute stream counts the wait for it */
-        if (op->purpose == DTS_COLL_PURPOSE_TENSOR)
+        if (op->purpose == DTS_COLL_PURPOSE_TENSOR) {
+          add_slice (t, rk->rank, it, DTS_TRACK_TENSOR, -1, plan->op, t0, t1, plan->bytes);
           break;
+        }
         if (op->bucket < 0) {
           /* the distributed optimizer's parameter all-gathers */
           if (s->stream->kind == DTS_STREAM_COMM)
@@ -1021,6 +1023,9 @@ fill_names (DtsTrace *t, const DtsSchedule *sched, const DtsPlatform *platform,
 {
   for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
     t->phase_names[p] = g_strdup (dts_phase_to_string (p));
+  G_STATIC_ASSERT (DTS_TRACE_N_COLL_OPS == DTS_COLL_N_OPS);
+  for (int k = 0; k < DTS_TRACE_N_COLL_OPS; k++)
+    t->coll_op_names[k] = g_strdup (dts_coll_op_to_string (k));
   for (guint l = 0; workload != NULL && l < workload->layers->len; l++)
     g_ptr_array_add (t->layer_names, g_strdup (dts_workload_layer (workload, l)->name));
   for (int r = 0; r < t->n_ranks; r++)

@@ -93,6 +93,8 @@ dts_trace_free (DtsTrace *t)
     return;
   for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
     g_free (t->phase_names[p]);
+  for (int k = 0; k < DTS_TRACE_N_COLL_OPS; k++)
+    g_free (t->coll_op_names[k]);
   g_ptr_array_unref (t->layer_names);
   g_ptr_array_unref (t->rank_hosts);
   if (t->slices)

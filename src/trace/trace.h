@@ -20,11 +20,15 @@ G_BEGIN_DECLS
 
 /* Compute phases in the order of the schedule's DtsPhase. */
 #define DTS_TRACE_N_PHASES 5
+/* Collective operations in the order of the collective module's DtsCollOp. */
+#define DTS_TRACE_N_COLL_OPS 6
 
 typedef enum {
   DTS_TRACK_COMPUTE,
   DTS_TRACK_COMM,
   DTS_TRACK_PULL,     /* a parameter-server worker receiving a shard's weights (index: -1) */
+  DTS_TRACK_TENSOR,   /* a tensor-parallel collective (index: its DtsCollOp), on the compute
+                         stream or, with --tp-overlap, the rank's tensor stream */
 } DtsTrack;
 
 typedef struct {
@@ -32,7 +36,8 @@ typedef struct {
   int iteration;
   DtsTrack track;
   int phase;          /* compute: 0..DTS_TRACE_N_PHASES-1; comm: -1 */
-  int index;          /* compute: layer index; comm: bucket index */
+  int index;          /* compute: layer index; comm: bucket index; tensor: the
+                         operation, 0..DTS_TRACE_N_COLL_OPS-1 (coll_op_names) */
   double t_start_s;
   double t_end_s;
   double bytes;       /* comm: bytes all-reduced; compute: 0 */
@@ -75,6 +80,7 @@ typedef struct {
   int n_iterations;
   int n_buckets;           /* collectives per iteration (gradient buckets) */
   char *phase_names[DTS_TRACE_N_PHASES];  /* "forward", ... (owned) */
+  char *coll_op_names[DTS_TRACE_N_COLL_OPS]; /* "all-reduce", ... (owned): tensor slices */
   GPtrArray *layer_names;  /* char *, by layer index (owned) */
   GPtrArray *rank_hosts;   /* char *, SimGrid host of each rank (owned) */
   GArray *slices;          /* DtsTraceSlice in the order recorded, or NULL */

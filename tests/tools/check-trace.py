@@ -8,7 +8,10 @@ are deterministic.
       do not overlap on their track; one all-reduce slice per bucket and
       iteration with the summary's bytes; phase times, all-reduce time and
       iteration time recomputed from the slices equal the summary's
-      breakdown (relative 1e-6). Parameter-server runs (async-ps,
+      breakdown (relative 1e-6). Tensor-parallel collectives (tid 2) do
+      not overlap each other; without --tp-overlap they block compute, so
+      their time over the measured iterations is the summary's
+      pipeline.tensor_s. Parameter-server runs (async-ps,
       sync-ps) have no all-reduce slices but "pull" slices (a worker
       waiting for a shard's weights), one per shard and iteration (per
       shard, bucket and iteration where sync-ps pushes bucket by bucket
@@ -128,6 +131,7 @@ def check(trace_path, summary):
     ps = summary.get("parameter_servers")
     phase = defaultdict(float)
     comm = 0.0
+    tensor = 0.0
     ends = defaultdict(float)
     pulls = defaultdict(int)
     for (pid, tid), slices in tracks.items():
@@ -146,6 +150,10 @@ def check(trace_path, summary):
                 continue
             if tid == 0:
                 phase[e["cat"]] += e["dur"] / 1e6
+            elif tid == 2:
+                if e["cat"] != "tensor":
+                    fail("a %r slice on the tensor-parallel thread" % e["cat"])
+                tensor += e["dur"] / 1e6
             else:
                 comm += e["dur"] / 1e6
                 per_iter[it].append(e)
@@ -178,6 +186,11 @@ def check(trace_path, summary):
         close(b["grad_sync_s"] + b["param_gather_s"], b["comm_s"], "comm_s")
     else:
         close(comm / k, b["comm_s"], "comm_s")
+    p = summary.get("pipeline")
+    if tensor > 0 and (p is None or p.get("tensor_parallel", 1) < 2):
+        fail("tensor-parallel slices in a run without tensor parallelism")
+    if p is not None and "tp_overlap" not in p:
+        close(tensor / k, p["tensor_s"], "pipeline.tensor_s")
     print("ok: phase and all-reduce times match the summary")
 
     if ps:
