@@ -815,8 +815,9 @@ typedef struct {
  * the weight gradient's GEMM) */
 static const TpOverlap tp_bulk = { 0, 0 };
 /* pipelined: the GEMM in 4 chunks (the configurations' num_splits), each
- * chunk's reduce-scatter beside the next chunk's product; the first chunk
- * runs alone */
+ * chunk's reduce-scatter beside the next chunk's product: the first
+ * chunk's product runs alone, the last chunk's reduce-scatter after the
+ * GEMM (tp_forward) */
 #define TP_PIPELINE_SPLITS 4
 
 /* ring exchange: an all-gather feeding the GEMM, the product of each of
@@ -939,7 +940,7 @@ tp_overlap_all (const Ctx *c, int l)
 /* Layer L's forward for N samples (micro-batch M) with its tensor-parallel
  * collectives: under --tp-overlap all a column layer's input all-gather
  * runs beside its GEMM (ring exchange), a row layer's output
- * reduce-scatter beside its GEMM (pipelined). */
+ * reduce-scatter beside its GEMM but the last chunk's (pipelined). */
 static gboolean
 tp_forward (Ctx *c, GArray *prog, DtsComputeTotals *tot, int comm, int cpcomm, int l, int m,
             gint64 n, const DtsLayerTimes *t, GError **error)
@@ -949,10 +950,15 @@ tp_forward (Ctx *c, GArray *prog, DtsComputeTotals *tot, int comm, int cpcomm, i
   if (tp_overlap_all (c, l) && c->mode[l] == TP_COL && producer_mode (c, l) == TP_SEQ)
     return tp_beside (c, prog, tot, comm, DTS_COLL_OP_ALLGATHER, in_elems (layer), n,
                       tp_ring_exchange (c), DTS_PHASE_FORWARD, l, m, t[l].fwd_s, error);
-  if (tp_overlap_all (c, l) && c->mode[l] == TP_ROW)
-    return tp_beside (c, prog, tot, comm, DTS_COLL_OP_REDUCE_SCATTER, layer->out_elems, n,
-                      (TpOverlap){ 1.0 / TP_PIPELINE_SPLITS, 0 }, DTS_PHASE_FORWARD, l, m,
-                      t[l].fwd_s, error);
+  if (tp_overlap_all (c, l) && c->mode[l] == TP_ROW) {
+    /* the first chunks' reduce-scatters beside the GEMM, the last's after */
+    double last = 1.0 / TP_PIPELINE_SPLITS;
+    return tp_beside (c, prog, tot, comm, DTS_COLL_OP_REDUCE_SCATTER,
+                      (1 - last) * layer->out_elems, n, (TpOverlap){ last, 0 },
+                      DTS_PHASE_FORWARD, l, m, t[l].fwd_s, error)
+           && add_tp_coll (c, prog, comm, DTS_COLL_OP_REDUCE_SCATTER, last * layer->out_elems, n,
+                           error);
+  }
   if (!tp_forward_before (c, prog, comm, l, n, error)
       || !add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_ALLGATHER, l, n, error))
     return FALSE;
