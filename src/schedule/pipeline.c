@@ -1129,19 +1129,17 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
   g_autofree int *left = g_new (int, c->V);
   for (int v = 0; v < c->V; v++)
     left[v] = c->M;
-  for (guint k = 0; k < passes->len; k++) {
+  gboolean ok = TRUE;
+  for (guint k = 0; ok && k < passes->len; k++) {
     const Pass *p = &g_array_index (passes, Pass, k);
     int j = p->v * c->S + s, m = p->m;
-    gboolean ok = p->forward
-                      ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, t[m], error)
-                      : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm,
-                                       --left[p->v] == 0, t[m], error);
-    if (!ok) {
-      c->tstream = NULL;
-      return NULL;
-    }
+    ok = p->forward ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, t[m], error)
+                    : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, --left[p->v] == 0,
+                                     t[m], error);
   }
-  c->tstream = NULL;
+  c->tstream = NULL; /* it is this call's, freed on return unless handed back */
+  if (!ok)
+    return NULL;
   DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
   if (st->n_buckets > 0) {
     if (!c->o->overlap)
