@@ -12,8 +12,11 @@
 # (dgxa100-x32, 4 stages x 64 replicas); GPT-3 13B on the 64 A100 (2
 # stages x 4 replicas x 8, sequence parallel), its tensor-parallel
 # collectives blocking and on tensor streams of their own (--tp-overlap
-# all: one more stream per GPU). Peak memory is the maximum
-# resident set size from /usr/bin/time.
+# all: one more stream per GPU); and Llama-3-70B on 256 H100 (a generated
+# platform of 32 nodes: 4 stages x 8 replicas x 8, sequence parallel,
+# ZeRO 1, one iteration), whose 8 replicas of a stage share one program
+# through plan maps. Peak memory is the maximum resident set size from
+# /usr/bin/time.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-.}
@@ -24,6 +27,9 @@ dtsim="$build/dtsim"
 export DTSIM_DATADIR
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+"$dtsim" platform --nodes 32 --gpus-per-node 8 --gpu H100-SXM5-80GB --intra nvswitch \
+  --intra-bandwidth 450GB/s --nics-per-node 8 --nic-bandwidth 400Gbps -o "$tmp/h100-x32.xml" \
+  > /dev/null
 
 echo "| case | GPUs | wall s (process) | wall s (simulation) | peak RSS MB | events | iteration ms | bubble |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -49,4 +55,5 @@ resnet152-tensor --strategy hybrid --stages 4 --tensor-parallel 8 --platform dgx
 vgg16-hybrid-256 --strategy hybrid --stages 4 --platform dgxa100-x32 --workload vgg16
 gpt3-13b-tp --strategy hybrid --stages 2 --tensor-parallel 8 --sequence-parallel --dp 4 --batch-size 16 --micro-batches 8 --platform dgxa100-x8 --workload gpt3-13b --precision bf16 --allow-oversubscribe-memory
 gpt3-13b-tp-overlap --strategy hybrid --stages 2 --tensor-parallel 8 --sequence-parallel --dp 4 --batch-size 16 --micro-batches 8 --platform dgxa100-x8 --workload gpt3-13b --precision bf16 --allow-oversubscribe-memory --tp-overlap all
+llama3-70b-256 --strategy hybrid --stages 4 --tensor-parallel 8 --dp 8 --sequence-parallel --zero 1 --batch-size 16 --micro-batches 16 --platform $tmp/h100-x32.xml --workload llama3-70b --precision bf16 --recompute selective --iterations 1
 CASES

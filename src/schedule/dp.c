@@ -268,6 +268,9 @@ dts_schedule_free (DtsSchedule *sched)
   if (sched->streams)
     g_array_unref (sched->streams);
   g_free (sched->rank_program);
+  if (sched->plan_maps)
+    g_ptr_array_unref (sched->plan_maps);
+  g_free (sched->rank_plan_map);
   if (sched->stages)
     g_array_unref (sched->stages);
   g_free (sched->rank_stage);

@@ -1230,6 +1230,44 @@ p2p_program (const Ctx *c, int s, int d, int t, int kind)
   return prog;
 }
 
+/* The program among BUILT (this stage's, each of GPU spec BUILT_SPEC; its
+ * tensor stream's in TENSOR_PROGRAM) that PROG, with its tensor stream's
+ * program TENSOR (or NULL), runs as on other communicators, or -1. *MAP_OF
+ * receives the plan map the ranks of PROG need (a new one in S), or -1
+ * where the plans are the same. */
+static int
+match_program (DtsSchedule *s, const GArray *built, const GArray *built_spec,
+               const GArray *tensor_program, int spec, const GArray *prog, const GArray *tensor,
+               int *map_of)
+{
+  *map_of = -1;
+  for (guint b = 0; b < built->len; b++) {
+    int q = g_array_index (built, int, b);
+    int tq = g_array_index (tensor_program, int, q);
+    g_autoptr (GArray) map = g_array_new (FALSE, FALSE, sizeof (int));
+    if (g_array_index (built_spec, int, b) != spec || (tq >= 0) != (tensor != NULL)
+        || !dts_schedule_program_match (g_ptr_array_index (s->programs, q), prog, map)
+        || (tensor != NULL
+            && !dts_schedule_program_match (g_ptr_array_index (s->programs, tq), tensor, map)))
+      continue;
+    gboolean identity = TRUE;
+    for (guint x = 0; x < map->len && identity; x++)
+      identity = g_array_index (map, int, x) < 0 || g_array_index (map, int, x) == (int) x;
+    if (!identity) {
+      if (s->plan_maps == NULL) {
+        s->plan_maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+        s->rank_plan_map = g_new (int, s->n_ranks);
+        for (int r = 0; r < s->n_ranks; r++)
+          s->rank_plan_map[r] = -1;
+      }
+      g_ptr_array_add (s->plan_maps, g_steal_pointer (&map));
+      *map_of = (int) s->plan_maps->len - 1;
+    }
+    return q;
+  }
+  return -1;
+}
+
 /* --zero 1: the all-gathers of stage S's parameters among tensor rank T's
  * replicas, bucket by bucket in forward order, appended to PROG. */
 static void
@@ -2064,9 +2102,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   /* Compute programs: one per replica, shared by its tensor-parallel group
    * (under context parallelism one per GPU: each tensor rank has a ring of
    * its own); without tensor parallelism also by replicas of a stage with
-   * the same GPU and the same shares (and ring). */
+   * the same GPU and the same shares (and ring). A program that is one
+   * built before for the stage but for its collectives' communicators (its
+   * tensor-parallel group's, its ring's) gives way to that one and a plan
+   * map (match_program): a stage's replicas then share one program
+   * whatever the data-parallel degree. */
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
-  for (int i = 0; i < S; i++)
+  g_autoptr (GArray) built = g_array_new (FALSE, FALSE, sizeof (int)); /* this stage's programs */
+  g_autoptr (GArray) built_spec = g_array_new (FALSE, FALSE, sizeof (int));
+  for (int i = 0; i < S; i++) {
+    g_array_set_size (built, 0);
+    g_array_set_size (built_spec, 0);
     for (int d = 0; d < dp[i]; d++) {
       int r = rank_of (&c, i, d, 0);
       const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
@@ -2074,6 +2120,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       if (k == specs->len)
         g_ptr_array_add (specs, (gpointer) spec);
       int found = -1;
+      int map_of = -1; /* the group's plan map */
       for (int e = 0; e < d && found < 0 && T == 1; e++) {
         int re = rank_of (&c, i, e, 0);
         if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec)
@@ -2086,8 +2133,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
           share (&c, i, e, m, &b0, &b1);
           same = a1 - a0 == b1 - b0;
         }
-        if (same)
+        if (same) {
           found = s->rank_program[re];
+          map_of = s->rank_plan_map != NULL ? s->rank_plan_map[re] : -1;
+        }
       }
       /* tensor rank 0's program serves the group, or under context
        * parallelism each tensor rank has its own (its own ring) */
@@ -2101,22 +2150,36 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                             dts_platform_gpu (platform, r)->host, r);
             return NULL;
           }
-          g_ptr_array_add (s->programs, prog);
-          g_array_append_val (s->totals, tot);
-          found = s->programs->len - 1;
-          int none = -1;
-          g_array_append_val (tensor_program, none);
-          if (tensor != NULL) {
-            g_ptr_array_add (s->programs, tensor);
-            DtsComputeTotals idle = { 0 };
-            g_array_append_val (s->totals, idle);
-            g_array_index (tensor_program, int, found) = s->programs->len - 1;
+          found = match_program (s, built, built_spec, tensor_program, (int) k, prog, tensor,
+                                 &map_of);
+          if (found >= 0) {
+            g_array_unref (prog);
+            if (tensor != NULL)
+              g_array_unref (tensor);
+          } else {
+            g_ptr_array_add (s->programs, prog);
+            g_array_append_val (s->totals, tot);
+            found = s->programs->len - 1;
+            int spec_k = (int) k;
+            g_array_append_val (built, found);
+            g_array_append_val (built_spec, spec_k);
+            int none = -1;
             g_array_append_val (tensor_program, none);
+            if (tensor != NULL) {
+              g_ptr_array_add (s->programs, tensor);
+              DtsComputeTotals idle = { 0 };
+              g_array_append_val (s->totals, idle);
+              g_array_index (tensor_program, int, found) = s->programs->len - 1;
+              g_array_append_val (tensor_program, none);
+            }
           }
         }
         s->rank_program[rank_of (&c, i, d, t)] = found;
+        if (map_of >= 0)
+          s->rank_plan_map[rank_of (&c, i, d, t)] = map_of;
       }
     }
+  }
   s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
   if (plan_comm->len > 0) /* a pipeline without replicas has no collectives */
     memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);

@@ -602,6 +602,22 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
     append_ranges (out, g_ptr_array_index (members, g));
     g_string_append_c (out, '\n');
   }
+  /* Plan maps: the ranks that run their programs' collectives on plans of
+   * their own. */
+  for (guint m = 0; s->plan_maps != NULL && m < s->plan_maps->len; m++) {
+    const GArray *map = g_ptr_array_index (s->plan_maps, m);
+    g_string_append_printf (out, "plan map %u:", m);
+    for (guint k = 0; k < map->len; k++)
+      if (g_array_index (map, int, k) >= 0 && g_array_index (map, int, k) != (int) k)
+        g_string_append_printf (out, " %u->%d", k, g_array_index (map, int, k));
+    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));
+    for (int r = 0; r < s->n_ranks; r++)
+      if (s->rank_plan_map[r] == (int) m)
+        g_array_append_val (ranks, r);
+    g_string_append_printf (out, "; rank%s ", ranks->len == 1 ? "" : "s");
+    append_ranges (out, ranks);
+    g_string_append_c (out, '\n');
+  }
 }
 
 /* Activities of participant PART of PLAN in one run of the collective. */
@@ -693,11 +709,11 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
     if (uniform[k] && plan->n_ranks > 0)
       per_member[k] = participant_activities (plan, 0, flow, xfers);
   }
-  /* What a program costs whoever runs it is counted once per program; only
-   * collectives whose members differ (parameter servers) depend on the
-   * stream's rank. */
+  /* What a program costs whoever runs it is counted once per program, its
+   * collectives once per program and plan map; only collectives whose
+   * members differ (parameter servers) depend on the stream's rank. */
   g_autofree double *base = g_new0 (double, MAX (s->programs->len, 1));
-  g_autofree gboolean *per_rank = g_new0 (gboolean, MAX (s->programs->len, 1));
+  g_autofree gboolean *has_coll = g_new0 (gboolean, MAX (s->programs->len, 1));
   for (guint p = 0; p < s->programs->len; p++) {
     const GArray *prog = g_ptr_array_index (s->programs, p);
     for (guint j = 0; j < prog->len; j++) {
@@ -712,30 +728,98 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
         base[p] += 1;
       else if (op->type == DTS_OP_APPLY)
         base[p] += op->senders;
-      else if (op->type == DTS_OP_COLL && uniform[op->coll] && op->part < 0)
-        base[p] += per_member[op->coll];
-      else if (op->type == DTS_OP_COLL && op->part >= 0)
-        base[p] += participant_activities (g_ptr_array_index (s->plans, op->coll), op->part,
-                                           flow, xfers);
       else if (op->type == DTS_OP_COLL)
-        per_rank[p] = TRUE;
+        has_coll[p] = TRUE;
     }
   }
+  /* (program, plan map) -> what its collectives cost every rank, and
+   * whether some of them (members of a plan that is not lock-step) cost
+   * each rank its own */
+  typedef struct {
+    double same;
+    gboolean by_rank;
+  } Colls;
+  g_autoptr (GHashTable) colls = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                        g_free);
   double total = 0;
   for (guint i = 0; i < s->streams->len; i++) {
     const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
     total += base[st->program];
+    if (!has_coll[st->program])
+      continue;
     const GArray *prog = g_ptr_array_index (s->programs, st->program);
-    for (guint j = 0; per_rank[st->program] && j < prog->len; j++) {
+    int map = s->rank_plan_map != NULL ? s->rank_plan_map[st->rank] : -1;
+    gint64 key = ((gint64) st->program << 32) | (guint32) map;
+    Colls *cl = g_hash_table_lookup (colls, &key);
+    if (cl == NULL) {
+      cl = g_new0 (Colls, 1);
+      for (guint j = 0; j < prog->len; j++) {
+        const DtsOp *op = &g_array_index (prog, DtsOp, j);
+        if (op->type != DTS_OP_COLL)
+          continue;
+        int k = dts_schedule_rank_plan (s, st->rank, op->coll);
+        if (op->part >= 0)
+          cl->same += participant_activities (g_ptr_array_index (s->plans, k), op->part, flow,
+                                              xfers);
+        else if (uniform[k])
+          cl->same += per_member[k];
+        else
+          cl->by_rank = TRUE;
+      }
+      g_hash_table_insert (colls, g_memdup2 (&key, sizeof key), cl);
+    }
+    total += cl->same;
+    for (guint j = 0; cl->by_rank && j < prog->len; j++) {
       const DtsOp *op = &g_array_index (prog, DtsOp, j);
-      if (op->type == DTS_OP_COLL && op->part < 0 && !uniform[op->coll]) {
-        const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
-        total += participant_activities (g_ptr_array_index (s->plans, op->coll),
+      int k = op->type == DTS_OP_COLL ? dts_schedule_rank_plan (s, st->rank, op->coll) : -1;
+      if (k >= 0 && op->part < 0 && !uniform[k]) {
+        const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[k]);
+        total += participant_activities (g_ptr_array_index (s->plans, k),
                                          c->member_of[st->rank], flow, xfers);
       }
     }
   }
   return total * iterations;
+}
+
+/* Whether A and B are the same operation but for the plan a collective
+ * names (compared field by field: a struct's padding is not its value). */
+static gboolean
+same_but_plan (const DtsOp *a, const DtsOp *b)
+{
+  return a->type == b->type && a->phase == b->phase && a->layer == b->layer
+         && a->micro_batch == b->micro_batch && a->bucket == b->bucket && a->event == b->event
+         && a->count == b->count && a->part == b->part && a->peer == b->peer
+         && a->tag == b->tag && a->comm == b->comm && a->wait == b->wait
+         && a->purpose == b->purpose && a->bytes == b->bytes && a->duration_s == b->duration_s
+         && a->detach == b->detach && a->samples == b->samples && a->policy == b->policy
+         && a->bound == b->bound && a->senders == b->senders && a->shard == b->shard
+         && a->extra_s == b->extra_s && a->overhead_s == b->overhead_s
+         && a->concurrency == b->concurrency && a->turn == b->turn
+         && a->first_sender == b->first_sender
+         && (a->type == DTS_OP_COLL || a->coll == b->coll);
+}
+
+gboolean
+dts_schedule_program_match (const GArray *a, const GArray *b, GArray *map)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++) {
+    const DtsOp *x = &g_array_index (a, DtsOp, i), *y = &g_array_index (b, DtsOp, i);
+    if (!same_but_plan (x, y))
+      return FALSE;
+    if (x->type != DTS_OP_COLL)
+      continue;
+    int none = -1;
+    while (map->len <= (guint) x->coll)
+      g_array_append_val (map, none);
+    int *to = &g_array_index (map, int, x->coll);
+    if (*to >= 0 && *to != y->coll)
+      return FALSE;
+    *to = y->coll;
+  }
+  return TRUE;
 }
 
 gboolean

@@ -293,6 +293,14 @@ typedef struct {
   int *event_initial;      /* [rank x n_events + event]: signals the event holds when the run
                               starts (owned), or NULL: none */
   int *rank_program;       /* rank -> the program of its compute stream, or -1 */
+  /* Programs shared by ranks that run the same operations on communicators
+   * of their own (the data-parallel replicas of a pipeline stage under
+   * tensor or context parallelism, whose collectives are their groups'):
+   * a rank's collectives are its plan map's image of those the program
+   * names (dts_schedule_rank_plan). NULL when no rank has one. */
+  GPtrArray *plan_maps;    /* GArray of int: [plan the program names] -> the rank's, -1 or
+                              past the end: the same plan */
+  int *rank_plan_map;      /* rank -> index into plan_maps, or -1: the programs' own plans */
   DtsMemoryEstimate memory;/* of the rank with the largest total */
   int samples_per_iteration; /* the global mini-batch */
   int micro_batches;       /* pipeline: per iteration; else 1 */
@@ -366,6 +374,25 @@ dts_schedule_rank_host (const DtsSchedule *s, const DtsPlatform *platform, int r
     *line = g->line;
   return g->host;
 }
+
+/* The plan that RANK runs where one of its programs names plan K. */
+static inline int
+dts_schedule_rank_plan (const DtsSchedule *s, int rank, int k)
+{
+  if (s->rank_plan_map == NULL || s->rank_plan_map[rank] < 0)
+    return k;
+  const GArray *map = g_ptr_array_index (s->plan_maps, s->rank_plan_map[rank]);
+  int to = k >= 0 && (guint) k < map->len ? g_array_index (map, int, k) : -1;
+  return to >= 0 ? to : k;
+}
+
+/* Whether program B is program A run on other communicators: the same
+ * operations but for the plans their collectives name, each plan A names
+ * standing for one plan of B. MAP (int, indexed by A's plans; -1: none
+ * yet, and it grows as needed) receives and is checked against the
+ * correspondence, so that two programs can be matched under one map; on
+ * FALSE its contents are unspecified. */
+gboolean dts_schedule_program_match (const GArray *a, const GArray *b, GArray *map);
 
 /* The program of RANK's compute stream. */
 static inline const GArray *

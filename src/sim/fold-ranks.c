@@ -381,7 +381,9 @@ fold_classes (Sim *sim, const char *env)
   g_autofree int *comm_owner = g_new (int, (gsize) MAX (n_comms, 1));
   for (guint i = 0; i < sc->streams->len; i++) {
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
-    g_string_append_printf (key[st->rank], "%d.%d.%d;", st->kind, st->index, st->program);
+    /* (the plan map too: a program shared by ranks on other communicators) */
+    g_string_append_printf (key[st->rank], "%d.%d.%d.%d;", st->kind, st->index, st->program,
+                            sc->rank_plan_map != NULL ? sc->rank_plan_map[st->rank] : -1);
   }
   g_autoptr (GHashTable) hosts = g_hash_table_new (NULL, NULL);
   for (int r = 0; r < sim->n && ok; r++) {
@@ -406,11 +408,25 @@ fold_classes (Sim *sim, const char *env)
     const char *k = key[r]->str;
     for (int c = 0; c < n_comms; c++)
       comm_owner[c] = -1;
-    int kind, index, program, n;
+    int kind, index, program, map, n;
     int stream = 0;
-    while (ok && sscanf (k, "%d.%d.%d;%n", &kind, &index, &program, &n) == 3) {
+    while (ok && sscanf (k, "%d.%d.%d.%d;%n", &kind, &index, &program, &map, &n) == 4) {
+      /* a program under a plan map: its collectives' communicators are the
+       * rank's own (barriers are not mapped) */
+      g_autofree guint8 *mapped = NULL;
+      if (map >= 0) {
+        mapped = g_new0 (guint8, MAX (n_comms, 1));
+        const GArray *prog = g_ptr_array_index (sc->programs, program);
+        for (guint i = 0; i < prog->len; i++) {
+          const DtsOp *op = &g_array_index (prog, DtsOp, i);
+          if (op->type == DTS_OP_COLL)
+            mapped[sc->plan_comm[dts_schedule_rank_plan (sc, r, op->coll)]] = 1;
+          else if (op->type == DTS_OP_BARRIER)
+            mapped[op->comm] = 1;
+        }
+      }
       for (int c = 0; c < n_comms; c++)
-        if (uses[(gsize) program * n_comms + c]) {
+        if (mapped != NULL ? mapped[c] : uses[(gsize) program * n_comms + c]) {
           if (comm_owner[c] >= 0)
             ok = FALSE;
           comm_owner[c] = stream;

@@ -490,10 +490,11 @@ stream_actor (int argc, char **argv)
         }
         break;
       case DTS_OP_COLL: {
-        const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, op->coll);
-        const Comm *c = &sim->comms[sim->sched->plan_comm[op->coll]];
+        int k = dts_schedule_rank_plan (sim->sched, rk->rank, op->coll);
+        const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+        const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
         int part = op->part >= 0 ? op->part : c->comm->member_of[rk->rank];
-        sim_run_coll (sim, s, op->coll, part, op->bucket);
+        sim_run_coll (sim, s, k, part, op->bucket);
         double t1 = sim_now ();
         if (compute && op->purpose == DTS_COLL_PURPOSE_CONTEXT) {
           t->cp_s[ri] += t1 - t0;

@@ -9,10 +9,11 @@
 # remaining bytes up to date at other events in the whole run than in the
 # folded one; the last bits of a few sums move).
 # Cases at analytic: flat, NVLink + InfiniBand, NVSwitch with 8 NICs, a
-# host and a GPU straggler, two communication streams, tensor parallelism,
-# links shared at analytic (interleaved ranks behind one NIC, hier's pieces,
-# auto with two streams), and cases that must not fold (pipeline transfers,
-# parameter servers, compute jitter) and must still agree. At flow: the
+# host and a GPU straggler, two communication streams, links shared at
+# analytic (interleaved ranks behind one NIC, hier's pieces, auto with two
+# streams), and cases that must not fold (pipeline transfers, parameter
+# servers, compute jitter; tensor-parallel replicas sharing one program
+# through plan maps, each group's collectives its own) and must still agree. At flow: the
 # shipped and generated platforms whose ring flows share no link, with the
 # classes their routes make, links that several pairs cross but cannot
 # limit (rhd and multi-rail between DGX A100 nodes, multi-rail over a
@@ -89,6 +90,8 @@ check analytic 1 -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2
 check analytic 1 -p dgxa100-x8 -w vgg16 -i 2 --collective hier
 check analytic 1 -p cluster-4x4-v100 -w vgg16 -i 2 --collective auto --comm-streams 2
 check analytic all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
+check analytic all -p dgxa100-x2 -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 1 \
+  --tensor-parallel 4 --dp 4
 check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps --ps-aggregation node
 check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
 fat=$tmp/fat-tree.xml
@@ -118,6 +121,8 @@ check flow 8 -p "$fat" -w resnet50 -i 2 --collective multi-rail --channels 8
 check flow all -p dgxa100-x8 -w vgg16 -i 2 --collective hier
 check flow all -p cluster-4x4-v100 -w vgg16 -i 2 --collective tree
 check flow all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
+check flow all -p dgxa100-x2 -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 1 \
+  --tensor-parallel 4 --dp 4 --tp-overlap backward
 check flow all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps --ps-aggregation node
 check flow all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
 if [ $fail -ne 0 ]; then

@@ -333,9 +333,12 @@ START_TEST (test_tensor_parallel_volume)
   const DtsStage *stage = &g_array_index (s->stages, DtsStage, 0);
   ck_assert_double_eq (stage->params, w->params / 2);
   ck_assert_int_eq (stage->n_ranks, 4);
-  /* Ranks 0-1 are replica 0's group, 2-3 replica 1's. */
+  /* Ranks 0-1 are replica 0's group, 2-3 replica 1's: one program, each
+   * group's collectives its own (replica 1's through a plan map). */
   ck_assert_int_eq (s->rank_program[0], s->rank_program[1]);
-  ck_assert_int_ne (s->rank_program[0], s->rank_program[2]);
+  ck_assert_int_eq (s->rank_program[0], s->rank_program[2]);
+  ck_assert_int_lt (s->rank_plan_map[0], 0);
+  ck_assert_int_ge (s->rank_plan_map[2], 0);
   for (int r = 0; r < 4; r += 2) {
     const GArray *prog = dts_schedule_program (s, r);
     int n_coll = 0;
@@ -344,8 +347,9 @@ START_TEST (test_tensor_parallel_volume)
       if (op->type != DTS_OP_COLL)
         continue;
       n_coll++;
-      const DtsCollPlan *plan = g_ptr_array_index (s->plans, op->coll);
-      const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[op->coll]);
+      int pk = dts_schedule_rank_plan (s, r, op->coll);
+      const DtsCollPlan *plan = g_ptr_array_index (s->plans, pk);
+      const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[pk]);
       ck_assert_double_eq (plan->bytes, 4096.0 * 16 * 4);
       ck_assert_int_eq (c->n_ranks, 2);
       ck_assert_int_eq (c->ranks[0], r);
@@ -539,8 +543,9 @@ START_TEST (test_context_parallel)
         const DtsOp *op = &g_array_index (prog, DtsOp, i);
         if (op->type != DTS_OP_COLL || op->purpose != DTS_COLL_PURPOSE_CONTEXT)
           continue;
-        const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, op->coll);
-        const DtsCommunicator *ring = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[op->coll]);
+        int pk = dts_schedule_rank_plan (bt.s, r, op->coll);
+        const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, pk);
+        const DtsCommunicator *ring = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[pk]);
         ck_assert_int_eq (ring->n_ranks, C);
         ck_assert_int_ge (ring->member_of[r], 0); /* its own tensor rank's ring */
         ck_assert_double_eq (plan->bytes, bytes);
@@ -640,6 +645,93 @@ START_TEST (test_tp_overlap)
   ck_assert_int_eq (bwd_ops[DTS_TP_OVERLAP_BACKWARD], bwd_ops[DTS_TP_OVERLAP_NONE]);
   ck_assert_int_eq (fwd_ops[DTS_TP_OVERLAP_ALL], fwd_ops[DTS_TP_OVERLAP_NONE] + 4 * layers * M);
   ck_assert_int_eq (bwd_ops[DTS_TP_OVERLAP_ALL], bwd_ops[DTS_TP_OVERLAP_NONE] + 2 * layers * M);
+}
+END_TEST
+
+/* Plan maps: the data-parallel replicas of a stage under tensor (and
+ * context) parallelism share their programs, each replica's collectives
+ * mapped onto its own groups' plans. On 2 stages x 2 replicas x (T 2, C 1),
+ * (T 2, C 2) and (T 1, C 2), every --tp-overlap mode under TP: every collective that any stream of any rank runs, once mapped,
+ * is a plan of a communicator the rank is a member of; the GPUs of a
+ * stage run one compute program (every tensor rank, ring member and
+ * replica: they differ only in their groups); the second replica has a
+ * map. And the matcher refuses
+ * programs that differ in anything but plans, or whose plans do not
+ * correspond one to one in order. */
+START_TEST (test_plan_maps)
+{
+  const int S = 2, D = 2;
+  for (int T = 1; T <= 2; T++)
+  for (int c = 3 - T; c <= 2; c++)
+    for (int k = 0; k < (T > 1 ? DTS_TP_OVERLAP_COUNT : 1); k++) {
+      DtsRunOptions o = {
+        BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = S, .dp = D,
+        .micro_batches = 2, .tensor_parallel = T, .sequence_parallel = TRUE,
+        .context_parallel = c, .n_gpus = S * D * T * c, .tp_overlap = k,
+      };
+      g_auto (Built) bt = { 0 };
+      build_with (&bt, "tests/data/tiny-gpt.xml", &o);
+      const DtsSchedule *s = bt.s;
+      int checked = 0;
+      for (guint i = 0; i < s->streams->len; i++) {
+        const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
+        const GArray *prog = g_ptr_array_index (s->programs, st->program);
+        for (guint j = 0; j < prog->len; j++) {
+          const DtsOp *op = &g_array_index (prog, DtsOp, j);
+          if (op->type != DTS_OP_COLL)
+            continue;
+          int plan = dts_schedule_rank_plan (s, st->rank, op->coll);
+          const DtsCommunicator *cm = g_ptr_array_index (s->comms, s->plan_comm[plan]);
+          ck_assert_int_ge (cm->member_of[st->rank], 0);
+          checked++;
+        }
+      }
+      ck_assert_int_gt (checked, 0);
+      ck_assert (s->plan_maps != NULL);
+      g_autoptr (GHashTable) programs = g_hash_table_new (NULL, NULL);
+      for (int r = 0; r < s->n_ranks; r++)
+        g_hash_table_add (programs, GINT_TO_POINTER (s->rank_program[r]));
+      ck_assert_int_eq (g_hash_table_size (programs), S);
+      /* ranks go tensor rank, then ring, then replica: the first replica
+       * of stage 0 runs its programs' own plans, the second has a map */
+      const DtsStage *st0 = &g_array_index (s->stages, DtsStage, 0);
+      ck_assert_int_lt (s->rank_plan_map[st0->ranks[0]], 0);
+      ck_assert_int_ge (s->rank_plan_map[st0->ranks[st0->n_ranks - 1]], 0);
+    }
+  /* the matcher */
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  g_autoptr (GArray) b = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+  DtsOp gemm = { .type = DTS_OP_COMPUTE, .phase = DTS_PHASE_FORWARD, .duration_s = 1e-3 };
+  DtsOp coll = { .type = DTS_OP_COLL, .coll = 0, .part = -1 };
+  g_array_append_val (a, gemm);
+  g_array_append_val (a, coll);
+  g_array_append_val (a, coll);
+  coll.coll = 5;
+  g_array_append_val (b, gemm);
+  g_array_append_val (b, coll);
+  g_array_append_val (b, coll);
+  g_autoptr (GArray) map = g_array_new (FALSE, FALSE, sizeof (int));
+  ck_assert (dts_schedule_program_match (a, b, map));
+  ck_assert_int_eq (g_array_index (map, int, 0), 5);
+  /* plan 0 cannot stand for 5 and for 6 */
+  g_array_index (b, DtsOp, 2).coll = 6;
+  g_array_set_size (map, 0);
+  ck_assert (!dts_schedule_program_match (a, b, map));
+  /* nor can a map made for one program take another plan for it */
+  g_array_index (b, DtsOp, 2).coll = 5;
+  g_array_set_size (map, 0);
+  int seven = 7;
+  g_array_append_val (map, seven);
+  ck_assert (!dts_schedule_program_match (a, b, map));
+  /* anything else that differs */
+  g_array_set_size (map, 0);
+  g_array_index (b, DtsOp, 0).duration_s = 2e-3;
+  ck_assert (!dts_schedule_program_match (a, b, map));
+  g_array_index (b, DtsOp, 0).duration_s = 1e-3;
+  g_array_index (b, DtsOp, 1).purpose = DTS_COLL_PURPOSE_TENSOR;
+  ck_assert (!dts_schedule_program_match (a, b, map));
+  g_array_set_size (b, 2);
+  ck_assert (!dts_schedule_program_match (a, b, map));
 }
 END_TEST
 
@@ -1009,6 +1101,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);
+  tcase_add_test (tc, test_plan_maps);
   tcase_add_test (tc, test_recompute_time);
   tcase_add_test (tc, test_zero_model_state);
   tcase_add_test (tc, test_zero_plan);
