@@ -604,16 +604,21 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
   }
   /* Plan maps: the ranks that run their programs' collectives on plans of
    * their own. */
-  for (guint m = 0; s->plan_maps != NULL && m < s->plan_maps->len; m++) {
+  if (s->plan_maps == NULL)
+    return;
+  g_autoptr (GPtrArray) map_ranks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint m = 0; m < s->plan_maps->len; m++)
+    g_ptr_array_add (map_ranks, g_array_new (FALSE, FALSE, sizeof (int)));
+  for (int r = 0; r < s->n_ranks; r++)
+    if (s->rank_plan_map[r] >= 0)
+      g_array_append_val ((GArray *) g_ptr_array_index (map_ranks, s->rank_plan_map[r]), r);
+  for (guint m = 0; m < s->plan_maps->len; m++) {
     const GArray *map = g_ptr_array_index (s->plan_maps, m);
+    const GArray *ranks = g_ptr_array_index (map_ranks, m);
     g_string_append_printf (out, "plan map %u:", m);
     for (guint k = 0; k < map->len; k++)
       if (g_array_index (map, int, k) >= 0 && g_array_index (map, int, k) != (int) k)
         g_string_append_printf (out, " %u->%d", k, g_array_index (map, int, k));
-    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));
-    for (int r = 0; r < s->n_ranks; r++)
-      if (s->rank_plan_map[r] == (int) m)
-        g_array_append_val (ranks, r);
     g_string_append_printf (out, "; rank%s ", ranks->len == 1 ? "" : "s");
     append_ranges (out, ranks);
     g_string_append_c (out, '\n');
