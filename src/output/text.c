@@ -368,20 +368,18 @@ pipeline_body (const DtsRunSummary *s, GString *out)
   if (S > 1)
     g_string_append_printf (out, "  (equal stages, no transfer time: (S-1)/(M+S-1) = %.1f%%)\n",
                             100.0 * (S - 1) / (M + S - 1));
-  if (s->tensor_parallel > 1)
-    {
-      /* One line whether or not the collectives overlap GEMMs: what the
-         time is (exposed or blocking), then the mode and sequence
-         parallelism in the parenthesis. */
-      g_autofree char *how = s->tp_overlap != NULL
-                                 ? g_strdup_printf ("exposed: not hidden by GEMMs, --tp-overlap %s",
-                                                    s->tp_overlap)
-                                 : g_strdup ("blocking compute");
-      g_string_append_printf (out, "%s %s per GPU and iteration (%s%s)\n",
-                              s->sequence_parallel ? "tensor AG/RS      " : "tensor all-reduce ",
-                              T (s->tensor_s), how,
-                              s->sequence_parallel ? "; sequence parallel" : "");
-    }
+  if (s->tensor_parallel > 1) {
+    /* One line whether or not the collectives overlap GEMMs: what the time
+     * is (exposed or blocking), then the mode and sequence parallelism in
+     * the parenthesis. */
+    g_autofree char *how = s->tp_overlap != NULL
+                               ? g_strdup_printf ("exposed: not hidden by GEMMs, --tp-overlap %s",
+                                                  s->tp_overlap)
+                               : g_strdup ("blocking compute");
+    g_string_append_printf (out, "%s %s per GPU and iteration (%s%s)\n",
+                            s->sequence_parallel ? "tensor AG/RS      " : "tensor all-reduce ",
+                            T (s->tensor_s), how, s->sequence_parallel ? "; sequence parallel" : "");
+  }
   if (s->context_parallel > 1)
     g_string_append_printf (out,
                             "context K/V ring   %s per GPU and iteration (blocking compute; "

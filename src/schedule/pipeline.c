@@ -1230,22 +1230,28 @@ p2p_program (const Ctx *c, int s, int d, int t, int kind)
   return prog;
 }
 
-/* The program among BUILT (this stage's, each of GPU spec BUILT_SPEC; its
- * tensor stream's in TENSOR_PROGRAM) that PROG, with its tensor stream's
+/* A compute program built for a stage: its index in the schedule's
+ * programs, and the GPU spec (index in the build's specs) it was priced on. */
+typedef struct {
+  int program, spec;
+} Built;
+
+/* The program among BUILT (this stage's; its tensor stream's in
+ * TENSOR_PROGRAM) that PROG, priced on spec SPEC with its tensor stream's
  * program TENSOR (or NULL), runs as on other communicators, or -1. *MAP_OF
  * receives the plan map the ranks of PROG need (a new one in S), or -1
  * where the plans are the same. */
 static int
-match_program (DtsSchedule *s, const GArray *built, const GArray *built_spec,
-               const GArray *tensor_program, int spec, const GArray *prog, const GArray *tensor,
-               int *map_of)
+match_program (DtsSchedule *s, const GArray *built, const GArray *tensor_program, int spec,
+               const GArray *prog, const GArray *tensor, int *map_of)
 {
   *map_of = -1;
   for (guint b = 0; b < built->len; b++) {
-    int q = g_array_index (built, int, b);
+    const Built *bt = &g_array_index (built, Built, b);
+    int q = bt->program;
     int tq = g_array_index (tensor_program, int, q);
     g_autoptr (GArray) map = g_array_new (FALSE, FALSE, sizeof (int));
-    if (g_array_index (built_spec, int, b) != spec || (tq >= 0) != (tensor != NULL)
+    if (bt->spec != spec || (tq >= 0) != (tensor != NULL)
         || !dts_schedule_program_match (g_ptr_array_index (s->programs, q), prog, map)
         || (tensor != NULL
             && !dts_schedule_program_match (g_ptr_array_index (s->programs, tq), tensor, map)))
@@ -2108,11 +2114,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
    * map (match_program): a stage's replicas then share one program
    * whatever the data-parallel degree. */
   g_autoptr (GPtrArray) specs = g_ptr_array_new ();
-  g_autoptr (GArray) built = g_array_new (FALSE, FALSE, sizeof (int)); /* this stage's programs */
-  g_autoptr (GArray) built_spec = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (GArray) built = g_array_new (FALSE, FALSE, sizeof (Built)); /* this stage's */
   for (int i = 0; i < S; i++) {
     g_array_set_size (built, 0);
-    g_array_set_size (built_spec, 0);
     for (int d = 0; d < dp[i]; d++) {
       int r = rank_of (&c, i, d, 0);
       const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
@@ -2150,8 +2154,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                             dts_platform_gpu (platform, r)->host, r);
             return NULL;
           }
-          found = match_program (s, built, built_spec, tensor_program, (int) k, prog, tensor,
-                                 &map_of);
+          found = match_program (s, built, tensor_program, (int) k, prog, tensor, &map_of);
           if (found >= 0) {
             g_array_unref (prog);
             if (tensor != NULL)
@@ -2160,9 +2163,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
             g_ptr_array_add (s->programs, prog);
             g_array_append_val (s->totals, tot);
             found = s->programs->len - 1;
-            int spec_k = (int) k;
-            g_array_append_val (built, found);
-            g_array_append_val (built_spec, spec_k);
+            Built bt = { found, (int) k };
+            g_array_append_val (built, bt);
             int none = -1;
             g_array_append_val (tensor_program, none);
             if (tensor != NULL) {

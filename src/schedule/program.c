@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -788,7 +789,16 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
 }
 
 /* Whether A and B are the same operation but for the plan a collective
- * names (compared field by field: a struct's padding is not its value). */
+ * names (compared field by field: a struct's padding is not its value).
+ * Every field of DtsOp is listed. The assertions pin DtsOp's layout on
+ * LP64 (first_sender, the last field, at 120 of 128 bytes): a field added
+ * anywhere but as one 4-byte field after first_sender (in the trailing
+ * padding, which schedule.h's comment there rules out) moves one or the
+ * other, and the build stops here until the field is compared. */
+#if GLIB_SIZEOF_VOID_P == 8
+G_STATIC_ASSERT (offsetof (DtsOp, first_sender) == 120);
+G_STATIC_ASSERT (sizeof (DtsOp) == 128);
+#endif
 static gboolean
 same_but_plan (const DtsOp *a, const DtsOp *b)
 {

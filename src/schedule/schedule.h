@@ -207,6 +207,9 @@ typedef struct {
   gboolean turn;      /* APPLY: take the gradients sent from sender first_sender on, turning
                          (first_sender, +1, ... mod senders), not in the order they were sent */
   int first_sender;   /* APPLY, with turn */
+  /* New fields go above first_sender, and are compared in program.c's
+   * same_but_plan (which programs are one run on other communicators):
+   * its assertions on this struct's layout stop a build that forgot it. */
 } DtsOp;
 
 typedef enum {
