@@ -533,8 +533,11 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   }
   /* Every granularity: refuse runs that would take hours. */
   double limit = o.max_activities > 0 ? o.max_activities : DTS_SCHEDULE_MAX_ACTIVITIES;
+  g_autofree guint8 *analytic = NULL;
+  if (!dts_sim_run_plans_analytic (sched, &o, &analytic, error))
+    return NULL;
   double activities = dts_schedule_estimate_activities (
-      sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations);
+      sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations, analytic);
   if (activities > limit) {
     g_autofree char *wall = describe_wall_s (dts_schedule_estimate_wall_s (sched, activities));
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,

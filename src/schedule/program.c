@@ -700,7 +700,7 @@ dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities)
 
 double
 dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
-                                  int iterations)
+                                  int iterations, const guint8 *analytic)
 {
   g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
   /* A collective's activities per participant: members of a plan whose
@@ -712,7 +712,11 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
     uniform[k] = plan->n_parts == plan->n_ranks;
     for (int i = 0; i < plan->n_phases; i++)
       uniform[k] = uniform[k] && plan->phases[i].lockstep;
-    if (uniform[k] && plan->n_ranks > 0)
+    if (analytic != NULL && analytic[k]) {
+      /* one wait, whatever its steps (and the protocol's fixed cost) */
+      uniform[k] = TRUE;
+      per_member[k] = 1 + (plan->fixed_s > 0);
+    } else if (uniform[k] && plan->n_ranks > 0)
       per_member[k] = participant_activities (plan, 0, flow, xfers);
   }
   /* What a program costs whoever runs it is counted once per program, its
@@ -764,7 +768,7 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
         if (op->type != DTS_OP_COLL)
           continue;
         int k = dts_schedule_rank_plan (s, st->rank, op->coll);
-        if (op->part >= 0)
+        if (op->part >= 0 && !(analytic != NULL && analytic[k]))
           cl->same += participant_activities (g_ptr_array_index (s->plans, k), op->part, flow,
                                               xfers);
         else if (uniform[k])

@@ -431,9 +431,13 @@ void dts_schedule_dump (const DtsSchedule *sched, const GPtrArray *layer_names,
 /* The SimGrid activities (executions, transfers, latency waits) that
  * simulating SCHED for ITERATIONS iterations will start, at flow or step
  * granularity, with consecutive compute kernels of one pass merged
- * (MERGE: no per-layer trace) or not: the cost guard of `dtsim run`. */
+ * (MERGE: no per-layer trace) or not: the cost guard of `dtsim run`.
+ * ANALYTIC (may be NULL): the plans run at analytic granularity (a mask
+ * over sched->plans, dts_sim_run_plans_analytic), one activity per
+ * participant and call (a wait; two with a protocol's fixed cost, the
+ * plan's fixed_s) whatever their steps. */
 double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow, gboolean merge,
-                                         int iterations);
+                                         int iterations, const guint8 *analytic);
 
 /* Above this many estimated activities a run is refused unless the user
  * raises the limit: at the 5-25 us of wall time per activity measured on

@@ -143,10 +143,9 @@ part_lockstep (const DtsCollPlan *plan, int part)
  * Streams other than compute and communication (servers) answer FALSE when
  * ONLY_COMPUTE_COMM. */
 static gboolean
-one_collective_at_a_time (const Sim *sim, gboolean only_compute_comm)
+one_collective_at_a_time (const DtsSchedule *sc, gboolean only_compute_comm)
 {
-  const DtsSchedule *sc = sim->sched;
-  g_autofree int *comm_streams = g_new0 (int, MAX (sim->n, 1));
+  g_autofree int *comm_streams = g_new0 (int, MAX (sc->n_ranks, 1));
   for (guint i = 0; i < sc->streams->len; i++) {
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, i);
     if (only_compute_comm && st->kind != DTS_STREAM_COMPUTE && st->kind != DTS_STREAM_COMM)
@@ -193,7 +192,7 @@ fold_flow_routes (Sim *sim, GString **key)
       return FALSE;
   if (!dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
     return FALSE;
-  gboolean per_phase = one_collective_at_a_time (sim, FALSE);
+  gboolean per_phase = one_collective_at_a_time (sim->sched, FALSE);
   AnRoutes *an = &sim->an;
   g_autoptr (GArray) owner = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_autoptr (GArray) group = g_array_new (FALSE, TRUE, sizeof (int));
@@ -307,37 +306,44 @@ fold_flow_routes (Sim *sim, GString **key)
  * would not apply); and no output that needs the transfers themselves
  * (--link-stats, step records). Lock-step plans (rings, multi-rail rings)
  * stay flows and fold as before. Measured: doc/SIMULATION.md, "auto". */
-int
-sim_plans_analytic_alone (Sim *sim)
+guint8 *
+dts_sim_plans_alone (const DtsSchedule *sc, const DtsSimSettings *set)
 {
-  const DtsSchedule *sc = sim->sched;
-  if (!sim->set->analytic_alone || sim->set->granularity != DTS_GRANULARITY_FLOW
-      || sim->trace->steps != NULL || sim->link_bytes != NULL || sc->n_shards > 0
-      || sc->rank_cpu != NULL || !dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
-    return 0;
+  if (!set->analytic_alone || set->granularity != DTS_GRANULARITY_FLOW || set->record_steps
+      || set->link_stats || sc->n_shards > 0 || sc->rank_cpu != NULL
+      || !dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
+    return NULL;
   if (!only_collectives (sc))
-    return 0;
-  if (!one_collective_at_a_time (sim, TRUE))
-    return 0;
-  int n = 0;
+    return NULL;
+  if (!one_collective_at_a_time (sc, TRUE))
+    return NULL;
   for (guint k = 0; k < sc->plans->len; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
     if (plan->n_parts != plan->n_ranks || plan->n_servers > 0 || plan->local != NULL)
-      return 0;
+      return NULL;
   }
-  sim->plan_analytic = g_new0 (guint8, MAX (sc->plans->len, 1));
+  g_autofree guint8 *mask = g_new0 (guint8, MAX (sc->plans->len, 1));
+  int n = 0;
   for (guint k = 0; k < sc->plans->len; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (sc->plans, k);
     gboolean lockstep = TRUE;
     for (int part = 0; part < plan->n_parts && lockstep; part++)
       lockstep = part_lockstep (plan, part);
     if (!lockstep) {
-      sim->plan_analytic[k] = 1;
+      mask[k] = 1;
       n++;
     }
   }
-  if (n == 0)
-    g_clear_pointer (&sim->plan_analytic, g_free);
+  return n > 0 ? g_steal_pointer (&mask) : NULL;
+}
+
+int
+sim_plans_analytic_alone (Sim *sim)
+{
+  sim->plan_analytic = dts_sim_plans_alone (sim->sched, sim->set);
+  int n = 0;
+  for (guint k = 0; sim->plan_analytic != NULL && k < sim->sched->plans->len; k++)
+    n += sim->plan_analytic[k];
   return n;
 }
 

@@ -1206,11 +1206,11 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
   return g_steal_pointer (&trace);
 }
 
-DtsTrace *
-dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWorkload *workload,
-             const DtsRunOptions *opts, GError **error)
+/* The settings of a `dtsim run` with options OPTS. */
+static DtsSimSettings
+run_settings (const DtsRunOptions *opts)
 {
-  DtsSimSettings set = {
+  return (DtsSimSettings){
     .platform_path = opts->platform_path,
     .cfg = opts->cfg,
     .overrides = opts->overrides,
@@ -1225,5 +1225,33 @@ dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWor
     .seed = opts->seed,
     .coll_overhead_s = opts->coll_overhead_s,
   };
+}
+
+DtsTrace *
+dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWorkload *workload,
+             const DtsRunOptions *opts, GError **error)
+{
+  DtsSimSettings set = run_settings (opts);
   return dts_sim_execute (sched, platform, workload, &set, error);
+}
+
+gboolean
+dts_sim_run_plans_analytic (const DtsSchedule *sched, const DtsRunOptions *opts, guint8 **mask,
+                            GError **error)
+{
+  *mask = NULL;
+  if (opts->granularity == DTS_GRANULARITY_ANALYTIC) {
+    *mask = g_new (guint8, MAX (sched->plans->len, 1));
+    memset (*mask, 1, MAX (sched->plans->len, 1));
+    return TRUE;
+  }
+  if (!opts->granularity_auto || opts->granularity != DTS_GRANULARITY_FLOW)
+    return TRUE;
+  /* the network model decides: SimGrid configured, the platform loaded
+   * (once: the run goes on with it) */
+  if (!dts_sim_load_platform (opts->platform_path, opts->cfg, opts->overrides, error))
+    return FALSE;
+  DtsSimSettings set = run_settings (opts);
+  *mask = dts_sim_plans_alone (sched, &set);
+  return TRUE;
 }

@@ -104,6 +104,21 @@ DtsTrace *dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform
 DtsTrace *dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform,
                        const DtsWorkload *workload, const DtsRunOptions *opts, GError **error);
 
+/* The plans of SCHED that a simulation with SET runs at analytic
+ * granularity although it is a flow run (--comm-granularity auto: plans
+ * that are not lock-step, alone on the network; doc/SIMULATION.md): a mask
+ * over sched->plans, or NULL for none. SimGrid must be configured (the
+ * network model decides). */
+guint8 *dts_sim_plans_alone (const DtsSchedule *sched, const DtsSimSettings *set);
+
+/* The plans of SCHED that `dtsim run` with OPTS runs at analytic
+ * granularity (every plan at --comm-granularity analytic, those of
+ * dts_sim_plans_alone at auto), in *MASK: a mask over sched->plans, or
+ * NULL for none. For the cost guard, before the run; at auto it loads the
+ * platform (dts_sim_load_platform) and fails with its errors. */
+gboolean dts_sim_run_plans_analytic (const DtsSchedule *sched, const DtsRunOptions *opts,
+                                     guint8 **mask, GError **error);
+
 G_END_DECLS
 
 #endif
