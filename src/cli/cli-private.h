@@ -263,9 +263,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSweepAxis, dts_sweep_axis_free)
 /* "4,8,16:64:x2" -> {"4", "8", "16", "32", "64"} (owned); DTS_ERROR_USAGE
  * for a bad range, an empty item or a value given twice. */
 char **dts_sweep_values_expand (const char *text, GError **error);
-/* Parse a split "TxPxD" (tensor x pipeline x data parallel degrees, each
- * from 1, at most 2^20 GPUs in all); DTS_ERROR_USAGE otherwise. */
-gboolean dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, GError **error);
+/* Parse a split "TxPxD" or "TxPxDxC" (tensor x pipeline x data x context
+ * parallel degrees, each from 1, C 1 when left out, at most 2^20 GPUs in
+ * all); DTS_ERROR_USAGE otherwise. */
+gboolean dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, int *cp,
+                               GError **error);
+/* The split's spelling: "TxPxD", with "xC" when CP > 1 (owned). */
+char *dts_sweep_mesh_format (int tp, int pp, int dp, int cp);
 
 /* Why mesh=auto leaves a factorisation out (doc/SWEEP.md). */
 typedef enum {
@@ -274,13 +278,16 @@ typedef enum {
   DTS_SWEEP_MESH_N_EXCLUDED,
 } DtsSweepMeshExcluded;
 
-/* The splits "TxPxD" with T*P*D = N_GPUS that mesh=auto runs, T ascending,
- * then P ascending (owned, NULL-terminated, possibly empty): T divides
- * GPUS_PER_NODE (tensor parallelism inside a node) and, when GLOBAL_BATCH >
- * 0, D * MAX (MICRO_BATCH_SIZE, 1) divides it. EXCLUDED counts the others
- * by their first broken rule. */
+/* The splits "TxPxD[xC]" with T*P*D*C = N_GPUS that mesh=auto runs, T
+ * ascending, then P, then C (owned, NULL-terminated, possibly empty): T
+ * divides GPUS_PER_NODE (tensor parallelism inside a node); C > 1 only up
+ * to MAX_CP and where 2 C divides CP_TOKENS (the sequence of the
+ * workload's attention; 0: no context parallelism); and, when
+ * GLOBAL_BATCH > 0, D * MAX (MICRO_BATCH_SIZE, 1) divides it. EXCLUDED
+ * counts the others by their first broken rule (a C that does not cut the
+ * sequence is no split). */
 char **dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
-                                 int micro_batch_size,
+                                 int micro_batch_size, int cp_tokens, int max_cp,
                                  guint excluded[DTS_SWEEP_MESH_N_EXCLUDED]);
 
 /* Whether the axis of KEY sets the GPU count of its points (gpus, nodes,

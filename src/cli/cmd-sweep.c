@@ -51,6 +51,7 @@
 #include "core/units.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
+#include "workload/workload.h"
 
 #define DEFAULT_OUTPUT "sweep-out"
 
@@ -69,6 +70,7 @@ typedef struct {
   char *best;
   char *global_batch;
   char *micro_batch_size;
+  char *max_cp;
 } SweepArgs;
 
 static void
@@ -84,6 +86,7 @@ sweep_args_clear (SweepArgs *a)
   g_free (a->best);
   g_free (a->global_batch);
   g_free (a->micro_batch_size);
+  g_free (a->max_cp);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepArgs, sweep_args_clear)
 
@@ -96,7 +99,8 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
       "An axis: a run option or what-if target and its values, repeatable "
       "(gpus=4,8,16; batch-size=32:256:x2; 'link:*-ib.bandwidth=25Gbps,100Gbps'; "
       "scale:network.bandwidth=0.5,1,2; mesh=8x4x2,4x8x2 for TPxPPxDP splits of --strategy "
-      "hybrid, mesh=auto for every split of the GPUs)", "KEY=VALUES" },
+      "hybrid, 8x4x2x2 with context parallelism CP, mesh=auto for every split of the GPUs)",
+      "KEY=VALUES" },
     { "zip", 0, 0, G_OPTION_ARG_NONE, &a->zip,
       "Pair the axes value by value instead of taking every combination", NULL },
     { "jobs", 'j', 0, S, &a->jobs, "Points run at a time (default: 1)", "N" },
@@ -125,6 +129,9 @@ add_entries (GOptionContext *ctx, SweepArgs *a)
     { "micro-batch-size", 0, 0, S, &a->micro_batch_size,
       "With --global-batch: samples per micro-batch and replica (--micro-batches is the "
       "global batch over DP x this; default: the base's --micro-batches)", "N" },
+    { "max-context-parallel", 0, 0, S, &a->max_cp,
+      "With mesh=auto: also try context parallelism CP up to N, where the workload's "
+      "attention allows it (splits TPxPPxDPxCP; default: 1, none)", "N" },
     { "dtsim", 0, 0, S, &a->dtsim,
       "The dtsim that runs the points (default: this one, by its absolute path)", "PATH" },
     { "config", 0, 0, S, NULL,
@@ -285,12 +292,75 @@ gpus_of_base (char *const *base)
   return g && g_ascii_string_to_unsigned (g, 10, 1, 1 << 20, &n, NULL) ? (int) n : 0;
 }
 
+/* The value the base gives option --LONG (or -SHORT, when not 0), its last
+ * if several, or NULL. */
+static const char *
+base_value (char *const *base, const char *lng, char shrt)
+{
+  const char *v = NULL;
+  size_t n = strlen (lng);
+  for (char *const *b = base; *b; b++) {
+    const char *a = *b;
+    if (g_str_has_prefix (a, "--") && strncmp (a + 2, lng, n) == 0) {
+      if (a[2 + n] == '\0' && b[1] != NULL)
+        v = *++b;
+      else if (a[2 + n] == '=')
+        v = a + 3 + n;
+    } else if (shrt != 0 && a[0] == '-' && a[1] == shrt) {
+      if (a[2] == '\0' && b[1] != NULL)
+        v = *++b;
+      else if (a[2] != '\0')
+        v = a + 2;
+    }
+  }
+  return v;
+}
+
+/* The sequence that context parallelism would split in the base's
+ * workload (at its --seq-len): the greatest common divisor of its
+ * attention layers' sequences, or 0 where it has none or one that is not
+ * fused (what `dtsim run --context-parallel` refuses). *NAME: the
+ * workload's name (owned). */
+static int
+cp_tokens_of_base (char *const *base, char **name, GError **error)
+{
+  const char *wl = base_value (base, "workload", 'w');
+  const char *seq = base_value (base, "seq-len", 0);
+  guint64 seq_len = 0;
+  if (seq != NULL && !g_ascii_string_to_unsigned (seq, 10, 1, G_MAXINT, &seq_len, NULL))
+    seq_len = 0; /* the run says what is wrong with it */
+  g_autofree char *path = dts_datadir_resolve ("workloads", wl ? wl : DTS_DEFAULT_WORKLOAD,
+                                               ".xml", "workload", error);
+  if (path == NULL)
+    return -1;
+  g_autoptr (DtsWorkload) w = dts_workload_load_seq (path, (int) seq_len, error);
+  if (w == NULL)
+    return -1;
+  *name = g_strdup (w->name);
+  int tokens = 0;
+  for (guint l = 0; l < w->layers->len; l++) {
+    const DtsLayer *x = dts_workload_layer (w, l);
+    if (x->type != DTS_LAYER_ATTENTION)
+      continue;
+    if (!x->fused)
+      return 0;
+    int a = tokens, b = x->in_shape.seq;
+    while (b != 0) {
+      int r = a % b;
+      a = b;
+      b = r;
+    }
+    tokens = a;
+  }
+  return tokens;
+}
+
 /* VARY with mesh=auto replaced by the splits of the base's GPU count (its
  * --gpus, else every GPU of its platform) that dts_sweep_mesh_enumerate
  * keeps; NOTE says which and what it left out (owned). */
 static char **
-expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, GString *note,
-             GError **error)
+expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, int max_cp,
+             GString *note, GError **error)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
   for (char *const *v = vary; v && *v; v++) {
@@ -328,11 +398,29 @@ expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, GS
         return NULL;
       n = (int) pf->gpus->len;
     }
+    g_autofree char *wname = NULL;
+    int cp_tokens = cp_tokens_of_base (base, &wname, error);
+    if (cp_tokens < 0) {
+      g_prefix_error (error, "--vary 'mesh=auto': ");
+      return NULL;
+    }
     guint excluded[DTS_SWEEP_MESH_N_EXCLUDED];
-    g_auto (GStrv) splits = dts_sweep_mesh_enumerate (n, per_node, global_batch, mbs, excluded);
+    g_auto (GStrv) splits = dts_sweep_mesh_enumerate (n, per_node, global_batch, mbs,
+                                                      cp_tokens, max_cp, excluded);
     guint total = g_strv_length (splits);
     g_string_append_printf (note, "mesh=auto: %d GPUs, %d per node: %u split%s TPxPPxDP", n,
                             per_node, total, total == 1 ? "" : "s");
+    if (cp_tokens > 0 && max_cp > 1)
+      g_string_append_printf (note, "[xCP] (context parallelism CP up to %d where 2 CP divides "
+                              "the %d tokens of %s's attention)",
+                              max_cp, cp_tokens, wname);
+    else if (cp_tokens > 0)
+      g_string_append_printf (note, " (context parallelism not tried: --max-context-parallel "
+                              "N tries CP up to N)");
+    else if (max_cp > 1)
+      g_string_append_printf (note, " (no context parallelism: %s has no fused attention "
+                              "layer whose sequence could be split)",
+                              wname);
     if (excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES] > 0)
       g_string_append_printf (note, "; %u left out whose TP does not divide the %d GPUs of a "
                               "node (tensor parallelism stays inside a node)",
@@ -367,8 +455,8 @@ set_by_mesh (char *const *b, const DtsSweepAxis *mesh, int *skip)
     int needs; /* 0: always; 1: with a global batch; 2: with a micro-batch size */
   } opts[] = {
     { "gpus", 'n', 0 },         { "strategy", 0, 0 },      { "tensor-parallel", 0, 0 },
-    { "stages", 0, 0 },         { "dp", 0, 0 },            { "batch-size", 'b', 1 },
-    { "micro-batches", 0, 2 },
+    { "stages", 0, 0 },         { "dp", 0, 0 },            { "context-parallel", 0, 0 },
+    { "batch-size", 'b', 1 },   { "micro-batches", 0, 2 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (opts); i++) {
     if ((opts[i].needs == 1 && mesh->global_batch == 0)
@@ -1434,12 +1522,23 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
   }
   if (a.output != NULL && a.output[0] == '\0')
     return dts_cli_bad_option ("output", a.output, "a directory", error);
-  int global_batch = 0, mbs = 0;
+  int global_batch = 0, mbs = 0, max_cp = 1;
   if (!dts_cli_parse_int_option ("global-batch", a.global_batch, 1, 1 << 30, &global_batch,
                                  error)
       || !dts_cli_parse_int_option ("micro-batch-size", a.micro_batch_size, 1, 1 << 30, &mbs,
+                                    error)
+      || !dts_cli_parse_int_option ("max-context-parallel", a.max_cp, 1, 1 << 20, &max_cp,
                                     error))
     return FALSE;
+  gboolean mesh_auto = FALSE;
+  for (char **v = a.vary; v != NULL && *v != NULL; v++)
+    mesh_auto = mesh_auto || strcmp (*v, "mesh=auto") == 0;
+  if (a.max_cp != NULL && !mesh_auto) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--max-context-parallel applies to --vary mesh=auto (list splits TPxPPxDPxCP "
+                 "otherwise)");
+    return FALSE;
+  }
   if (mbs > 0 && global_batch == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--micro-batch-size needs --global-batch (the micro-batches of a split are "
@@ -1447,7 +1546,7 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
     return FALSE;
   }
   g_autoptr (GString) mesh_note = g_string_new (NULL);
-  g_auto (GStrv) vary = expand_mesh (a.vary, base, global_batch, mbs, mesh_note, error);
+  g_auto (GStrv) vary = expand_mesh (a.vary, base, global_batch, mbs, max_cp, mesh_note, error);
   if (vary == NULL)
     return FALSE;
   g_autoptr (DtsSweepPlan) plan = dts_sweep_plan_new (vary, a.zip, error);
@@ -1470,8 +1569,8 @@ dts_cmd_sweep (int argc, char **argv, GError **error)
     axis->global_batch = global_batch;
     axis->micro_batch_size = mbs;
     for (char **v = axis->values; *v && global_batch > 0; v++) {
-      int t, p, d;
-      if (dts_sweep_mesh_parse (*v, &t, &p, &d, NULL)
+      int t, p, d, cp;
+      if (dts_sweep_mesh_parse (*v, &t, &p, &d, &cp, NULL)
           && global_batch % ((gint64) d * MAX (mbs, 1)) != 0) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                      "--vary mesh: split %s: DP %d x micro-batch size %d does not divide "

@@ -3,12 +3,14 @@
  * An axis is `KEY=VALUES`:
  *   KEY     a long option of `dtsim run` (gpus, batch-size, workload, platform,
  *           collective, bucket-size, no-overlap, ...), `nodes` (the first N
- *           nodes of the point's platform, as --gpus), `mesh` (TPxPPxDP
- *           splits run as --strategy hybrid; `auto`, replaced by cmd-sweep.c
- *           with the splits of the GPUs that dts_sweep_mesh_enumerate keeps:
- *           every T*P*D = GPUs with T dividing the GPUs of a node, Megatron's
- *           rule that tensor parallelism stays inside a node, and with a
- *           global batch D x micro-batch size dividing it), or a what-if target:
+ *           nodes of the point's platform, as --gpus), `mesh` (TPxPPxDP or
+ *           TPxPPxDPxCP splits run as --strategy hybrid; `auto`, replaced by
+ *           cmd-sweep.c with the splits of the GPUs that
+ *           dts_sweep_mesh_enumerate keeps: every T*P*D*C = GPUs with T
+ *           dividing the GPUs of a node, Megatron's rule that tensor
+ *           parallelism stays inside a node, C > 1 only for a workload whose
+ *           attention splits its sequence into 2C chunks, and with a global
+ *           batch D x micro-batch size dividing it), or a what-if target:
  *           `link:GLOB.FIELD`, `host:GLOB.FIELD`, `gpu:GLOB.FIELD` or
  *           `set:TARGET` for `run --set TARGET=V`, `scale:TARGET` for
  *           `run --scale TARGET=V` (network.bandwidth, gpu.flops, link:...);
@@ -160,28 +162,39 @@ static const char *const reserved[] = { "format",   "quiet",     "config",   "tr
                                         NULL };
 
 gboolean
-dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, GError **error)
+dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, int *cp, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (text, "x", -1);
-  guint64 v[3];
-  gboolean ok = g_strv_length (parts) == 3;
-  for (guint i = 0; ok && i < 3; i++)
+  guint n = g_strv_length (parts);
+  guint64 v[4] = { 1, 1, 1, 1 };
+  gboolean ok = n == 3 || n == 4;
+  for (guint i = 0; ok && i < n; i++)
     ok = g_ascii_string_to_unsigned (parts[i], 10, 1, 1 << 20, &v[i], NULL);
-  if (!ok || v[0] * v[1] * v[2] > (1 << 20)) {
+  if (!ok || v[0] * v[1] * v[2] * v[3] > (1 << 20)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "mesh: '%s' is not a split TPxPPxDP (three integers from 1, at most %d GPUs "
-                 "in all: 8x4x2), nor auto", text, 1 << 20);
+                 "mesh: '%s' is not a split TPxPPxDP or TPxPPxDPxCP (three or four integers "
+                 "from 1, at most %d GPUs in all: 8x4x2, 8x4x2x2), nor auto",
+                 text, 1 << 20);
     return FALSE;
   }
   *tp = (int) v[0];
   *pp = (int) v[1];
   *dp = (int) v[2];
+  *cp = (int) v[3];
   return TRUE;
+}
+
+char *
+dts_sweep_mesh_format (int tp, int pp, int dp, int cp)
+{
+  return cp > 1 ? g_strdup_printf ("%dx%dx%dx%d", tp, pp, dp, cp)
+                : g_strdup_printf ("%dx%dx%d", tp, pp, dp);
 }
 
 char **
 dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
-                          int micro_batch_size, guint excluded[DTS_SWEEP_MESH_N_EXCLUDED])
+                          int micro_batch_size, int cp_tokens, int max_cp,
+                          guint excluded[DTS_SWEEP_MESH_N_EXCLUDED])
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
   for (int i = 0; i < DTS_SWEEP_MESH_N_EXCLUDED; i++)
@@ -193,13 +206,17 @@ dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
     for (int p = 1; p <= n_gpus / t; p++) {
       if ((n_gpus / t) % p != 0)
         continue;
-      int d = n_gpus / t / p;
-      if (gpus_per_node % t != 0)
-        excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES]++;
-      else if (global_batch > 0 && global_batch % ((gint64) d * mbs) != 0)
-        excluded[DTS_SWEEP_MESH_BATCH]++;
-      else
-        g_ptr_array_add (out, g_strdup_printf ("%dx%dx%d", t, p, d));
+      for (int c = 1; c <= MIN (n_gpus / t / p, MAX (max_cp, 1)); c++) {
+        if ((n_gpus / t / p) % c != 0 || (c > 1 && (cp_tokens <= 0 || cp_tokens % (2 * c) != 0)))
+          continue;
+        int d = n_gpus / t / p / c;
+        if (gpus_per_node % t != 0)
+          excluded[DTS_SWEEP_MESH_TP_ACROSS_NODES]++;
+        else if (global_batch > 0 && global_batch % ((gint64) d * mbs) != 0)
+          excluded[DTS_SWEEP_MESH_BATCH]++;
+        else
+          g_ptr_array_add (out, dts_sweep_mesh_format (t, p, d, c));
+      }
     }
   }
   g_ptr_array_add (out, NULL);
@@ -215,8 +232,8 @@ classify_option (DtsSweepAxis *axis, GError **error)
     if (strcmp (axis->values[0], "auto") == 0 && axis->values[1] == NULL)
       return TRUE;
     for (char **v = axis->values; *v; v++) {
-      int t, p, d;
-      if (!dts_sweep_mesh_parse (*v, &t, &p, &d, error))
+      int t, p, d, c;
+      if (!dts_sweep_mesh_parse (*v, &t, &p, &d, &c, error))
         return FALSE;
     }
     return TRUE;
@@ -347,15 +364,17 @@ dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *ar
     /* The GPU count depends on the platform: cmd-sweep.c adds --gpus. */
     break;
   case DTS_SWEEP_MESH: {
-    int t, p, d;
+    int t, p, d, c;
     /* Checked by the parser (cmd-sweep.c replaces auto by the splits). */
-    if (!dts_sweep_mesh_parse (v, &t, &p, &d, NULL))
+    if (!dts_sweep_mesh_parse (v, &t, &p, &d, &c, NULL))
       g_return_if_reached ();
     g_ptr_array_add (args, g_strdup ("--strategy=hybrid"));
     g_ptr_array_add (args, g_strdup_printf ("--tensor-parallel=%d", t));
     g_ptr_array_add (args, g_strdup_printf ("--stages=%d", p));
     g_ptr_array_add (args, g_strdup_printf ("--dp=%d", d));
-    g_ptr_array_add (args, g_strdup_printf ("--gpus=%d", t * p * d));
+    if (c > 1)
+      g_ptr_array_add (args, g_strdup_printf ("--context-parallel=%d", c));
+    g_ptr_array_add (args, g_strdup_printf ("--gpus=%d", t * p * d * c));
     if (axis->global_batch > 0) {
       g_ptr_array_add (args, g_strdup_printf ("--batch-size=%d", axis->global_batch / d));
       if (axis->micro_batch_size > 0)
@@ -409,8 +428,9 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
         return NULL;
       }
       /* A split sets the strategy, the degrees, the GPUs and the batch. */
-      static const char *const by_mesh[] = { "strategy", "tensor-parallel", "stages", "dp",
-                                             "stage-dp", "partition", NULL };
+      static const char *const by_mesh[] = { "strategy", "tensor-parallel", "stages",
+                                             "dp",       "context-parallel", "stage-dp",
+                                             "partition", NULL };
       const DtsSweepAxis *mesh = other->kind == DTS_SWEEP_MESH ? other
                                  : axis->kind == DTS_SWEEP_MESH ? axis : NULL;
       const DtsSweepAxis *opt = mesh == other ? axis : other;
@@ -418,7 +438,9 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
           && g_strv_contains (by_mesh, opt->target)) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                      "--vary: axis 'mesh' sets --%s (with --strategy, --tensor-parallel, "
-                     "--stages, --dp and --gpus): it cannot be an axis beside it", opt->target);
+                     "--stages, --dp, --context-parallel and --gpus): it cannot be an axis "
+                     "beside it",
+                     opt->target);
         return NULL;
       }
       if (strcmp (other->target, axis->target) == 0 && other->kind != DTS_SWEEP_SET

@@ -678,7 +678,7 @@ START_TEST (test_mesh_enumerate)
 {
   guint ex[DTS_SWEEP_MESH_N_EXCLUDED];
   /* Every factorisation of 8 on nodes of 8, TP ascending, then PP. */
-  g_auto (GStrv) all = dts_sweep_mesh_enumerate (8, 8, 0, 0, ex);
+  g_auto (GStrv) all = dts_sweep_mesh_enumerate (8, 8, 0, 0, 0, 1, ex);
   const char *const expected[] = { "1x1x8", "1x2x4", "1x4x2", "1x8x1", "2x1x4",
                                    "2x2x2", "2x4x1", "4x1x2", "4x2x1", "8x1x1", NULL };
   ck_assert_uint_eq (g_strv_length (all), 10);
@@ -687,32 +687,73 @@ START_TEST (test_mesh_enumerate)
   ck_assert_uint_eq (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 0);
   /* Nodes of 4: 8x1x1 would cross nodes; a global batch of 64 in
    * micro-batches of 16: DP 8 cannot share it. */
-  g_auto (GStrv) some = dts_sweep_mesh_enumerate (8, 4, 64, 16, ex);
+  g_auto (GStrv) some = dts_sweep_mesh_enumerate (8, 4, 64, 16, 0, 1, ex);
   ck_assert_uint_eq (g_strv_length (some), 8);
   ck_assert_str_eq (some[0], "1x2x4");
   ck_assert_str_eq (some[7], "4x2x1");
   ck_assert_uint_eq (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 1);
   ck_assert_uint_eq (ex[DTS_SWEEP_MESH_BATCH], 1);
   /* A prime count: TP of 1 alone on nodes of 8 (7 does not divide 8). */
-  g_auto (GStrv) prime = dts_sweep_mesh_enumerate (7, 8, 0, 0, ex);
+  g_auto (GStrv) prime = dts_sweep_mesh_enumerate (7, 8, 0, 0, 0, 1, ex);
   ck_assert_uint_eq (g_strv_length (prime), 2);
   ck_assert_str_eq (prime[0], "1x1x7");
   ck_assert_str_eq (prime[1], "1x7x1");
   ck_assert_uint_eq (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 1);
   /* The count of splits is the number of ordered factorisations into 3. */
   for (int n = 1; n <= 64; n++) {
-    g_auto (GStrv) s = dts_sweep_mesh_enumerate (n, n, 0, 0, ex);
+    g_auto (GStrv) s = dts_sweep_mesh_enumerate (n, n, 0, 0, 0, 12, ex);
     guint count = 0;
     for (int t = 1; t <= n; t++)
       for (int p = 1; p <= n; p++)
         count += n % t == 0 && (n / t) % p == 0;
     ck_assert_uint_eq (g_strv_length (s), count);
     for (char **x = s; *x; x++) {
-      int t, p, d;
-      ck_assert (dts_sweep_mesh_parse (*x, &t, &p, &d, NULL));
+      int t, p, d, c;
+      ck_assert (dts_sweep_mesh_parse (*x, &t, &p, &d, &c, NULL));
       ck_assert_int_eq (t * p * d, n);
+      ck_assert_int_eq (c, 1);
     }
   }
+  /* Context parallelism: with a sequence of 12 tokens, C = 2 (2C = 4
+   * divides 12) and C = 3 (6 divides 12) but not C = 4 (8 does not). Of
+   * 12 GPUs on nodes of 4: C ascending after T and P. */
+  g_auto (GStrv) cp = dts_sweep_mesh_enumerate (12, 4, 0, 0, 12, 12, ex);
+  guint n_cp = 0, count = 0;
+  for (int t = 1; t <= 12; t++)
+    for (int p = 1; p <= 12; p++)
+      for (int c = 1; c <= 12; c++)
+        count += 12 % (t * p * c) == 0 && 4 % t == 0 && (c == 1 || 12 % (2 * c) == 0);
+  ck_assert_uint_eq (g_strv_length (cp), count);
+  ck_assert_str_eq (cp[0], "1x1x12");
+  ck_assert_str_eq (cp[1], "1x1x6x2");
+  ck_assert_str_eq (cp[2], "1x1x4x3");
+  ck_assert_str_eq (cp[3], "1x1x2x6");
+  ck_assert_str_eq (cp[4], "1x2x6");
+  for (char **x = cp; *x; x++) {
+    int t, p, d, c;
+    ck_assert (dts_sweep_mesh_parse (*x, &t, &p, &d, &c, NULL));
+    ck_assert_int_eq (t * p * d * c, 12);
+    ck_assert (c == 1 || 12 % (2 * c) == 0);
+    ck_assert_int_eq (4 % t, 0);
+    n_cp += c > 1;
+  }
+  ck_assert_uint_gt (n_cp, 0);
+  /* 3 GPUs of TP 3 do not divide nodes of 4: 3x1x4, 3x1x2x2, ... left out */
+  ck_assert_uint_gt (ex[DTS_SWEEP_MESH_TP_ACROSS_NODES], 0);
+  /* At most CP 2: the same splits less those of C 3 and 6. */
+  g_auto (GStrv) cp2 = dts_sweep_mesh_enumerate (12, 4, 0, 0, 12, 2, ex);
+  guint count2 = 0;
+  for (int t = 1; t <= 12; t++)
+    for (int p = 1; p <= 12; p++)
+      for (int c = 1; c <= 2; c++)
+        count2 += 12 % (t * p * c) == 0 && 4 % t == 0;
+  ck_assert_uint_eq (g_strv_length (cp2), count2);
+  ck_assert_str_eq (cp2[1], "1x1x6x2");
+  ck_assert_str_eq (cp2[2], "1x2x6");
+  /* With no sequence to split, a larger limit changes nothing. */
+  g_auto (GStrv) none = dts_sweep_mesh_enumerate (12, 4, 0, 0, 0, 12, ex);
+  g_auto (GStrv) one = dts_sweep_mesh_enumerate (12, 4, 0, 0, 12, 1, ex);
+  ck_assert_uint_eq (g_strv_length (none), g_strv_length (one));
 }
 END_TEST
 
@@ -730,8 +771,25 @@ START_TEST (test_mesh_axis)
   g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
   ck_assert_str_eq (joined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 --gpus=64 "
                             "--batch-size=64 --micro-batches=32");
-  static const char *const bad[] = { "mesh=8x4", "mesh=0x1x1", "mesh=2x2x2x2", "mesh=ax1x1",
-                                     "mesh=auto,2x2x2", "mesh=1024x1024x2", NULL };
+  /* a fourth factor is context parallelism, on T*P*D*C GPUs; 1 is left out */
+  g_autoptr (DtsSweepAxis) cp = dts_sweep_axis_parse ("mesh=8x4x2x2,8x4x2x1", &error);
+  ck_assert_msg (cp != NULL, "%s", error ? error->message : "");
+  cp->global_batch = 128;
+  g_autoptr (GPtrArray) cargs = g_ptr_array_new_with_free_func (g_free);
+  dts_sweep_axis_append_args (cp, 0, cargs);
+  g_ptr_array_add (cargs, NULL);
+  g_autofree char *cjoined = g_strjoinv (" ", (char **) cargs->pdata);
+  ck_assert_str_eq (cjoined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 "
+                             "--context-parallel=2 --gpus=128 --batch-size=64");
+  g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func (g_free);
+  dts_sweep_axis_append_args (cp, 1, one);
+  g_ptr_array_add (one, NULL);
+  g_autofree char *ojoined = g_strjoinv (" ", (char **) one->pdata);
+  ck_assert_str_eq (ojoined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 --gpus=64 "
+                             "--batch-size=64");
+  static const char *const bad[] = { "mesh=8x4", "mesh=0x1x1", "mesh=2x2x2x2x2", "mesh=ax1x1",
+                                     "mesh=2x2x2x0", "mesh=auto,2x2x2", "mesh=1024x1024x2",
+                                     "mesh=1024x32x32x2", NULL };
   for (const char *const *b = bad; *b; b++) {
     g_autoptr (GError) e = NULL;
     ck_assert_msg (dts_sweep_axis_parse (*b, &e) == NULL, "%s", *b);
