@@ -398,8 +398,21 @@ expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, in
         return NULL;
       n = (int) pf->gpus->len;
     }
+    /* Context parallelism is enumerated for the base's workload: not
+     * beside an axis that changes the workload or its sequence. */
+    const char *per_point = NULL;
+    for (char *const *o = vary; *o && per_point == NULL; o++)
+      if (g_str_has_prefix (*o, "workload=") || g_str_has_prefix (*o, "seq-len="))
+        per_point = *o;
+    if (per_point != NULL && max_cp > 1) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--max-context-parallel enumerates the context parallelism of the base's "
+                   "workload: it cannot be beside --vary '%s' (list the splits instead)",
+                   per_point);
+      return NULL;
+    }
     g_autofree char *wname = NULL;
-    int cp_tokens = cp_tokens_of_base (base, &wname, error);
+    int cp_tokens = per_point != NULL ? 0 : cp_tokens_of_base (base, &wname, error);
     if (cp_tokens < 0) {
       g_prefix_error (error, "--vary 'mesh=auto': ");
       return NULL;
@@ -417,7 +430,7 @@ expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, in
     else if (cp_tokens > 0)
       g_string_append_printf (note, " (context parallelism not tried: --max-context-parallel "
                               "N tries CP up to N)");
-    else if (max_cp > 1)
+    else if (max_cp > 1 && wname != NULL)
       g_string_append_printf (note, " (no context parallelism: %s has no fused attention "
                               "layer whose sequence could be split)",
                               wname);
