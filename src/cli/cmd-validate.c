@@ -53,10 +53,12 @@
  *   nemo       llm/nemo_24.07_perf_summary.csv with llm/model_dims.csv:
  *              NeMo 24.07's FP8 pretraining rows on DGX H100, up to 128
  *              GPUs (--quick: the 8-GPU rows).
- *              All three as Megatron-LM and NeMo ran them, under
- *              `megatron` (-F llm=ID or a bare -F ID: another), the port of
- *              bench/validate-llm.py (doc/VALIDATION.md parts 14, 15, 17
- *              and 20); nothing was fitted on them (`megatron` was fitted on
+ *              All three as Megatron-LM and NeMo ran them (their
+ *              tensor-parallel collectives overlapped as they ran:
+ *              llm_tp_overlap), under `megatron` (-F llm=ID or a bare -F
+ *              ID: another), the port of bench/validate-llm.py
+ *              --tp-overlap=as-run (doc/VALIDATION.md parts 14, 15, 17, 20
+ *              and 21); nothing was fitted on them (`megatron` was fitted on
  *              vTrain's single-node rows, none of these).      REPORT.
  * FIT rows are the only rows any constant of a framework profile was fitted
  * on (tools/fit-framework.py; doc/VALIDATION.md states the split); the
@@ -116,6 +118,7 @@ typedef struct {
   char *xml;
   GPtrArray *run_args;
   const char *mode;  /* korthikanti: "full" or "seqsel" */
+  const char *tp_overlap; /* transformer sets: --tp-overlap as the row ran (NULL: none) */
   int tp, pp, dp, cp, vstages, micro_batches, micro_batch, nics;
 } Row;
 
@@ -604,6 +607,19 @@ llm_row (const char *set, const char *gpu, const char *precision, int n, int tp,
   return row;
 }
 
+/* The tensor-parallel collectives of ROW as its framework ran them: as
+ * Megatron-LM's (and Transformer Engine's) column-parallel layers run their
+ * backward, the input's all-gather (sequence parallelism) and the data
+ * gradient's reduce-scatter or all-reduce asynchronous, beside the data
+ * and weight gradients' GEMMs (backward); with userbuffers (NeMo's
+ * ub_tp_comm_overlap), every sequence-parallel collective around a split
+ * GEMM too (all). doc/VALIDATION.md part 21. */
+static void
+llm_tp_overlap (Row *row, gboolean userbuffers)
+{
+  row->tp_overlap = row->tp <= 1 ? NULL : userbuffers ? "all" : "backward";
+}
+
 /* Korthikanti et al. 2022, Table 5: GPT models on Selene's DGX A100 nodes,
  * full recomputation against sequence parallelism with selective
  * recomputation ("seqsel"); the vocabulary Megatron's padded GPT-2 one of
@@ -676,6 +692,7 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
       llm_arg (row, "selective");
       llm_arg (row, "--sequence-parallel");
     }
+    llm_tp_overlap (row, FALSE);
     row->measured = v[0];
     g_ptr_array_add (rows, row);
   }
@@ -745,6 +762,7 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
                                 (int) v[5], (int) v[3], (int) v[4], vocab, (int) v[6]);
     llm_arg (row, "--recompute");
     llm_arg (row, "full");
+    llm_tp_overlap (row, FALSE);
     row->measured = v[10] / 1e3;
     g_ptr_array_add (rows, row);
   }
@@ -769,20 +787,27 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
  * measured iteration time is the global batch's tokens over the measured
  * tokens/s/GPU x GPUs. */
 static const char nemo_revision[] = "8e3d65dcfe3504689bfc5b6e67d502780aacad41";
+/* ub: the recipe turns on Transformer Engine's userbuffers
+ * (ub_tp_comm_overlap), run as --tp-overlap all (NeMo-Framework-Launcher's
+ * launcher_scripts/conf/training at 24c3d6bb, the last commit before the
+ * table's revision: gpt3/20b, llama/llama2_70b, llama/llama3_70b,
+ * nemotron/nemotron_8b and nemotron_22b; gpt3/175b leaves it off; the
+ * TP 1 rows have nothing to overlap). */
 static const struct {
   const char *nemo, *dims, *attributes;
+  gboolean ub;
 } nemo_models[] = {
-  { "GPT3-5B", "GPT3-5B", "tied-embedding=\"true\"" },
-  { "GPT3-20B", "GPT3-20B", "tied-embedding=\"true\"" },
-  { "GPT3-175B", "GPT3-175B", "tied-embedding=\"true\"" },
-  { "LLAMA2-7B", "Llama2-7B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
-  { "LLAMA2-13B", "Llama2-13B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
-  { "LLAMA2-70B", "Llama2-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
-  { "LLAMA3-8B", "Llama3-8B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
-  { "LLAMA3-70B", "Llama3-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"" },
+  { "GPT3-5B", "GPT3-5B", "tied-embedding=\"true\"", FALSE },
+  { "GPT3-20B", "GPT3-20B", "tied-embedding=\"true\"", TRUE },
+  { "GPT3-175B", "GPT3-175B", "tied-embedding=\"true\"", FALSE },
+  { "LLAMA2-7B", "Llama2-7B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"", FALSE },
+  { "LLAMA2-13B", "Llama2-13B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"", FALSE },
+  { "LLAMA2-70B", "Llama2-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"", TRUE },
+  { "LLAMA3-8B", "Llama3-8B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"", FALSE },
+  { "LLAMA3-70B", "Llama3-70B", "mlp=\"swiglu\" norm=\"rmsnorm\" positions=\"rotary\" bias=\"false\"", TRUE },
   /* Nemotron 3's squared-ReLU MLP runs as a GELU MLP of the same shape */
-  { "Nemotron-8B", "Nemotron-8B (Nemotron3 8B)", "positions=\"rotary\" bias=\"false\"" },
-  { "Nemotron-22B", "Nemotron-22B (Nemotron3 22B)", "positions=\"rotary\" bias=\"false\"" },
+  { "Nemotron-8B", "Nemotron-8B (Nemotron3 8B)", "positions=\"rotary\" bias=\"false\"", TRUE },
+  { "Nemotron-22B", "Nemotron-22B (Nemotron3 22B)", "positions=\"rotary\" bias=\"false\"", TRUE },
 };
 
 static gboolean
@@ -890,6 +915,7 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
     }
     if (tp > 1)
       llm_arg (row, "--sequence-parallel");
+    llm_tp_overlap (row, nemo_models[m].ub); /* all needs --sequence-parallel: TP > 1 */
     if (cp > 1) {
       row->cp = cp;
       llm_arg (row, "--context-parallel");
@@ -1090,6 +1116,16 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
   if (!collective) {
     g_ptr_array_add (args, (char *) "--collective");
     g_ptr_array_add (args, (char *) "nccl");
+  }
+  /* the tensor-parallel collectives as the row ran them (llm_tp_overlap);
+   * a --tp-overlap after -- replaces it (none: blocking, as before part 21) */
+  gboolean tp_overlap = FALSE;
+  for (int i = 0; v->extra && v->extra[i]; i++)
+    tp_overlap |= strcmp (v->extra[i], "--tp-overlap") == 0
+                  || g_str_has_prefix (v->extra[i], "--tp-overlap=");
+  if (!tp_overlap && r->tp_overlap != NULL) {
+    g_ptr_array_add (args, (char *) "--tp-overlap");
+    g_ptr_array_add (args, (char *) r->tp_overlap);
   }
   g_ptr_array_add (args, (char *) "--framework");
   g_ptr_array_add (args, (char *) v->fw_llm);
@@ -1642,10 +1678,11 @@ dts_cmd_validate (int argc, char **argv, GError **error)
     printf ("Transformer sets (korthikanti, vtrain, nemo; REPORT, nothing fitted on them): run as "
             "Megatron-LM and NeMo ran them (--strategy hybrid, 1F1B, the row's TP x PP x DP (x CP), "
             "virtual stages and micro-batches, NCCL's collectives (--collective nccl, unless "
-            "given after --); "
+            "given after --), tensor-parallel collectives overlapped as they ran (--tp-overlap "
+            "backward; all for NeMo's userbuffers recipes; unless given after --); "
             "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
             "fp8 with sequence parallelism and the distributed optimizer on DGX H100) under "
-            "%s, as bench/validate-llm.py runs them\n",
+            "%s, as bench/validate-llm.py --tp-overlap=as-run runs them\n",
             v.fw_llm);
     if (left->len)
       printf ("Left out: %s\n", left->str);
