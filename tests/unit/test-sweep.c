@@ -757,6 +757,16 @@ START_TEST (test_mesh_enumerate)
 }
 END_TEST
 
+/* The run arguments of value VALUE of AXIS, space-separated (owned). */
+static char *
+axis_args (const DtsSweepAxis *axis, guint value)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  dts_sweep_axis_append_args (axis, value, args);
+  g_ptr_array_add (args, NULL);
+  return g_strjoinv (" ", (char **) args->pdata);
+}
+
 START_TEST (test_mesh_axis)
 {
   g_autoptr (GError) error = NULL;
@@ -765,26 +775,17 @@ START_TEST (test_mesh_axis)
   ck_assert_int_eq (axis->kind, DTS_SWEEP_MESH);
   axis->global_batch = 128;
   axis->micro_batch_size = 2;
-  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-  dts_sweep_axis_append_args (axis, 0, args);
-  g_ptr_array_add (args, NULL);
-  g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
+  g_autofree char *joined = axis_args (axis, 0);
   ck_assert_str_eq (joined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 --gpus=64 "
                             "--batch-size=64 --micro-batches=32");
   /* a fourth factor is context parallelism, on T*P*D*C GPUs; 1 is left out */
   g_autoptr (DtsSweepAxis) cp = dts_sweep_axis_parse ("mesh=8x4x2x2,8x4x2x1", &error);
   ck_assert_msg (cp != NULL, "%s", error ? error->message : "");
   cp->global_batch = 128;
-  g_autoptr (GPtrArray) cargs = g_ptr_array_new_with_free_func (g_free);
-  dts_sweep_axis_append_args (cp, 0, cargs);
-  g_ptr_array_add (cargs, NULL);
-  g_autofree char *cjoined = g_strjoinv (" ", (char **) cargs->pdata);
+  g_autofree char *cjoined = axis_args (cp, 0);
   ck_assert_str_eq (cjoined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 "
                              "--context-parallel=2 --gpus=128 --batch-size=64");
-  g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func (g_free);
-  dts_sweep_axis_append_args (cp, 1, one);
-  g_ptr_array_add (one, NULL);
-  g_autofree char *ojoined = g_strjoinv (" ", (char **) one->pdata);
+  g_autofree char *ojoined = axis_args (cp, 1);
   ck_assert_str_eq (ojoined, "--strategy=hybrid --tensor-parallel=8 --stages=4 --dp=2 --gpus=64 "
                              "--batch-size=64");
   static const char *const bad[] = { "mesh=8x4", "mesh=0x1x1", "mesh=2x2x2x2x2", "mesh=ax1x1",
