@@ -71,7 +71,8 @@ Nothing was fitted on these rows.
 
 --tp-overlap=MODE runs the rows with TP > 1 under `--tp-overlap MODE`
 (none by default: every tensor-parallel collective blocks; `all` falls back
-to `backward` on rows without sequence parallelism). as-run gives each
+to `backward` on rows without sequence parallelism; `dtsim validate` runs
+its rows as-run, doc/VALIDATION.md part 21). as-run gives each
 row what its framework did: backward (Megatron's and Transformer
 Engine's linear layers overlap a column layer's backward collectives with
 its GEMMs), and all for the NeMo rows whose recipe turns on
