@@ -168,9 +168,15 @@ dts_sweep_mesh_parse (const char *text, int *tp, int *pp, int *dp, int *cp, GErr
   guint n = g_strv_length (parts);
   guint64 v[4] = { 1, 1, 1, 1 };
   gboolean ok = n == 3 || n == 4;
-  for (guint i = 0; ok && i < n; i++)
+  /* the product checked as it grows: four factors of up to 2^20 would
+   * overflow 64 bits */
+  guint64 gpus = 1;
+  for (guint i = 0; ok && i < n; i++) {
     ok = g_ascii_string_to_unsigned (parts[i], 10, 1, 1 << 20, &v[i], NULL);
-  if (!ok || v[0] * v[1] * v[2] * v[3] > (1 << 20)) {
+    gpus *= ok ? v[i] : 1;
+    ok = ok && gpus <= (1 << 20);
+  }
+  if (!ok) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "mesh: '%s' is not a split TPxPPxDP or TPxPPxDPxCP (three or four integers "
                  "from 1, at most %d GPUs in all: 8x4x2, 8x4x2x2), nor auto",

@@ -790,7 +790,9 @@ START_TEST (test_mesh_axis)
                              "--batch-size=64");
   static const char *const bad[] = { "mesh=8x4", "mesh=0x1x1", "mesh=2x2x2x2x2", "mesh=ax1x1",
                                      "mesh=2x2x2x0", "mesh=auto,2x2x2", "mesh=1024x1024x2",
-                                     "mesh=1024x32x32x2", NULL };
+                                     "mesh=1024x32x32x2",
+                                     /* 2^64: a product that wraps to 0 */
+                                     "mesh=65536x65536x65536x65536", NULL };
   for (const char *const *b = bad; *b; b++) {
     g_autoptr (GError) e = NULL;
     ck_assert_msg (dts_sweep_axis_parse (*b, &e) == NULL, "%s", *b);
