@@ -294,6 +294,12 @@ char **dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch
  * mesh): the only axes along which speed-up and efficiency are defined. */
 gboolean dts_sweep_axis_key_counts_gpus (const char *key);
 
+/* Whether the run option at B (a word of a command line, its value in B[1]
+ * when it takes one apart) is one that a split of MESH sets: --gpus, the
+ * strategy and the degrees, and with MESH's global batch the batch and the
+ * micro-batches. *SKIP: the number of words it spans (1 where it is not). */
+gboolean dts_sweep_mesh_sets (const DtsSweepAxis *mesh, char *const *b, int *skip);
+
 /* Append the `dtsim run` arguments for value VALUE of AXIS to ARGS (owned
  * strings); nothing for DTS_SWEEP_NODES, whose --gpus needs the platform. */
 void dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *args);

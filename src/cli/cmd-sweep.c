@@ -51,6 +51,7 @@
 #include "core/units.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
+#include "schedule/schedule.h"
 #include "workload/workload.h"
 
 #define DEFAULT_OUTPUT "sweep-out"
@@ -227,24 +228,6 @@ append_sanitized (GString *s, const char *text)
   }
 }
 
-/* The platform a run with ARGS would load: its last --platform/-p, else
- * the default. */
-static const char *
-platform_of (const GPtrArray *args)
-{
-  const char *p = DTS_DEFAULT_PLATFORM;
-  for (guint i = 1; i < args->len; i++) {
-    const char *a = g_ptr_array_index (args, i);
-    if ((strcmp (a, "--platform") == 0 || strcmp (a, "-p") == 0) && i + 1 < args->len)
-      p = g_ptr_array_index (args, ++i);
-    else if (g_str_has_prefix (a, "--platform="))
-      p = a + strlen ("--platform=");
-    else if (g_str_has_prefix (a, "-p") && a[2] != '\0')
-      p = a + 2;
-  }
-  return p;
-}
-
 /* The number of ranks that make the first NODES nodes of the platform
  * NAME: the largest N whose first N ranks span NODES nodes. Platforms are
  * loaded once (CACHE: path -> DtsPlatform). */
@@ -275,23 +258,6 @@ gpus_of_nodes (const char *name, int nodes, GHashTable *cache, DtsGpuCatalog **c
   return gpus;
 }
 
-/* The last --gpus/-n of the base run options, or 0. */
-static int
-gpus_of_base (char *const *base)
-{
-  const char *g = NULL;
-  for (char *const *b = base; *b; b++) {
-    if ((strcmp (*b, "--gpus") == 0 || strcmp (*b, "-n") == 0) && b[1] != NULL)
-      g = *++b;
-    else if (g_str_has_prefix (*b, "--gpus="))
-      g = *b + strlen ("--gpus=");
-    else if (g_str_has_prefix (*b, "-n") && (*b)[2] != '\0')
-      g = *b + 2;
-  }
-  guint64 n = 0;
-  return g && g_ascii_string_to_unsigned (g, 10, 1, 1 << 20, &n, NULL) ? (int) n : 0;
-}
-
 /* The value the base gives option --LONG (or -SHORT, when not 0), its last
  * if several, or NULL. */
 static const char *
@@ -316,6 +282,24 @@ base_value (char *const *base, const char *lng, char shrt)
   return v;
 }
 
+/* The platform a run with options ARGS (NULL-terminated) would load: its
+ * last --platform/-p, else the default. */
+static const char *
+platform_of (char *const *args)
+{
+  const char *p = base_value (args, "platform", 'p');
+  return p != NULL ? p : DTS_DEFAULT_PLATFORM;
+}
+
+/* The last --gpus/-n of the base run options, or 0. */
+static int
+gpus_of_base (char *const *base)
+{
+  const char *g = base_value (base, "gpus", 'n');
+  guint64 n = 0;
+  return g && g_ascii_string_to_unsigned (g, 10, 1, 1 << 20, &n, NULL) ? (int) n : 0;
+}
+
 /* The sequence that context parallelism would split in the base's
  * workload (at its --seq-len): the greatest common divisor of its
  * attention layers' sequences, or 0 where it has none or one that is not
@@ -337,22 +321,9 @@ cp_tokens_of_base (char *const *base, char **name, GError **error)
   if (w == NULL)
     return -1;
   *name = g_strdup (w->name);
-  int tokens = 0;
-  for (guint l = 0; l < w->layers->len; l++) {
-    const DtsLayer *x = dts_workload_layer (w, l);
-    if (x->type != DTS_LAYER_ATTENTION)
-      continue;
-    if (!x->fused)
-      return 0;
-    int a = tokens, b = x->in_shape.seq;
-    while (b != 0) {
-      int r = a % b;
-      a = b;
-      b = r;
-    }
-    tokens = a;
-  }
-  return tokens;
+  const DtsLayer *unfused = NULL;
+  int tokens = dts_schedule_context_tokens (w, &unfused);
+  return unfused != NULL ? 0 : tokens;
 }
 
 /* VARY with mesh=auto replaced by the splits of the base's GPU count (its
@@ -376,11 +347,7 @@ expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, in
                      "GPUs: it cannot be beside --vary '%s' (list the splits instead)", *o);
         return NULL;
       }
-    g_autoptr (GPtrArray) args = g_ptr_array_new ();
-    g_ptr_array_add (args, (char *) "run");
-    for (char *const *b = base; *b; b++)
-      g_ptr_array_add (args, *b);
-    const char *platform = platform_of (args);
+    const char *platform = platform_of (base);
     g_autoptr (GHashTable) platforms = g_hash_table_new_full (
         g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
     g_autoptr (DtsGpuCatalog) catalog = NULL;
@@ -455,40 +422,6 @@ expand_mesh (char *const *vary, char *const *base, int global_batch, int mbs, in
   return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
 }
 
-/* Whether the base option at B (its value in B[1] when it takes one apart)
- * is one that a split of a mesh axis sets: the GPUs, the strategy and the
- * degrees, and with a global batch the batch and micro-batches. Sets *SKIP
- * to the number of words it spans. */
-static gboolean
-set_by_mesh (char *const *b, const DtsSweepAxis *mesh, int *skip)
-{
-  static const struct {
-    const char *name;
-    char short_name;
-    int needs; /* 0: always; 1: with a global batch; 2: with a micro-batch size */
-  } opts[] = {
-    { "gpus", 'n', 0 },         { "strategy", 0, 0 },      { "tensor-parallel", 0, 0 },
-    { "stages", 0, 0 },         { "dp", 0, 0 },            { "context-parallel", 0, 0 },
-    { "batch-size", 'b', 1 },   { "micro-batches", 0, 2 },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (opts); i++) {
-    if ((opts[i].needs == 1 && mesh->global_batch == 0)
-        || (opts[i].needs == 2 && mesh->micro_batch_size == 0))
-      continue;
-    g_autofree char *l = g_strconcat ("--", opts[i].name, NULL);
-    g_autofree char *leq = g_strconcat (l, "=", NULL);
-    char s[3] = { '-', opts[i].short_name, '\0' };
-    gboolean whole = strcmp (*b, l) == 0 || (opts[i].short_name && strcmp (*b, s) == 0);
-    if (whole || g_str_has_prefix (*b, leq)
-        || (opts[i].short_name && g_str_has_prefix (*b, s))) {
-      *skip = whole && b[1] != NULL ? 2 : 1;
-      return TRUE;
-    }
-  }
-  *skip = 1;
-  return FALSE;
-}
-
 static GArray *
 make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
 {
@@ -502,14 +435,15 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
   GArray *points = g_array_sized_new (FALSE, TRUE, sizeof (Point), plan->n_points);
   g_array_set_clear_func (points, point_clear);
   for (guint p = 0; p < plan->n_points; p++) {
-    g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+    /* NULL-terminated throughout: platform_of reads it as it grows */
+    g_autoptr (GPtrArray) args = g_ptr_array_new_null_terminated (0, g_free, TRUE);
     g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GString) name = g_string_new ("points/");
     g_autoptr (GString) label = g_string_new (NULL);
     g_ptr_array_add (args, g_strdup ("run"));
     int skip = 1;
     for (char *const *b = base; b && *b; b += skip)
-      if (mesh == NULL || !set_by_mesh (b, mesh, &skip))
+      if (mesh == NULL || !dts_sweep_mesh_sets (mesh, b, &skip))
         for (int i = 0; i < skip; i++)
           g_ptr_array_add (args, g_strdup (b[i]));
     for (guint a = 0; a < plan->axes->len; a++) {
@@ -534,7 +468,8 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
         continue;
       /* Checked to be an integer from 1 by the axis parser. */
       int nodes = (int) g_ascii_strtoll (axis->values[dts_sweep_plan_value (plan, p, a)], NULL, 10);
-      int gpus = gpus_of_nodes (platform_of (args), nodes, platforms, &catalog, error);
+      const char *platform = platform_of ((char *const *) args->pdata);
+      int gpus = gpus_of_nodes (platform, nodes, platforms, &catalog, error);
       if (gpus < 0) {
         g_prefix_error (error, "--vary '%s': ", axis->key);
         g_array_unref (points);

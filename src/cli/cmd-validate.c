@@ -1084,6 +1084,18 @@ result_number (const DtsSweepResult *res, const char *path, double *out, GError 
   return TRUE;
 }
 
+/* Whether the options given after -- set FLAG ("--name", whole or
+ * "--name=value"): they replace what a row would give it. */
+static gboolean
+extra_sets (const Validate *v, const char *flag)
+{
+  size_t n = strlen (flag);
+  for (int i = 0; v->extra && v->extra[i]; i++)
+    if (strncmp (v->extra[i], flag, n) == 0 && (v->extra[i][n] == '\0' || v->extra[i][n] == '='))
+      return TRUE;
+  return FALSE;
+}
+
 /* A transformer row: its <transformer> written to a file of this run, and
  * its own `dtsim run` options under the default profile, as
  * bench/validate-llm.py runs it; the error 1 - predicted / measured
@@ -1109,21 +1121,13 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
    * part 15: dtsim run's default ring, two channels, leaves rails idle and
    * made tensor parallelism across nodes 3.5x too slow); a --collective
    * after -- replaces it */
-  gboolean collective = FALSE;
-  for (int i = 0; v->extra && v->extra[i]; i++)
-    collective |= strcmp (v->extra[i], "--collective") == 0
-                  || g_str_has_prefix (v->extra[i], "--collective=");
-  if (!collective) {
+  if (!extra_sets (v, "--collective")) {
     g_ptr_array_add (args, (char *) "--collective");
     g_ptr_array_add (args, (char *) "nccl");
   }
   /* the tensor-parallel collectives as the row ran them (llm_tp_overlap);
    * a --tp-overlap after -- replaces it (none: blocking, as before part 21) */
-  gboolean tp_overlap = FALSE;
-  for (int i = 0; v->extra && v->extra[i]; i++)
-    tp_overlap |= strcmp (v->extra[i], "--tp-overlap") == 0
-                  || g_str_has_prefix (v->extra[i], "--tp-overlap=");
-  if (!tp_overlap && r->tp_overlap != NULL) {
+  if (!extra_sets (v, "--tp-overlap") && r->tp_overlap != NULL) {
     g_ptr_array_add (args, (char *) "--tp-overlap");
     g_ptr_array_add (args, (char *) r->tp_overlap);
   }

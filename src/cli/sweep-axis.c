@@ -33,6 +33,7 @@
 #include "core/quote.h"
 #include "core/units.h"
 #include "platform/override.h"
+#include "schedule/schedule.h"
 
 #define MAX_VALUES 10000
 #define MAX_POINTS 100000
@@ -213,7 +214,7 @@ dts_sweep_mesh_enumerate (int n_gpus, int gpus_per_node, int global_batch,
       if ((n_gpus / t) % p != 0)
         continue;
       for (int c = 1; c <= MIN (n_gpus / t / p, MAX (max_cp, 1)); c++) {
-        if ((n_gpus / t / p) % c != 0 || (c > 1 && (cp_tokens <= 0 || cp_tokens % (2 * c) != 0)))
+        if ((n_gpus / t / p) % c != 0 || (c > 1 && !dts_schedule_context_fits (cp_tokens, c)))
           continue;
         int d = n_gpus / t / p / c;
         if (gpus_per_node % t != 0)
@@ -397,6 +398,41 @@ dts_sweep_axis_append_args (const DtsSweepAxis *axis, guint value, GPtrArray *ar
   }
 }
 
+/* The run options that a split of a mesh axis sets. */
+typedef struct {
+  const char *name;
+  char short_name;
+  int needs; /* 0: always; 1: with a global batch; 2: with a micro-batch size */
+} MeshOption;
+
+static const MeshOption mesh_options[] = {
+  { "gpus", 'n', 0 },         { "strategy", 0, 0 },      { "tensor-parallel", 0, 0 },
+  { "stages", 0, 0 },         { "dp", 0, 0 },            { "context-parallel", 0, 0 },
+  { "batch-size", 'b', 1 },   { "micro-batches", 0, 2 },
+};
+
+gboolean
+dts_sweep_mesh_sets (const DtsSweepAxis *mesh, char *const *b, int *skip)
+{
+  const MeshOption *opts = mesh_options;
+  for (guint i = 0; i < G_N_ELEMENTS (mesh_options); i++) {
+    if ((opts[i].needs == 1 && mesh->global_batch == 0)
+        || (opts[i].needs == 2 && mesh->micro_batch_size == 0))
+      continue;
+    g_autofree char *l = g_strconcat ("--", opts[i].name, NULL);
+    g_autofree char *leq = g_strconcat (l, "=", NULL);
+    char s[3] = { '-', opts[i].short_name, '\0' };
+    gboolean whole = strcmp (*b, l) == 0 || (opts[i].short_name && strcmp (*b, s) == 0);
+    if (whole || g_str_has_prefix (*b, leq)
+        || (opts[i].short_name && g_str_has_prefix (*b, s))) {
+      *skip = whole && b[1] != NULL ? 2 : 1;
+      return TRUE;
+    }
+  }
+  *skip = 1;
+  return FALSE;
+}
+
 void
 dts_sweep_plan_free (DtsSweepPlan *plan)
 {
@@ -433,15 +469,20 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
                      "first)", other->key, axis->key, axis->target);
         return NULL;
       }
-      /* A split sets the strategy, the degrees, the GPUs and the batch. */
-      static const char *const by_mesh[] = { "strategy", "tensor-parallel", "stages",
-                                             "dp",       "context-parallel", "stage-dp",
-                                             "partition", NULL };
+      /* A split sets the strategy, the degrees and the GPUs (the batch is
+       * checked with --global-batch), and gives every stage one degree and
+       * one cut. */
+      static const char *const beside_mesh[] = { "stage-dp", "partition", NULL };
       const DtsSweepAxis *mesh = other->kind == DTS_SWEEP_MESH ? other
                                  : axis->kind == DTS_SWEEP_MESH ? axis : NULL;
       const DtsSweepAxis *opt = mesh == other ? axis : other;
+      g_autofree char *word = mesh != NULL ? g_strconcat ("--", opt->target, NULL) : NULL;
+      char *words[] = { word, NULL };
+      int skip;
       if (mesh != NULL && opt->kind == DTS_SWEEP_OPTION
-          && g_strv_contains (by_mesh, opt->target)) {
+          && strcmp (opt->target, mesh->target) != 0 /* --gpus: below */
+          && (g_strv_contains (beside_mesh, opt->target)
+              || dts_sweep_mesh_sets (mesh, words, &skip))) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                      "--vary: axis 'mesh' sets --%s (with --strategy, --tensor-parallel, "
                      "--stages, --dp, --context-parallel and --gpus): it cannot be an axis "

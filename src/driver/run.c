@@ -537,7 +537,8 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   if (!dts_sim_run_plans_analytic (sched, &o, &analytic, error))
     return NULL;
   double activities = dts_schedule_estimate_activities (
-      sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations, analytic);
+      sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations, analytic,
+      o.coll_overhead_s);
   if (activities > limit) {
     g_autofree char *wall = describe_wall_s (dts_schedule_estimate_wall_s (sched, activities));
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,

@@ -1525,6 +1525,28 @@ cp_workload (const DtsWorkload *w, int C)
   return c;
 }
 
+int
+dts_schedule_context_tokens (const DtsWorkload *w, const DtsLayer **unfused)
+{
+  int tokens = 0;
+  *unfused = NULL;
+  for (guint l = 0; l < w->layers->len; l++) {
+    const DtsLayer *x = dts_workload_layer (w, l);
+    if (x->type != DTS_LAYER_ATTENTION)
+      continue;
+    if (!x->fused && *unfused == NULL)
+      *unfused = x;
+    int a = tokens, b = x->in_shape.seq;
+    while (b != 0) {
+      int r = a % b;
+      a = b;
+      b = r;
+    }
+    tokens = a;
+  }
+  return tokens;
+}
+
 /* What --context-parallel C needs: attention layers, each a fused kernel
  * (ring attention runs FlashAttention's blocks) over a sequence that cuts
  * into 2 C equal chunks (Megatron's load balancing), and replicas alike on
@@ -1539,21 +1561,27 @@ check_context (const DtsWorkload *w, const DtsRunOptions *o, int C, GError **err
                  C);
     return FALSE;
   }
-  int n_attention = 0;
-  for (guint l = 0; l < w->layers->len; l++) {
+  const DtsLayer *unfused = NULL;
+  int tokens = dts_schedule_context_tokens (w, &unfused);
+  if (unfused != NULL) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--context-parallel %d: layer '%s' of '%s' is unfused attention; ring "
+                 "attention runs a fused kernel (attention=\"flash\" in <transformer>, "
+                 "fused=\"true\" on an attention layer)",
+                 C, unfused->name, w->name);
+    return FALSE;
+  }
+  if (tokens == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--context-parallel %d: '%s' has no attention layer whose sequence could be "
+                 "split",
+                 C, w->name);
+    return FALSE;
+  }
+  /* name the first layer the ring cannot cut */
+  for (guint l = 0; l < w->layers->len && !dts_schedule_context_fits (tokens, C); l++) {
     const DtsLayer *x = dts_workload_layer (w, l);
-    if (x->type != DTS_LAYER_ATTENTION)
-      continue;
-    n_attention++;
-    if (!x->fused) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--context-parallel %d: layer '%s' of '%s' is unfused attention; ring "
-                   "attention runs a fused kernel (attention=\"flash\" in <transformer>, "
-                   "fused=\"true\" on an attention layer)",
-                   C, x->name, w->name);
-      return FALSE;
-    }
-    if (x->in_shape.seq % (2 * C) != 0) {
+    if (x->type == DTS_LAYER_ATTENTION && !dts_schedule_context_fits (x->in_shape.seq, C)) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--context-parallel %d: layer '%s' of '%s' has a sequence of %d tokens, "
                    "not a multiple of 2 x %d (each GPU takes two of 2 C equal chunks; "
@@ -1561,13 +1589,6 @@ check_context (const DtsWorkload *w, const DtsRunOptions *o, int C, GError **err
                    C, x->name, w->name, x->in_shape.seq, C);
       return FALSE;
     }
-  }
-  if (n_attention == 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--context-parallel %d: '%s' has no attention layer whose sequence could be "
-                 "split",
-                 C, w->name);
-    return FALSE;
   }
   return TRUE;
 }

@@ -626,12 +626,15 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
   }
 }
 
-/* Activities of participant PART of PLAN in one run of the collective. */
+/* Activities of participant PART of PLAN in one run of the collective,
+ * after a wait for the call's fixed cost where it has one (OVERHEAD_S,
+ * --coll-overhead, and the protocol's plan->fixed_s). */
 static double
-participant_activities (const DtsCollPlan *plan, int part, gboolean flow, GArray *xfers)
+participant_activities (const DtsCollPlan *plan, int part, gboolean flow, double overhead_s,
+                        GArray *xfers)
 {
   DtsCollStepOps ops = { .xfers = xfers };
-  double n = 0;
+  double n = overhead_s + plan->fixed_s > 0;
   int n_steps = dts_coll_plan_n_steps (plan, part);
   for (int step = 0; step < n_steps;) {
     const DtsCollPhase *ph = NULL;
@@ -700,7 +703,7 @@ dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities)
 
 double
 dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
-                                  int iterations, const guint8 *analytic)
+                                  int iterations, const guint8 *analytic, double overhead_s)
 {
   g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
   /* A collective's activities per participant: members of a plan whose
@@ -713,11 +716,11 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
     for (int i = 0; i < plan->n_phases; i++)
       uniform[k] = uniform[k] && plan->phases[i].lockstep;
     if (analytic != NULL && analytic[k]) {
-      /* one wait, whatever its steps (and the protocol's fixed cost) */
+      /* one wait, whatever its steps (after the call's fixed cost) */
       uniform[k] = TRUE;
-      per_member[k] = 1 + (plan->fixed_s > 0);
+      per_member[k] = 1 + (overhead_s + plan->fixed_s > 0);
     } else if (uniform[k] && plan->n_ranks > 0)
-      per_member[k] = participant_activities (plan, 0, flow, xfers);
+      per_member[k] = participant_activities (plan, 0, flow, overhead_s, xfers);
   }
   /* What a program costs whoever runs it is counted once per program, its
    * collectives once per program and plan map; only collectives whose
@@ -770,7 +773,7 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
         int k = dts_schedule_rank_plan (s, st->rank, op->coll);
         if (op->part >= 0 && !(analytic != NULL && analytic[k]))
           cl->same += participant_activities (g_ptr_array_index (s->plans, k), op->part, flow,
-                                              xfers);
+                                              overhead_s, xfers);
         else if (uniform[k])
           cl->same += per_member[k];
         else
@@ -785,7 +788,7 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
       if (k >= 0 && op->part < 0 && !uniform[k]) {
         const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[k]);
         total += participant_activities (g_ptr_array_index (s->plans, k),
-                                         c->member_of[st->rank], flow, xfers);
+                                         c->member_of[st->rank], flow, overhead_s, xfers);
       }
     }
   }

@@ -434,10 +434,12 @@ void dts_schedule_dump (const DtsSchedule *sched, const GPtrArray *layer_names,
  * (MERGE: no per-layer trace) or not: the cost guard of `dtsim run`.
  * ANALYTIC (may be NULL): the plans run at analytic granularity (a mask
  * over sched->plans, dts_sim_run_plans_analytic), one activity per
- * participant and call (a wait; two with a protocol's fixed cost, the
- * plan's fixed_s) whatever their steps. */
+ * participant and call (a wait) whatever their steps. Every call of a
+ * collective whose fixed cost (OVERHEAD_S, --coll-overhead, plus the
+ * protocol's plan->fixed_s) is not 0 adds a wait per participant. */
 double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow, gboolean merge,
-                                         int iterations, const guint8 *analytic);
+                                         int iterations, const guint8 *analytic,
+                                         double overhead_s);
 
 /* Above this many estimated activities a run is refused unless the user
  * raises the limit: at the 5-25 us of wall time per activity measured on
@@ -515,6 +517,21 @@ int *dts_schedule_ps_placement (const DtsPlatform *platform, int n_ranks, int *n
  * nothing silently. */
 gboolean dts_schedule_check_recompute (const DtsWorkload *w, DtsRecompute recompute,
                                        GError **error);
+
+/* The sequence that context parallelism cuts in W: the greatest common
+ * divisor of its attention layers' sequences, 0 where it has no attention
+ * layer. *UNFUSED: its first attention layer that is not fused (ring
+ * attention runs a fused kernel), or NULL. */
+int dts_schedule_context_tokens (const DtsWorkload *w, const DtsLayer **unfused);
+
+/* Whether a ring of C GPUs cuts a sequence of TOKENS (as
+ * dts_schedule_context_tokens gives it): each GPU takes two of 2 C equal
+ * chunks, so TOKENS must be a positive multiple of 2 C. */
+static inline gboolean
+dts_schedule_context_fits (int tokens, int C)
+{
+  return C >= 1 && tokens > 0 && tokens % (2 * C) == 0;
+}
 
 /* Memory of one rank training WORKLOAD at BATCH and PRECISION under
  * RECOMPUTE. */
