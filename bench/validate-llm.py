@@ -55,7 +55,10 @@ compares tokens/s/GPU. Each row runs as its TP, PP, context parallelism
 DP = GPUs / (TP x PP x CP)) and sequence length say, with
 --sequence-parallel when TP > 1 (NeMo's default with tensor parallelism),
 Megatron's distributed optimizer (--zero 1: NeMo's recipes use
-distributed_fused_adam) and no recomputation (assumed: with fused
+distributed_fused_adam) with the parameter gather overlapped with the next
+forward pass (--param-gather overlap: every recipe sets
+overlap_param_sync, NeMo-Framework-Launcher's training configs at
+24c3d6bb; doc/VALIDATION.md part 22) and no recomputation (assumed: with fused
 attention nothing of the attention core is stored, which is what
 selective recomputation saves). `dtsim validate --sets nemo` runs the
 same rows on up to 128 GPUs.
@@ -388,7 +391,7 @@ def nemo(build, env, tmp, shared, timeout, precision):
         args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
                 "--dp", str(dp), "--batch-size", str(per_replica),
                 "--micro-batches", str(per_replica // mb), "--precision", precision,
-                "--recompute", "none", "--zero", "1"]
+                "--recompute", "none", "--zero", "1", "--param-gather", "overlap"]
         if vp > 1:
             args += ["--virtual-stages", str(vp)]
         if tp > 1:

@@ -780,7 +780,8 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
  * last of the file's three revisions; each row as NeMo ran it (its TP, PP,
  * virtual stages, micro-batch and global batch, sequence parallelism
  * under TP > 1, its context parallelism, the distributed optimizer (--zero
- * 1), no recomputation; doc/VALIDATION.md part 17 states what is assumed),
+ * 1) with its parameter gather overlapped (--param-gather overlap), no
+ * recomputation; doc/VALIDATION.md parts 17 and 22 state what is assumed),
  * the model's dimensions from model_dims.csv.  Left out: models without
  * dimensions, and rows on more than 128 GPUs (minutes each); --quick keeps
  * one-node rows.  The
@@ -905,9 +906,14 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
     llm_arg (row, "--recompute");
     llm_arg (row, "none");
     /* NeMo's GPT, Llama and Nemotron recipes run Megatron's distributed
-     * optimizer (distributed_fused_adam) */
+     * optimizer (distributed_fused_adam), every one of them with
+     * overlap_param_sync: true (the updated parameters gathered bucket by
+     * bucket during the next forward pass; NeMo-Framework-Launcher's
+     * training configs at 24c3d6bb) */
     llm_arg (row, "--zero");
     llm_arg (row, "1");
+    llm_arg (row, "--param-gather");
+    llm_arg (row, "overlap");
     if (vp > 1) {
       row->vstages = vp;
       llm_arg (row, "--virtual-stages");
@@ -1685,7 +1691,8 @@ dts_cmd_validate (int argc, char **argv, GError **error)
             "given after --), tensor-parallel collectives overlapped as they ran (--tp-overlap "
             "backward; all for NeMo's userbuffers recipes; unless given after --); "
             "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
-            "fp8 with sequence parallelism and the distributed optimizer on DGX H100) under "
+            "fp8 with sequence parallelism and the distributed optimizer, its parameter gather "
+            "overlapped (--param-gather overlap), on DGX H100) under "
             "%s, as bench/validate-llm.py --tp-overlap=as-run runs them\n",
             v.fw_llm);
     if (left->len)
