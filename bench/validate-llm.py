@@ -391,7 +391,10 @@ def nemo(build, env, tmp, shared, timeout, precision):
         args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
                 "--dp", str(dp), "--batch-size", str(per_replica),
                 "--micro-batches", str(per_replica // mb), "--precision", precision,
-                "--recompute", "none", "--zero", "1", "--param-gather", "overlap"]
+                "--recompute", "none", "--zero", "1"]
+        # as the recipes ran it; a --param-gather after -- replaces it
+        if not any(e == "--param-gather" or e.startswith("--param-gather=") for e in EXTRA):
+            args += ["--param-gather", "overlap"]
         if vp > 1:
             args += ["--virtual-stages", str(vp)]
         if tp > 1:

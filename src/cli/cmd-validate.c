@@ -119,6 +119,7 @@ typedef struct {
   GPtrArray *run_args;
   const char *mode;  /* korthikanti: "full" or "seqsel" */
   const char *tp_overlap; /* transformer sets: --tp-overlap as the row ran (NULL: none) */
+  const char *param_gather; /* --param-gather as the row ran (NULL: the default) */
   int tp, pp, dp, cp, vstages, micro_batches, micro_batch, nics;
 } Row;
 
@@ -912,8 +913,7 @@ nemo_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GErr
      * training configs at 24c3d6bb) */
     llm_arg (row, "--zero");
     llm_arg (row, "1");
-    llm_arg (row, "--param-gather");
-    llm_arg (row, "overlap");
+    row->param_gather = "overlap";
     if (vp > 1) {
       row->vstages = vp;
       llm_arg (row, "--virtual-stages");
@@ -1136,6 +1136,12 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
   if (!extra_sets (v, "--tp-overlap") && r->tp_overlap != NULL) {
     g_ptr_array_add (args, (char *) "--tp-overlap");
     g_ptr_array_add (args, (char *) r->tp_overlap);
+  }
+  /* the parameter gather as the row ran it; a --param-gather after -- replaces
+   * it (after-step: as before part 22) */
+  if (!extra_sets (v, "--param-gather") && r->param_gather != NULL) {
+    g_ptr_array_add (args, (char *) "--param-gather");
+    g_ptr_array_add (args, (char *) r->param_gather);
   }
   g_ptr_array_add (args, (char *) "--framework");
   g_ptr_array_add (args, (char *) v->fw_llm);
@@ -1692,7 +1698,7 @@ dts_cmd_validate (int argc, char **argv, GError **error)
             "backward; all for NeMo's userbuffers recipes; unless given after --); "
             "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
             "fp8 with sequence parallelism and the distributed optimizer, its parameter gather "
-            "overlapped (--param-gather overlap), on DGX H100) under "
+            "overlapped (--param-gather overlap, unless given after --), on DGX H100) under "
             "%s, as bench/validate-llm.py --tp-overlap=as-run runs them\n",
             v.fw_llm);
     if (left->len)
