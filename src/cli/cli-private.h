@@ -100,6 +100,16 @@ gboolean dts_cli_parse_bytes_option (const char *option, const char *text, doubl
 gboolean dts_cli_parse_time_option (const char *option, const char *text, double *out,
                                     GError **error);
 
+/* Whether the word at W (of a NULL-terminated command line) gives option
+ * --LNG ("--lng", "--lng=value") or, where SHRT is not 0, -SHRT ("-s",
+ * "-svalue"). *VALUE (either may be NULL): its value, W[1] when given apart
+ * (NULL at the end of the line); *SPAN: the words it spans (1 where it is
+ * not the option). The one reading of option words that the commands which
+ * build or edit `dtsim run` lines share (sweep's base and mesh, validate's
+ * options after --). */
+gboolean dts_cli_word_option (char *const *w, const char *lng, char shrt, const char **value,
+                              int *span);
+
 /* --set then --scale (SimGrid what-ifs, platform/override.h) as one array of
  * DtsOverride in that order, or NULL with ERROR set. */
 GArray *dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error);

@@ -264,20 +264,12 @@ static const char *
 base_value (char *const *base, const char *lng, char shrt)
 {
   const char *v = NULL;
-  size_t n = strlen (lng);
-  for (char *const *b = base; *b; b++) {
-    const char *a = *b;
-    if (g_str_has_prefix (a, "--") && strncmp (a + 2, lng, n) == 0) {
-      if (a[2 + n] == '\0' && b[1] != NULL)
-        v = *++b;
-      else if (a[2 + n] == '=')
-        v = a + 3 + n;
-    } else if (shrt != 0 && a[0] == '-' && a[1] == shrt) {
-      if (a[2] == '\0' && b[1] != NULL)
-        v = *++b;
-      else if (a[2] != '\0')
-        v = a + 2;
-    }
+  for (char *const *b = base; *b;) {
+    const char *value;
+    int span;
+    if (dts_cli_word_option (b, lng, shrt, &value, &span) && value != NULL)
+      v = value;
+    b += span;
   }
   return v;
 }

@@ -1090,15 +1090,17 @@ result_number (const DtsSweepResult *res, const char *path, double *out, GError 
   return TRUE;
 }
 
-/* Whether the options given after -- set FLAG ("--name", whole or
- * "--name=value"): they replace what a row would give it. */
+/* Whether the options given after -- set --NAME: they replace what a row
+ * would give it. */
 static gboolean
-extra_sets (const Validate *v, const char *flag)
+extra_sets (const Validate *v, const char *name)
 {
-  size_t n = strlen (flag);
-  for (int i = 0; v->extra && v->extra[i]; i++)
-    if (strncmp (v->extra[i], flag, n) == 0 && (v->extra[i][n] == '\0' || v->extra[i][n] == '='))
+  for (int i = 0; v->extra && v->extra[i];) {
+    int span;
+    if (dts_cli_word_option (v->extra + i, name, 0, NULL, &span))
       return TRUE;
+    i += span;
+  }
   return FALSE;
 }
 
@@ -1127,19 +1129,19 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
    * part 15: dtsim run's default ring, two channels, leaves rails idle and
    * made tensor parallelism across nodes 3.5x too slow); a --collective
    * after -- replaces it */
-  if (!extra_sets (v, "--collective")) {
+  if (!extra_sets (v, "collective")) {
     g_ptr_array_add (args, (char *) "--collective");
     g_ptr_array_add (args, (char *) "nccl");
   }
   /* the tensor-parallel collectives as the row ran them (llm_tp_overlap);
    * a --tp-overlap after -- replaces it (none: blocking, as before part 21) */
-  if (!extra_sets (v, "--tp-overlap") && r->tp_overlap != NULL) {
+  if (!extra_sets (v, "tp-overlap") && r->tp_overlap != NULL) {
     g_ptr_array_add (args, (char *) "--tp-overlap");
     g_ptr_array_add (args, (char *) r->tp_overlap);
   }
   /* the parameter gather as the row ran it; a --param-gather after -- replaces
    * it (after-step: as before part 22) */
-  if (!extra_sets (v, "--param-gather") && r->param_gather != NULL) {
+  if (!extra_sets (v, "param-gather") && r->param_gather != NULL) {
     g_ptr_array_add (args, (char *) "--param-gather");
     g_ptr_array_add (args, (char *) r->param_gather);
   }

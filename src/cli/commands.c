@@ -241,6 +241,32 @@ dts_cli_parse_time_option (const char *option, const char *text, double *out, GE
   return TRUE;
 }
 
+gboolean
+dts_cli_word_option (char *const *w, const char *lng, char shrt, const char **value, int *span)
+{
+  const char *a = w[0];
+  size_t n = strlen (lng);
+  const char *v = NULL;
+  gboolean is = FALSE, apart = FALSE;
+  if (a[0] == '-' && a[1] == '-' && strncmp (a + 2, lng, n) == 0
+      && (a[2 + n] == '\0' || a[2 + n] == '=')) {
+    is = TRUE;
+    apart = a[2 + n] == '\0';
+    v = apart ? NULL : a + 3 + n;
+  } else if (shrt != 0 && a[0] == '-' && a[1] == shrt) {
+    is = TRUE;
+    apart = a[2] == '\0';
+    v = apart ? NULL : a + 2;
+  }
+  if (apart && w[1] != NULL)
+    v = w[1];
+  if (value != NULL)
+    *value = is ? v : NULL;
+  if (span != NULL)
+    *span = is && apart && w[1] != NULL ? 2 : 1;
+  return is;
+}
+
 GArray *
 dts_cli_parse_overrides (char *const *set, char *const *scale, GError **error)
 {

@@ -411,23 +411,35 @@ static const MeshOption mesh_options[] = {
   { "batch-size", 'b', 1 },   { "micro-batches", 0, 2 },
 };
 
+/* Whether a split of MESH sets option O (the batch options only with a
+ * global batch and a micro-batch size). */
+static gboolean
+mesh_option_applies (const DtsSweepAxis *mesh, const MeshOption *o)
+{
+  return !((o->needs == 1 && mesh->global_batch == 0)
+           || (o->needs == 2 && mesh->micro_batch_size == 0));
+}
+
+/* Whether a split of MESH sets run option --NAME. */
+static gboolean
+mesh_sets_option (const DtsSweepAxis *mesh, const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mesh_options); i++) {
+    const MeshOption *o = &mesh_options[i];
+    if (strcmp (o->name, name) == 0)
+      return mesh_option_applies (mesh, o);
+  }
+  return FALSE;
+}
+
 gboolean
 dts_sweep_mesh_sets (const DtsSweepAxis *mesh, char *const *b, int *skip)
 {
-  const MeshOption *opts = mesh_options;
   for (guint i = 0; i < G_N_ELEMENTS (mesh_options); i++) {
-    if ((opts[i].needs == 1 && mesh->global_batch == 0)
-        || (opts[i].needs == 2 && mesh->micro_batch_size == 0))
-      continue;
-    g_autofree char *l = g_strconcat ("--", opts[i].name, NULL);
-    g_autofree char *leq = g_strconcat (l, "=", NULL);
-    char s[3] = { '-', opts[i].short_name, '\0' };
-    gboolean whole = strcmp (*b, l) == 0 || (opts[i].short_name && strcmp (*b, s) == 0);
-    if (whole || g_str_has_prefix (*b, leq)
-        || (opts[i].short_name && g_str_has_prefix (*b, s))) {
-      *skip = whole && b[1] != NULL ? 2 : 1;
+    const MeshOption *o = &mesh_options[i];
+    if (mesh_option_applies (mesh, o)
+        && dts_cli_word_option (b, o->name, o->short_name, NULL, skip))
       return TRUE;
-    }
   }
   *skip = 1;
   return FALSE;
@@ -476,13 +488,9 @@ dts_sweep_plan_new (char *const *vary, gboolean zip, GError **error)
       const DtsSweepAxis *mesh = other->kind == DTS_SWEEP_MESH ? other
                                  : axis->kind == DTS_SWEEP_MESH ? axis : NULL;
       const DtsSweepAxis *opt = mesh == other ? axis : other;
-      g_autofree char *word = mesh != NULL ? g_strconcat ("--", opt->target, NULL) : NULL;
-      char *words[] = { word, NULL };
-      int skip;
       if (mesh != NULL && opt->kind == DTS_SWEEP_OPTION
           && strcmp (opt->target, mesh->target) != 0 /* --gpus: below */
-          && (g_strv_contains (beside_mesh, opt->target)
-              || dts_sweep_mesh_sets (mesh, words, &skip))) {
+          && (g_strv_contains (beside_mesh, opt->target) || mesh_sets_option (mesh, opt->target))) {
         g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                      "--vary: axis 'mesh' sets --%s (with --strategy, --tensor-parallel, "
                      "--stages, --dp, --context-parallel and --gpus): it cannot be an axis "

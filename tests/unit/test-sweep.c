@@ -801,6 +801,53 @@ START_TEST (test_mesh_axis)
 }
 END_TEST
 
+/* One reading of option words: --long, --long=v, --long v, -s, -sv, -s v;
+ * a longer name with the same start is another option. */
+START_TEST (test_word_option)
+{
+  char *line[] = { (char *) "--gpus", (char *) "8",  (char *) "--gpus=16",
+                   (char *) "-n4",    (char *) "-n", (char *) "32",
+                   (char *) "--gpus-per-node", (char *) "4", (char *) "--gpus", NULL };
+  const char *v;
+  int span;
+  ck_assert (dts_cli_word_option (line, "gpus", 'n', &v, &span));
+  ck_assert_str_eq (v, "8");
+  ck_assert_int_eq (span, 2);
+  ck_assert (dts_cli_word_option (line + 2, "gpus", 'n', &v, &span));
+  ck_assert_str_eq (v, "16");
+  ck_assert_int_eq (span, 1);
+  ck_assert (dts_cli_word_option (line + 3, "gpus", 'n', &v, &span));
+  ck_assert_str_eq (v, "4");
+  ck_assert_int_eq (span, 1);
+  ck_assert (dts_cli_word_option (line + 4, "gpus", 'n', &v, &span));
+  ck_assert_str_eq (v, "32");
+  ck_assert_int_eq (span, 2);
+  ck_assert (!dts_cli_word_option (line + 3, "gpus", 0, &v, &span));
+  ck_assert (v == NULL);
+  ck_assert_int_eq (span, 1);
+  ck_assert (!dts_cli_word_option (line + 6, "gpus", 'n', &v, &span));
+  ck_assert_int_eq (span, 1);
+  /* at the end of the line, given apart: no value */
+  ck_assert (dts_cli_word_option (line + 8, "gpus", 'n', &v, &span));
+  ck_assert (v == NULL);
+  ck_assert_int_eq (span, 1);
+  /* a mesh split sets --gpus and the degrees, and the batch only with a
+   * global batch */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsSweepAxis) mesh = dts_sweep_axis_parse ("mesh=2x2x2", &error);
+  ck_assert_msg (mesh != NULL, "%s", error ? error->message : "");
+  ck_assert (dts_sweep_mesh_sets (mesh, line, &span));
+  ck_assert_int_eq (span, 2);
+  ck_assert (!dts_sweep_mesh_sets (mesh, line + 6, &span));
+  char *batch[] = { (char *) "-b", (char *) "64", NULL };
+  ck_assert (!dts_sweep_mesh_sets (mesh, batch, &span));
+  ck_assert_int_eq (span, 1);
+  mesh->global_batch = 128;
+  ck_assert (dts_sweep_mesh_sets (mesh, batch, &span));
+  ck_assert_int_eq (span, 2);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -828,6 +875,7 @@ main (void)
   tcase_add_test (tc, test_select_resolve_errors);
   tcase_add_test (tc, test_mesh_enumerate);
   tcase_add_test (tc, test_mesh_axis);
+  tcase_add_test (tc, test_word_option);
   suite_add_tcase (s, tc);
   return dts_test_run (s);
 }
