@@ -1578,8 +1578,11 @@ check_context (const DtsWorkload *w, const DtsRunOptions *o, int C, GError **err
                  C, w->name);
     return FALSE;
   }
-  /* name the first layer the ring cannot cut */
-  for (guint l = 0; l < w->layers->len && !dts_schedule_context_fits (tokens, C); l++) {
+  if (dts_schedule_context_fits (tokens, C))
+    return TRUE;
+  /* name the first layer the ring cannot cut (2 C divides every sequence
+   * exactly when it divides their gcd, so one is found) */
+  for (guint l = 0; l < w->layers->len; l++) {
     const DtsLayer *x = dts_workload_layer (w, l);
     if (x->type == DTS_LAYER_ATTENTION && !dts_schedule_context_fits (x->in_shape.seq, C)) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -1590,7 +1593,11 @@ check_context (const DtsWorkload *w, const DtsRunOptions *o, int C, GError **err
       return FALSE;
     }
   }
-  return TRUE;
+  g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+               "--context-parallel %d: '%s' has attention sequences of %d tokens in common, "
+               "not a multiple of 2 x %d",
+               C, w->name, tokens, C);
+  return FALSE;
 }
 
 /* What --virtual-stages V needs: Megatron-LM's interleaved schedule (1F1B,
