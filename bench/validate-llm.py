@@ -113,6 +113,15 @@ import time
 
 
 EXTRA = []
+
+
+def extra_sets(name, words=None):
+    """Whether the options after -- (WORDS, else EXTRA) give --NAME: they
+    replace what a row would give it."""
+    return any(e == "--" + name or e.startswith("--" + name + "=")
+               for e in (EXTRA if words is None else words))
+
+
 TP_OVERLAP = ["none"]
 # NeMo 24.07's recipes with ub_tp_comm_overlap on (see --tp-overlap above)
 NEMO_UB = {"GPT3-20B", "LLAMA2-70B", "LLAMA3-70B", "Nemotron-8B", "Nemotron-22B"}
@@ -393,7 +402,7 @@ def nemo(build, env, tmp, shared, timeout, precision):
                 "--micro-batches", str(per_replica // mb), "--precision", precision,
                 "--recompute", "none", "--zero", "1"]
         # as the recipes ran it; a --param-gather after -- replaces it
-        if not any(e == "--param-gather" or e.startswith("--param-gather=") for e in EXTRA):
+        if not extra_sets("param-gather"):
             args += ["--param-gather", "overlap"]
         if vp > 1:
             args += ["--virtual-stages", str(vp)]
@@ -467,8 +476,11 @@ def foundry(build, env, tmp, shared, max_gpus, timeout):
         args = ["--strategy", "dp", "--gpus", str(n), "--batch-size", str(mb),
                 "--precision", "fp8" if r["Precision"] == "amp_fp8" else "bf16",
                 "--recompute", "full" if r["Activation Checkpointing"] == "True" else "none"]
-        args += (["--zero", "3"] if shard == "FULL_SHARD"
-                 else ["--zero", "2", "--param-gather", "overlap"])
+        args += ["--zero", "3" if shard == "FULL_SHARD" else "2"]
+        # SHARD_GRAD_OP gathers during the forward pass; a --param-gather
+        # after -- replaces it (dtsim run refuses an option given twice)
+        if shard != "FULL_SHARD" and not extra_sets("param-gather"):
+            args += ["--param-gather", "overlap"]
         try:
             res, wall, _ = dtsim_run(build, env, tmp, xml, "mpt-" + model,
                                      foundry_platform(build, env, tmp, FOUNDRY_GPU[gpu], n),
@@ -526,7 +538,7 @@ def main():
                          % TP_OVERLAP[0])
     # Megatron-LM and NeMo ran NCCL (doc/VALIDATION.md part 15); a
     # --collective after -- replaces it, as in dtsim validate
-    if not any(e == "--collective" or e.startswith("--collective=") for e in extra):
+    if not extra_sets("collective", extra):
         EXTRA.extend(["--collective", "nccl"])
     EXTRA.extend(extra)
     here = os.path.dirname(os.path.abspath(__file__))
