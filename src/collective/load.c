@@ -26,7 +26,6 @@
  * times, and so are consecutive slots with the same transfers. */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "collective/collective-private.h"
@@ -103,22 +102,22 @@ typedef struct {
   GArray *dense;         /* DtsCollLink.index - 1 -> 1 + its index in loads (0: not yet) */
   GArray *loads;         /* Load, valid for the slot stamped */
   guint stamp;           /* the slot being weighed (a Load of another is empty) */
-  GArray *prev;          /* Flow: the last slot weighed (a copy) */
-  const Flow *prev_at;   /* or where it is (stable flows): PREV_N of them */
+  const Flow *prev_at;   /* the last slot weighed: PREV_N flows */
   gsize prev_n;
   double prev_s, prev_lat, total, total_lat;
 } Weigh;
 
-/* Add the slot of the N_FLOWS flows FLOWS (sorted by from and to); STABLE:
- * they stay where they are until the next slot is weighed (else copied). */
+/* Add the slot of the N_FLOWS flows FLOWS (sorted by from and to), which
+ * stay where they are until the next slot has been weighed. */
 static gboolean
-weigh_slot (Weigh *w, const Flow *flows, gsize n, gboolean stable, GError **error)
+weigh_slot (Weigh *w, const Flow *flows, gsize n, GError **error)
 {
   if (n == 0)
     return TRUE;
   if (w->prev_n == n && same_flows (w->prev_at, flows, n)) {
     w->total += w->prev_s;
     w->total_lat += w->prev_lat;
+    w->prev_at = flows; /* the same transfers; the earlier may go */
     return TRUE;
   }
   w->stamp++;
@@ -167,13 +166,7 @@ weigh_slot (Weigh *w, const Flow *flows, gsize n, gboolean stable, GError **erro
   w->prev_lat = slot_lat * slot_times;
   w->total += w->prev_s;
   w->total_lat += w->prev_lat;
-  if (stable)
-    w->prev_at = flows;
-  else {
-    g_array_set_size (w->prev, 0);
-    g_array_append_vals (w->prev, flows, n);
-    w->prev_at = (const Flow *) w->prev->data;
-  }
+  w->prev_at = flows;
   w->prev_n = n;
   return TRUE;
 }
@@ -203,13 +196,11 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
     *latency_s = 0;
   g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (Flow));
   g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (DtsCollXfer));
-  g_autoptr (GArray) prev = g_array_new (FALSE, FALSE, sizeof (Flow));
   g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
   g_autoptr (GArray) loads = g_array_new (FALSE, FALSE, sizeof (Load));
   DtsCollStepOps ops = { .xfers = xfers };
   g_autoptr (GArray) dense = g_array_new (FALSE, TRUE, sizeof (guint));
-  Weigh w = { .links = links, .data = data, .index = index, .dense = dense, .loads = loads,
-              .prev = prev };
+  Weigh w = { .links = links, .data = data, .index = index, .dense = dense, .loads = loads };
   if (plan->alg != NULL && plan->alg->step_slot != NULL) {
     /* Steps are not slots: gather every step, then weigh slot by slot. */
     for (int part = 0; part < plan->n_parts; part++) {
@@ -239,7 +230,7 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
       Flow *slot = &g_array_index (sorted, Flow, first[t]);
       gsize n = first[t + 1] - first[t];
       sort_slot (slot, n);
-      if (!weigh_slot (&w, slot, n, TRUE, error))
+      if (!weigh_slot (&w, slot, n, error))
         return FALSE;
     }
   } else {
@@ -252,6 +243,9 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
       n_steps[part] = dts_coll_plan_n_steps (plan, part);
       n_slots = MAX (n_slots, n_steps[part]);
     }
+    /* Two arrays in turn: a slot is gathered in one while the last one
+     * weighed stays in the other (weigh_slot compares them). */
+    g_autoptr (GArray) other = g_array_new (FALSE, FALSE, sizeof (Flow));
     for (int s = 0; s < n_slots; s++) {
       int ph = -1;
       for (int q = 0; q < plan->n_phases && ph < 0; q++)
@@ -261,12 +255,16 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
       gboolean lockstep = ph >= 0 && plan->phases[ph].lockstep;
       if (lockstep && s > plan->phases[ph].first_step)
         continue;
+      GArray *t = flows;
+      flows = other;
+      other = t;
       g_array_set_size (flows, 0);
       for (int part = 0; part < plan->n_parts; part++)
         if (s < n_steps[part])
           add_step (plan, part, s, lockstep ? plan->phases[ph].n_steps : 1, &ops, flows);
-      qsort (flows->data, flows->len, sizeof (Flow), flow_cmp);
-      if (!weigh_slot (&w, (const Flow *) flows->data, flows->len, FALSE, error))
+      /* gathered by sender: only each sender's few flows may need moving */
+      sort_slot ((Flow *) flows->data, flows->len);
+      if (!weigh_slot (&w, (const Flow *) flows->data, flows->len, error))
         return FALSE;
     }
   }

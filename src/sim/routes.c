@@ -294,12 +294,72 @@ dts_sim_plan_bottleneck (const DtsPlatform *platform, const DtsCollPlan *plan,
   return TRUE;
 }
 
+/* The routes from one GPU read so far: a plan's participant sends to a
+ * few peers (a ring's next, a tree's parent and children), found by a scan;
+ * past SRC_SCAN of them (halving-doubling, all-to-all) by a table. */
+typedef struct {
+  int peer;
+  GArray *route;           /* DtsCollLink */
+} PeerRoute;
+
+typedef struct {
+  GArray *peers;           /* PeerRoute, in the order read; NULL: none yet */
+  GHashTable *index;       /* peer -> 1 + its index in peers, past SRC_SCAN of them */
+} SrcRoutes;
+
+enum { SRC_SCAN = 16 };
+
+static GArray *
+src_routes_find (const SrcRoutes *sr, int peer)
+{
+  if (sr->peers == NULL)
+    return NULL;
+  if (sr->index != NULL) {
+    guint i = GPOINTER_TO_UINT (g_hash_table_lookup (sr->index, GINT_TO_POINTER (peer)));
+    return i > 0 ? g_array_index (sr->peers, PeerRoute, i - 1).route : NULL;
+  }
+  for (guint i = 0; i < sr->peers->len; i++) {
+    const PeerRoute *pr = &g_array_index (sr->peers, PeerRoute, i);
+    if (pr->peer == peer)
+      return pr->route;
+  }
+  return NULL;
+}
+
+static void
+src_routes_add (SrcRoutes *sr, int peer, GArray *route)
+{
+  if (sr->peers == NULL)
+    sr->peers = g_array_new (FALSE, FALSE, sizeof (PeerRoute));
+  PeerRoute pr = { peer, route };
+  g_array_append_val (sr->peers, pr);
+  if (sr->index == NULL && sr->peers->len > SRC_SCAN) {
+    sr->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+    for (guint i = 0; i + 1 < sr->peers->len; i++)
+      g_hash_table_insert (sr->index,
+                           GINT_TO_POINTER (g_array_index (sr->peers, PeerRoute, i).peer),
+                           GUINT_TO_POINTER (i + 1));
+  }
+  if (sr->index != NULL)
+    g_hash_table_insert (sr->index, GINT_TO_POINTER (peer), GUINT_TO_POINTER (sr->peers->len));
+}
+
+static void
+src_routes_clear (SrcRoutes *sr)
+{
+  for (guint i = 0; sr->peers != NULL && i < sr->peers->len; i++)
+    g_array_unref (g_array_index (sr->peers, PeerRoute, i).route);
+  g_clear_pointer (&sr->peers, g_array_unref);
+  g_clear_pointer (&sr->index, g_hash_table_unref);
+}
+
 struct _DtsSimTuner {
   DtsCollTuner tuner;
   const DtsPlatform *platform;
   GHashTable *cache;       /* "algorithm:peer_key:n:bytes" -> double[2]: bandwidth and
                               latency time */
-  GHashTable *routes;      /* GPU a * 2^32 + b -> GArray of DtsCollLink */
+  SrcRoutes *routes;       /* GPU rank a -> the routes from it read so far */
+  guint n_routes;          /* the platform's GPUs */
   GHashTable *link_index;  /* sg_link_t -> its DtsCollLink.index */
 };
 
@@ -316,8 +376,7 @@ tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpoin
                   GError **error)
 {
   DtsSimTuner *tuner = data;
-  guint64 key = ((guint64) (guint32) ra << 32) | (guint32) rb;
-  GArray *route = g_hash_table_lookup (tuner->routes, &key);
+  GArray *route = src_routes_find (&tuner->routes[ra], rb);
   if (route == NULL) {
     const DtsGpu *ga = dts_platform_gpu (tuner->platform, ra);
     const DtsGpu *gb = dts_platform_gpu (tuner->platform, rb);
@@ -350,9 +409,7 @@ tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpoin
       }
       xbt_dynar_free (&found);
     }
-    guint64 *stored = g_new (guint64, 1);
-    *stored = key;
-    g_hash_table_insert (tuner->routes, stored, route);
+    src_routes_add (&tuner->routes[ra], rb, route);
   }
   *links = (const DtsCollLink *) route->data;
   *n_links = (int) route->len;
@@ -420,8 +477,8 @@ dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, G
   DtsSimTuner *t = g_new0 (DtsSimTuner, 1);
   t->platform = platform;
   t->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  t->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
-                                     (GDestroyNotify) g_array_unref);
+  t->n_routes = platform->gpus->len;
+  t->routes = g_new0 (SrcRoutes, MAX (t->n_routes, 1));
   t->link_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   const DtsGpu *gpu = dts_platform_gpu (platform, 0);
   t->tuner = (DtsCollTuner){ .measure = tuner_measure, .rank_links = tuner_rank_links,
@@ -448,7 +505,9 @@ dts_sim_tuner_free (DtsSimTuner *t)
   if (t == NULL)
     return;
   g_hash_table_unref (t->cache);
-  g_hash_table_unref (t->routes);
+  for (guint r = 0; r < t->n_routes; r++)
+    src_routes_clear (&t->routes[r]);
+  g_free (t->routes);
   g_hash_table_unref (t->link_index);
   g_free (t);
 }
