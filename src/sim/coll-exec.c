@@ -618,99 +618,150 @@ an_step_slot (const DtsCollPlan *plan, int part, int step)
            : step;
 }
 
-static guint64
-an_load_key (int slot, int link)
-{
-  return ((guint64) (guint32) slot << 32) | (guint32) link;
-}
-
-/* The bytes every slot of a plan's steps puts on each link: (slot, link)
- * -> index + 1 into VALS, two doubles each (the bytes of every channel;
- * the largest transfer per channel, what a FATPIPE link carries). Keys
- * and values live in the table and one array: a 16,384-GPU tree puts
- * millions of them, once a g_new each. */
+/* For a plan whose members do not all run lock-step: per participant and
+ * step, the longest that a link of one of its routes to or from a peer
+ * needs for what the step's slot puts on it, every participant's sends of
+ * that slot counted (a shared link carries their bytes over every channel,
+ * a FATPIPE link the largest transfer per channel). Worked out slot by
+ * slot over dense per-link sums, as load.c weighs a plan: a 16,384-GPU
+ * tree has tens of thousands of slots and millions of transfers, which a
+ * table keyed by slot and link made the largest part of its run. */
 typedef struct {
-  GHashTable *index;
-  GArray *vals;
+  int *first;     /* participant -> its first step's index into links_s */
+  double *links_s;
 } AnLoads;
 
-static guint
-an_key_hash (gconstpointer p)
+/* A send's bytes on a route in a slot; a step's question about one of its
+ * routes in its slot. Gathered participant by participant, step by step:
+ * what a slot sums, it sums in that order. */
+typedef struct {
+  int slot;
+  const GArray *route;   /* link indices into sim->an */
+  double bytes, largest; /* over every channel; the largest per channel */
+} AnSend;
+
+typedef struct {
+  int slot;
+  int at;                /* the step: its index into links_s */
+  const GArray *route;
+} AnAsk;
+
+/* The indices of the N items at BASE (STRIDE bytes apart, each starting
+ * with its slot) in slot order, stably; *FIRST: slot -> its first
+ * position (N_SLOTS + 1 of them). Both owned. */
+static guint *
+an_by_slot (const void *base, gsize stride, guint n, int n_slots, guint **first)
 {
-  guint64 k = (guint64) (guintptr) p;
-  return (guint) ((k >> 32) * 0x9E3779B1u) ^ (guint) k;
+  guint *f = g_new0 (guint, (gsize) n_slots + 1);
+  for (guint i = 0; i < n; i++)
+    f[*(const int *) ((const char *) base + i * stride) + 1]++;
+  for (int t = 1; t <= n_slots; t++)
+    f[t] += f[t - 1];
+  guint *order = g_new (guint, MAX (n, 1));
+  g_autofree guint *next = g_memdup2 (f, sizeof (guint) * ((gsize) n_slots + 1));
+  for (guint i = 0; i < n; i++)
+    order[next[*(const int *) ((const char *) base + i * stride)]++] = i;
+  *first = f;
+  return order;
 }
 
 static void
 an_loads_free (AnLoads *a)
 {
-  g_hash_table_unref (a->index);
-  g_array_unref (a->vals);
+  g_free (a->first);
+  g_free (a->links_s);
   g_free (a);
 }
 
-static const double *
-an_loads_get (const AnLoads *a, int slot, int link)
+/* What participant PART's step STEP waits for on its routes (AnLoads). */
+static double
+an_loads_step_s (const AnLoads *a, int part, int step)
 {
-  gpointer v = g_hash_table_lookup (a->index, (gpointer) (guintptr) an_load_key (slot, link));
-  return v != NULL ? &g_array_index (a->vals, double, 2 * (GPOINTER_TO_SIZE (v) - 1)) : NULL;
+  return a->links_s[a->first[part] + step];
 }
 
-/* For a plan whose members do not all run lock-step: the loads of its
- * slots (AnLoads). */
 static AnLoads *
 an_plan_loads_new (Sim *sim, Stream *s, int k)
 {
   const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
-  G_STATIC_ASSERT (sizeof (guintptr) >= sizeof (guint64));
   AnLoads *loads = g_new (AnLoads, 1);
-  loads->index = g_hash_table_new (an_key_hash, g_direct_equal);
-  loads->vals = g_array_new (FALSE, TRUE, sizeof (double));
+  loads->first = g_new (int, (gsize) plan->n_parts + 1);
+  /* sized for a transfer each way per step (a chain's, a tree's leaf's):
+   * growing by doubling from nothing copied millions of them */
+  guint n_all = 0;
+  for (int p = 0; p < plan->n_parts; p++)
+    n_all += (guint) dts_coll_plan_n_steps (plan, p);
+  g_autoptr (GArray) sends = g_array_sized_new (FALSE, FALSE, sizeof (AnSend), n_all);
+  g_autoptr (GArray) asks = g_array_sized_new (FALSE, FALSE, sizeof (AnAsk), 2 * n_all);
   DtsCollStepOps ops = { .xfers = s->xfers };
+  int n_slots = 0, at = 0;
   for (int p = 0; p < plan->n_parts; p++) {
     const Rank *me = sim_part_rank (sim, c, plan, p);
     int n = dts_coll_plan_n_steps (plan, p);
-    for (int step = 0; step < n; step++) {
+    loads->first[p] = at;
+    for (int step = 0; step < n; step++, at++) {
       dts_coll_plan_step_ops (plan, p, step, &ops);
       int slot = an_step_slot (plan, p, step);
+      n_slots = MAX (n_slots, slot + 1);
       for (guint i = 0; i < ops.xfers->len; i++) {
         const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
         const Rank *peer = sim_part_rank (sim, c, plan, x->peer);
-        if (x->kind != DTS_XFER_SEND || peer->host == me->host || !(x->bytes > 0))
+        if (peer->host == me->host)
           continue;
-        const GArray *route = sim_an_route (sim, me, peer);
-        for (guint l = 0; l < route->len; l++) {
-          gpointer key = (gpointer) (guintptr) an_load_key (slot, g_array_index (route, int, l));
-          gsize at = GPOINTER_TO_SIZE (g_hash_table_lookup (loads->index, key));
-          if (at == 0) {
-            at = loads->vals->len / 2 + 1;
-            g_array_set_size (loads->vals, loads->vals->len + 2);
-            g_hash_table_insert (loads->index, key, GSIZE_TO_POINTER (at));
-          }
-          double *v = &g_array_index (loads->vals, double, 2 * (at - 1));
-          v[0] += x->bytes * x->channels;
-          v[1] = MAX (v[1], x->bytes);
+        gboolean send = x->kind == DTS_XFER_SEND;
+        const GArray *route = send ? sim_an_route (sim, me, peer) : sim_an_route (sim, peer, me);
+        if (send && x->bytes > 0) {
+          AnSend f = { slot, route, x->bytes * x->channels, x->bytes };
+          g_array_append_val (sends, f);
+        }
+        if (x->bytes * x->channels > 0) {
+          AnAsk q = { slot, at, route };
+          g_array_append_val (asks, q);
         }
       }
     }
   }
-  return loads;
-}
-
-/* The longest a link of ROUTE needs for what slot SLOT puts on it (LOADS). */
-static double
-an_route_load_s (Sim *sim, const AnLoads *loads, int slot, const GArray *route)
-{
-  double t = 0;
-  for (guint l = 0; l < route->len; l++) {
-    int idx = g_array_index (route, int, l);
-    const double *v = an_loads_get (loads, slot, idx);
-    double bw = g_array_index (sim->an.bw_Bps, double, idx);
-    if (v != NULL && bw > 0)
-      t = MAX (t, (g_array_index (sim->an.shared, gboolean, idx) ? v[0] : v[1]) / bw);
+  loads->first[plan->n_parts] = at;
+  loads->links_s = g_new0 (double, MAX (at, 1));
+  g_autofree guint *send_first = NULL, *ask_first = NULL;
+  g_autofree guint *send_order = an_by_slot (sends->data, sizeof (AnSend), sends->len, n_slots,
+                                             &send_first);
+  g_autofree guint *ask_order = an_by_slot (asks->data, sizeof (AnAsk), asks->len, n_slots,
+                                            &ask_first);
+  guint n_links = sim->an.bw_Bps->len;
+  g_autofree double *load = g_new0 (double, MAX (n_links, 1));
+  g_autofree double *largest = g_new0 (double, MAX (n_links, 1));
+  g_autofree int *stamp = g_new (int, MAX (n_links, 1));
+  for (guint l = 0; l < n_links; l++)
+    stamp[l] = -1;
+  const double *bw = (const double *) sim->an.bw_Bps->data;
+  const gboolean *shared = (const gboolean *) sim->an.shared->data;
+  for (int t = 0; t < n_slots; t++) {
+    for (guint i = send_first[t]; i < send_first[t + 1]; i++) {
+      const AnSend *f = &g_array_index (sends, AnSend, send_order[i]);
+      for (guint l = 0; l < f->route->len; l++) {
+        int idx = g_array_index (f->route, int, l);
+        if (stamp[idx] != t) {
+          stamp[idx] = t;
+          load[idx] = largest[idx] = 0;
+        }
+        load[idx] += f->bytes;
+        largest[idx] = MAX (largest[idx], f->largest);
+      }
+    }
+    for (guint i = ask_first[t]; i < ask_first[t + 1]; i++) {
+      const AnAsk *q = &g_array_index (asks, AnAsk, ask_order[i]);
+      double v = 0;
+      for (guint l = 0; l < q->route->len; l++) {
+        int idx = g_array_index (q->route, int, l);
+        if (stamp[idx] == t && bw[idx] > 0)
+          v = MAX (v, (shared[idx] ? load[idx] : largest[idx]) / bw[idx]);
+      }
+      loads->links_s[q->at] = MAX (loads->links_s[q->at], v);
+    }
   }
-  return t;
+  return loads;
 }
 
 /* The bandwidth (its smallest link's) and latency (its links', summed in
@@ -769,7 +820,6 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, AnLoads
   for (int step = 0; step < n_steps; step++) {
     dts_coll_plan_step_ops (plan, part, step, &ops);
     double send = 0, recv = 0, reduced = ops.reduce_bytes, hop = 0, links_s = 0;
-    int slot = loads != NULL ? an_step_slot (plan, part, step) : 0;
     for (guint i = 0; i < ops.xfers->len; i++) {
       const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
       double bytes = x->bytes * x->channels;
@@ -788,12 +838,9 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, AnLoads
         send += bytes / bw;
       else
         recv += bytes / bw;
-      if (loads != NULL && bytes > 0)
-        links_s = MAX (links_s, an_route_load_s (sim, loads, slot,
-                                                 x->kind == DTS_XFER_SEND
-                                                     ? sim_an_route (sim, me, peer)
-                                                     : sim_an_route (sim, peer, me)));
     }
+    if (loads != NULL)
+      links_s = an_loads_step_s (loads, part, step);
     double bw_s = MAX (send, recv);
     if (uniform) {
       /* The slot's link loads: every member's step at once (after the
