@@ -455,8 +455,7 @@ sim_an_route (Sim *sim, const Rank *a, const Rank *b)
 {
   AnRoutes *an = &sim->an;
   if (an->routes == NULL) {
-    an->routes = g_hash_table_new_full (dts_sim_pair_hash, g_int64_equal, g_free,
-                                        (GDestroyNotify) g_array_unref);
+    an->routes = g_new0 (DtsSimPeers, MAX (sim->n, 1));
     an->index = g_hash_table_new (g_direct_hash, g_direct_equal);
     an->links = g_ptr_array_new ();
     an->bw_Bps = g_array_new (FALSE, FALSE, sizeof (double));
@@ -466,8 +465,7 @@ sim_an_route (Sim *sim, const Rank *a, const Rank *b)
     an->largest = g_array_new (FALSE, TRUE, sizeof (double));
     an->touched = g_array_new (FALSE, FALSE, sizeof (int));
   }
-  guint64 key = ((guint64) (guint32) a->rank << 32) | (guint32) b->rank;
-  GArray *route = g_hash_table_lookup (an->routes, &key);
+  GArray *route = dts_sim_peers_find (&an->routes[a->rank], b->rank);
   if (route != NULL)
     return route;
   route = g_array_new (FALSE, FALSE, sizeof (int));
@@ -494,9 +492,7 @@ sim_an_route (Sim *sim, const Rank *a, const Rank *b)
     g_array_append_val (route, idx);
   }
   xbt_dynar_free (&links);
-  guint64 *stored = g_new (guint64, 1);
-  *stored = key;
-  g_hash_table_insert (an->routes, stored, route);
+  dts_sim_peers_add (&an->routes[a->rank], b->rank, route);
   return route;
 }
 

@@ -11,6 +11,7 @@
 
 #include "collective/collective.h"
 #include "schedule/schedule.h"
+#include "sim/sim-private.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
@@ -146,7 +147,7 @@ typedef struct {
 /* Routes as the analytic granularity, the flow fold and --link-stats read
  * them: links by index, each route looked up once per pair of hosts. */
 typedef struct {
-  GHashTable *routes;        /* host pair -> GArray of link indices */
+  DtsSimPeers *routes;       /* rank a -> GArray of link indices to each peer b */
   GHashTable *index;         /* sg_link_t -> index + 1 */
   GPtrArray *links;          /* index -> sg_link_t */
   GArray *bw_Bps;            /* index -> bandwidth */

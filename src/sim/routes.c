@@ -294,63 +294,54 @@ dts_sim_plan_bottleneck (const DtsPlatform *platform, const DtsCollPlan *plan,
   return TRUE;
 }
 
-/* The routes from one GPU read so far: a plan's participant sends to a
- * few peers (a ring's next, a tree's parent and children), found by a scan;
- * past SRC_SCAN of them (halving-doubling, all-to-all) by a table. */
 typedef struct {
   int peer;
-  GArray *route;           /* DtsCollLink */
-} PeerRoute;
+  gpointer value;
+} PeerValue;
 
-typedef struct {
-  GArray *peers;           /* PeerRoute, in the order read; NULL: none yet */
-  GHashTable *index;       /* peer -> 1 + its index in peers, past SRC_SCAN of them */
-} SrcRoutes;
+enum { PEER_SCAN = 16 };
 
-enum { SRC_SCAN = 16 };
-
-static GArray *
-src_routes_find (const SrcRoutes *sr, int peer)
+gpointer
+dts_sim_peers_find (const DtsSimPeers *p, int peer)
 {
-  if (sr->peers == NULL)
+  if (p->peers == NULL)
     return NULL;
-  if (sr->index != NULL) {
-    guint i = GPOINTER_TO_UINT (g_hash_table_lookup (sr->index, GINT_TO_POINTER (peer)));
-    return i > 0 ? g_array_index (sr->peers, PeerRoute, i - 1).route : NULL;
+  if (p->index != NULL) {
+    guint i = GPOINTER_TO_UINT (g_hash_table_lookup (p->index, GINT_TO_POINTER (peer)));
+    return i > 0 ? g_array_index (p->peers, PeerValue, i - 1).value : NULL;
   }
-  for (guint i = 0; i < sr->peers->len; i++) {
-    const PeerRoute *pr = &g_array_index (sr->peers, PeerRoute, i);
-    if (pr->peer == peer)
-      return pr->route;
+  for (guint i = 0; i < p->peers->len; i++) {
+    const PeerValue *pv = &g_array_index (p->peers, PeerValue, i);
+    if (pv->peer == peer)
+      return pv->value;
   }
   return NULL;
 }
 
-static void
-src_routes_add (SrcRoutes *sr, int peer, GArray *route)
+void
+dts_sim_peers_add (DtsSimPeers *p, int peer, gpointer value)
 {
-  if (sr->peers == NULL)
-    sr->peers = g_array_new (FALSE, FALSE, sizeof (PeerRoute));
-  PeerRoute pr = { peer, route };
-  g_array_append_val (sr->peers, pr);
-  if (sr->index == NULL && sr->peers->len > SRC_SCAN) {
-    sr->index = g_hash_table_new (g_direct_hash, g_direct_equal);
-    for (guint i = 0; i + 1 < sr->peers->len; i++)
-      g_hash_table_insert (sr->index,
-                           GINT_TO_POINTER (g_array_index (sr->peers, PeerRoute, i).peer),
+  if (p->peers == NULL)
+    p->peers = g_array_new (FALSE, FALSE, sizeof (PeerValue));
+  PeerValue pv = { peer, value };
+  g_array_append_val (p->peers, pv);
+  if (p->index == NULL && p->peers->len > PEER_SCAN) {
+    p->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+    for (guint i = 0; i + 1 < p->peers->len; i++)
+      g_hash_table_insert (p->index, GINT_TO_POINTER (g_array_index (p->peers, PeerValue, i).peer),
                            GUINT_TO_POINTER (i + 1));
   }
-  if (sr->index != NULL)
-    g_hash_table_insert (sr->index, GINT_TO_POINTER (peer), GUINT_TO_POINTER (sr->peers->len));
+  if (p->index != NULL)
+    g_hash_table_insert (p->index, GINT_TO_POINTER (peer), GUINT_TO_POINTER (p->peers->len));
 }
 
-static void
-src_routes_clear (SrcRoutes *sr)
+void
+dts_sim_peers_clear (DtsSimPeers *p, GDestroyNotify free_value)
 {
-  for (guint i = 0; sr->peers != NULL && i < sr->peers->len; i++)
-    g_array_unref (g_array_index (sr->peers, PeerRoute, i).route);
-  g_clear_pointer (&sr->peers, g_array_unref);
-  g_clear_pointer (&sr->index, g_hash_table_unref);
+  for (guint i = 0; p->peers != NULL && i < p->peers->len; i++)
+    free_value (g_array_index (p->peers, PeerValue, i).value);
+  g_clear_pointer (&p->peers, g_array_unref);
+  g_clear_pointer (&p->index, g_hash_table_unref);
 }
 
 struct _DtsSimTuner {
@@ -358,7 +349,7 @@ struct _DtsSimTuner {
   const DtsPlatform *platform;
   GHashTable *cache;       /* "algorithm:peer_key:n:bytes" -> double[2]: bandwidth and
                               latency time */
-  SrcRoutes *routes;       /* GPU rank a -> the routes from it read so far */
+  DtsSimPeers *routes;     /* GPU rank a -> GArray of DtsCollLink to each peer read so far */
   guint n_routes;          /* the platform's GPUs */
   GHashTable *link_index;  /* sg_link_t -> its DtsCollLink.index */
 };
@@ -376,7 +367,7 @@ tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpoin
                   GError **error)
 {
   DtsSimTuner *tuner = data;
-  GArray *route = src_routes_find (&tuner->routes[ra], rb);
+  GArray *route = dts_sim_peers_find (&tuner->routes[ra], rb);
   if (route == NULL) {
     const DtsGpu *ga = dts_platform_gpu (tuner->platform, ra);
     const DtsGpu *gb = dts_platform_gpu (tuner->platform, rb);
@@ -409,7 +400,7 @@ tuner_rank_links (int ra, int rb, const DtsCollLink **links, int *n_links, gpoin
       }
       xbt_dynar_free (&found);
     }
-    src_routes_add (&tuner->routes[ra], rb, route);
+    dts_sim_peers_add (&tuner->routes[ra], rb, route);
   }
   *links = (const DtsCollLink *) route->data;
   *n_links = (int) route->len;
@@ -478,7 +469,7 @@ dts_sim_tuner_new (const DtsPlatform *platform, char **cfg, GArray *overrides, G
   t->platform = platform;
   t->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   t->n_routes = platform->gpus->len;
-  t->routes = g_new0 (SrcRoutes, MAX (t->n_routes, 1));
+  t->routes = g_new0 (DtsSimPeers, MAX (t->n_routes, 1));
   t->link_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   const DtsGpu *gpu = dts_platform_gpu (platform, 0);
   t->tuner = (DtsCollTuner){ .measure = tuner_measure, .rank_links = tuner_rank_links,
@@ -506,7 +497,7 @@ dts_sim_tuner_free (DtsSimTuner *t)
     return;
   g_hash_table_unref (t->cache);
   for (guint r = 0; r < t->n_routes; r++)
-    src_routes_clear (&t->routes[r]);
+    dts_sim_peers_clear (&t->routes[r], (GDestroyNotify) g_array_unref);
   g_free (t->routes);
   g_hash_table_unref (t->link_index);
   g_free (t);

@@ -29,6 +29,20 @@ dts_sim_pair_hash (gconstpointer key)
   return (guint) (z ^ (z >> 31));
 }
 
+/* Values kept per pair of ranks, looked up from the first: a rank of a
+ * collective sends to a few peers (a ring's next, a tree's parent and
+ * children), found by a scan of its own list; past 16 of them (halving and
+ * doubling, all-to-all) by a table. One table keyed by the pair was a tenth
+ * of weighing a tree over 16,384 ranks. Zeroed: empty. */
+typedef struct {
+  GArray *peers;           /* (peer, value), in the order added; NULL: none yet */
+  GHashTable *index;       /* peer -> 1 + its place in peers, past 16 of them */
+} DtsSimPeers;
+
+gpointer dts_sim_peers_find (const DtsSimPeers *p, int peer); /* NULL: none */
+void dts_sim_peers_add (DtsSimPeers *p, int peer, gpointer value);
+void dts_sim_peers_clear (DtsSimPeers *p, GDestroyNotify free_value);
+
 /* The SimGrid host of RANK's GPU, checked for what the simulators need of
  * it: the host exists, has a positive speed (kernel times become work with
  * it; SPEED_USE says what for, in the error) and its GPU a positive memory

@@ -965,7 +965,9 @@ tear_down (Sim *sim)
       g_free (sim->latency[p].phase_max_s);
     }
   }
-  g_clear_pointer (&sim->an.routes, g_hash_table_unref);
+  for (int r = 0; sim->an.routes != NULL && r < sim->n; r++)
+    dts_sim_peers_clear (&sim->an.routes[r], (GDestroyNotify) g_array_unref);
+  g_clear_pointer (&sim->an.routes, g_free);
   g_clear_pointer (&sim->an.index, g_hash_table_unref);
   g_clear_pointer (&sim->an.links, g_ptr_array_unref);
   g_clear_pointer (&sim->an.bw_Bps, g_array_unref);
