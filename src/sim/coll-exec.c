@@ -683,8 +683,7 @@ an_plan_loads_new (Sim *sim, Stream *s, int k)
   const Comm *c = &sim->comms[sim->sched->plan_comm[k]];
   AnLoads *loads = g_new (AnLoads, 1);
   loads->first = g_new (int, (gsize) plan->n_parts + 1);
-  /* sized for a transfer each way per step (a chain's, a tree's leaf's):
-   * growing by doubling from nothing copied millions of them */
+  /* room for a transfer each way per step (a chain's, a tree's leaf's) */
   guint n_all = 0;
   for (int p = 0; p < plan->n_parts; p++)
     n_all += (guint) dts_coll_plan_n_steps (plan, p);
@@ -703,15 +702,16 @@ an_plan_loads_new (Sim *sim, Stream *s, int k)
       for (guint i = 0; i < ops.xfers->len; i++) {
         const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, i);
         const Rank *peer = sim_part_rank (sim, c, plan, x->peer);
-        if (peer->host == me->host)
-          continue;
         gboolean send = x->kind == DTS_XFER_SEND;
+        gboolean loads_links = send && x->bytes > 0, waits = x->bytes * x->channels > 0;
+        if (peer->host == me->host || !(loads_links || waits))
+          continue;
         const GArray *route = send ? sim_an_route (sim, me, peer) : sim_an_route (sim, peer, me);
-        if (send && x->bytes > 0) {
+        if (loads_links) {
           AnSend f = { slot, route, x->bytes * x->channels, x->bytes };
           g_array_append_val (sends, f);
         }
-        if (x->bytes * x->channels > 0) {
+        if (waits) {
           AnAsk q = { slot, at, route };
           g_array_append_val (asks, q);
         }
