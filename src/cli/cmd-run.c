@@ -174,6 +174,13 @@ add_entries (GOptionContext *ctx, RunArgs *a)
 #undef S
 
 /* Everything that can be checked without reading a file. */
+/* DtsOptionValues over the command line's row options. */
+static const char *
+row_value (gconstpointer rows, const char *name)
+{
+  return dts_cli_row_option (rows, name);
+}
+
 static gboolean
 check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, GError **error)
 {
@@ -304,43 +311,11 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   const char *placement = dts_cli_row_option (a->rows, "placement");
   if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
     return FALSE;
-  if (!dts_cli_parse_int_option ("ps-shards", dts_cli_row_option (a->rows, "ps-shards"), 1,
-                                 1 << 20, &o->ps_shards, error))
+  /* The strategy's row reads the values of its own options. */
+  const DtsStrategy *row = dts_schedule_strategy_lookup (o->strategy ? o->strategy : "dp");
+  DtsOptionValues values = { row_value, a->rows };
+  if (row != NULL && row->configure != NULL && !row->configure (o, &values, error))
     return FALSE;
-  /* --ps-count, deprecated: --ps-shards under its former name. */
-  if (ps_strategy && o->ps_count > 0) {
-    if (o->ps_shards > 0 && o->ps_shards != o->ps_count) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--ps-count %d: the former name of --ps-shards, which is %d", o->ps_count,
-                   o->ps_shards);
-      return FALSE;
-    }
-    o->ps_shards = o->ps_count;
-    o->ps_count = 0;
-  }
-  o->ps_own_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "own") == 0;
-  o->ps_cpu_hosts = g_strcmp0 (dts_cli_row_option (a->rows, "ps-placement"), "cpus") == 0;
-  const char *overhead = dts_cli_row_option (a->rows, "ps-message-overhead");
-  if (overhead != NULL) {
-    double v;
-    if (!dts_units_parse (overhead, DTS_UNIT_TIME, &v, NULL) || !(v >= 0) || !(v <= 1e3))
-      return dts_cli_bad_option ("ps-message-overhead", overhead, "a time in 0..1000s, e.g. 50us",
-                                 error);
-    o->ps_message_overhead_s = v;
-  }
-  if (!dts_cli_parse_int_option ("ps-concurrency", dts_cli_row_option (a->rows, "ps-concurrency"),
-                                 1, 4096, &o->ps_concurrency, error))
-    return FALSE;
-  o->ps_push_buckets = g_strcmp0 (dts_cli_row_option (a->rows, "ps-push"), "buckets") == 0;
-  const char *ps_update = dts_cli_row_option (a->rows, "ps-update");
-  o->ps_update = g_strcmp0 (ps_update, "merge") == 0 ? DTS_APPLY_MERGE : DTS_APPLY_EACH;
-  const char *bound = dts_cli_row_option (a->rows, "staleness-bound");
-  if (bound != NULL) {
-    if (!dts_cli_parse_int_option ("staleness-bound", bound, 0, 1 << 20, &o->staleness_bound,
-                                   error))
-      return FALSE;
-    o->staleness_bound_set = TRUE;
-  }
   if (a->recompute != NULL && !dts_recompute_from_string (a->recompute, &o->recompute, error))
     return FALSE;
   if (a->dataset_size != NULL) {

@@ -29,6 +29,21 @@ typedef struct {
   const char *const *choices; /* CHOICE: NULL-terminated */
 } DtsOptionSpec;
 
+/* The values the command line gave the options of a row (NULL: not
+ * given), already checked against their DtsOptionSpec (INT in range,
+ * CHOICE known); the row that declares them reads them (libsigrok's
+ * *_new (row, options)). */
+typedef struct {
+  const char *(*get) (gconstpointer data, const char *name);
+  gconstpointer data;
+} DtsOptionValues;
+
+static inline const char *
+dts_option_value (const DtsOptionValues *v, const char *name)
+{
+  return v != NULL && v->get != NULL ? v->get (v->data, name) : NULL;
+}
+
 G_END_DECLS
 
 #endif

@@ -33,7 +33,7 @@ warn_collective_options (const DtsRunOptions *o, const char *strategy)
   /* sync-ps --ps-push buckets pushes its gradients in data parallelism's
    * buckets during the backward pass, or after it with --no-overlap
    * (schedule/async.c) */
-  gboolean buckets = strcmp (strategy, "sync-ps") == 0 && o->ps_push_buckets;
+  gboolean buckets = strcmp (strategy, "sync-ps") == 0 && o->ps.push_buckets;
   const struct {
     gboolean away;
     const char *flag;
@@ -278,7 +278,7 @@ fill_ps_and_epoch (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *
     s->ps_update = dts_apply_policy_to_string (sched->ps_update);
     s->staleness_bound = sched->staleness_bound;
     s->ps_shard_bytes = sched->shard_bytes;
-    gboolean buckets = o->ps_push_buckets && o->overlap && strcmp (sched->strategy, "sync-ps") == 0;
+    gboolean buckets = o->ps.push_buckets && o->overlap && strcmp (sched->strategy, "sync-ps") == 0;
     s->ps_push_buckets = buckets ? sched->ps_parts : 0;
     s->ps_update_s = sched->update_s;
     s->ps_update_extra_s = sched->update_extra_s;

@@ -86,6 +86,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/units.h"
 #include "platform/gpu.h"
 #include "schedule/schedule-private.h"
 
@@ -102,10 +103,59 @@ dts_apply_policy_to_string (DtsApplyPolicy p)
   return apply_names[p];
 }
 
+/* An integer value its spec has checked (in range). */
+static int
+checked_int (const char *text)
+{
+  return (int) g_ascii_strtoll (text, NULL, 10);
+}
+
+gboolean
+dts_schedule_ps_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **error)
+{
+  DtsPsConfig *c = &o->ps;
+  const char *v;
+  if ((v = dts_option_value (values, "ps-shards")) != NULL)
+    c->shards = checked_int (v);
+  /* --ps-count, the collective's former spelling of --ps-shards */
+  if (o->ps_count > 0) {
+    if (c->shards > 0 && c->shards != o->ps_count) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--ps-count %d: the former name of --ps-shards, which is %d", o->ps_count,
+                   c->shards);
+      return FALSE;
+    }
+    c->shards = o->ps_count;
+    o->ps_count = 0;
+  }
+  v = dts_option_value (values, "ps-placement");
+  c->own_hosts = g_strcmp0 (v, "own") == 0;
+  c->cpu_hosts = g_strcmp0 (v, "cpus") == 0;
+  if ((v = dts_option_value (values, "ps-message-overhead")) != NULL) {
+    double s;
+    if (!dts_units_parse (v, DTS_UNIT_TIME, &s, NULL) || !(s >= 0) || !(s <= 1e3)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--ps-message-overhead '%s': expected a time in 0..1000s, e.g. 50us", v);
+      return FALSE;
+    }
+    c->message_overhead_s = s;
+  }
+  if ((v = dts_option_value (values, "ps-concurrency")) != NULL)
+    c->concurrency = checked_int (v);
+  c->push_buckets = g_strcmp0 (dts_option_value (values, "ps-push"), "buckets") == 0;
+  c->update = g_strcmp0 (dts_option_value (values, "ps-update"), "merge") == 0 ? DTS_APPLY_MERGE
+                                                                                 : DTS_APPLY_EACH;
+  if ((v = dts_option_value (values, "staleness-bound")) != NULL) {
+    c->staleness_bound = checked_int (v);
+    c->bound_set = TRUE;
+  }
+  return TRUE;
+}
+
 gboolean
 dts_schedule_ps_resolve (DtsRunOptions *o, int have, GError **error)
 {
-  int own = o->ps_own_hosts ? (o->ps_shards > 0 ? o->ps_shards : 1) : 0;
+  int own = o->ps.own_hosts ? (o->ps.shards > 0 ? o->ps.shards : 1) : 0;
   if (o->n_gpus == 0)
     o->n_gpus = have - own;
   if (o->n_gpus < 1 || o->n_gpus + own > have) {
@@ -227,8 +277,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     return NULL;
   }
   int n = o->n_gpus;
-  gboolean own = o->ps_own_hosts;
-  int n_own = own ? (o->ps_shards > 0 ? o->ps_shards : 1) : 0;
+  gboolean own = o->ps.own_hosts;
+  int n_own = own ? (o->ps.shards > 0 ? o->ps.shards : 1) : 0;
   if (n + n_own > have) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--ps-placement own: %d workers and %d server%s need %d GPUs; platform '%s' "
@@ -237,7 +287,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
     return NULL;
   }
   g_autoptr (GArray) cpu_hosts = NULL;
-  if (o->ps_cpu_hosts) {
+  if (o->ps.cpu_hosts) {
     cpu_hosts = dts_platform_server_hosts (platform);
     if (cpu_hosts->len == 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
@@ -248,7 +298,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       return NULL;
     }
     int hosts = (int) cpu_hosts->len;
-    n_own = o->ps_shards > 0 ? o->ps_shards : MIN (dts_platform_count_nodes (platform, n), hosts);
+    n_own = o->ps.shards > 0 ? o->ps.shards : MIN (dts_platform_count_nodes (platform, n), hosts);
     if (n_own > hosts) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--ps-shards %d: --ps-placement cpus runs one shard per CPU host and platform "
@@ -271,10 +321,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
   s->rank_program = g_new0 (int, n + n_own);
   s->n_events = 0;
-  s->ps_update = sync ? DTS_APPLY_ALL : (DtsApplyPolicy) o->ps_update;
-  s->staleness_bound = sync ? -1 : (o->staleness_bound_set ? o->staleness_bound : -1);
+  s->ps_update = sync ? DTS_APPLY_ALL : (DtsApplyPolicy) o->ps.update;
+  s->staleness_bound = sync ? -1 : (o->ps.bound_set ? o->ps.staleness_bound : -1);
 
-  int n_shards = o->ps_shards;
+  int n_shards = o->ps.shards;
   if (own || cpu_hosts != NULL) {
     n_shards = n_own;
     s->shard_rank = g_new (int, n_own);
@@ -313,7 +363,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
    * order), but with --no-overlap: the whole gradient after it. */
   g_autoptr (GArray) buckets = NULL;
   g_autofree int *bucket_of = NULL;
-  if (sync && o->overlap && o->ps_push_buckets) {
+  if (sync && o->overlap && o->ps.push_buckets) {
     bucket_of = g_new0 (int, w->layers->len);
     buckets = dts_schedule_make_buckets (w, 0, (int) w->layers->len - 1, o->bucket_bytes,
                                          DTS_SCHEDULE_GRAD_BYTES_PER_PARAM, 0, bucket_of);
@@ -415,8 +465,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                              .bound = s->staleness_bound, .senders = n, .shard = k,
                              .duration_s = part * per_param / mem_bw_Bps,
                              .extra_s = part * 4.0 / mem_bw_Bps,
-                             .overhead_s = o->ps_message_overhead_s,
-                             .concurrency = MAX (o->ps_concurrency, 1),
+                             .overhead_s = o->ps.message_overhead_s,
+                             .concurrency = MAX (o->ps.concurrency, 1),
                              .turn = buckets != NULL,
                              .first_sender = (int) ((gint64) k * n / n_shards) });
       add_op (prog, (DtsOp){ .type = DTS_OP_SEND, .layer = -1, .bucket = -1,

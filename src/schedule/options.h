@@ -108,6 +108,24 @@ gboolean dts_tp_overlap_from_string (const char *s, DtsTpOverlap *out, GError **
 #define DTS_RUN_DEFAULT_BUCKET_BYTES 25e6 /* PyTorch DDP's bucket_cap_mb = 25 */
 #define DTS_RUN_DEFAULT_SEED 42
 
+/* What the parameter-server strategies' rows (async-ps, sync-ps) take:
+ * their options (program.c's PS_SHARDS_OPTION and their own), read from
+ * the command line's values by the row itself (its configure). Zeroed:
+ * the defaults (a shard per node on the workers' GPUs, one update per
+ * gradient, no staleness bound, one message at a time, no cost per
+ * message, gradients pushed after the backward pass). */
+typedef struct {
+  int shards;                  /* --ps-shards; 0 = one per node taking part */
+  int update;                  /* --ps-update: DtsApplyPolicy (schedule.h), each or merge */
+  int staleness_bound;         /* --staleness-bound, worker iterations, when bound_set */
+  gboolean bound_set;          /* without it: no bound */
+  gboolean own_hosts;          /* --ps-placement own: on the GPUs after the workers' */
+  gboolean cpu_hosts;          /* --ps-placement cpus: on the CPU hosts (role=ps, role=cpu) */
+  double message_overhead_s;   /* --ps-message-overhead: a server's cost per message, >= 0 */
+  int concurrency;             /* --ps-concurrency: messages at once per direction; 0 = 1 */
+  gboolean push_buckets;       /* --ps-push buckets (sync-ps; unless --no-overlap) */
+} DtsPsConfig;
+
 typedef struct {
   const char *platform_path;   /* resolved file path */
   const char *workload_path;   /* resolved file path */
@@ -174,18 +192,7 @@ typedef struct {
   const char *framework;       /* framework profile name or path; NULL: DTS_FRAMEWORK_DEFAULT */
   double grad_bytes;           /* bytes per parameter that gradient buckets all-reduce;
                                 * 0: 4 (fp32). run.c sets it from the framework profile */
-  /* parameter-server strategies (async-ps, sync-ps) */
-  int ps_shards;               /* server shards; 0 = one per node taking part */
-  int ps_update;               /* DtsApplyPolicy (schedule.h): each or merge */
-  int staleness_bound;         /* worker iterations; -1 (or 0 left unset by callers: see
-                                  staleness_bound_set) none */
-  gboolean staleness_bound_set;
-  gboolean ps_own_hosts;       /* servers on the GPUs after the workers' */
-  gboolean ps_cpu_hosts;       /* servers on the platform's CPU hosts (role=ps, role=cpu) */
-  double ps_message_overhead_s; /* a server's fixed cost per message, >= 0 */
-  int ps_concurrency;           /* messages a server moves at once per direction; 0 = 1 */
-  gboolean ps_push_buckets;     /* sync-ps: push bucket by bucket during the backward pass
-                                   (--ps-push buckets; unless --no-overlap) */
+  DtsPsConfig ps;               /* parameter-server strategies (async-ps, sync-ps) */
   double dataset_samples;      /* > 0: overrides the workload's data-set size */
   double compute_jitter_sigma; /* > 0: every compute operation x lognormal(mean 1, sigma) */
   const struct _DtsCollTuner *coll_tuner; /* --collective auto: the platform's side of the

@@ -202,21 +202,23 @@ ps_runs_collectives (const DtsRunOptions *o)
 static const DtsStrategy strategies[] = {
   { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
           "while backprop goes on (PyTorch DDP, Horovod)",
-    dts_schedule_dp_new, dp_options, NULL, NULL },
+    dts_schedule_dp_new, dp_options, NULL, NULL, NULL },
   { "pipeline", "pipeline parallelism: the layers cut into stages on one GPU each, "
                 "micro-batches flowing through them (GPipe, PipeDream-flush 1F1B)",
     dts_schedule_pipeline_new, pipeline_options, dts_schedule_pipeline_resolve,
-    pipeline_runs_collectives },
+    pipeline_runs_collectives, NULL },
   { "hybrid", "data x pipeline parallelism: every stage replicated on D GPUs (or D0, D1, ... "
               "per stage), each stage's gradients all-reduced among its replicas",
-    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve, NULL },
+    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve, NULL, NULL },
   { "async-ps", "asynchronous SGD with parameter servers: every worker pulls, computes and "
                 "pushes on its own; servers update as gradients arrive",
-    dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
+    dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve, ps_runs_collectives,
+    dts_schedule_ps_configure },
   { "sync-ps", "synchronous parameter servers (TensorFlow SyncReplicas): one update per "
                "shard with a gradient of every worker; --collective ps is its former spelling",
-    dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve, ps_runs_collectives },
-  { NULL, NULL, NULL, NULL, NULL, NULL },
+    dts_schedule_sync_ps_new, sync_ps_options, dts_schedule_ps_resolve, ps_runs_collectives,
+    dts_schedule_ps_configure },
+  { NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const DtsStrategy *

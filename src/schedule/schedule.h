@@ -359,6 +359,10 @@ DtsSchedule *dts_schedule_sync_ps_new (const DtsWorkload *workload, const DtsPla
 /* Without --gpus, every GPU not running a server of --ps-placement own
  * is a worker. */
 gboolean dts_schedule_ps_resolve (DtsRunOptions *opts, int n_available, GError **error);
+/* The parameter-server rows' configure (DtsStrategy): their option values
+ * into OPTS->ps, --ps-count (the ps collective's) as --ps-shards. */
+gboolean dts_schedule_ps_configure (DtsRunOptions *opts, const DtsOptionValues *values,
+                                    GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsSchedule, dts_schedule_free)
 
 /* The SimGrid host of RANK (a GPU, or a CPU host: rank_cpu) and the line
@@ -492,6 +496,10 @@ typedef struct {
    * options mean nothing where it does not: src/driver/run.c refuses
    * --collective there and warns of the others); NULL: it always does. */
   gboolean (*runs_collectives) (const DtsRunOptions *opts);
+  /* Read the values given to OPTIONS (checked against their specs) into
+   * the strategy's part of OPTS; NULL: a strategy whose options the
+   * command line still copies into DtsRunOptions itself. */
+  gboolean (*configure) (DtsRunOptions *opts, const DtsOptionValues *values, GError **error);
 } DtsStrategy;
 
 /* STRATEGY's runs_collectives, TRUE where it has none. */
