@@ -268,9 +268,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                   o->strategy ? o->strategy : "dp", error))
     return FALSE;
   if (!dts_cli_parse_int_option ("ps-count", dts_cli_row_option (a->rows, "ps-count"), 1,
-                                 1 << 20, &o->ps_count, error)
-      || !dts_cli_parse_int_option ("comm-streams", dts_cli_row_option (a->rows, "comm-streams"),
-                                    1, DTS_SCHEDULE_MAX_COMM_STREAMS, &o->comm_streams, error))
+                                 1 << 20, &o->ps_count, error))
     return FALSE;
   if (aggregation != NULL
       && !dts_ps_aggregation_from_string (aggregation, &o->ps_aggregation, error))
@@ -283,34 +281,6 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                  o->strategy);
     return FALSE;
   }
-  if (!dts_cli_parse_int_option ("stages", dts_cli_row_option (a->rows, "stages"), 1, 1 << 20,
-                                 &o->stages, error)
-      || !dts_cli_parse_int_option ("micro-batches", dts_cli_row_option (a->rows, "micro-batches"),
-                                    1, 1 << 20, &o->micro_batches, error)
-      || !dts_cli_parse_int_option ("dp", dts_cli_row_option (a->rows, "dp"), 1, 1 << 20, &o->dp,
-                                    error)
-      || !dts_cli_parse_int_option ("tensor-parallel",
-                                    dts_cli_row_option (a->rows, "tensor-parallel"), 1, 1024,
-                                    &o->tensor_parallel, error)
-      || !dts_cli_parse_int_option ("virtual-stages",
-                                    dts_cli_row_option (a->rows, "virtual-stages"), 1, 1024,
-                                    &o->virtual_stages, error)
-      || !dts_cli_parse_int_option ("context-parallel",
-                                    dts_cli_row_option (a->rows, "context-parallel"), 1, 1024,
-                                    &o->context_parallel, error))
-    return FALSE;
-  o->partition = dts_cli_row_option (a->rows, "partition");
-  o->stage_dp = dts_cli_row_option (a->rows, "stage-dp");
-  const char *pipeline_schedule = dts_cli_row_option (a->rows, "pipeline-schedule");
-  if (pipeline_schedule != NULL
-      && !dts_pipeline_schedule_from_string (pipeline_schedule, &o->pipeline_schedule, error))
-    return FALSE;
-  const char *tp_overlap = dts_cli_row_option (a->rows, "tp-overlap");
-  if (tp_overlap != NULL && !dts_tp_overlap_from_string (tp_overlap, &o->tp_overlap, error))
-    return FALSE;
-  const char *placement = dts_cli_row_option (a->rows, "placement");
-  if (placement != NULL && !dts_placement_from_string (placement, &o->placement, error))
-    return FALSE;
   /* The strategy's row reads the values of its own options. */
   const DtsStrategy *row = dts_schedule_strategy_lookup (o->strategy ? o->strategy : "dp");
   DtsOptionValues values = { row_value, a->rows };
@@ -339,26 +309,6 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   o->allow_oversubscribe = a->oversubscribe;
   o->sequence_parallel = a->sequence_parallel;
   o->link_stats = a->link_stats;
-  o->p2p_shared = g_strcmp0 (dts_cli_row_option (a->rows, "p2p-stream"), "shared") == 0;
-  const char *zero = dts_cli_row_option (a->rows, "zero");
-  /* "0" to "3": its row checked it */
-  o->zero = zero != NULL ? (int) g_ascii_strtoll (zero, NULL, 10) : 0;
-  const char *gather = dts_cli_row_option (a->rows, "param-gather");
-  o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
-  if (gather != NULL && o->zero >= 3) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--param-gather %s: not with --zero 3 (it gathers each bucket's parameters "
-                 "before its forward and its backward, or over two or more pipeline stages "
-                 "before the first micro-batch's forward)",
-                 gather);
-    return FALSE;
-  }
-  if (gather != NULL && o->zero == 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--param-gather %s: only with --zero 1 or 2 (without it, no parameters are gathered)",
-                 gather);
-    return FALSE;
-  }
   if (a->seed != NULL) {
     guint64 seed;
     if (!g_ascii_string_to_unsigned (a->seed, 10, 0, G_MAXUINT32, &seed, NULL))

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "schedule/schedule.h"
 
 static const char *const op_names[DTS_OP_TYPE_COUNT] = {
@@ -199,17 +200,84 @@ ps_runs_collectives (const DtsRunOptions *o)
   return FALSE;
 }
 
+/* An integer value its spec has checked (in range). */
+static int
+checked_int (const char *text)
+{
+  return (int) g_ascii_strtoll (text, NULL, 10);
+}
+
+/* configure of dp, pipeline and hybrid: the values of the options their
+ * rows declare (an option a row does not declare has none: the command
+ * line refuses it first), into the fields of OPTS the builders read. */
+static gboolean
+replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **error)
+{
+  static const struct {
+    const char *name;
+    gsize offset;
+  } ints[] = {
+    { "comm-streams", G_STRUCT_OFFSET (DtsRunOptions, comm_streams) },
+    { "stages", G_STRUCT_OFFSET (DtsRunOptions, stages) },
+    { "micro-batches", G_STRUCT_OFFSET (DtsRunOptions, micro_batches) },
+    { "dp", G_STRUCT_OFFSET (DtsRunOptions, dp) },
+    { "tensor-parallel", G_STRUCT_OFFSET (DtsRunOptions, tensor_parallel) },
+    { "virtual-stages", G_STRUCT_OFFSET (DtsRunOptions, virtual_stages) },
+    { "context-parallel", G_STRUCT_OFFSET (DtsRunOptions, context_parallel) },
+    { "zero", G_STRUCT_OFFSET (DtsRunOptions, zero) },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (ints); i++) {
+    const char *v = dts_option_value (values, ints[i].name);
+    if (v != NULL)
+      G_STRUCT_MEMBER (int, o, ints[i].offset) = checked_int (v);
+  }
+  const char *v;
+  if ((v = dts_option_value (values, "partition")) != NULL)
+    o->partition = v;
+  if ((v = dts_option_value (values, "stage-dp")) != NULL)
+    o->stage_dp = v;
+  /* choices its spec has checked */
+  if ((v = dts_option_value (values, "pipeline-schedule")) != NULL
+      && !dts_pipeline_schedule_from_string (v, &o->pipeline_schedule, error))
+    return FALSE;
+  if ((v = dts_option_value (values, "tp-overlap")) != NULL
+      && !dts_tp_overlap_from_string (v, &o->tp_overlap, error))
+    return FALSE;
+  if ((v = dts_option_value (values, "placement")) != NULL
+      && !dts_placement_from_string (v, &o->placement, error))
+    return FALSE;
+  o->p2p_shared = g_strcmp0 (dts_option_value (values, "p2p-stream"), "shared") == 0;
+  const char *gather = dts_option_value (values, "param-gather");
+  o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
+  if (gather != NULL && o->zero >= 3) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--param-gather %s: not with --zero 3 (it gathers each bucket's parameters "
+                 "before its forward and its backward, or over two or more pipeline stages "
+                 "before the first micro-batch's forward)",
+                 gather);
+    return FALSE;
+  }
+  if (gather != NULL && o->zero == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--param-gather %s: only with --zero 1 or 2 (without it, no parameters are gathered)",
+                 gather);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static const DtsStrategy strategies[] = {
   { "dp", "data parallelism: every GPU holds the model, gradients all-reduced in buckets "
           "while backprop goes on (PyTorch DDP, Horovod)",
-    dts_schedule_dp_new, dp_options, NULL, NULL, NULL },
+    dts_schedule_dp_new, dp_options, NULL, NULL, replicas_configure },
   { "pipeline", "pipeline parallelism: the layers cut into stages on one GPU each, "
                 "micro-batches flowing through them (GPipe, PipeDream-flush 1F1B)",
     dts_schedule_pipeline_new, pipeline_options, dts_schedule_pipeline_resolve,
-    pipeline_runs_collectives, NULL },
+    pipeline_runs_collectives, replicas_configure },
   { "hybrid", "data x pipeline parallelism: every stage replicated on D GPUs (or D0, D1, ... "
               "per stage), each stage's gradients all-reduced among its replicas",
-    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve, NULL, NULL },
+    dts_schedule_hybrid_new, hybrid_options, dts_schedule_hybrid_resolve, NULL,
+    replicas_configure },
   { "async-ps", "asynchronous SGD with parameter servers: every worker pulls, computes and "
                 "pushes on its own; servers update as gradients arrive",
     dts_schedule_async_ps_new, async_ps_options, dts_schedule_ps_resolve, ps_runs_collectives,
