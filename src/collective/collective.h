@@ -491,6 +491,14 @@ typedef gboolean (*DtsCollLinksFn) (int from_part, int to_part, const DtsCollLin
 gboolean dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer data,
                                double *bandwidth_s, double *latency_s, GError **error);
 
+/* The indices of the N items at BASE, STRIDE bytes apart, each starting
+ * with an int slot in [0, N_SLOTS), in slot order and stably (a counting
+ * sort: a tree over a node-local chain has tens of thousands of slots and
+ * millions of transfers); *FIRST: slot -> its first position, N_SLOTS + 1
+ * of them. Both owned by the caller. */
+guint *dts_coll_order_by_slot (const void *base, gsize stride, guint n, int n_slots,
+                               guint **first);
+
 /* What the caller that knows the platform tells the tuning model. */
 struct _DtsCollTuner {
   /* Set *BANDWIDTH_S to the time PLAN's transfers need on the platform's

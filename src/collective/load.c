@@ -31,7 +31,7 @@
 #include "collective/collective-private.h"
 
 typedef struct {
-  int slot, from, to;
+  int slot, from, to;    /* the slot first: dts_coll_order_by_slot */
   double bytes;          /* per channel */
   int channels;
   int times;             /* identical slots it stands for (a lock-step phase's steps) */
@@ -186,6 +186,23 @@ add_step (const DtsCollPlan *plan, int part, int step, int times, DtsCollStepOps
   }
 }
 
+guint *
+dts_coll_order_by_slot (const void *base, gsize stride, guint n, int n_slots, guint **first)
+{
+  g_return_val_if_fail ((base != NULL || n == 0) && n_slots >= 0 && first != NULL, NULL);
+  guint *f = g_new0 (guint, (gsize) n_slots + 1);
+  for (guint i = 0; i < n; i++)
+    f[*(const int *) ((const char *) base + i * stride) + 1]++;
+  for (int t = 1; t <= n_slots; t++)
+    f[t] += f[t - 1];
+  guint *order = g_new (guint, MAX (n, 1));
+  g_autofree guint *next = g_memdup2 (f, sizeof (guint) * ((gsize) n_slots + 1));
+  for (guint i = 0; i < n; i++)
+    order[next[*(const int *) ((const char *) base + i * stride)]++] = i;
+  *first = f;
+  return order;
+}
+
 gboolean
 dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer data,
                       double *bandwidth_s, double *latency_s, GError **error)
@@ -208,24 +225,17 @@ dts_coll_plan_load_s (const DtsCollPlan *plan, DtsCollLinksFn links, gpointer da
       for (int s = 0; s < n; s++)
         add_step (plan, part, s, 1, &ops, flows);
     }
-    /* Bucket by slot (counting sort: a tree over a node-local chain has
-     * tens of thousands of slots and millions of flows), then sort each
-     * slot's few flows by sender and receiver. */
+    /* Bucket by slot, then sort each slot's few flows by sender and
+     * receiver. */
     int n_slots = 0;
     for (guint i = 0; i < flows->len; i++)
       n_slots = MAX (n_slots, g_array_index (flows, Flow, i).slot + 1);
-    g_autofree guint *first = g_new0 (guint, (gsize) n_slots + 1);
-    for (guint i = 0; i < flows->len; i++)
-      first[g_array_index (flows, Flow, i).slot + 1]++;
-    for (int t = 1; t <= n_slots; t++)
-      first[t] += first[t - 1];
+    g_autofree guint *first = NULL;
+    g_autofree guint *order = dts_coll_order_by_slot (flows->data, sizeof (Flow), flows->len,
+                                                      n_slots, &first);
     g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Flow), flows->len);
-    g_array_set_size (sorted, flows->len);
-    g_autofree guint *next = g_memdup2 (first, sizeof (guint) * ((gsize) n_slots + 1));
-    for (guint i = 0; i < flows->len; i++) {
-      const Flow *f = &g_array_index (flows, Flow, i);
-      g_array_index (sorted, Flow, next[f->slot]++) = *f;
-    }
+    for (guint i = 0; i < flows->len; i++)
+      g_array_append_val (sorted, g_array_index (flows, Flow, order[i]));
     for (int t = 0; t < n_slots; t++) {
       Flow *slot = &g_array_index (sorted, Flow, first[t]);
       gsize n = first[t + 1] - first[t];

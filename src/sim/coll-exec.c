@@ -629,7 +629,8 @@ typedef struct {
 
 /* A send's bytes on a route in a slot; a step's question about one of its
  * routes in its slot. Gathered participant by participant, step by step:
- * what a slot sums, it sums in that order. */
+ * what a slot sums, it sums in that order. The slot comes first
+ * (dts_coll_order_by_slot). */
 typedef struct {
   int slot;
   const GArray *route;   /* link indices into sim->an */
@@ -641,25 +642,6 @@ typedef struct {
   int at;                /* the step: its index into links_s */
   const GArray *route;
 } AnAsk;
-
-/* The indices of the N items at BASE (STRIDE bytes apart, each starting
- * with its slot) in slot order, stably; *FIRST: slot -> its first
- * position (N_SLOTS + 1 of them). Both owned. */
-static guint *
-an_by_slot (const void *base, gsize stride, guint n, int n_slots, guint **first)
-{
-  guint *f = g_new0 (guint, (gsize) n_slots + 1);
-  for (guint i = 0; i < n; i++)
-    f[*(const int *) ((const char *) base + i * stride) + 1]++;
-  for (int t = 1; t <= n_slots; t++)
-    f[t] += f[t - 1];
-  guint *order = g_new (guint, MAX (n, 1));
-  g_autofree guint *next = g_memdup2 (f, sizeof (guint) * ((gsize) n_slots + 1));
-  for (guint i = 0; i < n; i++)
-    order[next[*(const int *) ((const char *) base + i * stride)]++] = i;
-  *first = f;
-  return order;
-}
 
 static void
 an_loads_free (AnLoads *a)
@@ -721,10 +703,10 @@ an_plan_loads_new (Sim *sim, Stream *s, int k)
   loads->first[plan->n_parts] = at;
   loads->links_s = g_new0 (double, MAX (at, 1));
   g_autofree guint *send_first = NULL, *ask_first = NULL;
-  g_autofree guint *send_order = an_by_slot (sends->data, sizeof (AnSend), sends->len, n_slots,
-                                             &send_first);
-  g_autofree guint *ask_order = an_by_slot (asks->data, sizeof (AnAsk), asks->len, n_slots,
-                                            &ask_first);
+  g_autofree guint *send_order
+    = dts_coll_order_by_slot (sends->data, sizeof (AnSend), sends->len, n_slots, &send_first);
+  g_autofree guint *ask_order
+    = dts_coll_order_by_slot (asks->data, sizeof (AnAsk), asks->len, n_slots, &ask_first);
   guint n_links = sim->an.bw_Bps->len;
   g_autofree double *load = g_new0 (double, MAX (n_links, 1));
   g_autofree double *largest = g_new0 (double, MAX (n_links, 1));

@@ -886,6 +886,32 @@ fake_load_s (const char *alg, int kind, int n, int per_node, double bytes, int c
 }
 
 /* The link-load time of plans, worked by hand (S = 1 MB, B = 10 GB/s). */
+/* The counting sort the link loads share: slot order, stable within a
+ * slot, and each slot's first position, empty slots included. */
+START_TEST (test_order_by_slot)
+{
+  typedef struct {
+    int slot;
+    int tag;
+  } Item;
+  const Item items[] = { { 2, 0 }, { 0, 1 }, { 2, 2 }, { 0, 3 }, { 3, 4 }, { 0, 5 } };
+  g_autofree guint *first = NULL;
+  g_autofree guint *order
+    = dts_coll_order_by_slot (items, sizeof (Item), G_N_ELEMENTS (items), 4, &first);
+  const guint want_order[] = { 1, 3, 5, 0, 2, 4 };
+  const guint want_first[] = { 0, 3, 3, 5, 6 };
+  for (gsize i = 0; i < G_N_ELEMENTS (want_order); i++)
+    ck_assert_uint_eq (order[i], want_order[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (want_first); i++)
+    ck_assert_uint_eq (first[i], want_first[i]);
+  g_autofree guint *none_first = NULL;
+  g_autofree guint *none = dts_coll_order_by_slot (NULL, sizeof (Item), 0, 2, &none_first);
+  ck_assert_ptr_nonnull (none);
+  ck_assert_uint_eq (none_first[0], 0);
+  ck_assert_uint_eq (none_first[2], 0);
+}
+END_TEST
+
 START_TEST (test_plan_load)
 {
   double S = 1e6, B = 10e9;
@@ -1530,6 +1556,7 @@ collective_suite (void)
   tcase_add_test (generic, test_op_errors);
   suite_add_tcase (s, generic);
   TCase *tune = tcase_create ("tune");
+  tcase_add_test (tune, test_order_by_slot);
   tcase_add_test (tune, test_plan_load);
   tcase_add_test (tune, test_op_plan_load);
   tcase_add_test (tune, test_tune_model);
