@@ -32,8 +32,9 @@ dts_sim_pair_hash (gconstpointer key)
 /* Values kept per pair of ranks, looked up from the first: a rank of a
  * collective sends to a few peers (a ring's next, a tree's parent and
  * children), found by a scan of its own list; past 16 of them (halving and
- * doubling, all-to-all) by a table. One table keyed by the pair was a tenth
- * of weighing a tree over 16,384 ranks. Zeroed: empty. */
+ * doubling, all-to-all) by a table. One table keyed by the pair was about
+ * a quarter of the tuner's weighing over 16,384 ranks (7% of the run,
+ * `perf record`). Zeroed: empty. */
 typedef struct {
   GArray *peers;           /* (peer, value), in the order added; NULL: none yet */
   GHashTable *index;       /* peer -> 1 + its place in peers, past 16 of them */
