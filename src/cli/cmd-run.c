@@ -267,20 +267,6 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
                                   o->collective ? o->collective : ps_strategy ? "ps" : "ring",
                                   o->strategy ? o->strategy : "dp", error))
     return FALSE;
-  if (!dts_cli_parse_int_option ("ps-count", dts_cli_row_option (a->rows, "ps-count"), 1,
-                                 1 << 20, &o->ps_count, error))
-    return FALSE;
-  if (aggregation != NULL
-      && !dts_ps_aggregation_from_string (aggregation, &o->ps_aggregation, error))
-    return FALSE;
-  if (ps_strategy && o->ps_aggregation == DTS_PS_AGGREGATION_NODE) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--ps-aggregation node: not with --strategy %s, whose workers each talk to "
-                 "the servers (--collective ps --ps-aggregation node sums a node's gradients "
-                 "first)",
-                 o->strategy);
-    return FALSE;
-  }
   /* The strategy's row reads the values of its own options. */
   const DtsStrategy *row = dts_schedule_strategy_lookup (o->strategy ? o->strategy : "dp");
   DtsOptionValues values = { row_value, a->rows };

@@ -115,18 +115,27 @@ dts_schedule_ps_configure (DtsRunOptions *o, const DtsOptionValues *values, GErr
 {
   DtsPsConfig *c = &o->ps;
   const char *v;
+  /* --collective ps's options: a node summing its gradients first is not
+   * what these workers do; --ps-count below. */
+  if (g_strcmp0 (dts_option_value (values, "ps-aggregation"), "node") == 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--ps-aggregation node: not with --strategy %s, whose workers each talk to "
+                 "the servers (--collective ps --ps-aggregation node sums a node's gradients "
+                 "first)",
+                 o->strategy);
+    return FALSE;
+  }
   if ((v = dts_option_value (values, "ps-shards")) != NULL)
     c->shards = checked_int (v);
   /* --ps-count, the collective's former spelling of --ps-shards */
-  if (o->ps_count > 0) {
-    if (c->shards > 0 && c->shards != o->ps_count) {
+  if ((v = dts_option_value (values, "ps-count")) != NULL) {
+    int count = checked_int (v);
+    if (c->shards > 0 && c->shards != count) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--ps-count %d: the former name of --ps-shards, which is %d", o->ps_count,
-                   c->shards);
+                   "--ps-count %d: the former name of --ps-shards, which is %d", count, c->shards);
       return FALSE;
     }
-    c->shards = o->ps_count;
-    o->ps_count = 0;
+    c->shards = count;
   }
   v = dts_option_value (values, "ps-placement");
   c->own_hosts = g_strcmp0 (v, "own") == 0;

@@ -247,6 +247,12 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
       && !dts_placement_from_string (v, &o->placement, error))
     return FALSE;
   o->p2p_shared = g_strcmp0 (dts_option_value (values, "p2p-stream"), "shared") == 0;
+  /* --collective ps's own, given only with it (its row checks them) */
+  if ((v = dts_option_value (values, "ps-count")) != NULL)
+    o->ps_count = checked_int (v);
+  if ((v = dts_option_value (values, "ps-aggregation")) != NULL
+      && !dts_ps_aggregation_from_string (v, &o->ps_aggregation, error))
+    return FALSE;
   const char *gather = dts_option_value (values, "param-gather");
   o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
   if (gather != NULL && o->zero >= 3) {
