@@ -3,14 +3,41 @@
 
 #include <string.h>
 
+#include <libxml/SAX2.h>
+
 #include "core/error.h"
 #include "core/input.h"
 #include "core/xml.h"
 
+/* libxml2 keeps an element's line in 16 bits: from line 65,535 on it says
+ * 65535 (with XML_PARSE_BIG_LINES it guesses from the text nodes around the
+ * element, a line late after an element that ends its line). A generated
+ * 16,384-GPU fat-tree has 122,000 lines, so the loader keeps those elements'
+ * lines itself, in the node's application field. */
+enum { XML_LINE_MAX = 65535 };
+
 int
 dts_xml_line (const xmlNode *node)
 {
+  if (node != NULL && node->type == XML_ELEMENT_NODE && node->line == XML_LINE_MAX
+      && node->_private != NULL)
+    return GPOINTER_TO_INT (node->_private);
   return (int) xmlGetLineNo (node);
+}
+
+/* libxml2's tree builder for a start tag, then the line of the element it
+ * made when libxml2 cannot keep it (the line the start tag ends on, as
+ * libxml2 counts below that). */
+static void
+start_element_keep_line (void *data, const xmlChar *localname, const xmlChar *prefix,
+                         const xmlChar *uri, int n_namespaces, const xmlChar **namespaces,
+                         int n_attributes, int n_defaulted, const xmlChar **attributes)
+{
+  xmlParserCtxt *ctxt = data;
+  xmlSAX2StartElementNs (data, localname, prefix, uri, n_namespaces, namespaces, n_attributes,
+                         n_defaulted, attributes);
+  if (ctxt->node != NULL && ctxt->input != NULL && ctxt->input->line >= XML_LINE_MAX)
+    ctxt->node->_private = GINT_TO_POINTER (ctxt->input->line);
 }
 
 /* libxml2 reports every error through this handler; the first one is the
@@ -87,8 +114,8 @@ static int
 entity_line (const xmlNode *n)
 {
   for (; n != NULL; n = n->parent)
-    if (xmlGetLineNo (n) > 0)
-      return (int) xmlGetLineNo (n);
+    if (dts_xml_line (n) > 0)
+      return dts_xml_line (n);
   return 0;
 }
 
@@ -113,6 +140,7 @@ dts_xml_load (const char *path, const char *kind, GError **error)
   FirstError first = { 0, NULL };
   ctxt->_private = &first;
   ctxt->sax->serror = keep_first_error;
+  ctxt->sax->startElementNs = start_element_keep_line;
   g_autoptr (xmlDoc) doc = xmlCtxtReadMemory (ctxt, len ? data : "", (int) len, path, NULL,
                                               DTS_XML_PARSE_FLAGS);
   ctxt->_private = NULL;
