@@ -529,8 +529,9 @@ typedef enum {
 typedef struct {
   const DtsWorkload *w;
   const DtsWorkload *wt;  /* the layers as one GPU of a tensor-parallel group runs them */
-  const TpMode *mode;     /* [layer] */
-  const gboolean *feeds_seq; /* [layer]: a replicated layer read by sequence-split ones */
+  DtsWorkload *tp_w, *cp_w; /* owned: the tensor- and context-parallel workloads, or NULL */
+  TpMode *mode;           /* [layer] */
+  gboolean *feeds_seq;    /* [layer]: a replicated layer read by sequence-split ones */
   int T;                  /* tensor-parallel degree */
   int C;                  /* context-parallel degree: replicas d C .. d C + C - 1 of a stage
                              share data-parallel replica d's samples, 1/C of each sequence */
@@ -539,6 +540,11 @@ typedef struct {
                              NULL without context parallelism */
   GArray *tp_plans;       /* TpPlan: all-reduces of the groups, by communicator and bytes */
   GArray *plan_comm;      /* plan -> communicator, as plans are made */
+  GArray *dp_comm;        /* [stage * T + t]: the stage's data-parallel communicator of
+                             tensor rank t, or -1 */
+  GArray *tensor_program; /* program -> its tensor stream's program (--tp-overlap), or -1 */
+  DtsCollOp grad_op;      /* the gradients' collective: all-reduce, or reduce-scatter under
+                             the distributed optimizer */
   int *bucket_plan;       /* [bucket * T + t]: the plan of bucket among tensor rank t's */
   int *gather_plan;       /* --zero 1: [bucket * T + t]: the bucket's parameter all-gather */
   int *gather_bwd_plan;   /* --zero 3, one stage: [bucket * T + t]: its gather before the
@@ -548,6 +554,8 @@ typedef struct {
   const DtsPlatform *platform;
   DtsCost *cost;
   const DtsRunOptions *o;
+  const char *algorithm;  /* the gradients' collective */
+  gboolean reshard;       /* --zero 3 on one stage (FSDP) */
   DtsSchedule *s;
   int S, M;
   int V;                  /* virtual stages (model chunks) per stage: chunk v of stage s is
@@ -557,6 +565,7 @@ typedef struct {
   gint64 *mb_start;       /* [M + 1]: global sample range of each micro-batch */
   int *first, *last;      /* [S V]: the layers of each virtual stage */
   int *dp;                /* [S] */
+  int dmax;               /* the most replicas of a stage */
   int *stage_rank0;       /* [S]: rank of replica 0 (replicas-inside) */
   int *bucket_of;         /* layer -> global bucket */
   GPtrArray *times;       /* cached DtsLayerTimes * */
@@ -1658,6 +1667,711 @@ peak_kept (const Ctx *c, int s, const double *act, int *stashed)
   return peak;
 }
 
+static void
+ctx_clear (Ctx *c)
+{
+  g_free (c->first);
+  g_free (c->last);
+  g_free (c->vsend);
+  g_free (c->dp);
+  g_free (c->stage_rank0);
+  g_free (c->bucket_of);
+  g_free (c->mode);
+  g_free (c->feeds_seq);
+  g_free (c->tp_comm);
+  g_free (c->cp_comm);
+  g_free (c->mb_start);
+  g_free (c->bucket_plan);
+  g_free (c->gather_plan);
+  g_free (c->gather_bwd_plan);
+  g_clear_pointer (&c->times, g_ptr_array_unref);
+  g_clear_pointer (&c->times_key, g_array_unref);
+  g_clear_pointer (&c->tp_plans, g_array_unref);
+  g_clear_pointer (&c->plan_comm, g_array_unref);
+  g_clear_pointer (&c->tensor_program, g_array_unref);
+  g_clear_pointer (&c->dp_comm, g_array_unref);
+  g_clear_pointer (&c->cp_w, tp_workload_free);
+  g_clear_pointer (&c->tp_w, tp_workload_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Ctx, ctx_clear)
+
+/* The replicas of each stage (--stage-dp, or --dp times a ring of C), the
+ * first rank of each, and the communicator arrays sized by them. */
+static gboolean
+set_replicas (Ctx *c, GError **error)
+{
+  const DtsRunOptions *o = c->o;
+  int S = c->S;
+  int T = c->T;
+  int C = c->C;
+  if (o->stage_dp != NULL) {
+    int k;
+    if (!parse_stage_dp (o->stage_dp, &c->dp, &k, error))
+      return FALSE;
+    g_return_val_if_fail (k == S, FALSE);
+  } else {
+    /* a ring of C replicas per data-parallel replica */
+    c->dp = g_new (int, S);
+    for (int i = 0; i < S; i++)
+      c->dp[i] = MAX (o->dp, 1) * C;
+  }
+  int *dp = c->dp, *rank0 = c->stage_rank0;
+  int sum = 0;
+  gboolean uniform = TRUE;
+  for (int i = 0; i < S; i++) {
+    rank0[i] = sum;
+    sum += dp[i];
+    c->dmax = MAX (c->dmax, dp[i]);
+    uniform = uniform && dp[i] == dp[0];
+  }
+  g_return_val_if_fail (sum * T == o->n_gpus, FALSE);
+  if (!uniform && o->placement == DTS_PLACEMENT_STAGES_INSIDE) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--placement stages-inside: needs the same data-parallel degree on every "
+                 "stage (--stage-dp '%s')",
+                 o->stage_dp);
+    return FALSE;
+  }
+  int *tp_comm = c->tp_comm = g_new (int, sum);
+  for (int k = 0; k < sum; k++)
+    tp_comm[k] = -1;
+  c->cp_comm = C > 1 ? g_new (int, (gsize) sum * T) : NULL;
+  return TRUE;
+}
+
+/* Micro-batches: the data-parallel replicas' batches (a ring's C replicas
+ * share theirs), their sample ranges, and the plan's size bounded. */
+static gboolean
+set_micro_batches (Ctx *c, GError **error)
+{
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  int S = c->S;
+  int V = c->V;
+  int T = c->T;
+  int C = c->C;
+  int n_layers = c->w->layers->len;
+  const int *dp = c->dp;
+  gboolean reshard = c->reshard;
+  c->G = (gint64) o->batch_size * (c->dmax / C);
+  int M = o->micro_batches > 0 ? o->micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
+  if (reshard && M != 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: --zero 3 on one stage runs the batch as one "
+                 "micro-batch (FSDP's gradient accumulation is not modelled)",
+                 M);
+    return FALSE;
+  }
+  if (M > o->batch_size) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: more than the batch of %d samples per replica", M,
+                 o->batch_size);
+    return FALSE;
+  }
+  if (V > 1 && M % S != 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--virtual-stages %d: needs --micro-batches a multiple of the %d stages, as "
+                 "Megatron's interleaved schedule does (%d)",
+                 V, S, M);
+    return FALSE;
+  }
+  c->M = M;
+  s->micro_batches = M;
+  s->param_gathers = reshard ? 2 : o->zero > 0 ? 1 : 0;
+  s->samples_per_iteration = (int) c->G;
+  gint64 *mb_start = c->mb_start = g_new (gint64, M + 1);
+  for (int m = 0; m <= M; m++)
+    mb_start[m] = split (c->G, M, m);
+  for (int i = 0; i < S; i++)
+    if (mb_start[1] - mb_start[0] < dp[i] / C || (c->G / M) < dp[i] / C) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "stage %d: a micro-batch of %" G_GINT64_FORMAT " samples cannot be shared by "
+                   "%d replicas (use fewer --micro-batches or a larger --batch-size)",
+                   i, c->G / M, dp[i] / C);
+      return FALSE;
+    }
+
+  /* The plan's size: compute programs of about 4 operations per layer of
+   * their stage and micro-batch, one per replica of a stage with tensor
+   * parallelism or uneven replicas (--stage-dp), else one or two per stage
+   * (replicas whose micro-batch shares differ by a sample); over the stages
+   * about 4 M L R operations, R those programs per stage, every layer being
+   * in one stage. And point-to-point programs of a few per micro-batch and
+   * rank. */
+  int dmax = c->dmax;
+  int R = C > 1 && T > 1 ? dmax * T : T > 1 || C > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
+  double n_ops = (double) M * n_layers * 4 * R + (double) M * 8 * o->n_gpus;
+  /* --tp-overlap: the tensor streams' programs and the GEMMs cut around
+   * their collectives (2.5 times the operations of a transformer's
+   * programs under all) */
+  if (o->tp_overlap != DTS_TP_OVERLAP_NONE)
+    n_ops *= 3;
+  if (n_ops > DTS_PIPELINE_MAX_OPS) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--micro-batches %d: the plan would hold about %.3g operations (at most %.0e); "
+                 "use fewer micro-batches",
+                 M, n_ops, DTS_PIPELINE_MAX_OPS);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The layers of each (virtual) stage, and the workload one GPU of a
+ * tensor-parallel group and context-parallel ring runs. */
+static gboolean
+cut_stages (Ctx *c, GError **error)
+{
+  const DtsWorkload *w = c->w;
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  const DtsPlatform *platform = c->platform;
+  int S = c->S;
+  int V = c->V;
+  int T = c->T;
+  int C = c->C;
+  int M = c->M;
+  int n_layers = c->w->layers->len;
+  int *first = c->first;
+  int *last = c->last;
+  const int *dp = c->dp;
+  /* Stages: given; whole blocks in equal numbers (uniform: the default
+   * where a model's blocks divide among the chunks, as Megatron-LM splits
+   * it); or balanced on rank 0's GPU at the widest stage's share (before
+   * tensor parallelism, which divides the layers it splits alike). */
+  gboolean want_uniform = g_strcmp0 (o->partition, "uniform") == 0;
+  gboolean want_balanced = g_strcmp0 (o->partition, "balanced") == 0;
+  s->partition = "given";
+  g_autofree int *starts = g_new (int, n_layers);
+  int n_blocks = block_starts (w, starts);
+  if (o->partition == NULL || want_uniform) {
+    s->partition_blocks = n_blocks;
+    if (uniform_partition (starts, n_blocks, n_layers, S * V, first, last))
+      s->partition = "uniform";
+    else if (want_uniform) {
+      if (n_blocks == 0)
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--partition uniform: '%s' has no repeated blocks (a transformer's "
+                     "layers) to share out; use balanced or the stages' layer ranges",
+                     w->name);
+      else {
+        g_autofree char *among = V > 1 ? g_strdup_printf ("%d model chunks (%d stages x %d "
+                                                          "virtual stages)",
+                                                          S * V, S, V)
+                                       : g_strdup_printf ("%d stages", S);
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--partition uniform: the %d blocks of '%s' do not divide among %s; use "
+                     "balanced, other --stages or the stages' layer ranges",
+                     n_blocks, w->name, among);
+      }
+      return FALSE;
+    } else
+      s->partition = "balanced";
+  } else if (want_balanced) {
+    s->partition = "balanced";
+    s->partition_blocks = n_blocks;
+  } else if (!parse_partition (w, o->partition, first, last, error))
+    return FALSE;
+  if (strcmp (s->partition, "balanced") == 0) {
+    int b = (int) MAX (1, (c->G / M) / (c->dmax / C));
+    const DtsLayerTimes *t = times_at (c, -1, &dts_platform_gpu (platform, 0)->spec, b, error);
+    if (t == NULL)
+      return FALSE;
+    g_autofree double *layer_cost = g_new (double, n_layers);
+    g_autofree double *weight = g_new (double, S * V);
+    for (int l = 0; l < n_layers; l++)
+      layer_cost[l] = t[l].fwd_s + t[l].recompute_s + t[l].bwd_data_s + t[l].bwd_weight_s;
+    g_autofree int *block = g_new (int, n_layers);
+    for (int j = 0; j < S * V; j++)
+      weight[j] = (double) c->dmax / dp[j % S];
+    for (int l = 0; l < n_layers; l++)
+      block[l] = dts_workload_layer (w, l)->block;
+    balance (layer_cost, weight, block, n_blocks, n_layers, S * V, first, last);
+    /* Those times were of whole layers: price the split ones afresh. */
+    g_ptr_array_set_size (c->times, 0);
+    g_array_set_size (c->times_key, 0);
+  }
+  if (T > 1) {
+    for (int j = 0; j < S * V; j++)
+      tp_modes (w, first[j], last[j], o->sequence_parallel, c->mode);
+    c->wt = c->tp_w = tp_workload (w, c->mode, T, o->sequence_parallel);
+  }
+  if (C > 1)
+    c->wt = c->cp_w = cp_workload (c->wt, C);
+  gboolean *feeds_seq = c->feeds_seq = g_new0 (gboolean, n_layers);
+  for (int l = 0; l < n_layers; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    for (int k = 0; c->mode[l] == TP_SEQ && k < layer->n_inputs; k++)
+      feeds_seq[layer->inputs[k]] = feeds_seq[layer->inputs[k]]
+                                    || c->mode[layer->inputs[k]] == TP_FULL
+                                    || c->mode[layer->inputs[k]] == TP_VEMB;
+  }
+  return TRUE;
+}
+
+/* Stages: their ranks, communicators, buckets, gradient plans (tensor
+ * rank 0's) and memory. */
+static gboolean
+add_stages (Ctx *c, GError **error)
+{
+  const DtsWorkload *w = c->w;
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  const DtsPlatform *platform = c->platform;
+  int S = c->S;
+  int V = c->V;
+  int T = c->T;
+  int C = c->C;
+  int M = c->M;
+  int n_layers = c->w->layers->len;
+  int *first = c->first;
+  int *last = c->last;
+  const int *dp = c->dp;
+  double *vsend = c->vsend;
+  int *bucket_of = c->bucket_of;
+  int *tp_comm = c->tp_comm;
+  const char *algorithm = c->algorithm;
+  gboolean reshard = c->reshard;
+  GArray *plan_comm = c->plan_comm;
+  DtsCollOp grad_op = c->grad_op;
+  /* Stages, their communicators (a group per replica, a data-parallel one
+   * per tensor rank), buckets and plans. Bucket b's plan among tensor rank
+   * 0's is plan b (the trace keeps bucket times by plan index); the other
+   * ranks' come after every bucket's, then the groups' all-reduces. */
+  s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+  for (int l = 0; l < n_layers; l++)
+    bucket_of[l] = -1;
+  double elem = dts_precision_elem_bytes (o->precision);
+  GArray *dp_comm = c->dp_comm;
+  for (int i = 0; i < S; i++) {
+    DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
+                    .tensor_parallel = T, .comm = -1, .first_bucket = s->buckets->len };
+    st.n_ranks = dp[i] * T;
+    st.ranks = g_new (int, st.n_ranks);
+    for (int d = 0; d < dp[i]; d++)
+      for (int t = 0; t < T; t++) {
+        st.ranks[d * T + t] = rank_of (c, i, d, t);
+        s->rank_stage[st.ranks[d * T + t]] = i;
+      }
+    for (int d = 0; d < dp[i] && T > 1; d++) {
+      g_autofree char *name = g_strdup_printf ("stage%d-tp%d", i, d);
+      tp_comm[slot_of (c, i, d)] = dts_schedule_add_comm (s, name, st.ranks + d * T, T);
+    }
+    /* a ring per data-parallel replica and tensor rank */
+    for (int d = 0; d < dp[i] && C > 1; d += C)
+      for (int t = 0; t < T; t++) {
+        g_autofree int *members = g_new (int, C);
+        for (int k = 0; k < C; k++)
+          members[k] = st.ranks[(d + k) * T + t];
+        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-cp%d", i, d / C)
+                                       : g_strdup_printf ("stage%d-cp%d-%d", i, d / C, t);
+        int cm = dts_schedule_add_comm (s, name, members, C);
+        for (int k = 0; k < C; k++)
+          c->cp_comm[slot_of (c, i, d + k) * T + t] = cm;
+      }
+    for (int v = 0; v < V; v++) {
+      int j = v * S + i;
+      for (int l = first[j]; l <= last[j]; l++)
+        st.params += dts_workload_layer (c->wt, l)->params;
+      vsend[j] = j < S * V - 1 ? crossing_elems (w, last[j]) * elem : 0;
+    }
+    st.send_bytes = vsend[i];
+    if (V > 1) {
+      st.n_chunks = V;
+      st.chunks = g_new (int, 2 * V);
+      for (int v = 0; v < V; v++) {
+        st.chunks[2 * v] = first[v * S + i];
+        st.chunks[2 * v + 1] = last[v * S + i];
+      }
+    }
+    for (int t = 0; t < T; t++) {
+      int cm = -1;
+      if (dp[i] > 1) {
+        g_autofree int *members = g_new (int, dp[i]);
+        for (int d = 0; d < dp[i]; d++)
+          members[d] = st.ranks[d * T + t];
+        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d", i)
+                                       : g_strdup_printf ("stage%d-dp%d", i, t);
+        cm = dts_schedule_add_comm (s, name, members, dp[i]);
+      }
+      g_array_append_val (dp_comm, cm);
+    }
+    st.comm = g_array_index (dp_comm, int, i * T);
+    /* in the order the chunks' gradients complete: the last chunk's first */
+    g_autoptr (GArray) bk = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+    for (int v = V - 1; v >= 0 && dp[i] > 1; v--) {
+      g_autoptr (GArray) part = dts_schedule_make_buckets (c->wt, first[v * S + i],
+                                                           last[v * S + i], o->bucket_bytes,
+                                                           dts_schedule_grad_bytes (o),
+                                                           s->buckets->len + bk->len, bucket_of);
+      g_array_append_vals (bk, part->data, part->len);
+    }
+    if (dp[i] > 1) {
+      st.n_buckets = bk->len;
+      const DtsCommunicator *scm = g_ptr_array_index (s->comms, st.comm);
+      g_autofree int *nodes = member_nodes (platform, scm);
+      for (guint b = 0; b < bk->len; b++) {
+        const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                             .tuner = o->coll_tuner, .gpu_rank = scm->ranks,
+                             .op = grad_op };
+        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
+        if (plan == NULL)
+          return FALSE;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, st.comm);
+        g_array_append_val (s->buckets, *bucket);
+      }
+    }
+    /* Memory of a replica at the peak: the widest share of a micro-batch. */
+    gint64 widest = 0;
+    for (int m = 0; m < M; m++)
+      for (int d = 0; d < dp[i]; d++) {
+        gint64 lo, hi;
+        share (c, i, d, m, &lo, &hi);
+        widest = MAX (widest, hi - lo);
+      }
+    g_autofree double *act = g_new (double, V);
+    for (int v = 0; v < V; v++)
+      act[v] = dts_schedule_stored_elems (c->wt, first[v * S + i], last[v * S + i], o->recompute);
+    double kept = peak_kept (c, i, act, &st.stashed);
+    if (V == 1) /* the same bytes, in the order they were always summed */
+      kept = act[0] * st.stashed;
+    /* ZeRO-2 keeps the bucket being reduced whole: the stage's largest */
+    double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
+    dts_schedule_model_state (st.params, o->precision,
+                              dts_workload_optimizer_state_bytes_per_param (w),
+                              o->zero > 0 ? dp[i] : 1, o->zero == 2 || reshard ? dp[i] : 1,
+                              biggest, &st.memory);
+    if (reshard) {
+      /* FSDP without pipelining: the weights sharded too, two buckets'
+       * gathered at a time (the one computed and the one prefetched), as
+       * dp's --zero 3 */
+      double bucket_params;
+      dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, &bucket_params);
+      st.memory.weights_bytes = dts_schedule_sharded_weights (st.params, o->precision, dp[i],
+                                                              bucket_params, o->overlap);
+    }
+    st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
+                                         : kept * widest * elem;
+    st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes
+                            + st.memory.optimizer_bytes + st.memory.activations_bytes;
+    g_array_append_val (s->stages, st);
+  }
+  return TRUE;
+}
+
+/* The other tensor ranks' bucket plans. */
+static gboolean
+add_tensor_rank_plans (Ctx *c, GError **error)
+{
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  const DtsPlatform *platform = c->platform;
+  int S = c->S;
+  int T = c->T;
+  const int *dp = c->dp;
+  const char *algorithm = c->algorithm;
+  GArray *plan_comm = c->plan_comm;
+  DtsCollOp grad_op = c->grad_op;
+  int n_buckets = s->buckets->len;
+  int *bucket_plan = c->bucket_plan = g_new (int, MAX (n_buckets * T, 1));
+  for (int i = 0; i < S; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
+      bucket_plan[b * T] = b;
+      for (int t = 1; t < T; t++) {
+        const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
+        int cm = g_array_index (c->dp_comm, int, i * T + t);
+        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
+        g_autofree int *nodes = member_nodes (platform, tcm);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks,
+                             .op = grad_op };
+        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
+        if (plan == NULL)
+          return FALSE;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, g_array_index (c->dp_comm, int, i * T + t));
+        bucket_plan[b * T + t] = s->plans->len - 1;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* The distributed optimizer's parameter all-gathers. */
+static gboolean
+add_gather_plans (Ctx *c, GError **error)
+{
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  const DtsPlatform *platform = c->platform;
+  int S = c->S;
+  int T = c->T;
+  const int *dp = c->dp;
+  const char *algorithm = c->algorithm;
+  gboolean reshard = c->reshard;
+  int n_buckets = c->s->buckets->len;
+  GArray *plan_comm = c->plan_comm;
+  DtsCollOp grad_op = c->grad_op;
+  /* The distributed optimizer's parameter all-gathers, in the compute
+   * precision, after every reduce-scatter. */
+  if (o->zero > 0 && n_buckets > 0) {
+    c->gather_plan = g_new (int, n_buckets * T);
+    s->event_initial = g_new0 (int, (gsize) s->n_ranks * s->n_events);
+    if (reshard) {
+      c->gather_bwd_plan = g_new (int, n_buckets * T);
+    }
+  }
+  for (int i = 0; i < S && c->gather_plan != NULL; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++)
+      for (int t = 0; t < T; t++) {
+        const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
+        int cm = g_array_index (c->dp_comm, int, i * T + t);
+        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
+        g_autofree int *nodes = member_nodes (platform, tcm);
+        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks, .op = grad_op };
+        DtsCollPlan *plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision,
+                                                          error);
+        if (plan == NULL)
+          return FALSE;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, cm);
+        c->gather_plan[b * T + t] = s->plans->len - 1;
+        if (c->gather_bwd_plan == NULL)
+          continue;
+        plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision, error);
+        if (plan == NULL)
+          return FALSE;
+        g_ptr_array_add (s->plans, plan);
+        g_array_append_val (plan_comm, cm);
+        c->gather_bwd_plan[b * T + t] = s->plans->len - 1;
+      }
+    /* The first iteration's parameters are in place. */
+    for (int k = 0; k < st->n_ranks && o->param_gather_overlap; k++)
+      s->event_initial[(gsize) st->ranks[k] * s->n_events + EV_PARAMS_GATHERED] = st->n_buckets;
+  }
+  return TRUE;
+}
+
+/* Memory: every replica must fit its GPU. */
+static gboolean
+check_stage_memory (Ctx *c, GError **error)
+{
+  const DtsWorkload *w = c->w;
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  const DtsPlatform *platform = c->platform;
+  int S = c->S;
+  for (int i = 0; i < S; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    if (st->memory.total_bytes > s->memory.total_bytes)
+      s->memory = st->memory;
+    g_autofree char *what = g_strdup_printf (
+        "stage %d (layers %s-%s)", i, dts_workload_layer (w, st->first_layer)->name,
+        dts_workload_layer (w, st->last_layer)->name);
+    g_autofree char *activations = g_strdup_printf ("activations of %d micro-batch%s",
+                                                    st->stashed, st->stashed == 1 ? "" : "es");
+    g_autofree char *hints = g_strdup_printf (
+        "more stages, fewer or smaller micro-batches,%s%s%s",
+        o->pipeline_schedule == DTS_PIPELINE_GPIPE ? " --pipeline-schedule 1f1b," : "",
+        st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "",
+        o->recompute != DTS_RECOMPUTE_FULL && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL,
+                                                                            NULL)
+            ? " --recompute full,"
+            : "");
+    if (!dts_schedule_check_memory (&st->memory, platform, st->ranks, st->n_ranks, what,
+                                    activations, hints, o, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The compute programs of every rank. */
+static gboolean
+add_compute_programs (Ctx *c, GError **error)
+{
+  DtsSchedule *s = c->s;
+  const DtsPlatform *platform = c->platform;
+  int S = c->S;
+  int T = c->T;
+  int C = c->C;
+  int M = c->M;
+  const int *dp = c->dp;
+  const int *cp_comm = c->cp_comm;
+  /* Compute programs: one per replica, shared by its tensor-parallel group
+   * (under context parallelism one per GPU: each tensor rank has a ring of
+   * its own); without tensor parallelism also by replicas of a stage with
+   * the same GPU and the same shares (and ring). A program that is one
+   * built before for the stage but for its collectives' communicators (its
+   * tensor-parallel group's, its ring's) gives way to that one and a plan
+   * map (match_program): a stage's replicas then share one program
+   * whatever the data-parallel degree. */
+  g_autoptr (GPtrArray) specs = g_ptr_array_new ();
+  g_autoptr (GArray) built = g_array_new (FALSE, FALSE, sizeof (Built)); /* this stage's */
+  for (int i = 0; i < S; i++) {
+    g_array_set_size (built, 0);
+    for (int d = 0; d < dp[i]; d++) {
+      int r = rank_of (c, i, d, 0);
+      const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
+      guint k = dts_schedule_spec_index (specs, spec);
+      if (k == specs->len)
+        g_ptr_array_add (specs, (gpointer) spec);
+      int found = -1;
+      int map_of = -1; /* the group's plan map */
+      for (int e = 0; e < d && found < 0 && T == 1; e++) {
+        int re = rank_of (c, i, e, 0);
+        if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec)
+            || (C > 1 && cp_comm[slot_of (c, i, e)] != cp_comm[slot_of (c, i, d)]))
+          continue;
+        gboolean same = TRUE;
+        for (int m = 0; m < M && same; m++) {
+          gint64 a0, a1, b0, b1;
+          share (c, i, d, m, &a0, &a1);
+          share (c, i, e, m, &b0, &b1);
+          same = a1 - a0 == b1 - b0;
+        }
+        if (same) {
+          found = s->rank_program[re];
+          map_of = s->rank_plan_map != NULL ? s->rank_plan_map[re] : -1;
+        }
+      }
+      /* tensor rank 0's program serves the group, or under context
+       * parallelism each tensor rank has its own (its own ring) */
+      for (int t = 0; t < T; t++) {
+        if (t == 0 ? found < 0 : C > 1) {
+          DtsComputeTotals tot;
+          GArray *tensor;
+          GArray *prog = compute_program (c, i, d, t, (int) k, spec, &tot, &tensor, error);
+          if (prog == NULL) {
+            g_prefix_error (error, "GPU '%s' (rank %d): ",
+                            dts_platform_gpu (platform, r)->host, r);
+            return FALSE;
+          }
+          found = match_program (s, built, c->tensor_program, (int) k, prog, tensor, &map_of);
+          if (found >= 0) {
+            g_array_unref (prog);
+            if (tensor != NULL)
+              g_array_unref (tensor);
+          } else {
+            g_ptr_array_add (s->programs, prog);
+            g_array_append_val (s->totals, tot);
+            found = s->programs->len - 1;
+            Built bt = { found, (int) k };
+            g_array_append_val (built, bt);
+            int none = -1;
+            g_array_append_val (c->tensor_program, none);
+            if (tensor != NULL) {
+              g_ptr_array_add (s->programs, tensor);
+              DtsComputeTotals idle = { 0 };
+              g_array_append_val (s->totals, idle);
+              g_array_index (c->tensor_program, int, found) = s->programs->len - 1;
+              g_array_append_val (c->tensor_program, none);
+            }
+          }
+        }
+        s->rank_program[rank_of (c, i, d, t)] = found;
+        if (map_of >= 0)
+          s->rank_plan_map[rank_of (c, i, d, t)] = map_of;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* Streams, rank by rank: compute, gradients, then point-to-point. */
+static void
+add_streams (Ctx *c)
+{
+  const DtsRunOptions *o = c->o;
+  DtsSchedule *s = c->s;
+  int S = c->S;
+  int V = c->V;
+  int T = c->T;
+  /* Streams, rank by rank: compute, gradients, then point-to-point. A
+   * stage's gradient stream program is shared by the replicas of one tensor
+   * rank. */
+  g_autofree int *comm_program = g_new0 (int, S * T);
+  GArray *tensor_program = c->tensor_program;
+  for (int i = 0; i < S; i++)
+    for (int t = 0; t < T; t++) {
+      const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+      comm_program[i * T + t] = -1;
+      if (st->n_buckets == 0)
+        continue;
+      GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
+      int end = st->first_bucket + st->n_buckets;
+      /* --zero 3 on one stage: once the forward pass is done, the gathers
+       * before the backward, as dp's */
+      if (c->gather_bwd_plan != NULL)
+        wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
+      for (int b = st->first_bucket; b < end; b++) {
+        if (c->gather_bwd_plan != NULL)
+          dts_schedule_add_backward_gathers (prog, c->gather_bwd_plan + t, T, st->first_bucket,
+                                             end, 1, b, o->overlap, EV_GATHERED_BWD);
+        wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
+        add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
+                               .coll = c->bucket_plan[b * T + t], .part = -1 });
+        record (prog, EV_BUCKET_DONE, -1);
+      }
+      if (c->gather_plan != NULL) {
+        wait (prog, EV_STEP_DONE, 1, DTS_WAIT_COLL);
+        append_gathers (c, prog, i, t);
+      }
+      g_ptr_array_add (s->programs, prog);
+      DtsComputeTotals none = { 0 };
+      g_array_append_val (s->totals, none);
+      comm_program[i * T + t] = s->programs->len - 1;
+    }
+  for (int r = 0; r < s->n_ranks; r++) {
+    int i = s->rank_stage[r];
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    int k = 0;
+    while (st->ranks[k] != r)
+      k++;
+    int d = k / T, t = k % T;
+    DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
+    g_array_append_val (s->streams, cs);
+    if ((guint) s->rank_program[r] < tensor_program->len
+        && g_array_index (tensor_program, int, s->rank_program[r]) >= 0) {
+      DtsStream ts = { r, DTS_STREAM_COMM, 1,
+                       g_array_index (tensor_program, int, s->rank_program[r]) };
+      g_array_append_val (s->streams, ts);
+    }
+    gboolean shared = o->p2p_shared && S > 1;
+    if (shared)
+      add_stream (s, r, DTS_STREAM_COMM, 0,
+                  shared_program (c, i, d, t,
+                                  g_ptr_array_index (s->programs, s->rank_program[r])));
+    else if (comm_program[i * T + t] >= 0) {
+      DtsStream ms = { r, DTS_STREAM_COMM, 0, comm_program[i * T + t] };
+      g_array_append_val (s->streams, ms);
+    }
+    static const int kinds[] = { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
+    for (guint q = 0; q < G_N_ELEMENTS (kinds); q++) {
+      gboolean towards_next = kinds[q] == SEND_FWD || kinds[q] == RECV_BWD;
+      gboolean sends = kinds[q] == SEND_FWD || kinds[q] == SEND_BWD;
+      /* with chunks, the last stage sends on to the first */
+      if ((V == 1 && ((towards_next && i == S - 1) || (!towards_next && i == 0)))
+          || (shared && sends))
+        continue;
+      add_stream (s, r, DTS_STREAM_P2P, kinds[q], p2p_program (c, i, d, t, kinds[q]));
+    }
+  }
+}
+
+/* The pipeline, hybrid and tensor-parallel plan: the options checked, then
+ * in phases over one Ctx (which owns what they make but the schedule):
+ * the replicas of each stage, the micro-batches, the stages' layers and
+ * the workload one GPU runs, the stages with their communicators, buckets,
+ * gradient plans and memory, the other tensor ranks' plans, the parameter
+ * gathers, the memory check, the compute programs and the streams. */
 static DtsSchedule *
 build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const DtsRunOptions *o,
        const char *strategy, GError **error)
@@ -1692,6 +2406,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  strategy);
     return NULL;
   }
+  int T = MAX (o->tensor_parallel, 1);
+  int C = MAX (o->context_parallel, 1);
+  if (C > 1 && !check_context (w, o, C, error))
+    return NULL;
   g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
   s->strategy = g_strdup (strategy);
   s->n_ranks = o->n_gpus;
@@ -1713,576 +2431,33 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  : o->zero > 0                                  ? EV_FWD_DONE
                                                                 : EV_STEP_DONE;
 
-  int T = MAX (o->tensor_parallel, 1);
-  int C = MAX (o->context_parallel, 1);
-  if (C > 1 && !check_context (w, o, C, error))
+  g_auto (Ctx) c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s,
+                     .S = S, .V = V, .T = T, .C = C, .dmax = 1, .algorithm = algorithm,
+                     .reshard = reshard,
+                     /* the distributed optimizer reduce-scatters the gradients */
+                     .grad_op = o->zero > 0 ? DTS_COLL_OP_REDUCE_SCATTER
+                                            : DTS_COLL_OP_ALLREDUCE };
+  c.first = g_new (int, S * V);
+  c.last = g_new (int, S * V);
+  c.vsend = g_new0 (double, S * V);
+  c.stage_rank0 = g_new0 (int, S);
+  c.bucket_of = g_new (int, n_layers);
+  c.mode = g_new0 (TpMode, n_layers);
+  c.times = g_ptr_array_new_with_free_func (g_free);
+  c.times_key = g_array_new (FALSE, FALSE, sizeof (TimesKey));
+  c.tp_plans = g_array_new (FALSE, FALSE, sizeof (TpPlan));
+  c.plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
+  c.tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
+  c.dp_comm = g_array_new (FALSE, FALSE, sizeof (int));
+  if (!set_replicas (&c, error) || !set_micro_batches (&c, error) || !cut_stages (&c, error)
+      || !add_stages (&c, error) || !add_tensor_rank_plans (&c, error)
+      || !add_gather_plans (&c, error) || !check_stage_memory (&c, error)
+      || !add_compute_programs (&c, error))
     return NULL;
-  Ctx c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s, .S = S,
-            .V = V, .T = T, .C = C };
-  g_autofree int *first = g_new (int, S * V);
-  g_autofree int *last = g_new (int, S * V);
-  g_autofree double *vsend = g_new0 (double, S * V);
-  c.vsend = vsend;
-  g_autofree int *dp = NULL;
-  g_autofree int *rank0 = g_new0 (int, S);
-  g_autofree int *bucket_of = g_new (int, n_layers);
-  g_autofree TpMode *mode = g_new0 (TpMode, n_layers);
-  g_autoptr (GPtrArray) times = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GArray) times_key = g_array_new (FALSE, FALSE, sizeof (TimesKey));
-  g_autoptr (GArray) tp_plans = g_array_new (FALSE, FALSE, sizeof (TpPlan));
-  g_autoptr (GArray) plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
-  /* program -> its tensor stream's program (--tp-overlap), or -1 */
-  g_autoptr (GArray) tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
-  c.first = first, c.last = last, c.stage_rank0 = rank0, c.bucket_of = bucket_of;
-  c.times = times, c.times_key = times_key, c.mode = mode, c.tp_plans = tp_plans;
-  c.plan_comm = plan_comm;
-  if (o->stage_dp != NULL) {
-    int k;
-    if (!parse_stage_dp (o->stage_dp, &dp, &k, error))
-      return NULL;
-    g_return_val_if_fail (k == S, NULL);
-  } else {
-    /* a ring of C replicas per data-parallel replica */
-    dp = g_new (int, S);
-    for (int i = 0; i < S; i++)
-      dp[i] = MAX (o->dp, 1) * C;
-  }
-  c.dp = dp;
-  int dmax = 1, sum = 0;
-  gboolean uniform = TRUE;
-  for (int i = 0; i < S; i++) {
-    rank0[i] = sum;
-    sum += dp[i];
-    dmax = MAX (dmax, dp[i]);
-    uniform = uniform && dp[i] == dp[0];
-  }
-  g_return_val_if_fail (sum * T == o->n_gpus, NULL);
-  if (!uniform && o->placement == DTS_PLACEMENT_STAGES_INSIDE) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--placement stages-inside: needs the same data-parallel degree on every "
-                 "stage (--stage-dp '%s')",
-                 o->stage_dp);
-    return NULL;
-  }
-  g_autofree int *tp_comm = g_new (int, sum);
-  for (int k = 0; k < sum; k++)
-    tp_comm[k] = -1;
-  c.tp_comm = tp_comm;
-  g_autofree int *cp_comm = C > 1 ? g_new (int, (gsize) sum * T) : NULL;
-  c.cp_comm = cp_comm;
-
-  /* Micro-batches: the data-parallel replicas' batches (a ring's C replicas
-   * share theirs). */
-  c.G = (gint64) o->batch_size * (dmax / C);
-  int M = o->micro_batches > 0 ? o->micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
-  if (reshard && M != 1) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--micro-batches %d: --zero 3 on one stage runs the batch as one "
-                 "micro-batch (FSDP's gradient accumulation is not modelled)",
-                 M);
-    return NULL;
-  }
-  if (M > o->batch_size) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--micro-batches %d: more than the batch of %d samples per replica", M,
-                 o->batch_size);
-    return NULL;
-  }
-  if (V > 1 && M % S != 0) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--virtual-stages %d: needs --micro-batches a multiple of the %d stages, as "
-                 "Megatron's interleaved schedule does (%d)",
-                 V, S, M);
-    return NULL;
-  }
-  c.M = M;
-  s->micro_batches = M;
-  s->param_gathers = reshard ? 2 : o->zero > 0 ? 1 : 0;
-  s->samples_per_iteration = (int) c.G;
-  g_autofree gint64 *mb_start = g_new (gint64, M + 1);
-  for (int m = 0; m <= M; m++)
-    mb_start[m] = split (c.G, M, m);
-  c.mb_start = mb_start;
-  for (int i = 0; i < S; i++)
-    if (mb_start[1] - mb_start[0] < dp[i] / C || (c.G / M) < dp[i] / C) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "stage %d: a micro-batch of %" G_GINT64_FORMAT " samples cannot be shared by "
-                   "%d replicas (use fewer --micro-batches or a larger --batch-size)",
-                   i, c.G / M, dp[i] / C);
-      return NULL;
-    }
-
-  /* The plan's size: compute programs of about 4 operations per layer of
-   * their stage and micro-batch, one per replica of a stage with tensor
-   * parallelism or uneven replicas (--stage-dp), else one or two per stage
-   * (replicas whose micro-batch shares differ by a sample); over the stages
-   * about 4 M L R operations, R those programs per stage, every layer being
-   * in one stage. And point-to-point programs of a few per micro-batch and
-   * rank. */
-  int R = C > 1 && T > 1 ? dmax * T : T > 1 || C > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
-  double n_ops = (double) M * n_layers * 4 * R + (double) M * 8 * o->n_gpus;
-  /* --tp-overlap: the tensor streams' programs and the GEMMs cut around
-   * their collectives (2.5 times the operations of a transformer's
-   * programs under all) */
-  if (o->tp_overlap != DTS_TP_OVERLAP_NONE)
-    n_ops *= 3;
-  if (n_ops > DTS_PIPELINE_MAX_OPS) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--micro-batches %d: the plan would hold about %.3g operations (at most %.0e); "
-                 "use fewer micro-batches",
-                 M, n_ops, DTS_PIPELINE_MAX_OPS);
-    return NULL;
-  }
-
-  /* Stages: given; whole blocks in equal numbers (uniform: the default
-   * where a model's blocks divide among the chunks, as Megatron-LM splits
-   * it); or balanced on rank 0's GPU at the widest stage's share (before
-   * tensor parallelism, which divides the layers it splits alike). */
-  gboolean want_uniform = g_strcmp0 (o->partition, "uniform") == 0;
-  gboolean want_balanced = g_strcmp0 (o->partition, "balanced") == 0;
-  s->partition = "given";
-  g_autofree int *starts = g_new (int, n_layers);
-  int n_blocks = block_starts (w, starts);
-  if (o->partition == NULL || want_uniform) {
-    s->partition_blocks = n_blocks;
-    if (uniform_partition (starts, n_blocks, n_layers, S * V, first, last))
-      s->partition = "uniform";
-    else if (want_uniform) {
-      if (n_blocks == 0)
-        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                     "--partition uniform: '%s' has no repeated blocks (a transformer's "
-                     "layers) to share out; use balanced or the stages' layer ranges",
-                     w->name);
-      else {
-        g_autofree char *among = V > 1 ? g_strdup_printf ("%d model chunks (%d stages x %d "
-                                                          "virtual stages)",
-                                                          S * V, S, V)
-                                       : g_strdup_printf ("%d stages", S);
-        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                     "--partition uniform: the %d blocks of '%s' do not divide among %s; use "
-                     "balanced, other --stages or the stages' layer ranges",
-                     n_blocks, w->name, among);
-      }
-      return NULL;
-    } else
-      s->partition = "balanced";
-  } else if (want_balanced) {
-    s->partition = "balanced";
-    s->partition_blocks = n_blocks;
-  } else if (!parse_partition (w, o->partition, first, last, error))
-    return NULL;
-  if (strcmp (s->partition, "balanced") == 0) {
-    int b = (int) MAX (1, (c.G / M) / (dmax / C));
-    const DtsLayerTimes *t = times_at (&c, -1, &dts_platform_gpu (platform, 0)->spec, b, error);
-    if (t == NULL)
-      return NULL;
-    g_autofree double *layer_cost = g_new (double, n_layers);
-    g_autofree double *weight = g_new (double, S * V);
-    for (int l = 0; l < n_layers; l++)
-      layer_cost[l] = t[l].fwd_s + t[l].recompute_s + t[l].bwd_data_s + t[l].bwd_weight_s;
-    g_autofree int *block = g_new (int, n_layers);
-    for (int j = 0; j < S * V; j++)
-      weight[j] = (double) dmax / dp[j % S];
-    for (int l = 0; l < n_layers; l++)
-      block[l] = dts_workload_layer (w, l)->block;
-    balance (layer_cost, weight, block, n_blocks, n_layers, S * V, first, last);
-    /* Those times were of whole layers: price the split ones afresh. */
-    g_ptr_array_set_size (times, 0);
-    g_array_set_size (times_key, 0);
-  }
-  g_autoptr (TpWorkload) wt = NULL;
-  if (T > 1) {
-    for (int j = 0; j < S * V; j++)
-      tp_modes (w, first[j], last[j], o->sequence_parallel, mode);
-    wt = tp_workload (w, mode, T, o->sequence_parallel);
-    c.wt = wt;
-  }
-  g_autoptr (TpWorkload) wc = NULL;
-  if (C > 1) {
-    wc = cp_workload (c.wt, C);
-    c.wt = wc;
-  }
-  g_autofree gboolean *feeds_seq = g_new0 (gboolean, n_layers);
-  for (int l = 0; l < n_layers; l++) {
-    const DtsLayer *layer = dts_workload_layer (w, l);
-    for (int k = 0; mode[l] == TP_SEQ && k < layer->n_inputs; k++)
-      feeds_seq[layer->inputs[k]] = feeds_seq[layer->inputs[k]]
-                                    || mode[layer->inputs[k]] == TP_FULL
-                                    || mode[layer->inputs[k]] == TP_VEMB;
-  }
-  c.feeds_seq = feeds_seq;
-
-  /* Stages, their communicators (a group per replica, a data-parallel one
-   * per tensor rank), buckets and plans. Bucket b's plan among tensor rank
-   * 0's is plan b (the trace keeps bucket times by plan index); the other
-   * ranks' come after every bucket's, then the groups' all-reduces. */
-  s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
-  for (int l = 0; l < n_layers; l++)
-    bucket_of[l] = -1;
-  double elem = dts_precision_elem_bytes (o->precision);
-  /* the distributed optimizer reduce-scatters the gradients */
-  DtsCollOp grad_op = o->zero > 0 ? DTS_COLL_OP_REDUCE_SCATTER : DTS_COLL_OP_ALLREDUCE;
-  g_autoptr (GArray) dp_comm = g_array_new (FALSE, FALSE, sizeof (int)); /* [stage * T + t] */
-  for (int i = 0; i < S; i++) {
-    DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
-                    .tensor_parallel = T, .comm = -1, .first_bucket = s->buckets->len };
-    st.n_ranks = dp[i] * T;
-    st.ranks = g_new (int, st.n_ranks);
-    for (int d = 0; d < dp[i]; d++)
-      for (int t = 0; t < T; t++) {
-        st.ranks[d * T + t] = rank_of (&c, i, d, t);
-        s->rank_stage[st.ranks[d * T + t]] = i;
-      }
-    for (int d = 0; d < dp[i] && T > 1; d++) {
-      g_autofree char *name = g_strdup_printf ("stage%d-tp%d", i, d);
-      tp_comm[slot_of (&c, i, d)] = dts_schedule_add_comm (s, name, st.ranks + d * T, T);
-    }
-    /* a ring per data-parallel replica and tensor rank */
-    for (int d = 0; d < dp[i] && C > 1; d += C)
-      for (int t = 0; t < T; t++) {
-        g_autofree int *members = g_new (int, C);
-        for (int k = 0; k < C; k++)
-          members[k] = st.ranks[(d + k) * T + t];
-        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-cp%d", i, d / C)
-                                       : g_strdup_printf ("stage%d-cp%d-%d", i, d / C, t);
-        int cm = dts_schedule_add_comm (s, name, members, C);
-        for (int k = 0; k < C; k++)
-          c.cp_comm[slot_of (&c, i, d + k) * T + t] = cm;
-      }
-    for (int v = 0; v < V; v++) {
-      int j = v * S + i;
-      for (int l = first[j]; l <= last[j]; l++)
-        st.params += dts_workload_layer (c.wt, l)->params;
-      vsend[j] = j < S * V - 1 ? crossing_elems (w, last[j]) * elem : 0;
-    }
-    st.send_bytes = vsend[i];
-    if (V > 1) {
-      st.n_chunks = V;
-      st.chunks = g_new (int, 2 * V);
-      for (int v = 0; v < V; v++) {
-        st.chunks[2 * v] = first[v * S + i];
-        st.chunks[2 * v + 1] = last[v * S + i];
-      }
-    }
-    for (int t = 0; t < T; t++) {
-      int cm = -1;
-      if (dp[i] > 1) {
-        g_autofree int *members = g_new (int, dp[i]);
-        for (int d = 0; d < dp[i]; d++)
-          members[d] = st.ranks[d * T + t];
-        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d", i)
-                                       : g_strdup_printf ("stage%d-dp%d", i, t);
-        cm = dts_schedule_add_comm (s, name, members, dp[i]);
-      }
-      g_array_append_val (dp_comm, cm);
-    }
-    st.comm = g_array_index (dp_comm, int, i * T);
-    /* in the order the chunks' gradients complete: the last chunk's first */
-    g_autoptr (GArray) bk = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
-    for (int v = V - 1; v >= 0 && dp[i] > 1; v--) {
-      g_autoptr (GArray) part = dts_schedule_make_buckets (c.wt, first[v * S + i],
-                                                           last[v * S + i], o->bucket_bytes,
-                                                           dts_schedule_grad_bytes (o),
-                                                           s->buckets->len + bk->len, bucket_of);
-      g_array_append_vals (bk, part->data, part->len);
-    }
-    if (dp[i] > 1) {
-      st.n_buckets = bk->len;
-      const DtsCommunicator *scm = g_ptr_array_index (s->comms, st.comm);
-      g_autofree int *nodes = member_nodes (platform, scm);
-      for (guint b = 0; b < bk->len; b++) {
-        const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = scm->ranks,
-                             .op = grad_op };
-        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
-        if (plan == NULL)
-          return NULL;
-        g_ptr_array_add (s->plans, plan);
-        g_array_append_val (plan_comm, st.comm);
-        g_array_append_val (s->buckets, *bucket);
-      }
-    }
-    /* Memory of a replica at the peak: the widest share of a micro-batch. */
-    gint64 widest = 0;
-    for (int m = 0; m < M; m++)
-      for (int d = 0; d < dp[i]; d++) {
-        gint64 lo, hi;
-        share (&c, i, d, m, &lo, &hi);
-        widest = MAX (widest, hi - lo);
-      }
-    g_autofree double *act = g_new (double, V);
-    for (int v = 0; v < V; v++)
-      act[v] = dts_schedule_stored_elems (c.wt, first[v * S + i], last[v * S + i], o->recompute);
-    double kept = peak_kept (&c, i, act, &st.stashed);
-    if (V == 1) /* the same bytes, in the order they were always summed */
-      kept = act[0] * st.stashed;
-    /* ZeRO-2 keeps the bucket being reduced whole: the stage's largest */
-    double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
-    dts_schedule_model_state (st.params, o->precision,
-                              dts_workload_optimizer_state_bytes_per_param (w),
-                              o->zero > 0 ? dp[i] : 1, o->zero == 2 || reshard ? dp[i] : 1,
-                              biggest, &st.memory);
-    if (reshard) {
-      /* FSDP without pipelining: the weights sharded too, two buckets'
-       * gathered at a time (the one computed and the one prefetched), as
-       * dp's --zero 3 */
-      double bucket_params;
-      dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, &bucket_params);
-      st.memory.weights_bytes = dts_schedule_sharded_weights (st.params, o->precision, dp[i],
-                                                              bucket_params, o->overlap);
-    }
-    st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
-                                         : kept * widest * elem;
-    st.memory.total_bytes = st.memory.weights_bytes + st.memory.gradients_bytes
-                            + st.memory.optimizer_bytes + st.memory.activations_bytes;
-    g_array_append_val (s->stages, st);
-  }
-  /* The other tensor ranks' bucket plans. */
-  int n_buckets = s->buckets->len;
-  g_autofree int *bucket_plan = g_new (int, MAX (n_buckets * T, 1));
-  c.bucket_plan = bucket_plan;
-  for (int i = 0; i < S; i++) {
-    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++) {
-      bucket_plan[b * T] = b;
-      for (int t = 1; t < T; t++) {
-        const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
-        int cm = g_array_index (dp_comm, int, i * T + t);
-        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
-        g_autofree int *nodes = member_nodes (platform, tcm);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks,
-                             .op = grad_op };
-        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
-        if (plan == NULL)
-          return NULL;
-        g_ptr_array_add (s->plans, plan);
-        g_array_append_val (plan_comm, g_array_index (dp_comm, int, i * T + t));
-        bucket_plan[b * T + t] = s->plans->len - 1;
-      }
-    }
-  }
-  /* The distributed optimizer's parameter all-gathers, in the compute
-   * precision, after every reduce-scatter. */
-  g_autofree int *gather_plan = NULL;
-  g_autofree int *gather_bwd_plan = NULL;
-  if (o->zero > 0 && n_buckets > 0) {
-    gather_plan = g_new (int, n_buckets * T);
-    c.gather_plan = gather_plan;
-    s->event_initial = g_new0 (int, (gsize) s->n_ranks * s->n_events);
-    if (reshard) {
-      gather_bwd_plan = g_new (int, n_buckets * T);
-      c.gather_bwd_plan = gather_bwd_plan;
-    }
-  }
-  for (int i = 0; i < S && gather_plan != NULL; i++) {
-    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-    for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++)
-      for (int t = 0; t < T; t++) {
-        const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
-        int cm = g_array_index (dp_comm, int, i * T + t);
-        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
-        g_autofree int *nodes = member_nodes (platform, tcm);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks, .op = grad_op };
-        DtsCollPlan *plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision,
-                                                          error);
-        if (plan == NULL)
-          return NULL;
-        g_ptr_array_add (s->plans, plan);
-        g_array_append_val (plan_comm, cm);
-        gather_plan[b * T + t] = s->plans->len - 1;
-        if (gather_bwd_plan == NULL)
-          continue;
-        plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision, error);
-        if (plan == NULL)
-          return NULL;
-        g_ptr_array_add (s->plans, plan);
-        g_array_append_val (plan_comm, cm);
-        gather_bwd_plan[b * T + t] = s->plans->len - 1;
-      }
-    /* The first iteration's parameters are in place. */
-    for (int k = 0; k < st->n_ranks && o->param_gather_overlap; k++)
-      s->event_initial[(gsize) st->ranks[k] * s->n_events + EV_PARAMS_GATHERED] = st->n_buckets;
-  }
-
-  /* Memory: every replica must fit its GPU. */
-  for (int i = 0; i < S; i++) {
-    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-    if (st->memory.total_bytes > s->memory.total_bytes)
-      s->memory = st->memory;
-    g_autofree char *what = g_strdup_printf (
-        "stage %d (layers %s-%s)", i, dts_workload_layer (w, st->first_layer)->name,
-        dts_workload_layer (w, st->last_layer)->name);
-    g_autofree char *activations = g_strdup_printf ("activations of %d micro-batch%s",
-                                                    st->stashed, st->stashed == 1 ? "" : "es");
-    g_autofree char *hints = g_strdup_printf (
-        "more stages, fewer or smaller micro-batches,%s%s%s",
-        o->pipeline_schedule == DTS_PIPELINE_GPIPE ? " --pipeline-schedule 1f1b," : "",
-        st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "",
-        o->recompute != DTS_RECOMPUTE_FULL && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL,
-                                                                            NULL)
-            ? " --recompute full,"
-            : "");
-    if (!dts_schedule_check_memory (&st->memory, platform, st->ranks, st->n_ranks, what,
-                                    activations, hints, o, error))
-      return NULL;
-  }
-
-  /* Compute programs: one per replica, shared by its tensor-parallel group
-   * (under context parallelism one per GPU: each tensor rank has a ring of
-   * its own); without tensor parallelism also by replicas of a stage with
-   * the same GPU and the same shares (and ring). A program that is one
-   * built before for the stage but for its collectives' communicators (its
-   * tensor-parallel group's, its ring's) gives way to that one and a plan
-   * map (match_program): a stage's replicas then share one program
-   * whatever the data-parallel degree. */
-  g_autoptr (GPtrArray) specs = g_ptr_array_new ();
-  g_autoptr (GArray) built = g_array_new (FALSE, FALSE, sizeof (Built)); /* this stage's */
-  for (int i = 0; i < S; i++) {
-    g_array_set_size (built, 0);
-    for (int d = 0; d < dp[i]; d++) {
-      int r = rank_of (&c, i, d, 0);
-      const DtsGpuSpec *spec = &dts_platform_gpu (platform, r)->spec;
-      guint k = dts_schedule_spec_index (specs, spec);
-      if (k == specs->len)
-        g_ptr_array_add (specs, (gpointer) spec);
-      int found = -1;
-      int map_of = -1; /* the group's plan map */
-      for (int e = 0; e < d && found < 0 && T == 1; e++) {
-        int re = rank_of (&c, i, e, 0);
-        if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec)
-            || (C > 1 && cp_comm[slot_of (&c, i, e)] != cp_comm[slot_of (&c, i, d)]))
-          continue;
-        gboolean same = TRUE;
-        for (int m = 0; m < M && same; m++) {
-          gint64 a0, a1, b0, b1;
-          share (&c, i, d, m, &a0, &a1);
-          share (&c, i, e, m, &b0, &b1);
-          same = a1 - a0 == b1 - b0;
-        }
-        if (same) {
-          found = s->rank_program[re];
-          map_of = s->rank_plan_map != NULL ? s->rank_plan_map[re] : -1;
-        }
-      }
-      /* tensor rank 0's program serves the group, or under context
-       * parallelism each tensor rank has its own (its own ring) */
-      for (int t = 0; t < T; t++) {
-        if (t == 0 ? found < 0 : C > 1) {
-          DtsComputeTotals tot;
-          GArray *tensor;
-          GArray *prog = compute_program (&c, i, d, t, (int) k, spec, &tot, &tensor, error);
-          if (prog == NULL) {
-            g_prefix_error (error, "GPU '%s' (rank %d): ",
-                            dts_platform_gpu (platform, r)->host, r);
-            return NULL;
-          }
-          found = match_program (s, built, tensor_program, (int) k, prog, tensor, &map_of);
-          if (found >= 0) {
-            g_array_unref (prog);
-            if (tensor != NULL)
-              g_array_unref (tensor);
-          } else {
-            g_ptr_array_add (s->programs, prog);
-            g_array_append_val (s->totals, tot);
-            found = s->programs->len - 1;
-            Built bt = { found, (int) k };
-            g_array_append_val (built, bt);
-            int none = -1;
-            g_array_append_val (tensor_program, none);
-            if (tensor != NULL) {
-              g_ptr_array_add (s->programs, tensor);
-              DtsComputeTotals idle = { 0 };
-              g_array_append_val (s->totals, idle);
-              g_array_index (tensor_program, int, found) = s->programs->len - 1;
-              g_array_append_val (tensor_program, none);
-            }
-          }
-        }
-        s->rank_program[rank_of (&c, i, d, t)] = found;
-        if (map_of >= 0)
-          s->rank_plan_map[rank_of (&c, i, d, t)] = map_of;
-      }
-    }
-  }
-  s->plan_comm = g_new0 (int, MAX (plan_comm->len, 1));
-  if (plan_comm->len > 0) /* a pipeline without replicas has no collectives */
-    memcpy (s->plan_comm, plan_comm->data, sizeof (int) * plan_comm->len);
-
-  /* Streams, rank by rank: compute, gradients, then point-to-point. A
-   * stage's gradient stream program is shared by the replicas of one tensor
-   * rank. */
-  g_autofree int *comm_program = g_new0 (int, S * T);
-  for (int i = 0; i < S; i++)
-    for (int t = 0; t < T; t++) {
-      const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-      comm_program[i * T + t] = -1;
-      if (st->n_buckets == 0)
-        continue;
-      GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
-      int end = st->first_bucket + st->n_buckets;
-      /* --zero 3 on one stage: once the forward pass is done, the gathers
-       * before the backward, as dp's */
-      if (c.gather_bwd_plan != NULL)
-        wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
-      for (int b = st->first_bucket; b < end; b++) {
-        if (c.gather_bwd_plan != NULL)
-          dts_schedule_add_backward_gathers (prog, c.gather_bwd_plan + t, T, st->first_bucket,
-                                             end, 1, b, o->overlap, EV_GATHERED_BWD);
-        wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
-        add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
-                               .coll = bucket_plan[b * T + t], .part = -1 });
-        record (prog, EV_BUCKET_DONE, -1);
-      }
-      if (c.gather_plan != NULL) {
-        wait (prog, EV_STEP_DONE, 1, DTS_WAIT_COLL);
-        append_gathers (&c, prog, i, t);
-      }
-      g_ptr_array_add (s->programs, prog);
-      DtsComputeTotals none = { 0 };
-      g_array_append_val (s->totals, none);
-      comm_program[i * T + t] = s->programs->len - 1;
-    }
-  for (int r = 0; r < s->n_ranks; r++) {
-    int i = s->rank_stage[r];
-    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
-    int k = 0;
-    while (st->ranks[k] != r)
-      k++;
-    int d = k / T, t = k % T;
-    DtsStream cs = { r, DTS_STREAM_COMPUTE, 0, s->rank_program[r] };
-    g_array_append_val (s->streams, cs);
-    if ((guint) s->rank_program[r] < tensor_program->len
-        && g_array_index (tensor_program, int, s->rank_program[r]) >= 0) {
-      DtsStream ts = { r, DTS_STREAM_COMM, 1,
-                       g_array_index (tensor_program, int, s->rank_program[r]) };
-      g_array_append_val (s->streams, ts);
-    }
-    gboolean shared = o->p2p_shared && S > 1;
-    if (shared)
-      add_stream (s, r, DTS_STREAM_COMM, 0,
-                  shared_program (&c, i, d, t,
-                                  g_ptr_array_index (s->programs, s->rank_program[r])));
-    else if (comm_program[i * T + t] >= 0) {
-      DtsStream ms = { r, DTS_STREAM_COMM, 0, comm_program[i * T + t] };
-      g_array_append_val (s->streams, ms);
-    }
-    static const int kinds[] = { SEND_FWD, RECV_FWD, SEND_BWD, RECV_BWD };
-    for (guint q = 0; q < G_N_ELEMENTS (kinds); q++) {
-      gboolean towards_next = kinds[q] == SEND_FWD || kinds[q] == RECV_BWD;
-      gboolean sends = kinds[q] == SEND_FWD || kinds[q] == SEND_BWD;
-      /* with chunks, the last stage sends on to the first */
-      if ((V == 1 && ((towards_next && i == S - 1) || (!towards_next && i == 0)))
-          || (shared && sends))
-        continue;
-      add_stream (s, r, DTS_STREAM_P2P, kinds[q], p2p_program (&c, i, d, t, kinds[q]));
-    }
-  }
+  s->plan_comm = g_new0 (int, MAX (c.plan_comm->len, 1));
+  if (c.plan_comm->len > 0) /* a pipeline without replicas has no collectives */
+    memcpy (s->plan_comm, c.plan_comm->data, sizeof (int) * c.plan_comm->len);
+  add_streams (&c);
   return g_steal_pointer (&s);
 }
 
