@@ -316,19 +316,10 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
       return NULL;
     }
   }
-  g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
-  s->strategy = g_strdup (strategy);
-  s->n_ranks = n + n_own;
-  s->batch_size = o->batch_size;
-  s->precision = o->precision;
+  g_autoptr (DtsSchedule) s
+    = dts_schedule_new_empty (strategy, n + n_own, o->batch_size, o->precision);
   s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
-  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
   s->plan_comm = g_new0 (int, 1);
-  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
-  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
-  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
-  s->rank_program = g_new0 (int, n + n_own);
   s->n_events = 0;
   s->ps_update = sync ? DTS_APPLY_ALL : (DtsApplyPolicy) o->ps.update;
   s->staleness_bound = sync ? -1 : (o->ps.bound_set ? o->ps.staleness_bound : -1);

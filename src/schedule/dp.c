@@ -616,16 +616,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   if (!check_options (platform, opts, error))
     return NULL;
   int n = opts->n_gpus;
-  g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
-  s->strategy = g_strdup ("dp");
-  s->n_ranks = n;
-  s->batch_size = opts->batch_size;
-  s->precision = opts->precision;
-  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
-  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
-  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
-  s->rank_program = g_new0 (int, n);
+  g_autoptr (DtsSchedule) s = dts_schedule_new_empty ("dp", n, opts->batch_size, opts->precision);
 
   g_autofree int *bucket_of = g_new0 (int, workload->layers->len);
   if (n > 1) {
@@ -667,7 +658,6 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   /* One communicator per communication stream, over every rank. */
   int n_streams = opts->comm_streams > 0 ? opts->comm_streams : 1;
   n_streams = MIN (n_streams, MAX ((int) s->buckets->len, 1));
-  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
   g_autofree int *all = g_new (int, n);
   for (int r = 0; r < n; r++)
     all[r] = r;

@@ -2410,17 +2410,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   int C = MAX (o->context_parallel, 1);
   if (C > 1 && !check_context (w, o, C, error))
     return NULL;
-  g_autoptr (DtsSchedule) s = g_new0 (DtsSchedule, 1);
-  s->strategy = g_strdup (strategy);
-  s->n_ranks = o->n_gpus;
-  s->batch_size = o->batch_size;
-  s->precision = o->precision;
-  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
-  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
-  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
-  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
-  s->rank_program = g_new0 (int, s->n_ranks);
+  g_autoptr (DtsSchedule) s
+    = dts_schedule_new_empty (strategy, o->n_gpus, o->batch_size, o->precision);
   s->rank_stage = g_new0 (int, s->n_ranks);
   s->stages = g_array_new (FALSE, TRUE, sizeof (DtsStage));
   g_array_set_clear_func (s->stages, stage_clear);

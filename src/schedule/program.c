@@ -354,6 +354,24 @@ dts_schedule_add_comm (DtsSchedule *sched, const char *name, const int *ranks, i
 }
 
 DtsSchedule *
+dts_schedule_new_empty (const char *strategy, int n_ranks, int batch_size, DtsPrecision precision)
+{
+  g_return_val_if_fail (strategy != NULL && n_ranks >= 1, NULL);
+  DtsSchedule *s = g_new0 (DtsSchedule, 1);
+  s->strategy = g_strdup (strategy);
+  s->n_ranks = n_ranks;
+  s->batch_size = batch_size;
+  s->precision = precision;
+  s->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_coll_plan_free);
+  s->comms = g_ptr_array_new_with_free_func ((GDestroyNotify) dts_communicator_free);
+  s->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
+  s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
+  s->rank_program = g_new0 (int, n_ranks);
+  return s;
+}
+
+DtsSchedule *
 dts_schedule_collectives_new (int n_ranks, GPtrArray *plans)
 {
   g_return_val_if_fail (n_ranks >= 1 && plans != NULL, NULL);

@@ -408,6 +408,12 @@ dts_schedule_program (const DtsSchedule *s, int rank)
   return g_ptr_array_index (s->programs, s->rank_program[rank]);
 }
 
+/* An empty schedule of strategy STRATEGY over N_RANKS ranks: no plans,
+ * communicators, programs, totals or streams yet, every rank on program 0,
+ * and no buckets (NULL: the builder sets them). */
+DtsSchedule *dts_schedule_new_empty (const char *strategy, int n_ranks, int batch_size,
+                                     DtsPrecision precision);
+
 /* A schedule with no compute: every one of the first N_RANKS ranks runs one
  * communication stream that, for each plan in PLANS (taken over; all over
  * the N ranks, in order), waits at a barrier of all ranks and then takes
