@@ -264,7 +264,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   /* Options of the rows: validated and owned by their row, then read; a
    * parameter-server strategy also takes the collective's spellings. */
   if (!dts_cli_row_options_check (a->rows,
-                                  o->collective ? o->collective : ps_strategy ? "ps" : "ring",
+                                  ps_strategy && o->collective == NULL ? "ps" : dts_coll_algorithm_or_default (o->collective),
                                   o->strategy ? o->strategy : "dp", error))
     return FALSE;
   /* The strategy's row reads the values of its own options. */

@@ -104,9 +104,18 @@ G_BEGIN_DECLS
  * ALLREDUCE_CHUNKSTEPS 4. */
 #define DTS_COLL_DEFAULT_CHUNK_BYTES (2.0 * 1024 * 1024)
 #define DTS_COLL_DEFAULT_CHANNELS 2
+/* The collective algorithm of a run or an all-reduce that names none. */
+#define DTS_COLL_DEFAULT_ALGORITHM "ring"
 #define DTS_COLL_MAX_CHANNELS 64
 
 typedef struct _DtsCollTuner DtsCollTuner;
+
+/* ALGORITHM, or the default where it is NULL (not given). */
+static inline const char *
+dts_coll_algorithm_or_default (const char *algorithm)
+{
+  return algorithm != NULL ? algorithm : DTS_COLL_DEFAULT_ALGORITHM;
+}
 
 /* The collective operation a plan performs (ops.c has the table: ids,
  * nccl-tests' bus-bandwidth factors and size conventions). S, the plan's

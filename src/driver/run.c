@@ -453,8 +453,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   }
   if (!collectives)
     warn_collective_options (&o, strategy->id);
-  if (o.collective == NULL)
-    o.collective = "ring";
+  o.collective = dts_coll_algorithm_or_default (o.collective);
   g_autoptr (DtsSimTuner) tuner = NULL;
   /* The tuning model and topo-ring read the routes between the members of
    * each communicator (the strategy passes their GPUs: dp's world, a

@@ -630,7 +630,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       bucket_of[l] = -1;
   }
 
-  const char *algorithm = opts->collective ? opts->collective : "ring";
+  const char *algorithm = dts_coll_algorithm_or_default (opts->collective);
   if (opts->zero > 0 && strcmp (algorithm, "ps") == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--zero %d: not available with --collective ps (the parameter servers hold "

@@ -741,7 +741,7 @@ tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
   DtsCollParams cp = { .n_ranks = cm->n_ranks, .bytes = bytes, .channels = c->o->channels,
                        .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes,
                        .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks, .op = op };
-  DtsCollPlan *plan = dts_coll_plan_new (c->o->collective ? c->o->collective : "ring", &cp, error);
+  DtsCollPlan *plan = dts_coll_plan_new (dts_coll_algorithm_or_default (c->o->collective), &cp, error);
   if (plan == NULL)
     return -1;
   g_ptr_array_add (c->s->plans, plan);
@@ -2398,7 +2398,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  "batch size, bucket size, chunk size and channels must be positive");
     return NULL;
   }
-  const char *algorithm = o->collective ? o->collective : "ring";
+  const char *algorithm = dts_coll_algorithm_or_default (o->collective);
   if (strcmp (algorithm, "ps") == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--collective ps: not available with --strategy %s (parameter servers serve "

@@ -148,7 +148,7 @@ dts_allreduce_run (const DtsAllreduceOptions *opts, GError **error)
     return NULL;
   }
 
-  const char *algorithm = opts->collective ? opts->collective : "ring";
+  const char *algorithm = dts_coll_algorithm_or_default (opts->collective);
   gboolean tuned = dts_coll_is_tuned (algorithm);
   g_autoptr (DtsSimTuner) tuner = NULL;
   if (tuned || dts_coll_algorithm_reads_platform (algorithm)) {
