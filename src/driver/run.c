@@ -97,11 +97,11 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
   s->overlap = o->overlap;
   s->recompute = dts_recompute_to_string (o->recompute);
   s->zero = o->zero;
-  /* --zero 3 gathers before forward and backward; over two or more
-   * pipeline stages once per iteration, kept through the micro-batches
-   * (pipeline.c) */
+  /* --zero 3 gathers before forward and backward (of every micro-batch on
+   * one stage); over two or more pipeline stages once per iteration, kept
+   * through the micro-batches (pipeline.c) */
   s->param_gathers = sched->param_gathers;
-  s->param_gather = s->param_gathers == 2 ? "forward-and-backward"
+  s->param_gather = s->param_gathers >= 2 ? "forward-and-backward"
                      : o->zero >= 3     ? "first-forward"
                      : o->zero > 0 ? (o->param_gather_overlap ? "overlap" : "after-step")
                                    : NULL;
@@ -134,7 +134,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
       bs.channels = plan->nccl_algo != NULL ? plan->channels : 0;
     }
     g_array_append_val (s->buckets, bs);
-    s->allreduce_bytes += bk->bytes;
+    s->allreduce_bytes += sched->grad_reductions * bk->bytes;
     if (o->zero > 0)
       s->gather_bytes += s->param_gathers * bk->params * dts_precision_elem_bytes (o->precision);
   }

@@ -69,7 +69,9 @@
  * the run starts under --param-gather overlap). --zero 3 (build_staged)
  * is FSDP under pipeline parallelism: --zero 1 with --param-gather overlap;
  * on one stage FSDP x TP, with 8 forward pass done and 9 a bucket's
- * parameters gathered again for the backward pass.
+ * parameters gathered again for the backward pass; there each micro-batch
+ * gathers and reduce-scatters (grad_reductions, FSDP's gradient
+ * accumulation).
  *
  * Memory of a replica: the weights, gradients and optimizer state of its
  * layers (dts_schedule_model_state: the main weights and optimizer state
@@ -653,6 +655,15 @@ wait (GArray *prog, int event, int count, DtsWaitKind kind)
                          .count = count, .wait = kind });
 }
 
+/* Hand every bucket of stage S over to its gradient stream. */
+static void
+record_buckets (const Ctx *c, GArray *prog, int s)
+{
+  const DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
+  for (int b = 0; b < st->n_buckets; b++)
+    record (prog, EV_BUCKET_READY, st->first_bucket + b);
+}
+
 /* The order of the backward passes of the M micro-batches. */
 static int
 backward_mb (const Ctx *c, int i)
@@ -1051,7 +1062,7 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
   if (j > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->first[j]; l <= c->last[j]; l++) {
-    if (m == 0 && c->gather_plan != NULL && c->o->param_gather_overlap
+    if ((m == 0 || c->reshard) && c->gather_plan != NULL && c->o->param_gather_overlap
         && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
       wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
     if (!tp_forward (c, prog, tot, comm, cpcomm, l, m, n, t, error))
@@ -1095,7 +1106,7 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
     if (!tp_backward (c, prog, tot, comm, cpcomm, l, m, n, t, error))
       return FALSE;
     int b = c->bucket_of[l];
-    if (last_mb && c->o->overlap && b >= 0
+    if ((last_mb || c->reshard) && c->o->overlap && b >= 0
         && g_array_index (c->s->buckets, DtsBucket, b).last_layer == l)
       record (prog, EV_BUCKET_READY, b);
   }
@@ -1139,21 +1150,29 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
   for (int v = 0; v < c->V; v++)
     left[v] = c->M;
   gboolean ok = TRUE;
+  const DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
   for (guint k = 0; ok && k < passes->len; k++) {
     const Pass *p = &g_array_index (passes, Pass, k);
     int j = p->v * c->S + s, m = p->m;
+    /* --zero 3 on one stage: the last micro-batch's reduce-scatters are
+     * done before this one's gathers (one stream), so waiting for them
+     * first changes no time and counts it as gradient synchronisation */
+    if (p->forward && m > 0 && c->reshard && st->n_buckets > 0)
+      wait (prog, EV_BUCKET_DONE, st->n_buckets, DTS_WAIT_COLL);
     ok = p->forward ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, t[m], error)
                     : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, --left[p->v] == 0,
                                      t[m], error);
+    /* without overlap, --zero 3 on one stage hands its buckets over after
+     * every backward pass (the others after the last, below) */
+    if (ok && !p->forward && !c->o->overlap && c->reshard)
+      record_buckets (c, prog, s);
   }
   c->tstream = NULL; /* it is this call's, freed on return unless handed back */
   if (!ok)
     return NULL;
-  DtsStage *st = &g_array_index (c->s->stages, DtsStage, s);
   if (st->n_buckets > 0) {
-    if (!c->o->overlap)
-      for (int b = 0; b < st->n_buckets; b++)
-        record (prog, EV_BUCKET_READY, st->first_bucket + b);
+    if (!c->o->overlap && !c->reshard)
+      record_buckets (c, prog, s);
     wait (prog, EV_BUCKET_DONE, st->n_buckets, DTS_WAIT_COLL);
   }
   /* The distributed optimizer updates the replica's 1/D of the parameters. */
@@ -1755,11 +1774,14 @@ set_micro_batches (Ctx *c, GError **error)
   const int *dp = c->dp;
   gboolean reshard = c->reshard;
   c->G = (gint64) o->batch_size * (c->dmax / C);
+  /* --zero 3 on one stage: the batch is one micro-batch unless given (FSDP
+   * without gradient accumulation) */
   int M = o->micro_batches > 0 ? o->micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
-  if (reshard && M != 1) {
+  if (reshard && M > 1 && o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--micro-batches %d: --zero 3 on one stage runs the batch as one "
-                 "micro-batch (FSDP's gradient accumulation is not modelled)",
+                 "--pipeline-schedule gpipe: --zero 3 on one stage runs each of the %d "
+                 "micro-batches' forward and backward passes in turn, gathering the "
+                 "parameters for each (FSDP's gradient accumulation); use 1f1b",
                  M);
     return FALSE;
   }
@@ -1778,7 +1800,12 @@ set_micro_batches (Ctx *c, GError **error)
   }
   c->M = M;
   s->micro_batches = M;
-  s->param_gathers = reshard ? 2 : o->zero > 0 ? 1 : 0;
+  /* FSDP accumulates gradients as it runs without: each micro-batch
+   * gathers before its forward and its backward and reduce-scatters after
+   * it (torchtitan's FSDP2 and llm-foundry's Composer do not skip the
+   * synchronisation of all but the last micro-batch for FSDP) */
+  s->param_gathers = reshard ? 2 * M : o->zero > 0 ? 1 : 0;
+  s->grad_reductions = reshard ? M : 1;
   s->samples_per_iteration = (int) c->G;
   gint64 *mb_start = c->mb_start = g_new (gint64, M + 1);
   for (int m = 0; m <= M; m++)
@@ -2307,18 +2334,26 @@ add_streams (Ctx *c)
         continue;
       GArray *prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
       int end = st->first_bucket + st->n_buckets;
-      /* --zero 3 on one stage: once the forward pass is done, the gathers
-       * before the backward, as dp's */
-      if (c->gather_bwd_plan != NULL)
-        wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
-      for (int b = st->first_bucket; b < end; b++) {
+      /* --zero 3 on one stage, per micro-batch: its forward gathers (the
+       * first micro-batch's came after the last step), then, once its
+       * forward pass is done, the gathers before the backward, as dp's,
+       * and the reduce-scatters. One stream: the next micro-batch's
+       * gathers wait for this one's last reduce-scatter. */
+      for (int m = 0; m < s->grad_reductions; m++) {
+        if (m > 0)
+          append_gathers (c, prog, i, t);
         if (c->gather_bwd_plan != NULL)
-          dts_schedule_add_backward_gathers (prog, c->gather_bwd_plan + t, T, st->first_bucket,
-                                             end, 1, b, o->overlap, EV_GATHERED_BWD);
-        wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
-        add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
-                               .coll = c->bucket_plan[b * T + t], .part = -1 });
-        record (prog, EV_BUCKET_DONE, -1);
+          wait (prog, EV_FWD_DONE, 1, DTS_WAIT_COLL);
+        for (int b = st->first_bucket; b < end; b++) {
+          if (c->gather_bwd_plan != NULL)
+            dts_schedule_add_backward_gathers (prog, c->gather_bwd_plan + t, T,
+                                               st->first_bucket, end, 1, b, o->overlap,
+                                               EV_GATHERED_BWD);
+          wait (prog, EV_BUCKET_READY, 1, DTS_WAIT_COLL);
+          add_op (prog, (DtsOp){ .type = DTS_OP_COLL, .layer = -1, .bucket = b,
+                                 .coll = c->bucket_plan[b * T + t], .part = -1 });
+          record (prog, EV_BUCKET_DONE, -1);
+        }
       }
       if (c->gather_plan != NULL) {
         wait (prog, EV_STEP_DONE, 1, DTS_WAIT_COLL);

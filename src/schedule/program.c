@@ -81,8 +81,9 @@ static const char *const tp_overlaps[] = { "none", "backward", "all", NULL };
     "times, cut between blocks)",                                                             \
     "uniform where a model's blocks divide among the stages, else balanced", 0, 0, NULL },    \
   { "micro-batches", DTS_OPTION_INT, "M",                                                     \
-    "micro-batches per iteration (each replica's batch is split into M)",                     \
-    "4 x stages, at most the batch size", 1, 1 << 20, NULL },                                \
+    "micro-batches per iteration (each replica's batch is split into M; --zero 3 on one "     \
+    "stage: FSDP's gradient accumulation)",                                                   \
+    "4 x stages, at most the batch size; 1 for --zero 3 on one stage", 1, 1 << 20, NULL },   \
   { "pipeline-schedule", DTS_OPTION_CHOICE, "ID",                                             \
     "order of forward and backward passes: 1f1b (PipeDream-flush, Megatron) or gpipe",        \
     "1f1b", 0, 0, pipeline_schedules },                                                       \
@@ -368,6 +369,7 @@ dts_schedule_new_empty (const char *strategy, int n_ranks, int batch_size, DtsPr
   s->totals = g_array_new (FALSE, TRUE, sizeof (DtsComputeTotals));
   s->streams = g_array_new (FALSE, TRUE, sizeof (DtsStream));
   s->rank_program = g_new0 (int, n_ranks);
+  s->grad_reductions = 1;
   return s;
 }
 
@@ -378,6 +380,7 @@ dts_schedule_collectives_new (int n_ranks, GPtrArray *plans)
   DtsSchedule *s = g_new0 (DtsSchedule, 1);
   s->strategy = g_strdup ("allreduce");
   s->n_ranks = n_ranks;
+  s->grad_reductions = 1;
   s->buckets = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
   s->plans = plans;
   s->plan_comm = g_new0 (int, MAX (plans->len, 1));

@@ -308,8 +308,12 @@ typedef struct {
   int samples_per_iteration; /* the global mini-batch */
   int micro_batches;       /* pipeline: per iteration; else 1 */
   int param_gathers;       /* --zero: all-gathers of each bucket's parameters per iteration:
-                              1, or 2 where --zero 3 reshards after the forward pass
-                              (gathers again before the backward); 0 without --zero */
+                              1, or 2 per micro-batch where --zero 3 reshards after the
+                              forward pass (gathers again before the backward); 0 without
+                              --zero */
+  int grad_reductions;     /* reductions of each bucket's gradients per iteration: 1, or the
+                              micro-batches where --zero 3 on one stage reduce-scatters
+                              after every backward pass (FSDP's gradient accumulation) */
   GArray *stages;          /* DtsStage (pipeline, hybrid), or NULL */
   const char *partition;   /* pipeline: "uniform", "balanced" or "given" (static), else NULL */
   int partition_blocks;    /* pipeline: the workload's repeated blocks (0: none) */

@@ -9,7 +9,8 @@
 # measured window (src/sim/window.c); its bubble must now be the rest of
 # the iteration, idle 0. Cases: pipelines (1f1b, gpipe, interleaved,
 # shared and own transfer streams), hybrid with and without overlap,
-# tensor parallelism, --zero 1 and 3 (over stages, and FSDP x TP on one),
+# tensor parallelism, --zero 1 and 3 (over stages, and FSDP x TP on one,
+# with gradient accumulation over jittered micro-batches),
 # a data-parallel straggler, compute jitter.
 set -eu
 dtsim="${top_builddir:?}/dtsim"
@@ -72,6 +73,9 @@ check --strategy hybrid --stages 2 --dp 4 $vgg --zero 1
 check --strategy hybrid --stages 2 --dp 4 $vgg --zero 3
 check -w "$data/tiny-gpt.xml" -p dgxa100 --strategy hybrid --stages 1 --dp 4 --tensor-parallel 2 \
   --batch-size 4 --bucket-size 2MB --zero 3
+check -w "$data/tiny-gpt.xml" -p dgxa100 --strategy hybrid --stages 1 --dp 4 --tensor-parallel 2 \
+  --batch-size 16 --micro-batches 4 --bucket-size 2MB --zero 3 --compute-jitter lognormal:0.1 \
+  --seed 7 -i 4
 check -w "$data/tiny-gpt.xml" -p dgxa100 --gpus 8 --batch-size 4 --bucket-size 1MB --zero 3 \
   --no-overlap
 check --gpus 8 --scale 'host:node1-gpu2.speed=0.5'
