@@ -87,11 +87,14 @@ nemotron/nemotron_8b and nemotron_22b; gpt3/175b leaves it off).
 --set=foundry runs llm-foundry's MPT rows (llm_foundry_mpt_benchmarks.csv:
 Composer + PyTorch FSDP, flash attention, A100 40/80 GB and H100 80 GB,
 8-512 GPUs), those on at most --max-gpus GPUs (64 unless --all), and
-compares tokens/s/GPU. Each row runs as `--strategy dp` over its GPUs with
-its micro-batch as the batch (one micro-batch per dtsim iteration: FSDP
-gathers and reduce-scatters per micro-batch under gradient accumulation;
-the sharded optimizer step, a few ms, is counted per micro-batch), FULL_SHARD
-as --zero 3, SHARD_GRAD_OP as --zero 2 --param-gather overlap, activation
+compares tokens/s/GPU. A FULL_SHARD row runs as --zero 3 on one stage over
+its GPUs (`--strategy hybrid --stages 1 --dp N`, the same as `--strategy dp`
+for one micro-batch), its GradAccum micro-batches of its micro-batch per
+iteration (FSDP gathers and reduce-scatters every micro-batch, Composer's
+no_sync being DDP's only; one optimizer step); a SHARD_GRAD_OP row as
+`--strategy dp --zero 2 --param-gather overlap` with its micro-batch as the
+batch (one micro-batch per dtsim iteration, the sharded optimizer step, a
+few ms, counted per micro-batch). Activation
 checkpointing as --recompute full, amp_fp8 as --precision fp8, else bf16.
 MPT's dimensions are the CSV header's (vocabulary 50,368, MLP 4 x hidden,
 no biases, tied embedding, learned positions of the row's sequence length:
@@ -473,9 +476,14 @@ def foundry(build, env, tmp, shared, max_gpus, timeout):
                'vocab="50368" seq-len="%d" tied-embedding="true" '
                'bias="false"/></model>\n' % (model, layers, hidden, heads, seq))
         shard = r["Sharding Strategy"]
-        args = ["--strategy", "dp", "--gpus", str(n), "--batch-size", str(mb),
-                "--precision", "fp8" if r["Precision"] == "amp_fp8" else "bf16",
-                "--recompute", "full" if r["Activation Checkpointing"] == "True" else "none"]
+        # FULL_SHARD: the row's gradient accumulation in one iteration
+        ga = int(r["GradAccum"]) if shard == "FULL_SHARD" else 1
+        args = (["--strategy", "hybrid", "--stages", "1", "--dp", str(n),
+                 "--micro-batches", str(ga)] if shard == "FULL_SHARD"
+                else ["--strategy", "dp", "--gpus", str(n)])
+        args += ["--batch-size", str(mb * ga),
+                 "--precision", "fp8" if r["Precision"] == "amp_fp8" else "bf16",
+                 "--recompute", "full" if r["Activation Checkpointing"] == "True" else "none"]
         args += ["--zero", "3" if shard == "FULL_SHARD" else "2"]
         # SHARD_GRAD_OP gathers during the forward pass; a --param-gather
         # after -- replaces it (dtsim run refuses an option given twice)
@@ -491,7 +499,7 @@ def foundry(build, env, tmp, shared, max_gpus, timeout):
         except subprocess.CalledProcessError as e:
             skipped.append("%s %s on %d GPUs: %s" % (gpu, model, n, e.stderr.strip()))
             continue
-        pred = mb * seq / res["iteration_time_s"]
+        pred = mb * ga * seq / res["iteration_time_s"]
         meas = float(r["Throughput (T/s/GPU)"])
         err = meas / pred - 1  # positive when dtsim is too slow
         errors.append(err)
