@@ -263,9 +263,10 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
   }
   /* Options of the rows: validated and owned by their row, then read; a
    * parameter-server strategy also takes the collective's spellings. */
-  if (!dts_cli_row_options_check (a->rows,
-                                  ps_strategy && o->collective == NULL ? "ps" : dts_coll_algorithm_or_default (o->collective),
-                                  o->strategy ? o->strategy : "dp", error))
+  const char *collective = ps_strategy && o->collective == NULL
+                               ? "ps"
+                               : dts_coll_algorithm_or_default (o->collective);
+  if (!dts_cli_row_options_check (a->rows, collective, o->strategy ? o->strategy : "dp", error))
     return FALSE;
   /* The strategy's row reads the values of its own options. */
   const DtsStrategy *row = dts_schedule_strategy_lookup (o->strategy ? o->strategy : "dp");

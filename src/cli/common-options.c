@@ -49,7 +49,8 @@ dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
     if (given[i].text != NULL && !nccl) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--%s is an option of --collective nccl, not of --collective %s",
-                   given[i].name, collective ? collective : DTS_COLL_DEFAULT_ALGORITHM " (the default)");
+                   given[i].name,
+                   collective ? collective : DTS_COLL_DEFAULT_ALGORITHM " (the default)");
       return FALSE;
     }
   if (!nccl)
@@ -97,7 +98,8 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
       "Collective algorithm: ring (NCCL-style), direct (one-shot), ps (parameter servers, "
       "dtsim run only), nccl (per collective, NCCL's ring or tree, protocol and channels as "
       "its tuning model picks them on the platform), auto (the same model over every "
-      "algorithm dtsim has); 'help' lists them with their options (default: " DTS_COLL_DEFAULT_ALGORITHM ")",
+      "algorithm dtsim has); 'help' lists them with their options (default: "
+      DTS_COLL_DEFAULT_ALGORITHM ")",
       "ALG" },
     { "channels", 0, 0, S, &c->channels,
       "Parallel rings (default: 2; with --collective nccl, the one channel count to try)", "N" },

@@ -752,7 +752,8 @@ tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
   DtsCollParams cp = { .n_ranks = cm->n_ranks, .bytes = bytes, .channels = c->o->channels,
                        .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes,
                        .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks, .op = op };
-  DtsCollPlan *plan = dts_coll_plan_new (dts_coll_algorithm_or_default (c->o->collective), &cp, error);
+  DtsCollPlan *plan
+      = dts_coll_plan_new (dts_coll_algorithm_or_default (c->o->collective), &cp, error);
   if (plan == NULL)
     return -1;
   g_ptr_array_add (c->s->plans, plan);
