@@ -6,7 +6,7 @@
 # RSS and the iteration time each reports. The old build runs at
 # OLD_GRANULARITY (default flow), the new one at NEW_GRANULARITY (default
 # auto: trees at analytic where they are alone on the network). A third
-# row per size runs the new build with the default ring, for scale. Not a
+# row per size runs the new build with the plain ring, for scale. Not a
 # test: prints a Markdown table.
 #
 #   bench/nccl-scale.sh OLD_BUILD NEW_BUILD   (directories holding a dtsim binary)

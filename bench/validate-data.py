@@ -90,7 +90,7 @@ def deepbench(build):
     sim = {}  # (n, floats) -> ms
     for n in sorted({int(r["n_ranks"]) for r in rows}):
         out = dtsim(build, "allreduce", "-p", "deepbench-p100-x4", "--gpus", str(n),
-                    "--comm-granularity", "step", "--format", "csv",
+                    "--collective", "ring", "--comm-granularity", "step", "--format", "csv",
                     "--sizes", ",".join("%dB" % (4 * s) for s in sizes))
         for line in out.splitlines()[1:]:
             f = line.split(",")
@@ -105,7 +105,7 @@ def deepbench(build):
                            outlier=outlier))
 
     print("### DeepBench all-reduce, P100 rows, per point\n")
-    print("`dtsim allreduce -p deepbench-p100-x4 --gpus N --comm-granularity step "
+    print("`dtsim allreduce -p deepbench-p100-x4 --gpus N --collective ring --comm-granularity step "
           "--sizes <7 sizes x 4 bytes>`\n")
     print("| GPUs | nodes | floats | measured ms | algorithm | simulated ms | error | measured busbw GB/s | simulated busbw GB/s |")
     print("|---:|---:|---:|---:|---|---:|---:|---:|---:|")
@@ -155,7 +155,10 @@ def run_tput(build, platform, model, batch, n, cost, *extra):
     out = dtsim(build, "run", "-p", platform, "-w", MODELS[model], "-b", str(batch), "-n", str(n),
                 "--cost-model", cost, "--format", "json", "--quiet",
                 # measured runs: predict them whatever dtsim's memory estimate says
-                "--allow-oversubscribe-memory", *FRAMEWORK, *extra)
+                "--allow-oversubscribe-memory", *FRAMEWORK,
+                # the ring these parts were measured with (the default until
+                # 2026-12-06, part 23); a --collective in EXTRA replaces it
+                "--collective", "ring", *extra)
     d = json.loads(out)
     return d["throughput_samples_per_s"], d
 
@@ -169,8 +172,8 @@ def tf(build, cost_models):
         sel = [r for r in rows if r["platform"] == system]
         for cost in cost_models:
             print("### %s (synthetic data) on `%s`, cost model `%s`\n" % (system, platform, cost))
-            print("`dtsim run -p %s -w MODEL -b BATCH -n N --cost-model %s` (fp32, defaults "
-                  "otherwise: 25 MB buckets, ring all-reduce, overlap)\n" % (platform, cost))
+            print("`dtsim run -p %s -w MODEL -b BATCH -n N --cost-model %s --collective ring` "
+                  "(fp32, defaults otherwise: 25 MB buckets, overlap)\n" % (platform, cost))
             print("| model | batch/GPU | TF variable update | GPUs | measured img/s | simulated img/s | error | measured speed-up | simulated speed-up |")
             print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
             errs, scale_errs = [], []
@@ -227,7 +230,7 @@ def tf_ps(build, cost, rows=None):
           "`--strategy sync-ps`, whose former spelling it is: every GPU pushes its whole "
           "gradient after the backward pass, the servers update; `node`: the GPUs of an "
           "instance sum by a local ring, its first GPU pushes and pulls, then sends the sum to "
-          "the others), next to the default ring (`--collective ring`). "
+          "the others), next to the plain ring (`--collective ring`). "
           "Speed-ups are over the same configuration at 1 GPU and at 8 GPUs (one instance).\n"
           % (cluster[0]["variable_update"], cost))
     print("| model | batch/GPU | GPUs | measured img/s | ps img/s | ps error | ps node img/s | "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """validate-nccl.py - dtsim's all-reduce times under --collective nccl (and
-the default --collective ring beside them) against measured NCCL all-reduces:
+the two-channel --collective ring beside them) against measured NCCL all-reduces:
 Vidur's profiles (../shared/data/kernels/llm/vidur_collectives_median_ms.csv)
 and vTrain's nccl-tests tables (vtrain_nccl_allreduce_lut.csv).
 
@@ -68,7 +68,7 @@ import tempfile
 
 MiB = 1 << 20
 BANDS = (("< 1 MiB", 0, MiB), ("1-64 MiB", MiB, 64 * MiB), (">= 64 MiB", 64 * MiB, 1 << 62))
-COLLECTIVES = (("nccl", ["--collective", "nccl"]), ("ring", []))
+COLLECTIVES = (("nccl", ["--collective", "nccl"]), ("ring", ["--collective", "ring"]))
 
 
 def dtsim(build, env, args):

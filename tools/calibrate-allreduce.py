@@ -96,7 +96,7 @@ class Sim:
         key = (n, tuple(sizes), bf, overhead_us, nic)
         if key not in self.cache:
             cmd = [self.dtsim, "allreduce", "-p", "deepbench-p100-x4", "--gpus", str(n),
-                   "--comm-granularity", "step", "--format", "csv",
+                   "--collective", "ring", "--comm-granularity", "step", "--format", "csv",
                    "--sizes", ",".join("%dB" % b for b in sizes),
                    "--cfg", "network/bandwidth-factor:%g" % bf,
                    "--coll-overhead", "%gus" % overhead_us]

@@ -91,10 +91,13 @@ add_entries (GOptionContext *ctx, ArArgs *a)
       "Comma-separated buffer sizes, simulated one after another (default: one, --size)",
       "S1,S2,..." },
     { "steps", 0, 0, G_OPTION_ARG_NONE, &a->steps,
-      "Print every step of every rank: its transfers and when (step granularity, at most 16 GPUs)", NULL },
+      "Print every step of every rank: its transfers and when (step granularity, at most 16 "
+      "GPUs; of the ring unless --collective names another)",
+      NULL },
     { "svg", 0, 0, S, &a->svg,
       "Draw the steps as an SVG picture in FILE, - for stdout (one size, step granularity, at "
-      "most 16 GPUs and 64 steps; default: none)",
+      "most 16 GPUs and 64 steps; of the ring unless --collective names another; default: "
+      "none)",
       "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -944,9 +947,9 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   g_auto (ArArgs) a = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
   g_option_context_set_summary (
-      ctx, "Simulate one all-reduce alone (NCCL-style ring, or --collective help): time,\n"
-           "algorithm and bus bandwidth, and the closed form 2(N-1)/N x S/B + 2(N-1) x L with\n"
-           "the ring's bottleneck B and hop latency L (each algorithm prints its own).\n"
+      ctx, "Simulate one all-reduce alone (as NCCL would run it, or --collective help): time,\n"
+           "algorithm and bus bandwidth, and the closed form (the ring's: 2(N-1)/N x S/B +\n"
+           "2(N-1) x L with its bottleneck B and hop latency L; each algorithm prints its own).\n"
            "--steps shows the algorithm step by step, --svg draws it in one picture.\n"
            "--op runs another collective (--op help).");
   add_entries (ctx, &a);
@@ -969,6 +972,17 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
   int root = 0;
   if (!check_op (&a, &op, &root, error))
     return FALSE;
+  if (a.c.collective == NULL) {
+    /* No --collective: NCCL's choice where its tuning model covers the op
+     * and no one algorithm is to be drawn; the ring for --steps and --svg
+     * (they show one algorithm: its name is in their output); the op's own
+     * default elsewhere (broadcast, reduce, all-to-all). */
+    gboolean tunable = op == DTS_COLL_OP_ALLREDUCE || op == DTS_COLL_OP_ALLGATHER
+                       || op == DTS_COLL_OP_REDUCE_SCATTER;
+    a.c.collective = g_strdup (!tunable ? dts_coll_ops ()[op].default_algorithm
+                               : a.steps || a.svg != NULL ? "ring"
+                                                          : DTS_COLL_DEFAULT_ALGORITHM);
+  }
   if (dts_coll_is_tuned (a.c.collective) && (a.steps || a.svg != NULL)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--%s shows one algorithm step by step, and %s may pick a different one "
@@ -1028,8 +1042,6 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     .root = root,
     .nccl = c.nccl,
   };
-  if (op != DTS_COLL_OP_ALLREDUCE && a.c.collective == NULL)
-    o.collective = dts_coll_ops ()[op].default_algorithm;
   if (a.c.dump_plan) {
     g_autoptr (GString) plan = g_string_new (NULL);
     o.dump_plan = plan;

@@ -446,7 +446,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .precision = DTS_PREC_COUNT,
     .cost_model = a.cost_model ? a.cost_model : "roofline",
     .framework = a.framework,
-    .collective = NULL, /* the driver's default (ring) where the strategy runs one */
+    .collective = NULL, /* the driver's default (nccl) where the strategy runs one */
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
     .channels = DTS_COLL_DEFAULT_CHANNELS,

@@ -44,13 +44,13 @@ dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
                 { "nccl-proto", c->nccl_proto },
                 { "nccl-min-channels", c->nccl_min_channels },
                 { "nccl-max-channels", c->nccl_max_channels } };
-  gboolean nccl = g_strcmp0 (collective, "nccl") == 0;
+  collective = dts_coll_algorithm_or_default (collective);
+  gboolean nccl = strcmp (collective, "nccl") == 0;
   for (gsize i = 0; i < G_N_ELEMENTS (given); i++)
     if (given[i].text != NULL && !nccl) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--%s is an option of --collective nccl, not of --collective %s",
-                   given[i].name,
-                   collective ? collective : DTS_COLL_DEFAULT_ALGORITHM " (the default)");
+                   given[i].name, collective);
       return FALSE;
     }
   if (!nccl)
@@ -95,14 +95,16 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
       "SimGrid platform file, or a shipped name (default: " DTS_DEFAULT_PLATFORM ")", "FILE" },
     { "gpus", 'n', 0, S, &c->gpus, "Use the first N ranks of the platform (default: all)", "N" },
     { "collective", 0, 0, S, &c->collective,
-      "Collective algorithm: ring (NCCL-style), direct (one-shot), ps (parameter servers, "
-      "dtsim run only), nccl (per collective, NCCL's ring or tree, protocol and channels as "
-      "its tuning model picks them on the platform), auto (the same model over every "
-      "algorithm dtsim has); 'help' lists them with their options (default: "
-      DTS_COLL_DEFAULT_ALGORITHM ")",
+      "Collective algorithm: nccl (per collective and size, NCCL's ring or tree, protocol "
+      "and channels as its tuning model picks them on the platform), ring (NCCL-style ring "
+      "on --channels rings), direct (one-shot), ps (parameter servers, dtsim run only), auto "
+      "(NCCL's tuning model over every algorithm dtsim has); 'help' lists them with their "
+      "options (default: " DTS_COLL_DEFAULT_ALGORITHM ")",
       "ALG" },
     { "channels", 0, 0, S, &c->channels,
-      "Parallel rings (default: 2; with --collective nccl, the one channel count to try)", "N" },
+      "Parallel rings of ring and the other fixed algorithms (default: 2); with "
+      "--collective nccl, the one channel count it may use (default: NCCL's own)",
+      "N" },
     { "nccl-algo", 0, 0, S, &c->nccl_algo,
       "With --collective nccl: the algorithms it may pick, as NCCL_ALGO (ring, tree, "
       "comma-separated; ^ for all but those; default: both)",

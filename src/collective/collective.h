@@ -104,9 +104,13 @@ G_BEGIN_DECLS
  * ALLREDUCE_CHUNKSTEPS 4. */
 #define DTS_COLL_DEFAULT_CHUNK_BYTES (2.0 * 1024 * 1024)
 #define DTS_COLL_DEFAULT_CHANNELS 2
-/* The collective algorithm of a run or an all-reduce that names none. */
-#define DTS_COLL_DEFAULT_ALGORITHM "ring"
+/* The collective algorithm of a run or an all-reduce that names none:
+ * NCCL's own choice per collective and size (tune.c). */
+#define DTS_COLL_DEFAULT_ALGORITHM "nccl"
 #define DTS_COLL_MAX_CHANNELS 64
+/* The most step transfers the tuners weigh for one candidate plan whose
+ * steps are not slots (the tree's): tune.c skips a larger one. */
+#define DTS_COLL_TUNE_MAX_WEIGHED_TRANSFERS 2e8
 
 typedef struct _DtsCollTuner DtsCollTuner;
 

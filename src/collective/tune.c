@@ -454,6 +454,7 @@ dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray
   DtsCollProto best_p = DTS_COLL_PROTO_SIMPLE;
   const Candidate *best_cd = NULL;
   double best_eff = 1;
+  int too_many = 0;
   for (int C = c_lo;; C = MIN (2 * C, c_hi)) {
     DtsCollParams cp = *params;
     cp.channels = C;
@@ -477,6 +478,14 @@ dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray
         continue;
       plan->alg = a;
       plan->op = params->op;
+      /* A plan whose steps are not slots is weighed step by step, every
+       * step held at once: past this many (tiny chunks), it is no
+       * candidate rather than hours and gigabytes of weighing. */
+      if (a->step_slot != NULL
+          && dts_coll_plan_step_transfers (plan) > DTS_COLL_TUNE_MAX_WEIGHED_TRANSFERS) {
+        too_many++;
+        continue;
+      }
       double load_s = 0, wire_s = 0;
       if (!tuner->measure (plan, params->gpu_rank, &load_s, &wire_s, tuner->data, error))
         return NULL;
@@ -510,6 +519,13 @@ dts_coll_tune_plan_new (const char *chooser, const DtsCollParams *params, GArray
     }
     if (C >= c_hi)
       break;
+  }
+  if (best == NULL && too_many > 0) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--collective %s: every algorithm allowed has more than %.0e transfers to "
+                 "weigh at chunks of %.6g bytes; use a larger --chunk-size",
+                 chooser, DTS_COLL_TUNE_MAX_WEIGHED_TRANSFERS, params->chunk_bytes);
+    return NULL;
   }
   if (best == NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,

@@ -34,6 +34,10 @@ warn_collective_options (const DtsRunOptions *o, const char *strategy)
    * buckets during the backward pass, or after it with --no-overlap
    * (schedule/async.c) */
   gboolean buckets = strcmp (strategy, "sync-ps") == 0 && o->ps.push_buckets;
+  /* --channels N sets NCCL's limits to N as well (common-options.c) */
+  gboolean by_channels = o->channels != DTS_COLL_DEFAULT_CHANNELS
+                         && o->nccl.min_channels == o->channels
+                         && o->nccl.max_channels == o->channels;
   const struct {
     gboolean away;
     const char *flag;
@@ -45,6 +49,11 @@ warn_collective_options (const DtsRunOptions *o, const char *strategy)
     { !o->overlap && !buckets, "--no-overlap" },
     /* point-to-point and server messages are flows at every granularity */
     { o->granularity != DTS_GRANULARITY_FLOW, "--comm-granularity" },
+    /* NCCL's limits: options of the default collective, nccl */
+    { o->nccl.algos != 0, "--nccl-algo" },
+    { o->nccl.protos != 0, "--nccl-proto" },
+    { o->nccl.min_channels > 0 && !by_channels, "--nccl-min-channels" },
+    { o->nccl.max_channels > 0 && !by_channels, "--nccl-max-channels" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (opts); i++)
     if (opts[i].away)

@@ -1069,6 +1069,26 @@ dts_sim_load_platform (const char *path, char **cfg, GArray *overrides, GError *
   return TRUE;
 }
 
+/* One line on stderr (also under -q) where `auto` would run some plans
+ * of this flow run at analytic: they are not lock-step (NCCL's tree), so
+ * they neither fold nor run as one flow per phase. */
+static void
+hint_auto (const DtsSchedule *sched, const DtsSimSettings *set)
+{
+  DtsSimSettings as_auto = *set;
+  as_auto.analytic_alone = TRUE;
+  g_autofree guint8 *mask = dts_sim_plans_alone (sched, &as_auto);
+  int n = 0;
+  for (guint k = 0; mask != NULL && k < sched->plans->len; k++)
+    n += mask[k];
+  if (n > 0)
+    g_printerr ("dtsim: note: %d of %u collectives are not lock-step (NCCL's tree) and run "
+                "transfer by transfer at flow granularity, which is slow at %d GPUs; "
+                "--comm-granularity auto runs them at analytic, alone on the network as "
+                "they are (doc/SIMULATION.md, \"auto\")\n",
+                n, sched->plans->len, sched->n_ranks);
+}
+
 DtsTrace *
 dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
                  const DtsWorkload *workload, const DtsSimSettings *set, GError **error)
@@ -1167,6 +1187,9 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
     relax_fatpipes (&sim);
   sim.wall_start_us = g_get_monotonic_time ();
   trace->plans_analytic = sim_plans_analytic_alone (&sim);
+  if (set->hint_auto && set->granularity == DTS_GRANULARITY_FLOW && !set->analytic_alone
+      && sim.n >= DTS_SIM_HINT_AUTO_RANKS)
+    hint_auto (sched, set);
   int n_classes = sim_fold_ranks (&sim);
   for (guint k = 0; k < sched->plans->len && n_classes > 0; k++)
     trace->bucket_rank[k] = sim.rep[trace->bucket_rank[k]];
@@ -1218,6 +1241,7 @@ run_settings (const DtsRunOptions *opts)
     .overrides = opts->overrides,
     .granularity = opts->granularity,
     .analytic_alone = opts->granularity_auto,
+    .hint_auto = TRUE,
     .iterations = opts->iterations,
     .record_slices = opts->record_slices,
     .link_stats = opts->link_stats,

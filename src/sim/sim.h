@@ -62,6 +62,11 @@ char **dts_sim_cfg_applied (void);
  * same platform. Files SimGrid refuses are DTS_ERROR_INVALID. */
 gboolean dts_sim_load_platform (const char *path, char **cfg, GArray *overrides, GError **error);
 
+/* From this many ranks, a flow run whose plans `auto` would run at analytic
+ * says so (DtsSimSettings.hint_auto): step by step, NCCL's tree at 4,096
+ * GPUs is tens of seconds where auto takes one or two. */
+#define DTS_SIM_HINT_AUTO_RANKS 1024
+
 /* How to simulate a schedule. */
 typedef struct {
   const char *platform_path;   /* resolved file path */
@@ -71,6 +76,9 @@ typedef struct {
   gboolean analytic_alone;     /* at flow (--comm-granularity auto): plans that are not
                                   lock-step and have the network to themselves run at
                                   analytic granularity (sim_plans_analytic_alone) */
+  gboolean hint_auto;          /* at flow without analytic_alone: a note on stderr where
+                                  at least DTS_SIM_HINT_AUTO_RANKS ranks would run plans at
+                                  analytic under auto (dtsim run) */
   int iterations;              /* >= 1 */
   gboolean record_slices;      /* compute and collective slices (Chrome trace) */
   gboolean record_steps;       /* every step (phase, at flow) of every collective */

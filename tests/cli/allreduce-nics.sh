@@ -2,7 +2,7 @@
 # Bus bandwidth of a 1 GB all-reduce on 4 DGX-A100-like nodes (NVSwitch,
 # 300 GB/s per GPU; PCIe 4.0 switches; 200 Gb/s NICs) with 8 NICs per node
 # over that with 1, for the ring and the hierarchical all-reduce (2
-# channels, the default) and for the ring and the multi-rail rings with 8
+# channels, their default) and for the ring and the multi-rail rings with 8
 # channels, one per NIC; then the all-gather and reduce-scatter of the ring
 # and of the multi-rail rings (8 channels). Prints the ratios. Usage:
 # allreduce-nics.sh BINDIR

@@ -11,15 +11,17 @@
 # Cases at analytic: flat, NVLink + InfiniBand, NVSwitch with 8 NICs, a
 # host and a GPU straggler, two communication streams, links shared at
 # analytic (interleaved ranks behind one NIC, hier's pieces, auto with two
-# streams), and cases that must not fold (pipeline transfers, parameter
-# servers, compute jitter; tensor-parallel replicas sharing one program
-# through plan maps, each group's collectives its own) and must still agree. At flow: the
-# shipped and generated platforms whose ring flows share no link, with the
-# classes their routes make, links that several pairs cross but cannot
-# limit (rhd and multi-rail between DGX A100 nodes, multi-rail over a
-# fat-tree), and cases that must not fold: a straggler, flows sharing a link
-# that limits them (interleaved ranks behind one NIC), plans that are not
-# lock-step (hier, tree), pipeline transfers, parameter servers and jitter.
+# streams; the cases without --collective run the default, nccl), and cases
+# that must not fold (pipeline transfers, parameter servers, compute jitter;
+# tensor-parallel replicas sharing one program through plan maps, each
+# group's collectives its own) and must still agree. At flow: the shipped
+# and generated platforms whose ring flows share no link, with the classes
+# their routes make, links that several pairs cross but cannot limit (rhd
+# and multi-rail between DGX A100 nodes, multi-rail over a fat-tree, nccl's
+# rail rings and the plain ring on both), and cases that must not fold: a
+# straggler, flows sharing a link that limits them (interleaved ranks behind
+# one NIC), plans that are not lock-step (hier, tree), pipeline transfers,
+# parameter servers and jitter.
 set -eu
 dtsim="${top_builddir:?}/dtsim"
 data="${top_srcdir:?}/tests/data"
@@ -105,13 +107,15 @@ over=$tmp/oversubscribed.xml
 check flow 1 -p "$data/flat-16.xml" -w resnet50 -i 2
 check flow 1 -p "$data/flat-64.xml" -w vgg16 -i 3
 check flow 3 -p cluster-4x4-v100 -w resnet50 -i 3
-check flow 5 -p dgxa100-x8 -w vgg16 -i 2
+check flow 16 -p dgxa100-x8 -w vgg16 -i 2
+check flow 5 -p dgxa100-x8 -w vgg16 -i 2 --collective ring
 check flow 3 -p "$data/cluster-16x4.xml" -w resnet50 -i 2 --no-overlap
 check flow 3 -p cluster-4x4-v100 -w vgg16 -i 3 --comm-streams 2
 check flow 3 -p cluster-4x4-v100 -w resnet50 -i 3 --coll-overhead 5us --bucket-size 4MB
 check flow 6 -p deepbench-p100-x4 -w resnet50 -i 2
 check flow 4 -p aws-p2-8xlarge-x8 -w resnet50 -i 2
-check flow 3 -p "$fat" -w resnet50 -i 2
+check flow 8 -p "$fat" -w resnet50 -i 2
+check flow 3 -p "$fat" -w resnet50 -i 2 --collective ring
 check flow 7 -p "$over" -w resnet50 -i 2
 check flow all -p "$data/flat-16.xml" -w resnet50 -i 3 --scale 'host:gpu3.speed=0.5'
 check flow all -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2

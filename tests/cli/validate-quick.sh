@@ -53,8 +53,8 @@ golden = {
     "lambda-v1-other": ("14", "6.4%", "-2.6%"),
     "lambda-v1-ssd A100": ("4", "1.4%", "-1.4%"),
     "lambda-v1 all GPUs, ResNet-50 + SSD": ("44", "8.7%", "-6.0%"),
-    "lambda-v1 V100": ("4", "2.8%", "-2.8%"),
-    "lambda-v1 scaling 1->8": ("4", "3.3%", "+1.1%"),
+    "lambda-v1 V100": ("4", "2.6%", "-2.6%"),
+    "lambda-v1 scaling 1->8": ("4", "3.1%", "+1.3%"),
     "tf2017 K80": ("5", "17.3%", "+12.5%"),
     # doc/VALIDATION.md part 3: the p2.8xlarge cluster, 1 and 64 K80 dies
     "tf2017-cluster resnet50": ("4", "4.7%", "+3.5%"),

@@ -28,7 +28,7 @@ typedef struct {
   int channels;          /* 0: default */
   double chunk_bytes;    /* 0: default */
   gboolean steps;
-  const char *collective; /* NULL: ring */
+  const char *collective; /* NULL: ring (the library's NULL is its default, nccl) */
   DtsCollOp op;
   int root;
 } Setup;
@@ -79,7 +79,7 @@ simulate_here (const void *setup, void *result)
     .channels = st->channels ? st->channels : DTS_COLL_DEFAULT_CHANNELS,
     .chunk_bytes = st->chunk_bytes ? st->chunk_bytes : DTS_COLL_DEFAULT_CHUNK_BYTES,
     .granularity = st->granularity, .record_steps = st->steps,
-    .collective = st->collective, .op = st->op, .root = st->root,
+    .collective = st->collective ? st->collective : "ring", .op = st->op, .root = st->root,
   };
   g_autoptr (DtsAllreduceResult) r = dts_allreduce_run (&o, &error);
   if (r == NULL) {
