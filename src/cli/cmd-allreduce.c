@@ -982,6 +982,19 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     a.c.collective = g_strdup (!tunable ? dts_coll_ops ()[op].default_algorithm
                                : a.steps || a.svg != NULL ? "ring"
                                                           : DTS_COLL_DEFAULT_ALGORITHM);
+    const char *nccl_opt = a.c.nccl_algo != NULL           ? "nccl-algo"
+                           : a.c.nccl_proto != NULL        ? "nccl-proto"
+                           : a.c.nccl_min_channels != NULL ? "nccl-min-channels"
+                           : a.c.nccl_max_channels != NULL ? "nccl-max-channels"
+                                                           : NULL;
+    if (nccl_opt != NULL && strcmp (a.c.collective, "nccl") != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--%s is an option of --collective nccl, and %s%s without --collective "
+                   "runs %s", nccl_opt, tunable ? "" : "--op ",
+                   tunable ? (a.steps ? "--steps" : "--svg") : dts_coll_ops ()[op].id,
+                   a.c.collective);
+      return FALSE;
+    }
   }
   if (dts_coll_is_tuned (a.c.collective) && (a.steps || a.svg != NULL)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,

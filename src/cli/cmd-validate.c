@@ -1107,7 +1107,11 @@ extra_sets (const Validate *v, const char *name)
 /* A transformer row: its <transformer> written to a file of this run, and
  * its own `dtsim run` options under the default profile, as
  * bench/validate-llm.py runs it; the error 1 - predicted / measured
- * iteration time. */
+ * iteration time. Its collectives are dtsim run's default, nccl: Megatron-LM
+ * and NeMo ran NCCL, over every NIC rail (doc/VALIDATION.md part 15: the
+ * two-channel ring, the default before, left rails idle and made tensor
+ * parallelism across nodes 3.5x too slow); a --collective after -- replaces
+ * it. */
 static gboolean
 predict_llm (Validate *v, Row *r, const char *plat, GError **error)
 {
@@ -1125,10 +1129,6 @@ predict_llm (Validate *v, Row *r, const char *plat, GError **error)
     g_ptr_array_add (args, (char *) base[i]);
   for (guint i = 0; i < r->run_args->len; i++)
     g_ptr_array_add (args, g_ptr_array_index (r->run_args, i));
-  /* Megatron-LM and NeMo ran NCCL, over every NIC rail: dtsim run's default
-   * (doc/VALIDATION.md part 15: the two-channel ring, the default before,
-   * left rails idle and made tensor parallelism across nodes 3.5x too slow);
-   * a --collective after -- replaces it */
   /* the tensor-parallel collectives as the row ran them (llm_tp_overlap);
    * a --tp-overlap after -- replaces it (none: blocking, as before part 21) */
   if (!extra_sets (v, "tp-overlap") && r->tp_overlap != NULL) {

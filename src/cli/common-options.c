@@ -75,6 +75,7 @@ dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
                                    &limits->min_channels, error))
       return FALSE;
     limits->max_channels = limits->min_channels;
+    limits->by_channels = TRUE;
   }
   if (limits->min_channels > 0 && limits->max_channels > 0
       && limits->min_channels > limits->max_channels) {

@@ -465,6 +465,7 @@ typedef struct {
   guint protos;
   int min_channels;
   int max_channels;
+  gboolean by_channels; /* both set by --channels (for messages) */
 } DtsCollNcclLimits;
 
 /* Parse NCCL_ALGO-like TEXT ("ring,tree", case ignored) or NCCL_PROTO-like

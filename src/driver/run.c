@@ -35,9 +35,7 @@ warn_collective_options (const DtsRunOptions *o, const char *strategy)
    * (schedule/async.c) */
   gboolean buckets = strcmp (strategy, "sync-ps") == 0 && o->ps.push_buckets;
   /* --channels N sets NCCL's limits to N as well (common-options.c) */
-  gboolean by_channels = o->channels != DTS_COLL_DEFAULT_CHANNELS
-                         && o->nccl.min_channels == o->channels
-                         && o->nccl.max_channels == o->channels;
+  gboolean by_channels = o->nccl.by_channels;
   const struct {
     gboolean away;
     const char *flag;
