@@ -309,15 +309,16 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
       return FALSE;
     }
   }
-  if (g_strcmp0 (a->c.granularity, "auto") == 0) {
-    o->granularity = DTS_GRANULARITY_FLOW;
-    o->granularity_auto = TRUE;
-  } else if (a->c.granularity != NULL
-             && !dts_granularity_from_string (a->c.granularity, &o->granularity, NULL)) {
-    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "unknown --comm-granularity '%s' (known: step, flow, analytic, auto)",
-                 a->c.granularity);
-    return FALSE;
+  /* auto is the default (o->granularity_auto): a granularity given by
+   * name is that granularity alone */
+  if (a->c.granularity != NULL && strcmp (a->c.granularity, "auto") != 0) {
+    o->granularity_auto = FALSE;
+    if (!dts_granularity_from_string (a->c.granularity, &o->granularity, NULL)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "unknown --comm-granularity '%s' (known: step, flow, analytic, auto)",
+                   a->c.granularity);
+      return FALSE;
+    }
   }
   if (!dts_cli_check_output_option ("trace", a->c.trace, FALSE, error)
       || !dts_cli_check_output_option ("per-rank", a->per_rank, TRUE, error)
@@ -453,6 +454,7 @@ dts_cmd_run (int argc, char **argv, GError **error)
     .overlap = !a.no_overlap,
     .seed = DTS_RUN_DEFAULT_SEED,
     .granularity = DTS_GRANULARITY_FLOW,
+    .granularity_auto = TRUE,
     .cfg = a.c.cfg,
     .trace_path = a.c.trace,
     .record_slices = a.c.trace != NULL || a.timeline != NULL || a.timeline_ascii,

@@ -124,11 +124,11 @@ dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c)
     { "chunk-size", 0, 0, S, &c->chunk_size,
       "Chunk per ring step and channel (default: 2MiB, as NCCL)", "BYTES" },
     { "comm-granularity", 0, 0, S, &c->granularity,
-      "How collectives are simulated: step, flow or analytic (no transfers: each "
-      "collective's time on its routes, without contention; default: flow; step for "
-      "dtsim allreduce --steps and --svg); dtsim run also takes auto (flow, with the "
-      "plans that are not lock-step, such as trees, at analytic where they are alone on "
-      "the network: fast at scale, doc/SIMULATION.md)",
+      "How collectives are simulated: step, flow, analytic (no transfers: each "
+      "collective's time on its routes, without contention) or, for dtsim run, auto "
+      "(flow, with the plans that are not lock-step, such as NCCL's trees, at analytic "
+      "where they are alone on the network: fast at scale; doc/SIMULATION.md); default: "
+      "auto for dtsim run, flow for dtsim allreduce (step for its --steps and --svg)",
       "G" },
     { "coll-overhead", 0, 0, S, &c->coll_overhead,
       "Fixed cost of every collective call on every rank, before its first transfer "

@@ -178,8 +178,9 @@ typedef struct {
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */
   DtsGranularity granularity;
-  gboolean granularity_auto;   /* --comm-granularity auto: FLOW, with the plans that are not
-                                  lock-step and alone on the network at analytic */
+  gboolean granularity_auto;   /* --comm-granularity auto (dtsim run's default): FLOW, with
+                                  the plans that are not lock-step and alone on the network
+                                  at analytic */
   char **cfg;                  /* --cfg NAME:VALUE for SimGrid (NULL-terminated) or NULL */
   GArray *overrides;           /* DtsOverride (platform/override.h) or NULL */
   const char *trace_path;      /* Chrome trace to write, or NULL */

@@ -1084,8 +1084,8 @@ hint_auto (const DtsSchedule *sched, const DtsSimSettings *set)
   if (n > 0)
     g_printerr ("dtsim: note: %d of %u collectives are not lock-step (NCCL's tree) and run "
                 "transfer by transfer at flow granularity, which is slow at %d GPUs; "
-                "--comm-granularity auto runs them at analytic, alone on the network as "
-                "they are (doc/SIMULATION.md, \"auto\")\n",
+                "--comm-granularity auto (the default) runs them at analytic, alone on the "
+                "network as they are (doc/SIMULATION.md, \"auto\")\n",
                 n, sched->plans->len, sched->n_ranks);
 }
 

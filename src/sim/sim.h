@@ -62,9 +62,10 @@ char **dts_sim_cfg_applied (void);
  * same platform. Files SimGrid refuses are DTS_ERROR_INVALID. */
 gboolean dts_sim_load_platform (const char *path, char **cfg, GArray *overrides, GError **error);
 
-/* From this many ranks, a flow run whose plans `auto` would run at analytic
- * says so (DtsSimSettings.hint_auto): step by step, NCCL's tree at 4,096
- * GPUs is tens of seconds where auto takes one or two. */
+/* From this many ranks, a run at --comm-granularity flow (by name: auto is
+ * dtsim run's default) whose plans `auto` would run at analytic says so
+ * (DtsSimSettings.hint_auto): step by step, NCCL's tree at 4,096 GPUs is
+ * tens of seconds where auto takes one or two. */
 #define DTS_SIM_HINT_AUTO_RANKS 1024
 
 /* How to simulate a schedule. */
