@@ -186,8 +186,13 @@ static void
 print_transformer (const DtsTransformer *t)
 {
   DtsFormatBuf v;
-  printf ("transformer: %d layers, hidden %d, %s %d, %d heads of %d", t->layers, t->hidden,
-          t->swiglu ? "SwiGLU" : "GELU MLP", t->ffn, t->heads, t->head_dim);
+  printf ("transformer: %d layers, hidden %d, ", t->layers, t->hidden);
+  if (t->experts > 0)
+    printf ("%d %s experts of %d, %d per token", t->experts, t->swiglu ? "SwiGLU" : "GELU",
+            t->moe_ffn, t->top_k);
+  else
+    printf ("%s %d", t->swiglu ? "SwiGLU" : "GELU MLP", t->ffn);
+  printf (", %d heads of %d", t->heads, t->head_dim);
   if (t->kv_heads != t->heads)
     printf (" in %d key/value groups", t->kv_heads);
   printf (", vocabulary %s", dts_format_grouped (&v, t->vocab));
@@ -288,6 +293,9 @@ print_text (const DtsWorkload *w, const Times *t)
           w->input.seq > 0 ? "sequence" : "sample", macs_of (w));
   printf ("  parameters        %s (%s MB at fp32)\n", dts_format_grouped (&a, w->params),
           dts_format_fixed (&b, w->params * FP32_BYTES, DTS_FORMAT_UNIT_MB, 1));
+  if (w->active_params < w->params)
+    printf ("  active params     %s per token (each mixture runs k of its E experts)\n",
+            dts_format_grouped (&a, w->active_params));
   printf ("  MACs              %s G\n", dts_format_fixed (&a, w->macs, DTS_FORMAT_UNIT_GIGA, 3));
   printf ("  forward GFLOPs    %s (2 x MACs of %s)\n",
           dts_format_fixed (&a, 2.0 * w->macs, DTS_FORMAT_UNIT_GIGA, 3),
@@ -373,6 +381,9 @@ json_transformer (DtsJson *j, const DtsTransformer *t)
   dts_json_kv_bool (j, "bias", t->bias);
   dts_json_kv_bool (j, "causal", t->causal);
   dts_json_kv_double (j, "dropout", t->dropout);
+  dts_json_kv_int (j, "experts", t->experts);
+  dts_json_kv_int (j, "top_k", t->top_k);
+  dts_json_kv_int (j, "moe_ffn", t->experts > 0 ? t->moe_ffn : 0);
   dts_json_end_object (j);
 }
 
@@ -467,6 +478,7 @@ print_json (const DtsWorkload *w, const Times *t)
   dts_json_begin_object (j);
   dts_json_kv_int (j, "layers", w->layers->len - 1);
   kv_count (j, "params", w->params);
+  kv_count (j, "active_params", w->active_params);
   kv_count (j, "macs", w->macs);
   kv_count (j, "fwd_flops", w->fwd_flops);
   kv_count (j, "fwd_conv_fc_flops", 2.0 * w->macs);

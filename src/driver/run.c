@@ -408,6 +408,14 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                  "needs --tensor-parallel T > 1 (with --strategy pipeline or hybrid)");
     return NULL;
   }
+  if (o.tensor_parallel > 1 && !o.sequence_parallel && dts_workload_has_experts (workload)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "workload '%s' has mixtures of experts: with --tensor-parallel %d they need "
+                 "--sequence-parallel (Megatron-LM requires it: the router's tokens come from "
+                 "the sequence-parallel region)",
+                 workload->name, o.tensor_parallel);
+    return NULL;
+  }
   if (o.tp_overlap != DTS_TP_OVERLAP_NONE && o.tensor_parallel <= 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--tp-overlap %s overlaps tensor-parallel collectives with GEMMs: it needs "

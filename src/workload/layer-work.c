@@ -207,6 +207,26 @@ dts_layer_work_linear (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *ou
   out->bwd_weight.gemm_rows = l->out_shape.c, out->bwd_weight.gemm_cols = l->in_shape.c;
 }
 
+/* router: forward, the gate GEMM (tokens x experts), the softmax and
+ * top-k, and the copy of every token to its k experts (writing the S k x C
+ * output); backward, the copies summed back and the gate GEMM's data
+ * gradient, and its weight gradient (experts x features). An experts
+ * linear is a linear row whose weights are E matrices read once per pass
+ * (one grouped GEMM over the router's S k tokens). */
+void
+dts_layer_work_router (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out)
+{
+  gemm_passes (l, a, out);
+  double tok = a->n * l->in_shape.seq;
+  out->fwd.kernels = 3;
+  out->fwd.gemm_rows = tok, out->fwd.gemm_cols = l->experts;
+  if (out->bwd_data.kernels > 0) {
+    out->bwd_data.kernels = 2;
+    out->bwd_data.gemm_rows = tok, out->bwd_data.gemm_cols = l->in_shape.c;
+  }
+  out->bwd_weight.gemm_rows = l->experts, out->bwd_weight.gemm_cols = l->in_shape.c;
+}
+
 /* concat: forward copies each input into its channel range; backward hands
  * each input its channel slice of the output gradient, which the next
  * kernels need contiguous (cuDNN): one copy per input, reading the output

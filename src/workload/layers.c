@@ -57,7 +57,21 @@
  *   swiglu      input S x 2F, output S x F: silu(a) * b, fwd 5 per output
  *               element, data gradient 8
  *   cross-entropy  softmax and loss over the last axis of every token, as
- *               softmax-loss: fwd 5/elem, data gradient 1/elem */
+ *               softmax-loss: fwd 5/elem, data gradient 1/elem
+ *
+ * Mixture of experts (balanced routing: every expert gets S k / E tokens,
+ * none dropped, as NVIDIA's published MoE tables force it):
+ *   router      input S x C, output S k x C (every token copied to its k
+ *               experts, grouped by expert); params C E (no bias); MACs
+ *               S C E (the gate GEMM), softmax and top-k 5 per score;
+ *               data gradient 2 x MACs + 1 per output element (the copies
+ *               summed back), weight gradient 2 x MACs
+ *   linear with experts=E: E weight matrices; the tokens it reads are the
+ *               router's S k, so MACs = S k C_in out (k experts per token,
+ *               as one grouped GEMM); params E (out C_in + out bias)
+ *   moe-combine input S k x C, output S x C: each token's k outputs scaled
+ *               by their gates and summed, fwd 2 per input element, data
+ *               gradient 3 (the outputs' and the gates' gradients) */
 #include "config.h"
 
 #include <string.h>
@@ -163,14 +177,57 @@ parse_layernorm (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GErro
   return dts_wl_attr_bool (ctx, "bias", &layer->has_bias, error);
 }
 
+/* The most experts a layer may hold (DeepSeek-V3 has 256 routed experts;
+ * a file must not make one GEMM's weights overflow a double's integers). */
+#define MAX_EXPERTS 65536
+
+static gboolean
+parse_experts (const DtsWlCtx *ctx, const char *attr, gboolean required, int *out,
+               GError **error)
+{
+  if (!dts_wl_attr_int (ctx, attr, required, 1, out, error))
+    return FALSE;
+  if (*out > MAX_EXPERTS) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID, "attribute '%s': %d experts is more than %d",
+                  attr, *out, MAX_EXPERTS);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 parse_linear (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
 {
-  if (!parse_fc (ctx, layer, args, error))
+  layer->experts = 1;
+  if (!parse_fc (ctx, layer, args, error)
+      || !parse_experts (ctx, "experts", FALSE, &layer->experts, error))
     return FALSE;
   /* 'tied' names an embedding: the reader resolves it after the shapes */
   args->tied = dts_xml_get_attr (ctx->node, "tied");
   return TRUE;
+}
+
+static gboolean
+parse_router (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) args;
+  if (!parse_experts (ctx, "experts", TRUE, &layer->experts, error)
+      || !dts_wl_attr_int (ctx, "top-k", TRUE, 1, &layer->top_k, error))
+    return FALSE;
+  if (layer->top_k > layer->experts) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'top-k': %d experts per token, but there are %d experts",
+                  layer->top_k, layer->experts);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+parse_moe_combine (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
+{
+  (void) args;
+  return parse_experts (ctx, "top-k", TRUE, &layer->top_k, error);
 }
 
 static gboolean
@@ -542,7 +599,8 @@ infer_linear (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerA
   double n = (double) in->seq * args->out;
   double bias = layer->has_bias ? n : 0.0;
   layer->out_shape = tokens (in, args->out);
-  layer->params = (double) in->c * args->out + (layer->has_bias ? args->out : 0);
+  layer->params
+      = layer->experts * ((double) in->c * args->out + (layer->has_bias ? args->out : 0));
   layer->macs = n * in->c;
   layer->fwd_flops = 2.0 * layer->macs + bias;
   layer->bwd_data_flops = 2.0 * layer->macs;
@@ -634,6 +692,48 @@ infer_swiglu (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerA
 }
 
 static gboolean
+infer_router (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+              DtsLayer *layer, GError **error)
+{
+  (void) n_in, (void) args;
+  double copies = (double) in->seq * layer->top_k;
+  if (copies > G_MAXINT) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "%d tokens x top-k %d copies does not fit an int", in->seq, layer->top_k);
+    return FALSE;
+  }
+  layer->out_shape = tokens (in, in->c);
+  layer->out_shape.seq = (int) copies;
+  double scores = (double) in->seq * layer->experts;
+  layer->params = (double) in->c * layer->experts;
+  layer->macs = scores * in->c;
+  layer->fwd_flops = 2.0 * layer->macs + 5.0 * scores;
+  layer->bwd_data_flops = 2.0 * layer->macs + copies * in->c;
+  layer->bwd_weight_flops = 2.0 * layer->macs;
+  return TRUE;
+}
+
+static gboolean
+infer_moe_combine (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
+                   DtsLayer *layer, GError **error)
+{
+  (void) n_in, (void) args;
+  if (in->seq % layer->top_k != 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "the input's %d tokens are not top-k %d copies of a sequence (a router's "
+                  "output)",
+                  in->seq, layer->top_k);
+    return FALSE;
+  }
+  layer->out_shape = tokens (in, in->c);
+  layer->out_shape.seq = in->seq / layer->top_k;
+  double n = dts_shape_elems (*in);
+  layer->fwd_flops = 2.0 * n;
+  layer->bwd_data_flops = 3.0 * n;
+  return TRUE;
+}
+
+static gboolean
 infer_cross_entropy (const DtsWlCtx *ctx, const DtsShape *in, int n_in,
                      const DtsLayerArgs *args, DtsLayer *layer, GError **error)
 {
@@ -653,7 +753,9 @@ static const char *const dropout_attrs[] = { "p", NULL };
 static const char *const lrn_attrs[] = { "size", "alpha", "beta", "k", NULL };
 static const char *const embedding_attrs[] = { "vocab", "out", "max-positions", NULL };
 static const char *const norm_attrs[] = { "bias", NULL };
-static const char *const linear_attrs[] = { "out", "bias", "tied", NULL };
+static const char *const linear_attrs[] = { "out", "bias", "tied", "experts", NULL };
+static const char *const router_attrs[] = { "experts", "top-k", NULL };
+static const char *const combine_attrs[] = { "top-k", NULL };
 static const char *const attention_attrs[] = { "heads", "kv-heads", "causal", "fused", "dropout",
                                                NULL };
 static const char *const no_attrs[] = { NULL };
@@ -811,6 +913,17 @@ static const DtsLayerClass classes[] = {
     .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = TRUE, .view = FALSE,
     .attrs = no_attrs, .parse = parse_none, .infer = infer_cross_entropy,
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_VOCABULARY, .keeps_input = TRUE },
+  { .id = "router", .type = DTS_LAYER_ROUTER,
+    .description = "mixture of experts: gate scores, top-k experts, every token sent to its k",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = router_attrs, .parse = parse_router, .infer = infer_router,
+    .takes = DTS_TAKES_TOKENS, .work = dts_layer_work_router, .keeps_input = TRUE,
+    .model_flops = model_flops_macs },
+  { .id = "moe-combine", .type = DTS_LAYER_MOE_COMBINE,
+    .description = "mixture of experts: every token's k expert outputs weighted and summed",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .attrs = combine_attrs, .parse = parse_moe_combine, .infer = infer_moe_combine,
+    .takes = DTS_TAKES_TOKENS, .keeps_input = TRUE },
   { .id = NULL, .type = DTS_LAYER_TYPE_COUNT },
 };
 
@@ -940,4 +1053,14 @@ dts_workload_model_flops (const DtsWorkload *w)
     fwd += k->model_flops ? k->model_flops (l) : 0;
   }
   return 3.0 * fwd;
+}
+
+gboolean
+dts_workload_has_experts (const DtsWorkload *w)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  for (guint i = 0; i < w->layers->len; i++)
+    if (dts_workload_layer (w, i)->type == DTS_LAYER_ROUTER)
+      return TRUE;
+  return FALSE;
 }

@@ -19,6 +19,11 @@
  *     fc1                  linear to ffn (GELU) or 2 x ffn (SwiGLU's pair)
  *     act                  gelu or swiglu
  *     fc2                  linear back to hidden
+ *   or, with experts="E" (a mixture of experts in every layer, Mixtral's and
+ *   Qwen3-MoE's):
+ *     router               E experts, top-k of them per token
+ *     fc1, act, fc2        as above with experts="E", to moe-ffn (default ffn)
+ *     combine              moe-combine of the k outputs
  *     [mlp-dropout]
  *     add2                 residual: add1 + the MLP
  *   final-norm
@@ -31,6 +36,8 @@
  *   heads d h + h b                             output projection
  *   h f m + f m b + f h + h b  (m = 2 for SwiGLU)  MLP
  *   2 h (LayerNorm with bias) or h per norm, two norms
+ *   with experts: h E for the router and E times the MLP (f = moe-ffn), of
+ *   which k/E are active per token
  * plus V h (+ P h learned positions) for the embedding, V h for an untied
  * LM head and one final norm. Llama-3-8B: 8,030,261,248; GPT-3 175B
  * (V = 50,257, tied, P = 2,048): 174,604,259,328. pad-vocab-to rounds V up
@@ -79,6 +86,35 @@ too_large (const DtsWlCtx *ctx, const char *what, double v, GError **error)
   return TRUE;
 }
 
+/* experts, top-k and moe-ffn: all three or experts and top-k describe a
+ * mixture of experts; none, a dense MLP. */
+static gboolean
+read_experts (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
+{
+  gboolean has_moe_ffn = xmlHasProp (ctx->node, (const xmlChar *) "moe-ffn") != NULL;
+  if (t->experts == 0) {
+    if (t->top_k > 0 || has_moe_ffn) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "attribute '%s' is for a mixture of experts (give experts)",
+                    t->top_k > 0 ? "top-k" : "moe-ffn");
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (t->experts > 4096) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID, "experts %d is more than 4096", t->experts);
+    return FALSE;
+  }
+  if (t->top_k == 0 || t->top_k > t->experts) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "a mixture of %d experts needs top-k, the experts per token (1 to %d)",
+                  t->experts, t->experts);
+    return FALSE;
+  }
+  return !too_large (ctx, "seq-len x top-k", (double) t->seq_len * t->top_k, error)
+         && !too_large (ctx, "2 x moe-ffn", 2.0 * t->moe_ffn, error);
+}
+
 static gboolean
 read_dims (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len, GError **error)
 {
@@ -111,7 +147,12 @@ read_dims (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len, GError **error)
       || !dts_wl_attr_bool (ctx, "tied-embedding", &t->tied_embedding, error)
       || !dts_wl_attr_bool (ctx, "bias", &t->bias, error)
       || !dts_wl_attr_bool (ctx, "causal", &t->causal, error)
-      || !dts_wl_attr_double (ctx, "dropout", 0.0, &t->dropout, error))
+      || !dts_wl_attr_double (ctx, "dropout", 0.0, &t->dropout, error)
+      || !dts_wl_attr_int (ctx, "experts", FALSE, 1, &t->experts, error)
+      || !dts_wl_attr_int (ctx, "top-k", FALSE, 1, &t->top_k, error))
+    return FALSE;
+  t->moe_ffn = t->ffn;
+  if (!dts_wl_attr_int (ctx, "moe-ffn", FALSE, 1, &t->moe_ffn, error))
     return FALSE;
   /* a learned table without max-positions has the file's seq-len rows */
   if (pos == 0 && t->max_positions == 0)
@@ -169,6 +210,8 @@ read_dims (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len, GError **error)
                   "max-positions is for learned positions (rotary positions have no table)");
     return FALSE;
   }
+  if (!read_experts (ctx, t, error))
+    return FALSE;
   double padded = ((double) t->vocab + pad - 1) / pad;
   padded = (double) (gint64) padded * pad;
   if (too_large (ctx, "(heads + 2 kv-heads) x head-dim",
@@ -221,7 +264,10 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
   g_autofree char *vocab = num (t->padded_vocab);
   g_autofree char *positions = num (t->max_positions);
   g_autofree char *qkv = num (((double) t->heads + 2.0 * t->kv_heads) * t->head_dim);
-  g_autofree char *fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->ffn);
+  gboolean moe = t->experts > 0;
+  g_autofree char *fc1 = num ((t->swiglu ? 2.0 : 1.0) * (moe ? t->moe_ffn : t->ffn));
+  g_autofree char *experts = num (t->experts);
+  g_autofree char *top_k = num (t->top_k);
   g_autofree char *heads = num (t->heads);
   g_autofree char *kv = num (t->kv_heads);
   g_autofree char *p = g_strdup_printf ("%.17g", t->dropout);
@@ -254,6 +300,8 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
     g_autofree char *fc2 = g_strconcat (pre, "fc2", NULL);
     g_autofree char *add2 = g_strconcat (pre, "add2", NULL);
     g_autofree char *mlp_drop = g_strconcat (pre, "mlp-dropout", NULL);
+    g_autofree char *router = g_strconcat (pre, "router", NULL);
+    g_autofree char *combine = g_strconcat (pre, "combine", NULL);
     g_autofree char *in1 = NULL, *in2 = NULL;
 
     xmlNode *before = at;
@@ -267,12 +315,20 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
     in1 = g_strjoin (",", residual, t->dropout > 0 ? attn_drop : proj, NULL);
     add_layer (&at, add1, "add", "inputs", in1, NULL);
     add_layer (&at, norm2, norm, norm_k, bias, NULL);
-    add_layer (&at, fc1_, "linear", "out", fc1, "bias", bias, NULL);
-    add_layer (&at, act, t->swiglu ? "swiglu" : "gelu", NULL);
-    add_layer (&at, fc2, "linear", "out", hidden, "bias", bias, NULL);
+    if (moe) {
+      add_layer (&at, router, "router", "experts", experts, "top-k", top_k, NULL);
+      add_layer (&at, fc1_, "linear", "out", fc1, "bias", bias, "experts", experts, NULL);
+      add_layer (&at, act, t->swiglu ? "swiglu" : "gelu", NULL);
+      add_layer (&at, fc2, "linear", "out", hidden, "bias", bias, "experts", experts, NULL);
+      add_layer (&at, combine, "moe-combine", "top-k", top_k, NULL);
+    } else {
+      add_layer (&at, fc1_, "linear", "out", fc1, "bias", bias, NULL);
+      add_layer (&at, act, t->swiglu ? "swiglu" : "gelu", NULL);
+      add_layer (&at, fc2, "linear", "out", hidden, "bias", bias, NULL);
+    }
     if (t->dropout > 0)
       add_layer (&at, mlp_drop, "dropout", "p", p, NULL);
-    in2 = g_strjoin (",", add1, t->dropout > 0 ? mlp_drop : fc2, NULL);
+    in2 = g_strjoin (",", add1, t->dropout > 0 ? mlp_drop : moe ? combine : fc2, NULL);
     add_layer (&at, add2, "add", "inputs", in2, NULL);
     g_autofree char *blk = num (i);
     for (xmlNode *n = before->next;; n = n->next) {

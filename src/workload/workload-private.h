@@ -80,6 +80,7 @@ void dts_layer_work_concat (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWor
 void dts_layer_work_batchnorm (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
 void dts_layer_work_attention (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
 void dts_layer_work_embedding (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
+void dts_layer_work_router (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork *out);
 
 /* What shapes a layer type reads. */
 typedef enum {

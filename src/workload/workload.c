@@ -316,7 +316,7 @@ model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, int seq_le
                                          "head-dim", "vocab", "pad-vocab-to", "seq-len",
                                          "max-positions", "mlp", "norm", "positions",
                                          "attention", "tied-embedding", "bias", "causal",
-                                         "dropout", NULL };
+                                         "dropout", "experts", "top-k", "moe-ffn", NULL };
     static const char *const none[] = { NULL };
     if (!dts_wl_check_attrs (&tctx, "<transformer>", attrs, none, error)
         || !dts_wl_transformer_expand (&tctx, t, seq_len, error))
@@ -440,6 +440,31 @@ resolve_inputs (Loader *ld, const DtsWlCtx *ctx, GArray *idx, GPtrArray *names, 
   return TRUE;
 }
 
+/* An experts linear reads the tokens of the router before it, through
+ * layers of one input each (the first expert GEMM, the activation): that
+ * router's E must be the layer's and its k is what a token runs through. */
+static gboolean
+resolve_router (Loader *ld, const DtsWlCtx *ctx, int producer, DtsLayer *layer, GError **error)
+{
+  const DtsLayer *r = &g_array_index (ld->w->layers, DtsLayer, producer);
+  while (r->type != DTS_LAYER_ROUTER && r->n_inputs == 1)
+    r = &g_array_index (ld->w->layers, DtsLayer, r->inputs[0]);
+  if (r->type != DTS_LAYER_ROUTER) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'experts': no router before this layer (an experts linear reads "
+                  "the tokens a router dispatched)");
+    return FALSE;
+  }
+  if (r->experts != layer->experts) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute 'experts': %d, but router '%s' routes to %d experts",
+                  layer->experts, r->name, r->experts);
+    return FALSE;
+  }
+  layer->top_k = r->top_k;
+  return TRUE;
+}
+
 /* A linear layer tied to the embedding NAME shares its table: it must be an
  * earlier embedding whose vocabulary is this layer's output and whose
  * features its input; the weights are then counted once, there. */
@@ -555,7 +580,8 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
                     "input '%s' has shape %s, but a%s %s layer reads %s", ctx.inputs[i], shape,
                     strchr ("aeiou", cls->id[0]) ? "n" : "", cls->id,
                     seq ? "images or vectors, not sequences (sequence layers: embedding, "
-                          "linear, layernorm, rmsnorm, attention, swiglu, cross-entropy)"
+                          "linear, layernorm, rmsnorm, attention, swiglu, cross-entropy, router, "
+                          "moe-combine)"
                         : "sequences (tokens x features: a model with seq-len or a "
                           "<transformer>)");
       return FALSE;
@@ -564,6 +590,9 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
   if (!cls->infer (&ctx, shapes, n_in, &args, &layer, error))
     return FALSE;
   if (tied != NULL && !resolve_tied (ld, &ctx, tied, &layer, error))
+    return FALSE;
+  if (layer.type == DTS_LAYER_LINEAR && layer.experts > 1
+      && !resolve_router (ld, &ctx, g_array_index (idx, int, 0), &layer, error))
     return FALSE;
   layer.out_elems = dts_shape_elems (layer.out_shape);
   /* what backward needs: the output, or the input where the row says so,
@@ -720,6 +749,8 @@ dts_workload_load_seq (const char *path, int seq_len, GError **error)
     for (int k = 0; k < l->n_inputs; k++)
       g_array_index (w->layers, DtsLayer, l->inputs[k]).n_consumers++;
     w->params += l->params;
+    gboolean routed = l->type == DTS_LAYER_LINEAR && l->experts > 1;
+    w->active_params += routed ? l->params * l->top_k / l->experts : l->params;
     w->macs += l->macs;
     w->fwd_flops += l->fwd_flops;
     w->act_elems += l->act_elems;

@@ -51,6 +51,8 @@ typedef enum {
   DTS_LAYER_GELU,
   DTS_LAYER_SWIGLU,           /* silu(a) * b of a gated pair */
   DTS_LAYER_CROSS_ENTROPY,    /* softmax and cross-entropy of every token */
+  DTS_LAYER_ROUTER,           /* mixture of experts: gate scores, top-k, tokens dispatched */
+  DTS_LAYER_MOE_COMBINE,      /* mixture of experts: the k expert outputs' weighted sum */
   DTS_LAYER_TYPE_COUNT
 } DtsLayerType;
 
@@ -94,6 +96,11 @@ typedef struct {
   int vocab;               /* embedding: rows of its token table */
   int tied;                /* linear: the embedding layer whose weights it shares
                             * (no parameters of its own), else 0 */
+  int experts;             /* linear: experts it holds weights for (1: dense; the
+                            * tokens it reads are already the router's k copies);
+                            * router: experts it scores; else 0 */
+  int top_k;               /* router, moe-combine: experts per token; an experts
+                            * linear: its router's (set by the loader); else 0 */
   int block;               /* the repeated block it belongs to (a <transformer>'s
                             * layer index, or block= in the file), -1: none; full
                             * recomputation keeps a block's input only */
@@ -137,6 +144,9 @@ typedef struct {
   gboolean bias;           /* linear layers and LayerNorms have biases */
   gboolean causal, fused_attention;
   double dropout;          /* probability of the dropout layers, 0: none */
+  int experts;             /* > 1: every layer's MLP is a mixture of experts */
+  int top_k;               /* experts per token */
+  int moe_ffn;             /* an expert's hidden size (default ffn) */
 } DtsTransformer;
 
 typedef struct {
@@ -151,6 +161,7 @@ typedef struct {
                                * if any (layers == 0 otherwise) */
   /* totals per sample */
   double params;
+  double active_params; /* those a token runs through: an experts linear's k of E */
   double macs;         /* conv and fc multiply-accumulates of one forward pass */
   double fwd_flops;    /* 2 x macs + bias and element-wise operations */
   double act_elems;    /* sum of act_elems over layers, model input included */
@@ -215,6 +226,9 @@ char *dts_layer_fusable_ids (void);
  * whatever the mask. For a GPT of l layers, hidden h, vocabulary V:
  * 72 s l h^2 (1 + s / 6h + V / 12 l h). */
 double dts_workload_model_flops (const DtsWorkload *w);
+
+/* The workload has a router layer (a mixture of experts). */
+gboolean dts_workload_has_experts (const DtsWorkload *w);
 
 /* Optimizer state bytes per parameter (fp32): sgd 0, momentum 4, adam 8;
  * a workload without an optimizer setting is trained with momentum. */

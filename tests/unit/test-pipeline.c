@@ -504,6 +504,62 @@ START_TEST (test_sequence_parallel_volume)
 }
 END_TEST
 
+/* A mixture of experts under sequence parallelism (tiny-moe: 4 layers,
+ * hidden 256, 128 tokens, 4 experts, top-2), as Megatron-LM's all-to-all
+ * dispatcher moves it over the tensor-parallel group: per layer and
+ * micro-batch the attention's two all-gathers and two reduce-scatters of
+ * b s h elements, and the experts' two of each of the router's b s k h
+ * copies (all-gathered before fc1 and before fc2's backward,
+ * reduce-scattered after fc2 and after fc1's backward); plus, as for a
+ * dense model, the final norm's and the embedding gradient's all-gathers,
+ * the embedding's reduce-scatter and the LM head's all-reduce. The expert
+ * weights split as the dense MLP's: 1/T of E (2 F h + F h) on every GPU. */
+START_TEST (test_moe_sequence_parallel_volume)
+{
+  const int T = 2, M = 2, b = 8 / M;
+  g_auto (Built) bt = { 0 };
+  build_hybrid (&bt, "tests/data/tiny-moe.xml", T, M, 8, TRUE, DTS_RECOMPUTE_NONE);
+  const DtsTransformer *t = &bt.w->transformer;
+  double dense = (double) b * t->seq_len * t->hidden * 2;
+  double routed = dense * t->top_k, loss = (double) b * t->seq_len * 3 * 4;
+  int n_dense[DTS_COLL_N_OPS] = { 0 }, n_routed[DTS_COLL_N_OPS] = { 0 }, n_loss = 0;
+  const GArray *prog = dts_schedule_program (bt.s, 0);
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    if (op->type != DTS_OP_COLL)
+      continue;
+    const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, op->coll);
+    if (plan->bytes == loss && plan->op == DTS_COLL_OP_ALLREDUCE)
+      n_loss++;
+    else if (plan->bytes == routed)
+      n_routed[plan->op]++;
+    else {
+      ck_assert_double_eq (plan->bytes, dense);
+      n_dense[plan->op]++;
+    }
+  }
+  ck_assert_int_eq (n_routed[DTS_COLL_OP_ALLGATHER], 2 * t->layers * M);
+  ck_assert_int_eq (n_routed[DTS_COLL_OP_REDUCE_SCATTER], 2 * t->layers * M);
+  ck_assert_int_eq (n_routed[DTS_COLL_OP_ALLREDUCE], 0);
+  ck_assert_int_eq (n_dense[DTS_COLL_OP_ALLGATHER], (2 * t->layers + 2) * M);
+  ck_assert_int_eq (n_dense[DTS_COLL_OP_REDUCE_SCATTER], (2 * t->layers + 1) * M);
+  ck_assert_int_eq (n_dense[DTS_COLL_OP_ALLREDUCE], M);
+  ck_assert_int_eq (n_loss, M);
+  /* every linear layer is split (the experts' E matrices too) and the
+   * token table; the routers and norms are whole on every GPU */
+  double split = 0, experts = 0;
+  for (guint i = 0; i < bt.w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (bt.w, i);
+    split += l->type == DTS_LAYER_LINEAR ? l->params : 0;
+    split += l->type == DTS_LAYER_EMBEDDING ? (double) l->vocab * t->hidden : 0;
+    experts += l->type == DTS_LAYER_LINEAR && l->experts > 1 ? l->params : 0;
+  }
+  ck_assert_double_eq (experts, (double) t->layers * t->experts * 3 * t->moe_ffn * t->hidden);
+  const DtsStage *stage = &g_array_index (bt.s->stages, DtsStage, 0);
+  ck_assert_double_eq (stage->params, bt.w->params - split + split / T);
+}
+END_TEST
+
 /* Context parallelism over rings of C (tiny-gpt: 4 layers, 8 heads of 32,
  * 128 tokens, fused attention), TP 2 with sequence parallelism, one
  * data-parallel replica, no simulation: per attention layer and
@@ -1099,6 +1155,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_tensor_parallel_transformer);
   tcase_add_test (tc, test_activation_memory_korthikanti);
   tcase_add_test (tc, test_sequence_parallel_volume);
+  tcase_add_test (tc, test_moe_sequence_parallel_volume);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);
   tcase_add_test (tc, test_plan_maps);

@@ -337,7 +337,7 @@ typedef struct {
 static const BadCase bad_cases[] = {
   { "3x8x8", "<layer name='c' type='convv'/>\n", DTS_ERROR_INVALID,
     { "line 3: layer 'c': unknown layer type 'convv'", "(known: conv, fc, maxpool",
-      "relu6, embedding, layernorm, rmsnorm, linear, attention, gelu, swiglu, cross-entropy)" } },
+      "linear, attention, gelu, swiglu, cross-entropy, router, moe-combine)" } },
   { "3x8x8", "<layer name='c' type='relu' inputs='nope'/>\n", DTS_ERROR_INVALID,
     { "line 3: layer 'c': unknown input 'nope'", NULL } },
   { "3x8x8",
@@ -469,6 +469,41 @@ static const BadCase bad_cases[] = {
   { "3x8x8", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8'/>\n",
     DTS_ERROR_INVALID, { "attribute 'input': the input of a <transformer> is its seq-len tokens",
                          NULL } },
+  /* mixtures of experts */
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' top-k='2'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'top-k' is for a mixture of experts (give experts)", NULL } },
+  { "TR", "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' experts='4'/>\n",
+    DTS_ERROR_INVALID, { "a mixture of 4 experts needs top-k, the experts per token (1 to 4)",
+                         NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' experts='4' "
+    "top-k='5'/>\n",
+    DTS_ERROR_INVALID, { "needs top-k, the experts per token (1 to 4)", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' moe-ffn='32'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'moe-ffn' is for a mixture of experts", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='f' type='linear' out='32' experts='4'/>\n",
+    DTS_ERROR_INVALID, { "layer 'f': attribute 'experts': no router before this layer", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='r' type='router' experts='8' top-k='2'/>\n"
+    "<layer name='f' type='linear' out='32' experts='4'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'experts': 4, but router 'r' routes to 8 experts", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='r' type='router' experts='2' top-k='3'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'top-k': 3 experts per token, but there are 2 experts",
+                         NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='c' type='moe-combine' top-k='3'/>\n",
+    DTS_ERROR_INVALID, { "the input's 8 tokens are not top-k 3 copies of a sequence", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='r' type='router' experts='70000' top-k='2'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'experts': 70000 experts is more than 65536", NULL } },
   /* hand-written sequence models (SEQ: <model seq-len='8'>) */
   { "SEQ", "<layer name='c' type='conv' out='4' kernel='1'/>\n", DTS_ERROR_INVALID,
     { "input 'input' has shape 8x1, but a conv layer reads images or vectors, not sequences",
@@ -688,6 +723,51 @@ get_params (const DtsLayer *l)
   return l->params;
 }
 
+/* Mixtures of experts: every parameter and those a token runs through
+ * (the router, attention, norms, embeddings and k of E experts). Mixtral
+ * 8x7B: 46,702,792,704 (Hugging Face's safetensors), 12.9 billion active
+ * (Mistral AI); Qwen3-30B-A3B: 30.5 and 3.3 billion (its model card), here
+ * without its query and key RMSNorms (48 x 2 x 128 = 12,288 parameters).
+ * Per block, the closed form: the attention's h (a + 2 g) d + a d h, two
+ * RMSNorms, the router's h E and E SwiGLU experts of 3 h F, k of them
+ * active; the experts' GEMMs run S k (2 h F + F h) multiply-accumulates. */
+START_TEST (test_moe_zoo)
+{
+  static const struct {
+    const char *name;
+    double params, active;
+  } moe[] = { { "mixtral-8x7b", 46702792704.0, 12879925248.0 },
+              { "qwen3-30b-a3b", 30532122624.0 - 12288.0, 3353020416.0 } };
+  for (guint i = 0; i < G_N_ELEMENTS (moe); i++) {
+    g_autofree char *file = g_strconcat ("workloads/", moe[i].name, ".xml", NULL);
+    g_autofree char *path = dts_test_srcpath (file);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+    ck_assert_msg (w != NULL, "%s", error ? error->message : "?");
+    ck_assert_msg (w->params == moe[i].params, "%s: %.0f parameters, expected %.0f",
+                   moe[i].name, w->params, moe[i].params);
+    ck_assert_msg (w->active_params == moe[i].active, "%s: %.0f active, expected %.0f",
+                   moe[i].name, w->active_params, moe[i].active);
+    const DtsTransformer *t = &w->transformer;
+    double h = t->hidden, a = t->heads, g = t->kv_heads, d = t->head_dim, E = t->experts;
+    double F = t->moe_ffn, S = t->seq_len, k = t->top_k;
+    double attn = h * (a + 2 * g) * d + a * d * h;
+    ck_assert_double_eq (block_sum (w, get_params), attn + 2 * h + h * E + E * 3 * h * F);
+    double attn_macs = S * h * (a + 2 * g) * d + S * a * d * h;
+    double core = 0;
+    for (guint l = 0; l < w->layers->len; l++) {
+      const DtsLayer *x = dts_workload_layer (w, l);
+      if (strcmp (x->name, "layers.0.attn") == 0)
+        core = x->macs;
+    }
+    ck_assert_double_eq (block_sum (w, get_macs),
+                         attn_macs + core + S * h * E + S * k * 3 * h * F);
+    /* embedding, 12 layers a block, final norm, head, loss */
+    ck_assert_int_eq (w->layers->len - 1, 1 + 12 * t->layers + 3);
+  }
+}
+END_TEST
+
 /* Megatron's forward count per layer and sequence (Narayanan et al. 2021,
  * eq. 3 per sample): 24 s h^2 + 4 s^2 h FLOPs, 2 x MACs, for a GPT block
  * (ffn 4h, multi-head attention) computing the whole square; a causal fused
@@ -828,6 +908,7 @@ workload_suite (void)
   tcase_add_loop_test (tz, test_zoo, 0, G_N_ELEMENTS (zoo));
   suite_add_tcase (s, tz);
   TCase *tt = tcase_create ("transformer");
+  tcase_add_test (tt, test_moe_zoo);
   tcase_add_loop_test (tt, test_llm_zoo, 0, G_N_ELEMENTS (llm_zoo));
   tcase_add_test (tt, test_gpt3_closed_form);
   tcase_add_test (tt, test_transformer_block_flops);
