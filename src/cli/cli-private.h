@@ -154,9 +154,12 @@ void dts_cli_common_args_clear (DtsCommonArgs *c);
 /* --nccl-algo, --nccl-proto and the channel limits into LIMITS (zero: not
  * given), and --channels with --collective nccl as both limits: usage
  * errors for bad values, limits that cross, and any of them with another
- * COLLECTIVE (NULL: the default). */
+ * COLLECTIVE (NULL: the default); WHY, when not NULL, says why COLLECTIVE
+ * was taken without --collective ("--steps without --collective runs ring"),
+ * and the message gives it. */
 gboolean dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
-                                    DtsCollNcclLimits *limits, GError **error);
+                                    const char *why, DtsCollNcclLimits *limits,
+                                    GError **error);
 /* Add the shared entries to CTX, parsing into C (which must outlive CTX). */
 void dts_cli_add_common_entries (GOptionContext *ctx, DtsCommonArgs *c);
 

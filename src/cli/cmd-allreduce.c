@@ -57,6 +57,8 @@ typedef struct {
   char *op;
   char *root;
   char *op_help;        /* the --op entry's help, made from the table (owned) */
+  char *why;            /* why c.collective is not NCCL without --collective (owned),
+                         * for dts_cli_parse_nccl_limits' message; NULL: given */
 } ArArgs;
 
 static void
@@ -69,6 +71,7 @@ ar_args_clear (ArArgs *a)
   g_free (a->op);
   g_free (a->root);
   g_free (a->op_help);
+  g_free (a->why);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ArArgs, ar_args_clear)
 
@@ -127,7 +130,7 @@ check_args (const ArArgs *a, ArChecked *c, GError **error)
       || !dts_cli_parse_bytes_option ("chunk-size", a->c.chunk_size, &c->chunk_bytes, error)
       || !dts_cli_parse_time_option ("coll-overhead", a->c.coll_overhead, &c->coll_overhead_s,
                                      error)
-      || !dts_cli_parse_nccl_limits (&a->c, a->c.collective, &c->nccl, error))
+      || !dts_cli_parse_nccl_limits (&a->c, a->c.collective, a->why, &c->nccl, error))
     return FALSE;
   if (a->size != NULL && a->sizes != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--size and --sizes exclude each other");
@@ -982,19 +985,10 @@ dts_cmd_allreduce (int argc, char **argv, GError **error)
     a.c.collective = g_strdup (!tunable ? dts_coll_ops ()[op].default_algorithm
                                : a.steps || a.svg != NULL ? "ring"
                                                           : DTS_COLL_DEFAULT_ALGORITHM);
-    const char *nccl_opt = a.c.nccl_algo != NULL           ? "nccl-algo"
-                           : a.c.nccl_proto != NULL        ? "nccl-proto"
-                           : a.c.nccl_min_channels != NULL ? "nccl-min-channels"
-                           : a.c.nccl_max_channels != NULL ? "nccl-max-channels"
-                                                           : NULL;
-    if (nccl_opt != NULL && strcmp (a.c.collective, "nccl") != 0) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--%s is an option of --collective nccl, and %s%s without --collective "
-                   "runs %s", nccl_opt, tunable ? "" : "--op ",
-                   tunable ? (a.steps ? "--steps" : "--svg") : dts_coll_ops ()[op].id,
-                   a.c.collective);
-      return FALSE;
-    }
+    if (strcmp (a.c.collective, DTS_COLL_DEFAULT_ALGORITHM) != 0)
+      a.why = g_strdup_printf ("%s%s without --collective runs %s", tunable ? "" : "--op ",
+                               tunable ? (a.steps ? "--steps" : "--svg") : dts_coll_ops ()[op].id,
+                               a.c.collective);
   }
   if (dts_coll_is_tuned (a.c.collective) && (a.steps || a.svg != NULL)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,

@@ -237,7 +237,7 @@ check_args (const RunArgs *a, DtsRunOptions *o, const DtsReportWriter **writer, 
     }
     o->collective = a->c.collective;
   }
-  if (!dts_cli_parse_nccl_limits (&a->c, o->collective, &o->nccl, error))
+  if (!dts_cli_parse_nccl_limits (&a->c, o->collective, NULL, &o->nccl, error))
     return FALSE;
   /* One synchronous parameter-server model (issue 30): --collective ps is
    * the former spelling of --strategy sync-ps and runs it, --ps-count that

@@ -34,7 +34,7 @@ dts_cli_common_args_clear (DtsCommonArgs *c)
 }
 
 gboolean
-dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
+dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective, const char *why,
                            DtsCollNcclLimits *limits, GError **error)
 {
   *limits = (DtsCollNcclLimits){ 0 };
@@ -48,9 +48,13 @@ dts_cli_parse_nccl_limits (const DtsCommonArgs *c, const char *collective,
   gboolean nccl = strcmp (collective, "nccl") == 0;
   for (gsize i = 0; i < G_N_ELEMENTS (given); i++)
     if (given[i].text != NULL && !nccl) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--%s is an option of --collective nccl, not of --collective %s",
-                   given[i].name, collective);
+      if (why != NULL)
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--%s is an option of --collective nccl, and %s", given[i].name, why);
+      else
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--%s is an option of --collective nccl, not of --collective %s",
+                     given[i].name, collective);
       return FALSE;
     }
   if (!nccl)

@@ -307,8 +307,11 @@ fold_flow_routes (Sim *sim, GString **key)
  * (--link-stats, step records). Lock-step plans (rings, multi-rail rings)
  * stay flows and fold as before. Measured: doc/SIMULATION.md, "auto". */
 guint8 *
-dts_sim_plans_alone (const DtsSchedule *sc, const DtsSimSettings *set)
+dts_sim_plans_alone (const DtsSchedule *sc, const DtsSimSettings *set, int *n_plans)
 {
+  int dummy;
+  int *np = n_plans != NULL ? n_plans : &dummy;
+  *np = 0;
   if (!set->analytic_alone || set->granularity != DTS_GRANULARITY_FLOW || set->record_steps
       || set->link_stats || sc->n_shards > 0 || sc->rank_cpu != NULL
       || !dts_sg_network_is_plain_maxmin () || sim_user_set_host_model ())
@@ -334,16 +337,15 @@ dts_sim_plans_alone (const DtsSchedule *sc, const DtsSimSettings *set)
       n++;
     }
   }
+  *np = n;
   return n > 0 ? g_steal_pointer (&mask) : NULL;
 }
 
 int
 sim_plans_analytic_alone (Sim *sim)
 {
-  sim->plan_analytic = dts_sim_plans_alone (sim->sched, sim->set);
-  int n = 0;
-  for (guint k = 0; sim->plan_analytic != NULL && k < sim->sched->plans->len; k++)
-    n += sim->plan_analytic[k];
+  int n;
+  sim->plan_analytic = dts_sim_plans_alone (sim->sched, sim->set, &n);
   return n;
 }
 

@@ -1077,10 +1077,8 @@ hint_auto (const DtsSchedule *sched, const DtsSimSettings *set)
 {
   DtsSimSettings as_auto = *set;
   as_auto.analytic_alone = TRUE;
-  g_autofree guint8 *mask = dts_sim_plans_alone (sched, &as_auto);
-  int n = 0;
-  for (guint k = 0; mask != NULL && k < sched->plans->len; k++)
-    n += mask[k];
+  int n;
+  g_autofree guint8 *mask = dts_sim_plans_alone (sched, &as_auto, &n);
   if (n > 0)
     g_printerr ("dtsim: note: %d of %u collectives are not lock-step (NCCL's tree) and run "
                 "transfer by transfer at flow granularity, which is slow at %d GPUs; "
@@ -1278,6 +1276,6 @@ dts_sim_run_plans_analytic (const DtsSchedule *sched, const DtsRunOptions *opts,
   if (!dts_sim_load_platform (opts->platform_path, opts->cfg, opts->overrides, error))
     return FALSE;
   DtsSimSettings set = run_settings (opts);
-  *mask = dts_sim_plans_alone (sched, &set);
+  *mask = dts_sim_plans_alone (sched, &set, NULL);
   return TRUE;
 }

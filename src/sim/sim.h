@@ -116,9 +116,10 @@ DtsTrace *dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform,
 /* The plans of SCHED that a simulation with SET runs at analytic
  * granularity although it is a flow run (--comm-granularity auto: plans
  * that are not lock-step, alone on the network; doc/SIMULATION.md): a mask
- * over sched->plans, or NULL for none. SimGrid must be configured (the
- * network model decides). */
-guint8 *dts_sim_plans_alone (const DtsSchedule *sched, const DtsSimSettings *set);
+ * over sched->plans, or NULL for none; their number in *N_PLANS (may be
+ * NULL). SimGrid must be configured (the network model decides). */
+guint8 *dts_sim_plans_alone (const DtsSchedule *sched, const DtsSimSettings *set,
+                             int *n_plans);
 
 /* The plans of SCHED that `dtsim run` with OPTS runs at analytic
  * granularity (every plan at --comm-granularity analytic, those of
