@@ -243,9 +243,14 @@ static const Field rank_context_fields[] = {
   R_FIELD (FIELD_DOUBLE, double, "wait_context_s", wait_s[DTS_RANK_WAIT_CONTEXT]),
   END_FIELDS,
 };
-/* one wait_*_s row per kind above, the last two in rank_gather_fields and
- * rank_context_fields */
-G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 6);
+/* Appended to the rows of an --expert-parallel run only. */
+static const Field rank_expert_fields[] = {
+  R_FIELD (FIELD_DOUBLE, double, "wait_expert_s", wait_s[DTS_RANK_WAIT_EXPERT]),
+  END_FIELDS,
+};
+/* one wait_*_s row per kind above, the last three in rank_gather_fields,
+ * rank_context_fields and rank_expert_fields */
+G_STATIC_ASSERT (DTS_RANK_WAIT_N_KINDS == 7);
 
 static const Field json_diagnosis[] = {
   S_INT ("slowest_rank", slowest_rank),
@@ -393,6 +398,10 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
       dts_json_kv_int (j, "context_parallel", s->context_parallel);
       dts_json_kv_double (j, "context_s", s->context_s);
     }
+    if (s->expert_parallel > 1) {
+      dts_json_kv_int (j, "expert_parallel", s->expert_parallel);
+      dts_json_kv_double (j, "expert_s", s->expert_s);
+    }
     if (s->partition != NULL)
       dts_json_kv_string (j, "partition", s->partition);
     dts_json_key (j, "stages");
@@ -432,6 +441,8 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
         json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_gather_fields);
       if (s->context_parallel > 1)
         json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_context_fields);
+      if (s->expert_parallel > 1)
+        json_fields (j, &g_array_index (s->ranks, DtsRankStat, r), rank_expert_fields);
       dts_json_end_object (j);
     }
     dts_json_end_array (j);
@@ -672,12 +683,15 @@ void
 dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out)
 {
   gboolean zero = s->zero > 0, context = s->context_parallel > 1;
+  gboolean expert = s->expert_parallel > 1;
   for (guint i = 0; rank_fields[i].key; i++)
     g_string_append_printf (out, "%s%s", i ? "," : "", rank_fields[i].key);
   for (guint i = 0; zero && rank_gather_fields[i].key; i++)
     g_string_append_printf (out, ",%s", rank_gather_fields[i].key);
   for (guint i = 0; context && rank_context_fields[i].key; i++)
     g_string_append_printf (out, ",%s", rank_context_fields[i].key);
+  for (guint i = 0; expert && rank_expert_fields[i].key; i++)
+    g_string_append_printf (out, ",%s", rank_expert_fields[i].key);
   g_string_append_c (out, '\n');
   for (guint r = 0; r < s->ranks->len; r++) {
     const DtsRankStat *rs = &g_array_index (s->ranks, DtsRankStat, r);
@@ -693,6 +707,10 @@ dts_report_write_ranks_csv (const DtsRunSummary *s, GString *out)
     for (guint i = 0; context && rank_context_fields[i].key; i++) {
       g_string_append_c (out, ',');
       csv_value (out, rs, &rank_context_fields[i]);
+    }
+    for (guint i = 0; expert && rank_expert_fields[i].key; i++) {
+      g_string_append_c (out, ',');
+      csv_value (out, rs, &rank_expert_fields[i]);
     }
     g_string_append_c (out, '\n');
   }

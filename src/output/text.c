@@ -318,6 +318,9 @@ pipeline_head (const DtsRunSummary *s, GString *out)
   if (s->context_parallel > 1)
     g_string_append_printf (out, ", rings of %d replicas sharing each sequence (context parallel)",
                             s->context_parallel);
+  if (s->expert_parallel > 1)
+    g_string_append_printf (out, ", experts over %d replicas (expert parallel)",
+                            s->expert_parallel);
   if (s->placement != NULL)
     g_string_append_printf (out, " (%s)", s->placement);
   g_string_append_printf (out, ", %d micro-batches (%s), batch %d (global %d), %s, %s cost "
@@ -385,6 +388,11 @@ pipeline_body (const DtsRunSummary *s, GString *out)
                             "context K/V ring   %s per GPU and iteration (blocking compute; "
                             "%d GPUs share each sequence)\n",
                             T (s->context_s), s->context_parallel);
+  if (s->expert_parallel > 1)
+    g_string_append_printf (out,
+                            "expert all-to-all  %s per GPU and iteration (blocking compute; "
+                            "tokens to and from %d GPUs' experts)\n",
+                            T (s->expert_s), s->expert_parallel);
   g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
   /* --zero 1: the gradients' reduce-scatters and the parameters' all-gathers
    * apart (otherwise the all-reduces, the table every other run has) */

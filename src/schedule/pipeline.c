@@ -532,6 +532,11 @@ typedef struct {
   const DtsWorkload *w;
   const DtsWorkload *wt;  /* the layers as one GPU of a tensor-parallel group runs them */
   DtsWorkload *tp_w, *cp_w; /* owned: the tensor- and context-parallel workloads, or NULL */
+  DtsWorkload *ep_w;      /* owned: wt with E/EP of every layer's experts, or NULL */
+  DtsWorkload *sync_w;    /* owned: ep_w without the experts' parameters (whose gradients
+                             need no synchronisation), for the buckets; or NULL */
+  int EP;                 /* expert-parallel degree: the experts spread over the stage's
+                             dp replicas (= dp[s] where EP > 1) */
   TpMode *mode;           /* [layer] */
   gboolean *feeds_seq;    /* [layer]: a replicated layer read by sequence-split ones */
   int T;                  /* tensor-parallel degree */
@@ -742,6 +747,11 @@ member_nodes (const DtsPlatform *platform, const DtsCommunicator *comm)
 static int
 tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
 {
+  /* the collective given, where it does OP; NCCL's all-to-all (and --collective
+   * auto's) is the op's own default, its point-to-point sends */
+  const char *algorithm = dts_coll_algorithm_or_default (c->o->collective);
+  if (op == DTS_COLL_OP_ALLTOALL && dts_coll_algorithm_lookup (algorithm, op) == NULL)
+    algorithm = dts_coll_ops ()[op].default_algorithm;
   for (guint i = 0; i < c->tp_plans->len; i++) {
     const TpPlan *p = &g_array_index (c->tp_plans, TpPlan, i);
     if (p->comm == comm && p->op == op && p->bytes == bytes)
@@ -752,8 +762,7 @@ tp_plan (Ctx *c, int comm, DtsCollOp op, double bytes, GError **error)
   DtsCollParams cp = { .n_ranks = cm->n_ranks, .bytes = bytes, .channels = c->o->channels,
                        .chunk_bytes = c->o->chunk_bytes, .gpu_node = nodes,
                        .tuner = c->o->coll_tuner, .gpu_rank = cm->ranks, .op = op };
-  DtsCollPlan *plan
-      = dts_coll_plan_new (dts_coll_algorithm_or_default (c->o->collective), &cp, error);
+  DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
   if (plan == NULL)
     return -1;
   g_ptr_array_add (c->s->plans, plan);
@@ -895,6 +904,42 @@ add_cp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, int l, gint64 n, GErr
                  * layer->head_dim;
   return group_coll (c, prog, comm, op, elems * n * dts_precision_elem_bytes (c->o->precision),
                      l, DTS_COLL_PURPOSE_CONTEXT, error);
+}
+
+/* Expert parallelism (Megatron's --expert-model-parallel-size, its
+ * all-to-all token dispatcher): a router sends every token's k copies to
+ * the GPUs holding their experts, and the copies come back before the
+ * combine, one all-to-all of the GPU's S k tokens each way; backward, their
+ * gradients take the same two ways back. Routing is balanced: (EP - 1)/EP
+ * of each all-to-all leaves the GPU. Blocking, on the compute stream. BEFORE
+ * says which side of layer L's pass this call is on: a router's all-to-all
+ * follows its forward and precedes its backward, a combine's precedes its
+ * forward and follows its backward. */
+static gboolean
+add_ep_coll (Ctx *c, GArray *prog, int comm, int l, gboolean forward, gboolean before,
+             gint64 n, GError **error)
+{
+  const DtsLayer *layer = dts_workload_layer (c->wt, l);
+  gboolean router = layer->type == DTS_LAYER_ROUTER;
+  if (comm < 0 || (!router && layer->type != DTS_LAYER_MOE_COMBINE)
+      || before != (router ? !forward : forward))
+    return TRUE;
+  double elems = router ? layer->out_elems : layer->in_elems;
+  return group_coll (c, prog, comm, DTS_COLL_OP_ALLTOALL,
+                     elems * n * dts_precision_elem_bytes (c->o->precision), l,
+                     DTS_COLL_PURPOSE_EXPERT, error);
+}
+
+/* The parameters of layers FIRST..LAST of W held by experts. */
+static double
+expert_params (const DtsWorkload *w, int first, int last)
+{
+  double sum = 0;
+  for (int l = first; l <= last; l++) {
+    const DtsLayer *x = dts_workload_layer (w, l);
+    sum += x->type == DTS_LAYER_LINEAR && x->experts > 1 ? x->params : 0.0;
+  }
+  return sum;
 }
 
 static double
@@ -1058,7 +1103,7 @@ tp_backward (Ctx *c, GArray *prog, DtsComputeTotals *tot, int comm, int cpcomm, 
 
 static gboolean
 forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
-              int cpcomm, const DtsLayerTimes *t, GError **error)
+              int cpcomm, int epcomm, const DtsLayerTimes *t, GError **error)
 {
   if (j > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
@@ -1066,7 +1111,9 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
     if ((m == 0 || c->reshard) && c->gather_plan != NULL && c->o->param_gather_overlap
         && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
       wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
-    if (!tp_forward (c, prog, tot, comm, cpcomm, l, m, n, t, error))
+    if (!add_ep_coll (c, prog, epcomm, l, TRUE, TRUE, n, error)
+        || !tp_forward (c, prog, tot, comm, cpcomm, l, m, n, t, error)
+        || !add_ep_coll (c, prog, epcomm, l, TRUE, FALSE, n, error))
       return FALSE;
   }
   if (j < c->S * c->V - 1)
@@ -1078,7 +1125,8 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
 
 static gboolean
 backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 n, int comm,
-               int cpcomm, gboolean last_mb, const DtsLayerTimes *t, GError **error)
+               int cpcomm, int epcomm, gboolean last_mb, const DtsLayerTimes *t,
+               GError **error)
 {
   if (j < c->S * c->V - 1)
     wait (prog, EV_GRAD_OUT_ARRIVED, 1, DTS_WAIT_P2P);
@@ -1097,6 +1145,12 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
     if (!add_cp_coll (c, prog, cpcomm, DTS_COLL_OP_ALLGATHER, l, n, error))
       return FALSE;
     dts_schedule_add_compute (prog, tot, DTS_PHASE_RECOMPUTE, l, m, t[l].recompute_s);
+    /* full recomputation sends a block's tokens to their experts and back
+     * again */
+    if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0
+        && (!add_ep_coll (c, prog, epcomm, l, TRUE, TRUE, n, error)
+            || !add_ep_coll (c, prog, epcomm, l, TRUE, FALSE, n, error)))
+      return FALSE;
     if (c->o->recompute == DTS_RECOMPUTE_FULL && layer->block >= 0 && c->mode[l] == TP_ROW
         && !(c->o->sequence_parallel
                  ? add_tp_coll (c, prog, comm, DTS_COLL_OP_ALLGATHER, layer->out_elems, n, error)
@@ -1104,7 +1158,9 @@ backward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64
                                        layer->out_elems, n, error)
                  : add_tp_allreduce (c, prog, comm, layer->out_elems, n, error)))
       return FALSE;
-    if (!tp_backward (c, prog, tot, comm, cpcomm, l, m, n, t, error))
+    if (!add_ep_coll (c, prog, epcomm, l, FALSE, TRUE, n, error)
+        || !tp_backward (c, prog, tot, comm, cpcomm, l, m, n, t, error)
+        || !add_ep_coll (c, prog, epcomm, l, FALSE, FALSE, n, error))
       return FALSE;
     int b = c->bucket_of[l];
     if ((last_mb || c->reshard) && c->o->overlap && b >= 0
@@ -1139,6 +1195,9 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
   }
   int comm = c->tp_comm[slot_of (c, s, d)];
   int cpcomm = c->cp_comm != NULL ? c->cp_comm[slot_of (c, s, d) * c->T + t_rank] : -1;
+  /* expert parallelism over the stage's replicas: tensor rank t's
+   * data-parallel group */
+  int epcomm = c->EP > 1 ? g_array_index (c->dp_comm, int, s * c->T + t_rank) : -1;
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   g_autoptr (GArray) tstream = NULL;
   if (c->o->tp_overlap != DTS_TP_OVERLAP_NONE && comm >= 0)
@@ -1160,9 +1219,9 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
      * first changes no time and counts it as gradient synchronisation */
     if (p->forward && m > 0 && c->reshard && st->n_buckets > 0)
       wait (prog, EV_BUCKET_DONE, st->n_buckets, DTS_WAIT_COLL);
-    ok = p->forward ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, t[m], error)
-                    : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, --left[p->v] == 0,
-                                     t[m], error);
+    ok = p->forward ? forward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, epcomm, t[m], error)
+                    : backward_pass (c, prog, tot, j, m, n[m], comm, cpcomm, epcomm,
+                                     --left[p->v] == 0, t[m], error);
     /* without overlap, --zero 3 on one stage hands its buckets over after
      * every backward pass (the others after the last, below) */
     if (ok && !p->forward && !c->o->overlap && c->reshard)
@@ -1180,7 +1239,9 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
   int shards = c->gather_plan != NULL && st->n_buckets > 0 ? st->n_replicas : 1;
   for (int v = 0; v < c->V; v++)
     for (int l = c->first[v * c->S + s]; l <= c->last[v * c->S + s]; l++)
-      dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0, t[0][l].update_s / shards);
+      dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0,
+                                t[0][l].update_s
+                                    / (expert_params (c->wt, l, l) > 0 ? 1 : shards));
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
     if (!c->o->param_gather_overlap)
@@ -1554,6 +1615,26 @@ cp_workload (const DtsWorkload *w, int C)
   return c;
 }
 
+/* A copy of W (which must outlive it) whose experts linears hold E/EP of
+ * their experts (one GPU of expert parallelism over EP: every token's
+ * work is the same, the weights a GPU holds 1/EP), and with DROP, none:
+ * the parameters whose gradients the data-parallel replicas synchronise
+ * when EP is the whole data-parallel group. */
+static DtsWorkload *
+ep_workload (const DtsWorkload *w, int EP, gboolean drop)
+{
+  DtsWorkload *c = g_new (DtsWorkload, 1);
+  *c = *w;
+  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
+  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  for (guint l = 0; l < c->layers->len; l++) {
+    DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
+    if (x->type == DTS_LAYER_LINEAR && x->experts > 1)
+      x->params = drop ? 0.0 : x->params / EP;
+  }
+  return c;
+}
+
 int
 dts_schedule_context_tokens (const DtsWorkload *w, const DtsLayer **unfused)
 {
@@ -1711,6 +1792,8 @@ ctx_clear (Ctx *c)
   g_clear_pointer (&c->tensor_program, g_array_unref);
   g_clear_pointer (&c->dp_comm, g_array_unref);
   g_clear_pointer (&c->cp_w, tp_workload_free);
+  g_clear_pointer (&c->ep_w, tp_workload_free);
+  g_clear_pointer (&c->sync_w, tp_workload_free);
   g_clear_pointer (&c->tp_w, tp_workload_free);
 }
 
@@ -1926,6 +2009,10 @@ cut_stages (Ctx *c, GError **error)
   }
   if (C > 1)
     c->wt = c->cp_w = cp_workload (c->wt, C);
+  if (c->EP > 1) {
+    c->wt = c->ep_w = ep_workload (c->wt, c->EP, FALSE);
+    c->sync_w = ep_workload (c->wt, 1, TRUE);
+  }
   gboolean *feeds_seq = c->feeds_seq = g_new0 (gboolean, n_layers);
   for (int l = 0; l < n_layers; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
@@ -1934,6 +2021,47 @@ cut_stages (Ctx *c, GError **error)
                                     || c->mode[layer->inputs[k]] == TP_FULL
                                     || c->mode[layer->inputs[k]] == TP_VEMB;
   }
+  return TRUE;
+}
+
+/* --expert-parallel EP: a workload with mixtures of experts whose experts
+ * divide among EP, over every stage's data-parallel (x context-parallel)
+ * replicas: an expert then lives on one GPU of each tensor rank, and its
+ * gradients need no synchronisation (fewer, as Megatron's expert data
+ * parallelism does, is not modelled yet). */
+static gboolean
+check_experts (Ctx *c, GError **error)
+{
+  if (c->EP <= 1)
+    return TRUE;
+  const DtsWorkload *w = c->w;
+  if (!dts_workload_has_experts (w)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--expert-parallel %d: workload '%s' has no mixture of experts (a router "
+                 "layer, or <transformer experts=...>)",
+                 c->EP, w->name);
+    return FALSE;
+  }
+  for (guint l = 0; l < w->layers->len; l++) {
+    const DtsLayer *x = dts_workload_layer (w, l);
+    if (x->type == DTS_LAYER_ROUTER && x->experts % c->EP != 0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--expert-parallel %d does not divide the %d experts of layer '%s'", c->EP,
+                   x->experts, x->name);
+      return FALSE;
+    }
+  }
+  for (int i = 0; i < c->S; i++)
+    if (c->dp[i] != c->EP) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--expert-parallel %d: stage %d has %d %s; expert parallelism over fewer "
+                   "than all of them (expert data parallelism) is not modelled yet: give "
+                   "--expert-parallel %d",
+                   c->EP, i, c->dp[i],
+                   c->C > 1 ? "data-parallel x context-parallel GPUs" : "data-parallel replicas",
+                   c->dp[i]);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -2028,7 +2156,8 @@ add_stages (Ctx *c, GError **error)
     /* in the order the chunks' gradients complete: the last chunk's first */
     g_autoptr (GArray) bk = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
     for (int v = V - 1; v >= 0 && dp[i] > 1; v--) {
-      g_autoptr (GArray) part = dts_schedule_make_buckets (c->wt, first[v * S + i],
+      g_autoptr (GArray) part = dts_schedule_make_buckets (c->sync_w ? c->sync_w : c->wt,
+                                                           first[v * S + i],
                                                            last[v * S + i], o->bucket_bytes,
                                                            dts_schedule_grad_bytes (o),
                                                            s->buckets->len + bk->len, bucket_of);
@@ -2068,18 +2197,35 @@ add_stages (Ctx *c, GError **error)
       kept = act[0] * st.stashed;
     /* ZeRO-2 keeps the bucket being reduced whole: the stage's largest */
     double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
-    dts_schedule_model_state (st.params, o->precision,
+    /* expert parallelism over the whole group: an expert's weights,
+     * gradients and optimizer states are on one GPU, whole */
+    double experts = 0, expert_weights = 0;
+    for (int v = 0; v < V && c->EP > 1; v++)
+      experts += expert_params (c->wt, first[v * S + i], last[v * S + i]);
+    dts_schedule_model_state (st.params - experts, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
                               o->zero > 0 ? dp[i] : 1, o->zero == 2 || reshard ? dp[i] : 1,
                               biggest, &st.memory);
+    if (experts > 0) {
+      DtsMemoryEstimate whole;
+      dts_schedule_model_state (experts, o->precision,
+                                dts_workload_optimizer_state_bytes_per_param (w), 1, 1, 0,
+                                &whole);
+      expert_weights = whole.weights_bytes;
+      st.memory.weights_bytes += whole.weights_bytes;
+      st.memory.gradients_bytes += whole.gradients_bytes;
+      st.memory.optimizer_bytes += whole.optimizer_bytes;
+    }
     if (reshard) {
       /* FSDP without pipelining: the weights sharded too, two buckets'
        * gathered at a time (the one computed and the one prefetched), as
        * dp's --zero 3 */
       double bucket_params;
       dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, &bucket_params);
-      st.memory.weights_bytes = dts_schedule_sharded_weights (st.params, o->precision, dp[i],
-                                                              bucket_params, o->overlap);
+      st.memory.weights_bytes
+          = dts_schedule_sharded_weights (st.params - experts, o->precision, dp[i],
+                                          bucket_params, o->overlap)
+            + expert_weights;
     }
     st.memory.activations_bytes = V == 1 ? act[0] * widest * elem * st.stashed
                                          : kept * widest * elem;
@@ -2273,7 +2419,7 @@ add_compute_programs (Ctx *c, GError **error)
       /* tensor rank 0's program serves the group, or under context
        * parallelism each tensor rank has its own (its own ring) */
       for (int t = 0; t < T; t++) {
-        if (t == 0 ? found < 0 : C > 1) {
+        if (t == 0 ? found < 0 : C > 1 || c->EP > 1) {
           DtsComputeTotals tot;
           GArray *tensor;
           GArray *prog = compute_program (c, i, d, t, (int) k, spec, &tot, &tensor, error);
@@ -2459,7 +2605,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                                                                 : EV_STEP_DONE;
 
   g_auto (Ctx) c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s,
-                     .S = S, .V = V, .T = T, .C = C, .dmax = 1, .algorithm = algorithm,
+                     .S = S, .V = V, .T = T, .C = C, .EP = MAX (o->expert_parallel, 1),
+                     .dmax = 1, .algorithm = algorithm,
                      .reshard = reshard,
                      /* the distributed optimizer reduce-scatters the gradients */
                      .grad_op = o->zero > 0 ? DTS_COLL_OP_REDUCE_SCATTER
@@ -2476,7 +2623,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   c.plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
   c.tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
   c.dp_comm = g_array_new (FALSE, FALSE, sizeof (int));
-  if (!set_replicas (&c, error) || !set_micro_batches (&c, error) || !cut_stages (&c, error)
+  if (!set_replicas (&c, error) || !check_experts (&c, error) || !set_micro_batches (&c, error)
+      || !cut_stages (&c, error)
       || !add_stages (&c, error) || !add_tensor_rank_plans (&c, error)
       || !add_gather_plans (&c, error) || !check_stage_memory (&c, error)
       || !add_compute_programs (&c, error))

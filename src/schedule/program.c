@@ -135,6 +135,14 @@ static const DtsOptionSpec hybrid_options[] = {
     "gradients are synchronised over D x C GPUs; needs a fused attention kernel and a "
     "sequence divisible by 2 x C",
     "1", 1, 1024, NULL },
+  { "expert-parallel", DTS_OPTION_INT, "EP",
+    "data-parallel replicas (x context-parallel GPUs) over which every mixture of experts "
+    "is spread (Megatron's --expert-model-parallel-size): each holds 1/EP of the experts, "
+    "and every MoE layer sends its tokens to their experts and back as all-to-alls over the "
+    "EP GPUs, forward and backward; for now EP must be every stage's data-parallel x "
+    "context-parallel size, so that an expert's gradients live on one GPU and need no "
+    "synchronisation",
+    "1", 1, 4096, NULL },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -225,6 +233,7 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
     { "tensor-parallel", G_STRUCT_OFFSET (DtsRunOptions, tensor_parallel) },
     { "virtual-stages", G_STRUCT_OFFSET (DtsRunOptions, virtual_stages) },
     { "context-parallel", G_STRUCT_OFFSET (DtsRunOptions, context_parallel) },
+    { "expert-parallel", G_STRUCT_OFFSET (DtsRunOptions, expert_parallel) },
     { "zero", G_STRUCT_OFFSET (DtsRunOptions, zero) },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (ints); i++) {
@@ -543,6 +552,8 @@ dump_op (GString *out, const DtsSchedule *s, const DtsOp *op, const GPtrArray *l
       g_string_append_printf (out, " (bucket %d)", op->bucket);
     if (op->purpose == DTS_COLL_PURPOSE_CONTEXT)
       g_string_append_printf (out, " (context K/V of layer %d)", op->layer);
+    if (op->purpose == DTS_COLL_PURPOSE_EXPERT)
+      g_string_append_printf (out, " (expert tokens of layer %d)", op->layer);
     break;
   }
   case DTS_OP_SEND:

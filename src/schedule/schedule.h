@@ -116,6 +116,7 @@ typedef enum {
 typedef enum {
   DTS_COLL_PURPOSE_IMPLIED,
   DTS_COLL_PURPOSE_CONTEXT, /* context parallelism's key/value exchange (compute stream) */
+  DTS_COLL_PURPOSE_EXPERT,  /* expert parallelism's token all-to-alls (compute stream) */
   DTS_COLL_PURPOSE_TENSOR,  /* tensor (and sequence) parallelism's: on the compute stream, or
                                with --tp-overlap on a tensor stream, whose compute stream
                                counts the wait for it (DTS_WAIT_TENSOR) */

@@ -523,6 +523,7 @@ sim_unfold (Sim *sim)
       t->p2p_xfer_s[to] = t->p2p_xfer_s[from];
       t->tp_s[to] = t->tp_s[from];
       t->cp_s[to] = t->cp_s[from];
+      t->ep_s[to] = t->ep_s[from];
       t->gather_wait_s[to] = t->gather_wait_s[from];
       t->gather_s[to] = t->gather_s[from];
     }

@@ -218,6 +218,7 @@ typedef enum {
   SIM_WINDOW_GATHER_WAIT,  /* gather_wait_s */
   SIM_WINDOW_TP,           /* tp_s */
   SIM_WINDOW_CONTEXT,      /* cp_s */
+  SIM_WINDOW_EXPERT,       /* ep_s */
 } SimWindowCounter;
 /* Before the actors start: whether spans are kept, and W. */
 void sim_window_init (Sim *sim);

@@ -499,6 +499,9 @@ stream_actor (int argc, char **argv)
         if (compute && op->purpose == DTS_COLL_PURPOSE_CONTEXT) {
           t->cp_s[ri] += t1 - t0;
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_CONTEXT, NULL, t0, t0, t1);
+        } else if (compute && op->purpose == DTS_COLL_PURPOSE_EXPERT) {
+          t->ep_s[ri] += t1 - t0;
+          sim_window_note (sim, rk->rank, it, SIM_WINDOW_EXPERT, NULL, t0, t0, t1);
         } else if (compute) {
           t->tp_s[ri] += t1 - t0;
           sim_window_note (sim, rk->rank, it, SIM_WINDOW_TP, NULL, t0, t0, t1);

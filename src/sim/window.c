@@ -96,7 +96,7 @@ counted_s (const DtsTrace *t, int rank, int w)
     for (int p = 0; p < DTS_TRACE_N_PHASES; p++)
       sum += t->phase_s[ri * DTS_TRACE_N_PHASES + p];
     sum += t->wait_s[ri] + t->p2p_wait_s[ri] + t->gather_wait_s[ri] + t->tp_s[ri]
-           + t->cp_s[ri];
+           + t->cp_s[ri] + t->ep_s[ri];
   }
   return sum;
 }
@@ -127,6 +127,9 @@ cut_span (DtsTrace *t, const Span *sp, double c)
     break;
   case SIM_WINDOW_CONTEXT:
     subtract (&t->cp_s[sp->ri], c);
+    break;
+  case SIM_WINDOW_EXPERT:
+    subtract (&t->ep_s[sp->ri], c);
     break;
   }
 }

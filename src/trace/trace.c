@@ -76,6 +76,7 @@ dts_trace_new (int n_ranks, int n_iterations, int n_buckets, gboolean record_sli
   t->p2p_xfer_s = g_new0 (double, ri);
   t->tp_s = g_new0 (double, ri);
   t->cp_s = g_new0 (double, ri);
+  t->ep_s = g_new0 (double, ri);
   t->gather_wait_s = g_new0 (double, ri);
   t->gather_s = g_new0 (double, ri);
   t->bucket_rank = g_new0 (int, MAX (n_buckets, 1));
@@ -108,6 +109,7 @@ dts_trace_free (DtsTrace *t)
   g_free (t->p2p_xfer_s);
   g_free (t->tp_s);
   g_free (t->cp_s);
+  g_free (t->ep_s);
   g_free (t->gather_wait_s);
   g_free (t->gather_s);
   g_free (t->bucket_rank);
@@ -161,6 +163,7 @@ dts_trace_wait_kind_id (DtsRankWait kind)
     [DTS_RANK_WAIT_BUBBLE] = "bubble",
     [DTS_RANK_WAIT_GATHER] = "gather",
     [DTS_RANK_WAIT_CONTEXT] = "context",
+    [DTS_RANK_WAIT_EXPERT] = "expert",
   };
   g_return_val_if_fail (kind >= 0 && kind < DTS_RANK_WAIT_N_KINDS, NULL);
   return ids[kind];
@@ -275,6 +278,7 @@ summarize_ranks (const DtsTrace *t, DtsRunSummary *s)
       rs.wait_s[DTS_RANK_WAIT_BUBBLE] += (t->p2p_wait_s[ri] - t->p2p_xfer_s[ri]) / m;
       rs.wait_s[DTS_RANK_WAIT_GATHER] += t->gather_wait_s[ri] / m;
       rs.wait_s[DTS_RANK_WAIT_CONTEXT] += t->cp_s[ri] / m;
+      rs.wait_s[DTS_RANK_WAIT_EXPERT] += t->ep_s[ri] / m;
       rs.comm_s += t->comm_s[ri] / m;
       rs.gather_s += t->gather_s[ri] / m;
     }
@@ -348,7 +352,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       s->iteration_time_s > 0 ? s->global_batch_size / s->iteration_time_s : 0;
 
   double phase[DTS_TRACE_N_PHASES] = { 0 };
-  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0, tp = 0, cp = 0, gather = 0,
+  double wait = 0, comm = 0, p2p_wait = 0, p2p_xfer = 0, tp = 0, cp = 0, ep = 0, gather = 0,
          gather_wait = 0;
   for (int r = 0; r < t->n_ranks; r++)
     for (int it = w; it < t->n_iterations; it++) {
@@ -361,6 +365,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
       p2p_xfer += t->p2p_xfer_s[ri];
       tp += t->tp_s[ri];
       cp += t->cp_s[ri];
+      ep += t->ep_s[ri];
       gather += t->gather_s[ri];
       gather_wait += t->gather_wait_s[ri];
     }
@@ -384,6 +389,7 @@ dts_trace_summarize (const DtsTrace *t, DtsRunSummary *s)
   s->p2p_exposed_s = p2p_xfer / k;
   s->tensor_s = tp / k;
   s->context_s = cp / k;
+  s->expert_s = ep / k;
   s->bubble_s = s->p2p_wait_s - s->p2p_exposed_s;
   s->bubble_fraction = s->iteration_time_s > 0 ? s->bubble_s / s->iteration_time_s : 0;
   s->compute_efficiency =

@@ -95,6 +95,7 @@ typedef struct {
   double *p2p_xfer_s;      /* the part of p2p_wait_s the data was in flight */
   double *tp_s;            /* compute stream in collectives of its own (tensor parallelism) */
   double *cp_s;            /* compute stream in context parallelism's key/value exchange */
+  double *ep_s;            /* compute stream in expert parallelism's all-to-alls */
   double *gather_wait_s;   /* --zero 1: compute stream blocked on parameter all-gathers (not
                               in wait_s) */
   double *gather_s;        /* --zero 1: communication stream busy in parameter all-gathers
@@ -179,10 +180,11 @@ typedef enum {
   DTS_RANK_WAIT_BUBBLE,      /* pipelines: for a neighbouring stage to produce it */
   DTS_RANK_WAIT_GATHER,      /* --zero 1: for the parameter all-gathers (not gradient sync) */
   DTS_RANK_WAIT_CONTEXT,     /* context parallelism: in its key/value exchange */
+  DTS_RANK_WAIT_EXPERT,      /* expert parallelism: in its token all-to-alls */
   DTS_RANK_WAIT_N_KINDS,
 } DtsRankWait;
 
-/* "allreduce", "tensor", "transfer", "bubble", "gather", "context": the kind's id in JSON
+/* "allreduce", "tensor", "transfer", "bubble", "gather", "context", "expert": the kind's id in JSON
  * keys and CSV columns (static). */
 const char *dts_trace_wait_kind_id (DtsRankWait kind);
 
@@ -377,6 +379,8 @@ typedef struct {
   int tensor_parallel;          /* GPUs per replica */
   int context_parallel;         /* --context-parallel C (1: none) */
   double context_s;             /* compute stream in its key/value exchange */
+  int expert_parallel;          /* --expert-parallel E (1: none) */
+  double expert_s;              /* compute stream in its token all-to-alls */
   gboolean sequence_parallel;   /* --sequence-parallel: the tensor collectives are
                                  * all-gathers and reduce-scatters */
   GArray *stages;               /* DtsStageStat */

@@ -560,6 +560,58 @@ START_TEST (test_moe_sequence_parallel_volume)
 }
 END_TEST
 
+/* Expert parallelism over a stage's D = EP replicas (tiny-moe: 4 layers,
+ * hidden 256, 128 tokens, 4 experts, top-2), no simulation: per MoE layer
+ * and micro-batch two all-to-alls forward (dispatch after the router, the
+ * copies back before the combine) and two backward, each of the GPU's
+ * b s k h elements of 16 bits over its EP GPUs, tagged as expert
+ * parallelism; the experts' gradients are in no bucket (each expert lives
+ * on one GPU), so the buckets hold the dense parameters only; each GPU
+ * holds 1/EP of the experts' weights. */
+START_TEST (test_expert_parallel)
+{
+  const int EP = 4, M = 2, b = 8 / M;
+  double weights[2];
+  for (int k = 0; k < 2; k++) {
+    int ep = k ? EP : 1;
+    DtsRunOptions o = {
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = EP,
+      .micro_batches = M, .tensor_parallel = 1, .expert_parallel = ep, .n_gpus = EP,
+    };
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-moe.xml", &o);
+    const DtsTransformer *t = &bt.w->transformer;
+    const DtsStage *st = &g_array_index (bt.s->stages, DtsStage, 0);
+    weights[k] = st->memory.weights_bytes;
+    double experts = (double) t->layers * t->experts * 3 * t->moe_ffn * t->hidden;
+    ck_assert_double_eq (st->params, bt.w->params - experts + experts / ep);
+    double bucketed = 0;
+    for (int bk = st->first_bucket; bk < st->first_bucket + st->n_buckets; bk++)
+      bucketed += g_array_index (bt.s->buckets, DtsBucket, bk).params;
+    ck_assert_double_eq (bucketed, ep > 1 ? bt.w->params - experts : bt.w->params);
+    double bytes = (double) b * t->seq_len * t->top_k * t->hidden * 2;
+    for (int r = 0; r < EP; r++) {
+      const GArray *prog = dts_schedule_program (bt.s, r);
+      int n = 0;
+      for (guint i = 0; i < prog->len; i++) {
+        const DtsOp *op = &g_array_index (prog, DtsOp, i);
+        if (op->type != DTS_OP_COLL || op->purpose != DTS_COLL_PURPOSE_EXPERT)
+          continue;
+        int pk = dts_schedule_rank_plan (bt.s, r, op->coll);
+        const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, pk);
+        const DtsCommunicator *group = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[pk]);
+        ck_assert_int_eq (plan->op, DTS_COLL_OP_ALLTOALL);
+        ck_assert_int_eq (group->n_ranks, EP);
+        ck_assert_double_eq (plan->bytes, bytes);
+        n++;
+      }
+      ck_assert_int_eq (n, ep > 1 ? 4 * t->layers * M : 0);
+    }
+  }
+  ck_assert_double_lt (weights[1], weights[0]);
+}
+END_TEST
+
 /* Context parallelism over rings of C (tiny-gpt: 4 layers, 8 heads of 32,
  * 128 tokens, fused attention), TP 2 with sequence parallelism, one
  * data-parallel replica, no simulation: per attention layer and
@@ -1156,6 +1208,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_activation_memory_korthikanti);
   tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_moe_sequence_parallel_volume);
+  tcase_add_test (tc, test_expert_parallel);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);
   tcase_add_test (tc, test_plan_maps);
