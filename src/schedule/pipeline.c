@@ -1241,7 +1241,8 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
     for (int l = c->first[v * c->S + s]; l <= c->last[v * c->S + s]; l++)
       dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0,
                                 t[0][l].update_s
-                                    / (expert_params (c->wt, l, l) > 0 ? 1 : shards));
+                                    / (c->EP > 1 && expert_params (c->wt, l, l) > 0 ? 1
+                                                                                   : shards));
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
     if (!c->o->param_gather_overlap)
