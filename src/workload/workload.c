@@ -441,13 +441,14 @@ resolve_inputs (Loader *ld, const DtsWlCtx *ctx, GArray *idx, GPtrArray *names, 
 }
 
 /* An experts linear reads the tokens of the router before it, through
- * layers of one input each (the first expert GEMM, the activation): that
- * router's E must be the layer's and its k is what a token runs through. */
+ * layers of one input each (the first expert GEMM, the activation) and no
+ * moe-combine (which ends a mixture): that router's E must be the layer's
+ * and its k is what a token runs through. */
 static gboolean
 resolve_router (Loader *ld, const DtsWlCtx *ctx, int producer, DtsLayer *layer, GError **error)
 {
   const DtsLayer *r = &g_array_index (ld->w->layers, DtsLayer, producer);
-  while (r->type != DTS_LAYER_ROUTER && r->n_inputs == 1)
+  while (r->type != DTS_LAYER_ROUTER && r->type != DTS_LAYER_MOE_COMBINE && r->n_inputs == 1)
     r = &g_array_index (ld->w->layers, DtsLayer, r->inputs[0]);
   if (r->type != DTS_LAYER_ROUTER) {
     dts_wl_error (ctx, error, DTS_ERROR_INVALID,

@@ -493,6 +493,12 @@ static const BadCase bad_cases[] = {
     DTS_ERROR_INVALID, { "attribute 'experts': 4, but router 'r' routes to 8 experts", NULL } },
   { "SEQ",
     "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='r' type='router' experts='4' top-k='2'/>\n"
+    "<layer name='c' type='moe-combine' top-k='2'/>\n"
+    "<layer name='f' type='linear' out='32' experts='4'/>\n",
+    DTS_ERROR_INVALID, { "layer 'f': attribute 'experts': no router before this layer", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
     "<layer name='r' type='router' experts='2' top-k='3'/>\n",
     DTS_ERROR_INVALID, { "attribute 'top-k': 3 experts per token, but there are 2 experts",
                          NULL } },
