@@ -504,6 +504,23 @@ START_TEST (test_sequence_parallel_volume)
 }
 END_TEST
 
+/* Rank R's collectives tagged PURPOSE, in program order, each with its
+ * coll the rank's own plan (dts_schedule_rank_plan). */
+static GArray *
+rank_colls (const DtsSchedule *s, int r, DtsCollPurpose purpose)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (DtsOp));
+  const GArray *prog = dts_schedule_program (s, r);
+  for (guint i = 0; i < prog->len; i++) {
+    DtsOp op = g_array_index (prog, DtsOp, i);
+    if (op.type != DTS_OP_COLL || op.purpose != purpose)
+      continue;
+    op.coll = dts_schedule_rank_plan (s, r, op.coll);
+    g_array_append_val (out, op);
+  }
+  return out;
+}
+
 /* A mixture of experts under sequence parallelism (tiny-moe: 4 layers,
  * hidden 256, 128 tokens, 4 experts, top-2), as Megatron-LM's all-to-all
  * dispatcher moves it over the tensor-parallel group: per layer and
@@ -591,21 +608,16 @@ START_TEST (test_expert_parallel)
     ck_assert_double_eq (bucketed, ep > 1 ? bt.w->params - experts : bt.w->params);
     double bytes = (double) b * t->seq_len * t->top_k * t->hidden * 2;
     for (int r = 0; r < EP; r++) {
-      const GArray *prog = dts_schedule_program (bt.s, r);
-      int n = 0;
-      for (guint i = 0; i < prog->len; i++) {
-        const DtsOp *op = &g_array_index (prog, DtsOp, i);
-        if (op->type != DTS_OP_COLL || op->purpose != DTS_COLL_PURPOSE_EXPERT)
-          continue;
-        int pk = dts_schedule_rank_plan (bt.s, r, op->coll);
+      g_autoptr (GArray) colls = rank_colls (bt.s, r, DTS_COLL_PURPOSE_EXPERT);
+      for (guint i = 0; i < colls->len; i++) {
+        int pk = g_array_index (colls, DtsOp, i).coll;
         const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, pk);
         const DtsCommunicator *group = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[pk]);
         ck_assert_int_eq (plan->op, DTS_COLL_OP_ALLTOALL);
         ck_assert_int_eq (group->n_ranks, EP);
         ck_assert_double_eq (plan->bytes, bytes);
-        n++;
       }
-      ck_assert_int_eq (n, ep > 1 ? 4 * t->layers * M : 0);
+      ck_assert_int_eq (colls->len, ep > 1 ? 4 * t->layers * M : 0);
     }
   }
   ck_assert_double_lt (weights[1], weights[0]);
@@ -645,13 +657,11 @@ START_TEST (test_context_parallel)
     ck_assert_int_eq (grad->n_ranks, C);
     double bytes = (double) b * 2 * t->seq_len * (t->kv_heads / T) * t->head_dim * 2;
     for (int r = 0; r < T * C; r++) {
-      const GArray *prog = dts_schedule_program (bt.s, r);
+      g_autoptr (GArray) colls = rank_colls (bt.s, r, DTS_COLL_PURPOSE_CONTEXT);
       int n[DTS_COLL_N_OPS] = { 0 };
-      for (guint i = 0; i < prog->len; i++) {
-        const DtsOp *op = &g_array_index (prog, DtsOp, i);
-        if (op->type != DTS_OP_COLL || op->purpose != DTS_COLL_PURPOSE_CONTEXT)
-          continue;
-        int pk = dts_schedule_rank_plan (bt.s, r, op->coll);
+      for (guint i = 0; i < colls->len; i++) {
+        const DtsOp *op = &g_array_index (colls, DtsOp, i);
+        int pk = op->coll;
         const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, pk);
         const DtsCommunicator *ring = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[pk]);
         ck_assert_int_eq (ring->n_ranks, C);
