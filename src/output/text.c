@@ -299,7 +299,8 @@ rank_table (const DtsRunSummary *s, GString *out)
 static void
 pipeline_head (const DtsRunSummary *s, GString *out)
 {
-  g_string_append_printf (out, "  %s: %d stages", s->strategy, s->n_stages);
+  g_string_append_printf (out, "  %s: %d stage%s", s->strategy, s->n_stages,
+                          s->n_stages == 1 ? "" : "s");
   gboolean uniform = TRUE;
   for (guint i = 1; i < s->stages->len; i++)
     uniform = uniform && g_array_index (s->stages, DtsStageStat, i).replicas
@@ -323,9 +324,10 @@ pipeline_head (const DtsRunSummary *s, GString *out)
                             s->expert_parallel);
   if (s->placement != NULL)
     g_string_append_printf (out, " (%s)", s->placement);
-  g_string_append_printf (out, ", %d micro-batches (%s), batch %d (global %d), %s, %s cost "
+  g_string_append_printf (out, ", %d micro-batch%s (%s), batch %d (global %d), %s, %s cost "
                                "model, %s framework\n",
-                          s->micro_batches, s->pipeline_schedule, s->batch_size_per_gpu,
+                          s->micro_batches, s->micro_batches == 1 ? "" : "es",
+                          s->pipeline_schedule, s->batch_size_per_gpu,
                           s->global_batch_size, s->precision, s->cost_model, s->framework);
   /* how the layers were cut, for models of repeated blocks (the others are
    * balanced, or given, as their stage table shows) */
