@@ -177,8 +177,8 @@ parse_layernorm (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GErro
   return dts_wl_attr_bool (ctx, "bias", &layer->has_bias, error);
 }
 
-/* The most experts a layer may hold (DeepSeek-V3 has 256 routed experts;
- * a file must not make one GEMM's weights overflow a double's integers). */
+/* The most experts a layer may hold: a bound against absurd files
+ * (DeepSeek-V3 has 256 routed experts, the largest published count). */
 #define MAX_EXPERTS 65536
 
 static gboolean
@@ -204,6 +204,13 @@ parse_linear (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError *
     return FALSE;
   /* 'tied' names an embedding: the reader resolves it after the shapes */
   args->tied = dts_xml_get_attr (ctx->node, "tied");
+  if (args->tied != NULL && layer->experts > 1) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attributes 'tied' and 'experts': a layer tied to an embedding's table has "
+                  "one weight matrix, not one per expert");
+    g_clear_pointer (&args->tied, g_free);
+    return FALSE;
+  }
   return TRUE;
 }
 

@@ -510,6 +510,12 @@ static const BadCase bad_cases[] = {
     "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
     "<layer name='r' type='router' experts='70000' top-k='2'/>\n",
     DTS_ERROR_INVALID, { "attribute 'experts': 70000 experts is more than 65536", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='16'/>\n"
+    "<layer name='r' type='router' experts='4' top-k='2'/>\n"
+    "<layer name='f' type='linear' out='10' experts='4' tied='e'/>\n",
+    DTS_ERROR_INVALID, { "attributes 'tied' and 'experts': a layer tied to an embedding's table",
+                         NULL } },
   /* hand-written sequence models (SEQ: <model seq-len='8'>) */
   { "SEQ", "<layer name='c' type='conv' out='4' kernel='1'/>\n", DTS_ERROR_INVALID,
     { "input 'input' has shape 8x1, but a conv layer reads images or vectors, not sequences",
