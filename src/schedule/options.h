@@ -170,7 +170,7 @@ typedef struct {
                                  * GPU (dts_schedule_check_memory) */
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
-  int expert_parallel;         /* --expert-parallel E: data-parallel replicas over which
+  int expert_parallel;         /* --expert-parallel EP: data-parallel replicas over which
                                   each layer's experts are spread (1: none) */
   int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
                                   passing keys and values around a ring (hybrid); 0 means 1 */
