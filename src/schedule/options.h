@@ -12,6 +12,10 @@
 
 G_BEGIN_DECLS
 
+/* --expert-parallel dp: the experts over every data-parallel replica of a
+ * stage (x its context-parallel GPUs), whatever their number. */
+#define DTS_EXPERT_PARALLEL_DP (-1)
+
 /* How the simulation executes a collective plan (sim/): */
 typedef enum {
   DTS_GRANULARITY_STEP, /* every chunk of every ring step is a SimGrid communication */
@@ -171,7 +175,8 @@ typedef struct {
   gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
   int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
   int expert_parallel;         /* --expert-parallel EP: data-parallel replicas over which
-                                  each layer's experts are spread (1: none) */
+                                  each layer's experts are spread (1: none), or
+                                  DTS_EXPERT_PARALLEL_DP: all of a stage's */
   int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
                                   passing keys and values around a ring (hybrid); 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */

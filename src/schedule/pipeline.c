@@ -2029,25 +2029,44 @@ cut_stages (Ctx *c, GError **error)
  * divide among EP, over every stage's data-parallel (x context-parallel)
  * replicas: an expert then lives on one GPU of each tensor rank, and its
  * gradients need no synchronisation (fewer, as Megatron's expert data
- * parallelism does, is not modelled yet). */
+ * parallelism does, is not modelled yet). --expert-parallel dp resolves
+ * to that size; c->EP and the schedule's expert_parallel are set here. */
 static gboolean
 check_experts (Ctx *c, GError **error)
 {
-  if (c->EP <= 1)
-    return TRUE;
   const DtsWorkload *w = c->w;
+  gboolean asked_dp = c->EP == DTS_EXPERT_PARALLEL_DP;
+  if (asked_dp) {
+    for (int i = 1; i < c->S; i++)
+      if (c->dp[i] != c->dp[0]) {
+        g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                     "--expert-parallel dp: the stages have %d and %d data-parallel "
+                     "replicas (--stage-dp); give one size to all",
+                     c->dp[0], c->dp[i]);
+        return FALSE;
+      }
+    c->EP = c->dp[0];
+  }
+  c->EP = MAX (c->EP, 1);
+  c->s->expert_parallel = c->EP;
+  if (c->EP == 1 && !asked_dp)
+    return TRUE;
+  g_autofree char *given = asked_dp ? g_strdup_printf ("dp (%d)", c->EP)
+                                    : g_strdup_printf ("%d", c->EP);
   if (!dts_workload_has_experts (w)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "--expert-parallel %d: workload '%s' has no mixture of experts (a router "
+                 "--expert-parallel %s: workload '%s' has no mixture of experts (a router "
                  "layer, or <transformer experts=...>)",
-                 c->EP, w->name);
+                 given, w->name);
     return FALSE;
   }
+  if (c->EP == 1)
+    return TRUE;
   for (guint l = 0; l < w->layers->len; l++) {
     const DtsLayer *x = dts_workload_layer (w, l);
     if (x->type == DTS_LAYER_ROUTER && x->experts % c->EP != 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--expert-parallel %d does not divide the %d experts of layer '%s'", c->EP,
+                   "--expert-parallel %s does not divide the %d experts of layer '%s'", given,
                    x->experts, x->name);
       return FALSE;
     }
@@ -2606,7 +2625,7 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                                                                 : EV_STEP_DONE;
 
   g_auto (Ctx) c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s,
-                     .S = S, .V = V, .T = T, .C = C, .EP = MAX (o->expert_parallel, 1),
+                     .S = S, .V = V, .T = T, .C = C, .EP = o->expert_parallel,
                      .dmax = 1, .algorithm = algorithm,
                      .reshard = reshard,
                      /* the distributed optimizer reduce-scatters the gradients */

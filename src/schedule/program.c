@@ -135,14 +135,14 @@ static const DtsOptionSpec hybrid_options[] = {
     "gradients are synchronised over D x C GPUs; needs a fused attention kernel and a "
     "sequence divisible by 2 x C",
     "1", 1, 1024, NULL },
-  { "expert-parallel", DTS_OPTION_INT, "EP",
+  { "expert-parallel", DTS_OPTION_TEXT, "EP",
     "data-parallel replicas (x context-parallel GPUs) over which every mixture of experts "
     "is spread (Megatron's --expert-model-parallel-size): each holds 1/EP of the experts, "
     "and every MoE layer sends its tokens to their experts and back as all-to-alls over the "
     "EP GPUs, forward and backward; for now EP must be every stage's data-parallel x "
-    "context-parallel size, so that an expert's gradients live on one GPU and need no "
-    "synchronisation",
-    "1", 1, 4096, NULL },
+    "context-parallel size (dp: that size, whatever it is), so that an expert's gradients "
+    "live on one GPU and need no synchronisation",
+    "1", 0, 0, NULL },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -233,7 +233,6 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
     { "tensor-parallel", G_STRUCT_OFFSET (DtsRunOptions, tensor_parallel) },
     { "virtual-stages", G_STRUCT_OFFSET (DtsRunOptions, virtual_stages) },
     { "context-parallel", G_STRUCT_OFFSET (DtsRunOptions, context_parallel) },
-    { "expert-parallel", G_STRUCT_OFFSET (DtsRunOptions, expert_parallel) },
     { "zero", G_STRUCT_OFFSET (DtsRunOptions, zero) },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (ints); i++) {
@@ -244,6 +243,18 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
   const char *v;
   if ((v = dts_option_value (values, "partition")) != NULL)
     o->partition = v;
+  if ((v = dts_option_value (values, "expert-parallel")) != NULL) {
+    gint64 ep;
+    if (strcmp (v, "dp") == 0)
+      o->expert_parallel = DTS_EXPERT_PARALLEL_DP;
+    else if (g_ascii_string_to_signed (v, 10, 1, 4096, &ep, NULL))
+      o->expert_parallel = (int) ep;
+    else {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--expert-parallel '%s': expected an integer in 1..4096, or dp", v);
+      return FALSE;
+    }
+  }
   if ((v = dts_option_value (values, "stage-dp")) != NULL)
     o->stage_dp = v;
   /* choices its spec has checked */
