@@ -187,12 +187,24 @@ print_transformer (const DtsTransformer *t)
 {
   DtsFormatBuf v;
   printf ("transformer: %d layers, hidden %d, ", t->layers, t->hidden);
+  if (t->dense_layers > 0)
+    printf ("the first %d with a %s %d, then ", t->dense_layers,
+            t->swiglu ? "SwiGLU" : "GELU MLP", t->ffn);
   if (t->experts > 0)
     printf ("%d %s experts of %d, %d per token", t->experts, t->swiglu ? "SwiGLU" : "GELU",
             t->moe_ffn, t->top_k);
   else
     printf ("%s %d", t->swiglu ? "SwiGLU" : "GELU MLP", t->ffn);
-  printf (", %d heads of %d", t->heads, t->head_dim);
+  if (t->shared_ffn > 0)
+    printf (" beside shared experts of %d", t->shared_ffn);
+  if (t->kv_lora > 0) {
+    printf (",\n  latent attention: %d heads of %d + %d rotary (values %d), keys and values "
+            "from %d",
+            t->heads, t->head_dim, t->rope_head_dim, t->v_head_dim, t->kv_lora);
+    if (t->q_lora > 0)
+      printf (", queries from %d", t->q_lora);
+  } else
+    printf (", %d heads of %d", t->heads, t->head_dim);
   if (t->kv_heads != t->heads)
     printf (" in %d key/value groups", t->kv_heads);
   printf (", vocabulary %s", dts_format_grouped (&v, t->vocab));
@@ -384,6 +396,12 @@ json_transformer (DtsJson *j, const DtsTransformer *t)
   dts_json_kv_int (j, "experts", t->experts);
   dts_json_kv_int (j, "top_k", t->top_k);
   dts_json_kv_int (j, "moe_ffn", t->experts > 0 ? t->moe_ffn : 0);
+  dts_json_kv_int (j, "shared_ffn", t->shared_ffn);
+  dts_json_kv_int (j, "dense_layers", t->dense_layers);
+  dts_json_kv_int (j, "q_lora_rank", t->q_lora);
+  dts_json_kv_int (j, "kv_lora_rank", t->kv_lora);
+  dts_json_kv_int (j, "rope_head_dim", t->rope_head_dim);
+  dts_json_kv_int (j, "v_head_dim", t->v_head_dim);
   dts_json_end_object (j);
 }
 

@@ -887,8 +887,8 @@ add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError
  * every sequence's keys and values, and attention layer L passes them
  * around the ring, C - 1 blocks each way: an all-gather of them forward
  * and again backward, where their gradients come back as a reduce-scatter.
- * Elements per sample of the whole tensor: keys and values of every token,
- * the group's share of the key/value heads (16 bits under fp8 too, as
+ * Elements per sample of the whole tensor: keys and values of every token
+ * (head-dim + v-head-dim per head), the group's share of the key/value heads (16 bits under fp8 too, as
  * every activation: dts_precision_elem_bytes). Blocking, on the compute stream: Transformer
  * Engine overlaps each block's transfer with the attention of the one
  * before, which this does not model (an upper bound; the transfer of a
@@ -900,8 +900,8 @@ add_cp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, int l, gint64 n, GErr
   const DtsLayer *layer = dts_workload_layer (c->w, l);
   if (layer->type != DTS_LAYER_ATTENTION)
     return TRUE;
-  double elems = 2.0 * layer->in_shape.seq * ((layer->kv_heads + c->T - 1) / c->T)
-                 * layer->head_dim;
+  double elems = (double) layer->in_shape.seq * ((layer->kv_heads + c->T - 1) / c->T)
+                 * ((double) layer->head_dim + layer->v_head_dim);
   return group_coll (c, prog, comm, op, elems * n * dts_precision_elem_bytes (c->o->precision),
                      l, DTS_COLL_PURPOSE_CONTEXT, error);
 }
@@ -1433,8 +1433,10 @@ add_stream (DtsSchedule *s, int rank, DtsStreamKind kind, int index, GArray *pro
  * first splits its output channels (column), the layers between work on
  * split channels, the second splits its input channels (row) and its
  * partial output is all-reduced in the forward pass; in the backward pass
- * the first's input gradient is all-reduced. Layers in no pair are
- * replicated: every GPU of the group runs them whole. */
+ * the first's input gradient is all-reduced. Where the channel-wise layers
+ * reach a join of several inputs instead (latent attention), tp_join
+ * splits the layers that feed it. Layers in no pair are replicated: every
+ * GPU of the group runs them whole. */
 static gboolean
 splittable (const DtsLayer *l)
 {
@@ -1453,18 +1455,89 @@ channel_wise (const DtsLayer *l)
   return dts_layer_tp_role (l) == DTS_TP_CHANNEL_WISE;
 }
 
+/* The layer that alone reads layer L's output, -1 if none or several. */
+static int
+sole_reader (const int *readers, const int *reader, int l)
+{
+  return readers[l] == 1 ? reader[l] : -1;
+}
+
+/* A channel-wise layer that reads one input, which nothing else reads. */
+static gboolean
+chan_link (const DtsWorkload *w, const int *readers, int l)
+{
+  const DtsLayer *x = dts_workload_layer (w, l);
+  return channel_wise (x) && x->n_inputs == 1 && readers[x->inputs[0]] == 1;
+}
+
+/* A join (latent attention, whose queries, keys and values come from
+ * separate GEMMs): splittable layer L reaches, through channel-wise
+ * layers, a channel-wise layer J of several inputs. When every input of J
+ * (but those it reads whole, its rotary keys) comes the same way from a
+ * splittable layer, and J reaches a splittable layer R the same way, those
+ * layers split their output channels (column), R its input channels (row),
+ * the layers between work on split channels. FALSE: no such join, nothing
+ * marked. */
+static gboolean
+tp_join (const DtsWorkload *w, int first, int last, const int *readers, const int *reader,
+         int l, TpMode *mode)
+{
+  int j = sole_reader (readers, reader, l);
+  while (j > 0 && j <= last && chan_link (w, readers, j))
+    j = sole_reader (readers, reader, j);
+  if (j <= 0 || j > last || mode[j] != TP_FULL)
+    return FALSE;
+  const DtsLayer *join = dts_workload_layer (w, j);
+  if (!channel_wise (join) || join->n_inputs < 2)
+    return FALSE;
+  g_autofree int *col = g_new (int, join->n_inputs);
+  for (int k = 0; k < join->n_inputs; k++) {
+    int s = join->inputs[k];
+    col[k] = -1;
+    if (dts_layer_tp_input_whole (join, dts_workload_layer (w, s)->out_shape.c))
+      continue;
+    while (s >= first && readers[s] == 1 && chan_link (w, readers, s) && mode[s] == TP_FULL)
+      s = dts_workload_layer (w, s)->inputs[0];
+    if (s < first || readers[s] != 1 || mode[s] != TP_FULL
+        || !splittable (dts_workload_layer (w, s)))
+      return FALSE;
+    col[k] = s;
+  }
+  int r = sole_reader (readers, reader, j);
+  while (r > 0 && r <= last && chan_link (w, readers, r))
+    r = sole_reader (readers, reader, r);
+  if (r <= 0 || r > last || mode[r] != TP_FULL || !splittable (dts_workload_layer (w, r))
+      || dts_workload_layer (w, r)->n_inputs != 1)
+    return FALSE;
+  for (int k = 0; k < join->n_inputs; k++) {
+    if (col[k] < 0)
+      continue;
+    mode[col[k]] = TP_COL;
+    for (int s = join->inputs[k]; s != col[k]; s = dts_workload_layer (w, s)->inputs[0])
+      mode[s] = TP_CHAN;
+  }
+  mode[j] = TP_CHAN;
+  for (int x = sole_reader (readers, reader, j); x != r; x = sole_reader (readers, reader, x))
+    mode[x] = TP_CHAN;
+  mode[r] = TP_ROW;
+  return TRUE;
+}
+
 static void
 tp_modes (const DtsWorkload *w, int first, int last, gboolean sequence_parallel, TpMode *mode)
 {
   int n = w->layers->len;
   g_autofree int *readers = g_new0 (int, n);
+  g_autofree int *reader = g_new0 (int, n);
   for (int l = 0; l < n; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
-    for (int k = 0; k < layer->n_inputs; k++)
+    for (int k = 0; k < layer->n_inputs; k++) {
       readers[layer->inputs[k]]++;
+      reader[layer->inputs[k]] = l;
+    }
   }
   for (int l = first; l <= last; l++) {
-    if (!splittable (dts_workload_layer (w, l)))
+    if (!splittable (dts_workload_layer (w, l)) || mode[l] != TP_FULL)
       continue;
     int r = l + 1;
     gboolean chain = TRUE;
@@ -1475,8 +1548,10 @@ tp_modes (const DtsWorkload *w, int first, int last, gboolean sequence_parallel,
         break;
       chain = chain && channel_wise (next);
     }
-    if (!chain || r > last)
+    if (!chain || r > last) {
+      tp_join (w, first, last, readers, reader, l, mode);
       continue;
+    }
     mode[l] = TP_COL;
     for (int k = l + 1; k < r; k++)
       mode[k] = TP_CHAN;

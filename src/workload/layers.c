@@ -246,6 +246,9 @@ parse_attention (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GErro
     return FALSE;
   layer->kv_heads = layer->heads;
   if (!dts_wl_attr_int (ctx, "kv-heads", FALSE, 1, &layer->kv_heads, error)
+      || !dts_wl_attr_int (ctx, "head-dim", FALSE, 1, &layer->head_dim, error)
+      || !dts_wl_attr_int (ctx, "v-head-dim", FALSE, 1, &layer->v_head_dim, error)
+      || !dts_wl_attr_int (ctx, "rope-dim", FALSE, 1, &layer->rope_dim, error)
       || !dts_wl_attr_bool (ctx, "causal", &layer->causal, error)
       || !dts_wl_attr_bool (ctx, "fused", &layer->fused, error)
       || !dts_wl_attr_double (ctx, "dropout", 0.0, &args->p, error))
@@ -260,6 +263,19 @@ parse_attention (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GErro
                   "kv-heads %d must divide heads %d (each key/value head serves a group of "
                   "query heads)",
                   layer->kv_heads, layer->heads);
+    return FALSE;
+  }
+  if (layer->head_dim == 0 && (layer->v_head_dim > 0 || layer->rope_dim > 0)) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "attribute '%s' needs head-dim (the features of a query and key head)",
+                  layer->v_head_dim > 0 ? "v-head-dim" : "rope-dim");
+    return FALSE;
+  }
+  if (layer->rope_dim >= layer->head_dim && layer->rope_dim > 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "rope-dim %d must be less than head-dim %d (the shared key features are "
+                  "part of every head's)",
+                  layer->rope_dim, layer->head_dim);
     return FALSE;
   }
   return TRUE;
@@ -615,38 +631,75 @@ infer_linear (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerA
   return TRUE;
 }
 
+/* The features attention reads, all inputs together: every query head's
+ * head-dim, every key head's less the rope-dim shared ones (once), every
+ * value head's v-head-dim. */
+static double
+attention_in_features (const DtsLayer *l)
+{
+  return (double) l->heads * l->head_dim + (double) l->kv_heads * (l->head_dim - l->rope_dim)
+         + l->rope_dim + (double) l->kv_heads * l->v_head_dim;
+}
+
 static gboolean
 infer_attention (const DtsWlCtx *ctx, const DtsShape *in, int n_in, const DtsLayerArgs *args,
                  DtsLayer *layer, GError **error)
 {
-  (void) n_in;
-  int groups = layer->heads + 2 * layer->kv_heads;
-  if (in->c % groups != 0) {
+  double c = 0.0;
+  for (int i = 0; i < n_in; i++) {
+    if (in[i].seq != in[0].seq) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "input '%s' has %d tokens but input '%s' has %d (attention reads one "
+                    "sequence)",
+                    ctx->inputs[i], in[i].seq, ctx->inputs[0], in[0].seq);
+      return FALSE;
+    }
+    c += in[i].c;
+  }
+  if (layer->head_dim == 0) {
+    int groups = layer->heads + 2 * layer->kv_heads;
+    if (n_in > 1 || in->c % groups != 0) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "the input's %.0f features are not heads + 2 kv-heads = %d heads of equal "
+                    "size (the QKV projection's output; give head-dim otherwise)",
+                    c, groups);
+      return FALSE;
+    }
+    layer->head_dim = in->c / groups;
+  }
+  if (layer->v_head_dim == 0)
+    layer->v_head_dim = layer->head_dim;
+  if (c != attention_in_features (layer)) {
     dts_wl_error (ctx, error, DTS_ERROR_INVALID,
-                  "the input's %d features are not heads + 2 kv-heads = %d heads of equal size "
-                  "(the QKV projection's output)",
-                  in->c, groups);
+                  "the inputs' %.0f features are not the %.0f of %d query heads and %d key "
+                  "heads of %d (%d of them shared by every head), %d value heads of %d",
+                  c, attention_in_features (layer), layer->heads, layer->kv_heads,
+                  layer->head_dim, layer->rope_dim, layer->kv_heads, layer->v_head_dim);
     return FALSE;
   }
-  layer->head_dim = in->c / groups;
+  if ((double) layer->heads * layer->v_head_dim > G_MAXINT) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID, "heads x v-head-dim does not fit an int");
+    return FALSE;
+  }
   double s = in->seq;
   double scores = s * s * layer->heads;
-  layer->out_shape = tokens (in, layer->heads * layer->head_dim);
+  layer->out_shape = tokens (in, layer->heads * layer->v_head_dim);
   /* The products a fused causal kernel runs: the blocks on and below the
    * diagonal, (s + 1) / 2s of the square (FlashAttention skips the rest);
-   * the unfused path computes the whole square and masks it. */
+   * the unfused path computes the whole square and masks it. Q K^T is
+   * head-dim deep, the product with V v-head-dim. */
   double share = layer->fused && layer->causal ? (s + 1.0) / (2.0 * s) : 1.0;
-  layer->macs = 2.0 * scores * layer->head_dim * share;
+  layer->macs = scores * ((double) layer->head_dim + layer->v_head_dim) * share;
   double gemm = 2.0 * layer->macs;
   layer->fwd_flops = gemm + 5.0 * scores * share;
   layer->bwd_data_flops = 2.0 * gemm + (layer->fused ? gemm / 2.0 : 0.0) + 2.0 * scores * share;
-  /* kept for backward: Q, K and V (its input; its output is the output
+  /* kept for backward: Q, K and V (its inputs; its output is the output
    * projection's input, kept there), and unfused, the probabilities and,
    * with dropout, its mask (1 byte: half a 16-bit element) and output
    * (Korthikanti et al. 2022: 5 a s^2 b bytes); the fused kernel keeps one
    * softmax statistic per row and draws its mask again */
   double probs = layer->fused ? 0.0 : scores * (args->p > 0 ? 2.5 : 1.0);
-  layer->act_elems = dts_shape_elems (*in) + probs;
+  layer->act_elems = s * c + probs;
   return TRUE;
 }
 
@@ -763,8 +816,8 @@ static const char *const norm_attrs[] = { "bias", NULL };
 static const char *const linear_attrs[] = { "out", "bias", "tied", "experts", NULL };
 static const char *const router_attrs[] = { "experts", "top-k", NULL };
 static const char *const combine_attrs[] = { "top-k", NULL };
-static const char *const attention_attrs[] = { "heads", "kv-heads", "causal", "fused", "dropout",
-                                               NULL };
+static const char *const attention_attrs[] = { "heads", "kv-heads", "head-dim", "v-head-dim",
+                                               "rope-dim", "causal", "fused", "dropout", NULL };
 static const char *const no_attrs[] = { NULL };
 
 /* A grouped convolution is not one GEMM: it cannot split as a pair. */
@@ -772,6 +825,14 @@ static DtsTpRole
 tp_of_conv (const DtsLayer *l)
 {
   return l->groups > 1 ? DTS_TP_REPLICATED : DTS_TP_SPLITTABLE;
+}
+
+/* Latent attention's rotary keys, rope-dim features every head shares:
+ * each GPU of a tensor-parallel group reads them whole. */
+static gboolean
+attention_input_whole (const DtsLayer *l, int c)
+{
+  return l->rope_dim > 0 && c == l->rope_dim;
 }
 
 /* Two FLOPs per multiply-accumulate of the layer's GEMM (or convolution). */
@@ -783,11 +844,13 @@ model_flops_macs (const DtsLayer *l)
 
 /* The attention scores and their product with the values: 2 x 2 s^2 per
  * head and head dimension, the causal mask not discounted (Megatron-LM's
- * count: Narayanan et al. 2021, appendix). */
+ * count: Narayanan et al. 2021, appendix); 2 s^2 (head-dim + v-head-dim)
+ * per head where they differ. */
 static double
 model_flops_attention (const DtsLayer *l)
 {
-  return 4.0 * (double) l->in_shape.seq * l->in_shape.seq * l->heads * l->head_dim;
+  return 2.0 * (double) l->in_shape.seq * l->in_shape.seq * l->heads
+         * ((double) l->head_dim + l->v_head_dim);
 }
 
 /* Rows in DtsLayerType order (asserted by dts_layer_class_get). */
@@ -899,11 +962,12 @@ static const DtsLayerClass classes[] = {
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_SPLITTABLE,
     .work = dts_layer_work_linear, .keeps_input = TRUE, .model_flops = model_flops_macs },
   { .id = "attention", .type = DTS_LAYER_ATTENTION,
-    .description = "core attention over the QKV projection (grouped-query with kv-heads)",
-    .in_files = TRUE, .min_inputs = 1, .max_inputs = 1, .may_be_output = FALSE, .view = FALSE,
+    .description = "core attention over the QKV projection (grouped-query with kv-heads, "
+                   "latent with head-dim, v-head-dim, rope-dim and several inputs)",
+    .in_files = TRUE, .min_inputs = 1, .max_inputs = -1, .may_be_output = FALSE, .view = FALSE,
     .attrs = attention_attrs, .parse = parse_attention, .infer = infer_attention,
     .takes = DTS_TAKES_TOKENS, .tp = DTS_TP_CHANNEL_WISE,
-    .work = dts_layer_work_attention, .keeps_input = TRUE, .selective = TRUE,
+    .tp_input_whole = attention_input_whole, .work = dts_layer_work_attention, .keeps_input = TRUE, .selective = TRUE,
     .model_flops = model_flops_attention },
   { .id = "gelu", .type = DTS_LAYER_GELU,
     .description = "Gaussian error linear unit",
@@ -1003,6 +1067,13 @@ dts_layer_tp_role (const DtsLayer *layer)
 {
   const DtsLayerClass *k = dts_layer_class_get (layer->type);
   return k->tp_of ? k->tp_of (layer) : k->tp;
+}
+
+gboolean
+dts_layer_tp_input_whole (const DtsLayer *layer, int c)
+{
+  const DtsLayerClass *k = dts_layer_class_get (layer->type);
+  return k->tp_input_whole != NULL && k->tp_input_whole (layer, c);
 }
 
 gboolean

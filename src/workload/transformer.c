@@ -93,10 +93,14 @@ read_experts (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
 {
   gboolean has_moe_ffn = xmlHasProp (ctx->node, (const xmlChar *) "moe-ffn") != NULL;
   if (t->experts == 0) {
-    if (t->top_k > 0 || has_moe_ffn) {
+    const char *stray = t->top_k > 0         ? "top-k"
+                        : has_moe_ffn          ? "moe-ffn"
+                        : t->shared_ffn > 0    ? "shared-ffn"
+                        : t->dense_layers > 0  ? "dense-layers"
+                                               : NULL;
+    if (stray != NULL) {
       dts_wl_error (ctx, error, DTS_ERROR_INVALID,
-                    "attribute '%s' is for a mixture of experts (give experts)",
-                    t->top_k > 0 ? "top-k" : "moe-ffn");
+                    "attribute '%s' is for a mixture of experts (give experts)", stray);
       return FALSE;
     }
     return TRUE;
@@ -111,8 +115,53 @@ read_experts (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
                   t->experts, t->experts);
     return FALSE;
   }
+  if (t->dense_layers >= t->layers) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "dense-layers %d leaves none of the %d layers a mixture of experts",
+                  t->dense_layers, t->layers);
+    return FALSE;
+  }
   return !too_large (ctx, "seq-len x top-k", (double) t->seq_len * t->top_k, error)
-         && !too_large (ctx, "2 x moe-ffn", 2.0 * t->moe_ffn, error);
+         && !too_large (ctx, "2 x moe-ffn", 2.0 * t->moe_ffn, error)
+         && !too_large (ctx, "2 x shared-ffn", 2.0 * t->shared_ffn, error);
+}
+
+/* Multi-head latent attention: kv-lora-rank turns it on; q-lora-rank,
+ * rope-head-dim and v-head-dim describe it and nothing else. */
+static gboolean
+read_latent (const DtsWlCtx *ctx, DtsTransformer *t, GError **error)
+{
+  if (t->kv_lora == 0) {
+    const char *stray = t->q_lora > 0          ? "q-lora-rank"
+                        : t->rope_head_dim > 0 ? "rope-head-dim"
+                        : t->v_head_dim > 0    ? "v-head-dim"
+                                               : NULL;
+    if (stray != NULL) {
+      dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                    "attribute '%s' is for multi-head latent attention (give kv-lora-rank)",
+                    stray);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (t->kv_heads != t->heads) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "kv-heads is not for multi-head latent attention (every head has its keys "
+                  "and values from the latent)");
+    return FALSE;
+  }
+  if (t->rope_head_dim == 0) {
+    dts_wl_error (ctx, error, DTS_ERROR_INVALID,
+                  "multi-head latent attention needs rope-head-dim (the rotary part of a query "
+                  "and key head)");
+    return FALSE;
+  }
+  if (t->v_head_dim == 0)
+    t->v_head_dim = t->head_dim;
+  double qk = (double) t->head_dim + t->rope_head_dim;
+  return !too_large (ctx, "heads x (head-dim + rope-head-dim)", t->heads * qk, error)
+         && !too_large (ctx, "heads x (head-dim + v-head-dim)",
+                        t->heads * ((double) t->head_dim + t->v_head_dim), error);
 }
 
 static gboolean
@@ -152,7 +201,13 @@ read_dims (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len, GError **error)
       || !dts_wl_attr_int (ctx, "top-k", FALSE, 1, &t->top_k, error))
     return FALSE;
   t->moe_ffn = t->ffn;
-  if (!dts_wl_attr_int (ctx, "moe-ffn", FALSE, 1, &t->moe_ffn, error))
+  if (!dts_wl_attr_int (ctx, "moe-ffn", FALSE, 1, &t->moe_ffn, error)
+      || !dts_wl_attr_int (ctx, "shared-ffn", FALSE, 1, &t->shared_ffn, error)
+      || !dts_wl_attr_int (ctx, "dense-layers", FALSE, 0, &t->dense_layers, error)
+      || !dts_wl_attr_int (ctx, "q-lora-rank", FALSE, 1, &t->q_lora, error)
+      || !dts_wl_attr_int (ctx, "kv-lora-rank", FALSE, 1, &t->kv_lora, error)
+      || !dts_wl_attr_int (ctx, "rope-head-dim", FALSE, 1, &t->rope_head_dim, error)
+      || !dts_wl_attr_int (ctx, "v-head-dim", FALSE, 1, &t->v_head_dim, error))
     return FALSE;
   /* a learned table without max-positions has the file's seq-len rows */
   if (pos == 0 && t->max_positions == 0)
@@ -210,7 +265,7 @@ read_dims (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len, GError **error)
                   "max-positions is for learned positions (rotary positions have no table)");
     return FALSE;
   }
-  if (!read_experts (ctx, t, error))
+  if (!read_experts (ctx, t, error) || !read_latent (ctx, t, error))
     return FALSE;
   double padded = ((double) t->vocab + pad - 1) / pad;
   padded = (double) (gint64) padded * pad;
@@ -249,6 +304,50 @@ num (double v)
   return g_strdup_printf ("%.0f", v);
 }
 
+/* Multi-head latent attention (DeepSeek-V2 and V3, Megatron-LM's
+ * MLASelfAttention) after the norm NORM1, as its GEMMs:
+ *   q-down, q-norm, q-up  the hidden state to the q-lora-rank latent,
+ *                         normalised, up to heads x (head-dim + rope-head-dim)
+ *                         (without q-lora-rank, one linear: q)
+ *   kv-down, kv-norm      the hidden state to the kv-lora-rank latent
+ *   kv-up                 up to heads x (head-dim + v-head-dim): keys
+ *                         without positions and values
+ *   k-rope                the hidden state to the rope-head-dim rotary key
+ *                         every head shares (kv-down and k-rope are the
+ *                         one GEMM DeepSeek's kv_a_proj_with_mqa is)
+ *   attn                  attention over the three */
+static void
+add_latent_attention (xmlNode **at, const DtsTransformer *t, const char *pre, const char *norm1,
+                      const char *bias, const char *q_lora, const char *kv_lora,
+                      const char *rope, const char *q_heads, const char *kv_heads,
+                      const char *heads, const char *qk_dim, const char *v_dim,
+                      const char *causal, const char *fused, const char *p)
+{
+  g_autofree char *q_down = g_strconcat (pre, "q-down", NULL);
+  g_autofree char *q_norm = g_strconcat (pre, "q-norm", NULL);
+  g_autofree char *q_up = g_strconcat (pre, t->q_lora > 0 ? "q-up" : "q", NULL);
+  g_autofree char *kv_down = g_strconcat (pre, "kv-down", NULL);
+  g_autofree char *kv_norm = g_strconcat (pre, "kv-norm", NULL);
+  g_autofree char *kv_up = g_strconcat (pre, "kv-up", NULL);
+  g_autofree char *k_rope = g_strconcat (pre, "k-rope", NULL);
+  g_autofree char *attn = g_strconcat (pre, "attn", NULL);
+  g_autofree char *qkv = g_strjoin (",", q_up, kv_up, k_rope, NULL);
+  const char *norm = t->rmsnorm ? "rmsnorm" : "layernorm";
+  const char *norm_k = t->rmsnorm ? NULL : "bias";
+  if (t->q_lora > 0) {
+    add_layer (at, q_down, "linear", "out", q_lora, "bias", bias, NULL);
+    add_layer (at, q_norm, norm, norm_k, bias, NULL);
+  }
+  add_layer (at, q_up, "linear", "out", q_heads, "bias", bias, NULL);
+  add_layer (at, kv_down, "linear", "inputs", norm1, "out", kv_lora, "bias", bias, NULL);
+  add_layer (at, kv_norm, norm, norm_k, bias, NULL);
+  add_layer (at, kv_up, "linear", "out", kv_heads, "bias", bias, NULL);
+  add_layer (at, k_rope, "linear", "inputs", norm1, "out", rope, "bias", bias, NULL);
+  add_layer (at, attn, "attention", "inputs", qkv, "heads", heads, "head-dim", qk_dim,
+             "v-head-dim", v_dim, "rope-dim", rope, "causal", causal, "fused", fused, "dropout",
+             p, NULL);
+}
+
 gboolean
 dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
                            GError **error)
@@ -264,8 +363,17 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
   g_autofree char *vocab = num (t->padded_vocab);
   g_autofree char *positions = num (t->max_positions);
   g_autofree char *qkv = num (((double) t->heads + 2.0 * t->kv_heads) * t->head_dim);
-  gboolean moe = t->experts > 0;
-  g_autofree char *fc1 = num ((t->swiglu ? 2.0 : 1.0) * (moe ? t->moe_ffn : t->ffn));
+  g_autofree char *dense_fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->ffn);
+  g_autofree char *moe_fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->moe_ffn);
+  g_autofree char *shared_fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->shared_ffn);
+  /* multi-head latent attention's widths */
+  g_autofree char *q_lora = num (t->q_lora);
+  g_autofree char *kv_lora = num (t->kv_lora);
+  g_autofree char *rope = num (t->rope_head_dim);
+  g_autofree char *q_heads = num ((double) t->heads * (t->head_dim + t->rope_head_dim));
+  g_autofree char *kv_heads = num ((double) t->heads * (t->head_dim + t->v_head_dim));
+  g_autofree char *qk_dim = num (t->head_dim + t->rope_head_dim);
+  g_autofree char *v_dim = num (t->v_head_dim);
   g_autofree char *experts = num (t->experts);
   g_autofree char *top_k = num (t->top_k);
   g_autofree char *heads = num (t->heads);
@@ -302,13 +410,22 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
     g_autofree char *mlp_drop = g_strconcat (pre, "mlp-dropout", NULL);
     g_autofree char *router = g_strconcat (pre, "router", NULL);
     g_autofree char *combine = g_strconcat (pre, "combine", NULL);
+    g_autofree char *sfc1 = g_strconcat (pre, "shared-fc1", NULL);
+    g_autofree char *sact = g_strconcat (pre, "shared-act", NULL);
+    g_autofree char *sfc2 = g_strconcat (pre, "shared-fc2", NULL);
     g_autofree char *in1 = NULL, *in2 = NULL;
+    gboolean moe = t->experts > 0 && i >= t->dense_layers;
 
     xmlNode *before = at;
     add_layer (&at, norm1, norm, norm_k, bias, NULL);
-    add_layer (&at, qkv_, "linear", "out", qkv, "bias", bias, NULL);
-    add_layer (&at, attn, "attention", "heads", heads, "kv-heads", kv, "causal", causal, "fused",
-               fused, "dropout", p, NULL);
+    if (t->kv_lora > 0)
+      add_latent_attention (&at, t, pre, norm1, bias, q_lora, kv_lora, rope, q_heads, kv_heads,
+                            heads, qk_dim, v_dim, causal, fused, p);
+    else {
+      add_layer (&at, qkv_, "linear", "out", qkv, "bias", bias, NULL);
+      add_layer (&at, attn, "attention", "heads", heads, "kv-heads", kv, "causal", causal,
+                 "fused", fused, "dropout", p, NULL);
+    }
     add_layer (&at, proj, "linear", "out", hidden, "bias", bias, NULL);
     if (t->dropout > 0)
       add_layer (&at, attn_drop, "dropout", "p", p, NULL);
@@ -317,18 +434,28 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
     add_layer (&at, norm2, norm, norm_k, bias, NULL);
     if (moe) {
       add_layer (&at, router, "router", "experts", experts, "top-k", top_k, NULL);
-      add_layer (&at, fc1_, "linear", "out", fc1, "bias", bias, "experts", experts, NULL);
+      add_layer (&at, fc1_, "linear", "out", moe_fc1, "bias", bias, "experts", experts, NULL);
       add_layer (&at, act, t->swiglu ? "swiglu" : "gelu", NULL);
       add_layer (&at, fc2, "linear", "out", hidden, "bias", bias, "experts", experts, NULL);
       add_layer (&at, combine, "moe-combine", "top-k", top_k, NULL);
+      if (t->shared_ffn > 0) {
+        add_layer (&at, sfc1, "linear", "inputs", norm2, "out", shared_fc1, "bias", bias, NULL);
+        add_layer (&at, sact, t->swiglu ? "swiglu" : "gelu", NULL);
+        add_layer (&at, sfc2, "linear", "out", hidden, "bias", bias, NULL);
+      }
     } else {
-      add_layer (&at, fc1_, "linear", "out", fc1, "bias", bias, NULL);
+      add_layer (&at, fc1_, "linear", "out", dense_fc1, "bias", bias, NULL);
       add_layer (&at, act, t->swiglu ? "swiglu" : "gelu", NULL);
       add_layer (&at, fc2, "linear", "out", hidden, "bias", bias, NULL);
     }
     if (t->dropout > 0)
       add_layer (&at, mlp_drop, "dropout", "p", p, NULL);
-    in2 = g_strjoin (",", add1, t->dropout > 0 ? mlp_drop : moe ? combine : fc2, NULL);
+    if (t->dropout > 0)
+      in2 = g_strjoin (",", add1, mlp_drop, NULL);
+    else if (moe && t->shared_ffn > 0)
+      in2 = g_strjoin (",", add1, combine, sfc2, NULL);
+    else
+      in2 = g_strjoin (",", add1, moe ? combine : fc2, NULL);
     add_layer (&at, add2, "add", "inputs", in2, NULL);
     g_autofree char *blk = num (i);
     for (xmlNode *n = before->next;; n = n->next) {

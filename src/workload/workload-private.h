@@ -107,6 +107,10 @@ typedef struct {
   DtsTpRole tp;            /* its tensor-parallel role (dts_layer_tp_role) */
   /* The role where it depends on the layer's attributes; NULL: tp. */
   DtsTpRole (*tp_of) (const DtsLayer *l);
+  /* A channel-wise layer with several inputs: whether an input of C
+   * features is read whole by every GPU of the group rather than split
+   * (dts_layer_tp_input_whole); NULL: none is. */
+  gboolean (*tp_input_whole) (const DtsLayer *l, int c);
   gboolean selective;      /* --recompute selective runs its forward again before its
                             * backward and keeps only its input
                             * (dts_layer_recomputed_selectively) */

@@ -235,6 +235,7 @@ typedef struct {
   GHashTable *index;   /* layer name (owned by the layer) -> index + 1 */
   GHashTable *later;   /* every <layer> name of the file -> line of its first definition */
   GPtrArray *nodes;    /* xmlNode of each layer, for messages after the pass */
+  GArray *kept;        /* gboolean per layer: a reader keeps its output for backward */
 } Loader;
 
 static gboolean
@@ -316,7 +317,9 @@ model_input (const DtsWlCtx *ctx, DtsShape *input, DtsTransformer *t, int seq_le
                                          "head-dim", "vocab", "pad-vocab-to", "seq-len",
                                          "max-positions", "mlp", "norm", "positions",
                                          "attention", "tied-embedding", "bias", "causal",
-                                         "dropout", "experts", "top-k", "moe-ffn", NULL };
+                                         "dropout", "experts", "top-k", "moe-ffn",
+                                         "shared-ffn", "dense-layers", "q-lora-rank",
+                                         "kv-lora-rank", "rope-head-dim", "v-head-dim", NULL };
     static const char *const none[] = { NULL };
     if (!dts_wl_check_attrs (&tctx, "<transformer>", attrs, none, error)
         || !dts_wl_transformer_expand (&tctx, t, seq_len, error))
@@ -601,6 +604,18 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
    * dropout's mask) or it keeps nothing (views) */
   if (layer.act_elems < 0)
     layer.act_elems = cls->view ? 0.0 : cls->keeps_input ? layer.in_elems : layer.out_elems;
+  /* a tensor several layers keep is stored once (autograd saves the one
+   * tensor): the first reader counts it (latent attention's three GEMMs on
+   * the norm's output, a router and the shared experts) */
+  for (int i = 0; cls->keeps_input && !cls->view && i < n_in; i++) {
+    int src = g_array_index (idx, int, i);
+    gboolean *kept = &g_array_index (ld->kept, gboolean, src);
+    if (*kept)
+      layer.act_elems
+          = MAX (0.0, layer.act_elems
+                          - g_array_index (ld->w->layers, DtsLayer, src).out_elems);
+    *kept = TRUE;
+  }
   /* Nothing upstream of the model input needs a gradient, unless the
    * framework computes it anyway (input-gradient="true"). */
   layer.data_grad = !(n_in == 1 && g_array_index (idx, int, 0) == 0 && !ld->w->input_gradient);
@@ -611,6 +626,8 @@ parse_layer (Loader *ld, xmlNode *node, GError **error)
   layer.inputs = (int *) g_array_free (g_steal_pointer (&idx), FALSE);
   layer.name = g_steal_pointer (&name);
   g_array_append_val (ld->w->layers, layer);
+  gboolean no = FALSE;
+  g_array_append_val (ld->kept, no);
   g_hash_table_insert (ld->index, layer.name, GINT_TO_POINTER (ld->w->layers->len));
   g_ptr_array_add (ld->nodes, node);
   return TRUE;
@@ -706,7 +723,9 @@ dts_workload_load_seq (const char *path, int seq_len, GError **error)
     else
       g_free (name);
   }
-  Loader ld = { path, w, index, later, nodes };
+  g_autoptr (GArray) kept = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  g_array_set_size (kept, w->layers->len);
+  Loader ld = { path, w, index, later, nodes, kept };
 
   gboolean seen_training = FALSE;
   for (xmlNode *n = root->children; n != NULL; n = n->next) {

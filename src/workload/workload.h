@@ -89,9 +89,12 @@ typedef struct {
   int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, groups;
   gboolean has_bias;
   /* attention geometry (0 elsewhere): query heads, key/value heads (grouped-
-   * query attention when fewer), features per head; causal masking, and the
-   * fused (FlashAttention-style) kernel rather than the unfused softmax path */
-  int heads, kv_heads, head_dim;
+   * query attention when fewer), features per query and key head, per value
+   * head (= head_dim but with v-head-dim), and of them the key features every
+   * head shares (multi-head latent attention's rotary part, else 0); causal
+   * masking, and the fused (FlashAttention-style) kernel rather than the
+   * unfused softmax path */
+  int heads, kv_heads, head_dim, v_head_dim, rope_dim;
   gboolean causal, fused;
   int vocab;               /* embedding: rows of its token table */
   int tied;                /* linear: the embedding layer whose weights it shares
@@ -147,6 +150,15 @@ typedef struct {
   int experts;             /* > 1: every layer's MLP is a mixture of experts */
   int top_k;               /* experts per token */
   int moe_ffn;             /* an expert's hidden size (default ffn) */
+  int shared_ffn;          /* > 0: the hidden size of the shared experts (all of them,
+                            * one MLP) that every token runs beside its k */
+  int dense_layers;        /* the first layers with a dense MLP (DeepSeek's 3) */
+  /* multi-head latent attention (DeepSeek-V2/V3) when kv_lora > 0: keys and
+   * values from a kv_lora-wide latent, queries from a q_lora-wide one (0:
+   * straight from the hidden state); head_dim is then the query/key part
+   * without positions, rope_head_dim the rotary part (the keys' is one for
+   * every head), v_head_dim the value head */
+  int q_lora, kv_lora, rope_head_dim, v_head_dim;
 } DtsTransformer;
 
 typedef struct {
@@ -203,6 +215,10 @@ typedef enum {
 } DtsTpRole;
 
 DtsTpRole dts_layer_tp_role (const DtsLayer *layer);
+/* Of a channel-wise layer's inputs, one of C features that every GPU of a
+ * tensor-parallel group reads whole, its producer replicated (the rotary
+ * keys latent attention's heads share). */
+gboolean dts_layer_tp_input_whole (const DtsLayer *layer, int c);
 /* The layer overwrites its input's buffer and stores nothing of its own
  * (torch.nn.ReLU(inplace=True), the residual `out += identity`). */
 gboolean dts_layer_in_place (const DtsLayer *layer);

@@ -577,6 +577,68 @@ START_TEST (test_moe_sequence_parallel_volume)
 }
 END_TEST
 
+/* Tensor and sequence parallelism over latent attention (tiny-mla: 4
+ * layers of hidden 256, 128 tokens, the first dense, the others 4 experts,
+ * top-2, beside a shared expert; queries from a 96-wide latent, keys and
+ * values from a 64-wide one), as Megatron-LM's MLASelfAttention splits it:
+ * the down projections, their norms and the rotary key on 1/T of the
+ * sequence with whole weights, the up projections column-split after an
+ * all-gather of their latents (not of the hidden state), the heads split,
+ * the output projection row-split. Per layer and micro-batch: an all-gather
+ * and a reduce-scatter of each latent's b s q and b s c elements, of the
+ * output projection's and the dense or shared MLP's b s h twice each, and
+ * for the routed experts of b s k h twice each. */
+START_TEST (test_latent_attention_tensor_parallel)
+{
+  const int T = 2, M = 2, b = 8 / M;
+  g_auto (Built) bt = { 0 };
+  build_hybrid (&bt, "tests/data/tiny-mla.xml", T, M, 8, TRUE, DTS_RECOMPUTE_NONE);
+  const DtsTransformer *t = &bt.w->transformer;
+  double tok = (double) b * t->seq_len * 2;
+  double ql = tok * t->q_lora, kvl = tok * t->kv_lora, dense = tok * t->hidden;
+  double routed = dense * t->top_k, loss = (double) b * t->seq_len * 3 * 4;
+  int moe_layers = t->layers - t->dense_layers;
+  int n[5][DTS_COLL_N_OPS] = { { 0 } };
+  const GArray *prog = dts_schedule_program (bt.s, 0);
+  for (guint k = 0; k < prog->len; k++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, k);
+    if (op->type != DTS_OP_COLL)
+      continue;
+    const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, op->coll);
+    int kind = plan->bytes == ql ? 0 : plan->bytes == kvl ? 1 : plan->bytes == dense ? 2
+               : plan->bytes == routed                    ? 3
+                                                          : 4;
+    if (kind == 4)
+      ck_assert_double_eq (plan->bytes, loss);
+    n[kind][plan->op]++;
+  }
+  for (int kind = 0; kind < 2; kind++) {
+    ck_assert_int_eq (n[kind][DTS_COLL_OP_ALLGATHER], t->layers * M);
+    ck_assert_int_eq (n[kind][DTS_COLL_OP_REDUCE_SCATTER], t->layers * M);
+    ck_assert_int_eq (n[kind][DTS_COLL_OP_ALLREDUCE], 0);
+  }
+  /* and the embedding's reduce-scatter and gradient all-gather, the LM
+   * head's all-gather and input gradient all-reduce */
+  ck_assert_int_eq (n[2][DTS_COLL_OP_ALLGATHER], (3 * t->layers + 2) * M);
+  ck_assert_int_eq (n[2][DTS_COLL_OP_REDUCE_SCATTER], (3 * t->layers + 1) * M);
+  ck_assert_int_eq (n[2][DTS_COLL_OP_ALLREDUCE], M);
+  ck_assert_int_eq (n[3][DTS_COLL_OP_ALLGATHER], 2 * moe_layers * M);
+  ck_assert_int_eq (n[3][DTS_COLL_OP_REDUCE_SCATTER], 2 * moe_layers * M);
+  ck_assert_int_eq (n[4][DTS_COLL_OP_ALLREDUCE], M);
+  /* split: every linear but the down projections and the rotary key, and
+   * the token table */
+  double split = 0;
+  for (guint i = 0; i < bt.w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (bt.w, i);
+    gboolean whole = g_str_has_suffix (l->name, "-down") || g_str_has_suffix (l->name, "k-rope");
+    split += l->type == DTS_LAYER_LINEAR && !whole ? l->params : 0;
+    split += l->type == DTS_LAYER_EMBEDDING ? (double) l->vocab * t->hidden : 0;
+  }
+  const DtsStage *stage = &g_array_index (bt.s->stages, DtsStage, 0);
+  ck_assert_double_eq (stage->params, bt.w->params - split + split / T);
+}
+END_TEST
+
 /* Expert parallelism over a stage's D = EP replicas (tiny-moe: 4 layers,
  * hidden 256, 128 tokens, 4 experts, top-2), no simulation: per MoE layer
  * and micro-batch two all-to-alls forward (dispatch after the router, the
@@ -1218,6 +1280,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_activation_memory_korthikanti);
   tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_moe_sequence_parallel_volume);
+  tcase_add_test (tc, test_latent_attention_tensor_parallel);
   tcase_add_test (tc, test_expert_parallel);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);

@@ -516,6 +516,44 @@ static const BadCase bad_cases[] = {
     "<layer name='f' type='linear' out='10' experts='4' tied='e'/>\n",
     DTS_ERROR_INVALID, { "attributes 'tied' and 'experts': a layer tied to an embedding's table",
                          NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' experts='4' "
+    "top-k='2' dense-layers='2'/>\n",
+    DTS_ERROR_INVALID, { "dense-layers 2 leaves none of the 2 layers a mixture of experts",
+                         NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' shared-ffn='32'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'shared-ffn' is for a mixture of experts", NULL } },
+  /* multi-head latent attention */
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' q-lora-rank='8'/>\n",
+    DTS_ERROR_INVALID,
+    { "attribute 'q-lora-rank' is for multi-head latent attention (give kv-lora-rank)", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' vocab='10' seq-len='8' kv-lora-rank='8'/>\n",
+    DTS_ERROR_INVALID, { "multi-head latent attention needs rope-head-dim", NULL } },
+  { "TR",
+    "<transformer layers='2' hidden='64' heads='4' kv-heads='2' vocab='10' seq-len='8' "
+    "kv-lora-rank='8' rope-head-dim='4'/>\n",
+    DTS_ERROR_INVALID, { "kv-heads is not for multi-head latent attention", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='a' type='attention' heads='2' v-head-dim='4'/>\n",
+    DTS_ERROR_INVALID, { "attribute 'v-head-dim' needs head-dim", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='a' type='attention' heads='2' head-dim='4' rope-dim='4'/>\n",
+    DTS_ERROR_INVALID, { "rope-dim 4 must be less than head-dim 4", NULL } },
+  { "SEQ",
+    "<layer name='e' type='embedding' vocab='10' out='12'/>\n"
+    "<layer name='q' type='linear' out='16'/>\n"
+    "<layer name='kv' type='linear' inputs='e' out='12'/>\n"
+    "<layer name='a' type='attention' inputs='q,kv' heads='2' head-dim='8' v-head-dim='4' "
+    "rope-dim='2'/>\n",
+    DTS_ERROR_INVALID,
+    { "layer 'a': the inputs' 28 features are not the 38 of 2 query heads and 2 key heads of 8 "
+      "(2 of them shared by every head), 2 value heads of 4",
+      NULL } },
   /* hand-written sequence models (SEQ: <model seq-len='8'>) */
   { "SEQ", "<layer name='c' type='conv' out='4' kernel='1'/>\n", DTS_ERROR_INVALID,
     { "input 'input' has shape 8x1, but a conv layer reads images or vectors, not sequences",
@@ -787,6 +825,62 @@ START_TEST (test_moe_zoo)
 }
 END_TEST
 
+/* Sums of a per-layer count over the layers of block B. */
+static double
+block_sum_of (const DtsWorkload *w, int b, double (*get) (const DtsLayer *))
+{
+  g_autofree char *pre = g_strdup_printf ("layers.%d.", b);
+  double sum = 0;
+  for (guint i = 0; i < w->layers->len; i++) {
+    const DtsLayer *l = dts_workload_layer (w, i);
+    if (g_str_has_prefix (l->name, pre))
+      sum += get (l);
+  }
+  return sum;
+}
+
+/* DeepSeek-V3: 671B parameters, 37B activated (DeepSeek-AI 2024, without
+ * the multi-token-prediction module's 14B; 37.55B here, 36.6B without the
+ * input embedding, which a token looks up), met to the parameter by the
+ * closed form: multi-head latent attention's h q + q + q a (d + r) (queries
+ * from the q-wide latent, normalised), h c + c + c a (d + v) (keys and
+ * values from the c-wide one), h r (the shared rotary key) and a v h (the
+ * output projection); two RMSNorms; the first 3 blocks a SwiGLU MLP of
+ * 3 h F, the other 58 a router h E, E experts of 3 h Fm (k active) and a
+ * shared expert of 3 h Fs; embedding and LM head V h each, a final norm.
+ * The core attention's multiply-accumulates: S^2 a (d + r + v) over the
+ * causal share (S + 1) / 2S. */
+START_TEST (test_deepseek_v3)
+{
+  g_autofree char *path = dts_test_srcpath ("workloads/deepseek-v3.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
+  ck_assert_msg (w != NULL, "%s", error ? error->message : "?");
+  const DtsTransformer *t = &w->transformer;
+  double h = t->hidden, a = t->heads, d = t->head_dim, r = t->rope_head_dim;
+  double v = t->v_head_dim, q = t->q_lora, c = t->kv_lora, E = t->experts, k = t->top_k;
+  double F = t->ffn, Fm = t->moe_ffn, Fs = t->shared_ffn, S = t->seq_len, V = t->vocab;
+  ck_assert_int_eq (t->dense_layers, 3);
+  double mla = h * q + q + q * a * (d + r) + h * c + c + c * a * (d + v) + h * r + a * v * h;
+  double dense = mla + 2 * h + 3 * h * F;
+  double moe_all = mla + 2 * h + h * E + E * 3 * h * Fm + 3 * h * Fs;
+  double moe_active = mla + 2 * h + h * E + k * 3 * h * Fm + 3 * h * Fs;
+  ck_assert_double_eq (block_sum_of (w, 0, get_params), dense);
+  ck_assert_double_eq (block_sum_of (w, 60, get_params), moe_all);
+  ck_assert_double_eq (w->params, 3 * dense + 58 * moe_all + 2 * V * h + h);
+  ck_assert_double_eq (w->params, 671026404352.0);
+  ck_assert_double_eq (w->active_params, 3 * dense + 58 * moe_active + 2 * V * h + h);
+  ck_assert_double_eq (w->active_params, 37552282624.0);
+  ck_assert_double_eq (round (w->params / 1e9), 671);
+  double share = (S + 1) / (2 * S);
+  double core = S * S * a * (d + r + v) * share;
+  double gemms = S * (h * q + q * a * (d + r) + h * c + c * a * (d + v) + h * r + a * v * h);
+  ck_assert_double_eq (block_sum_of (w, 0, get_macs), gemms + core + S * 3 * h * F);
+  ck_assert_double_eq (block_sum_of (w, 60, get_macs),
+                       gemms + core + S * h * E + S * k * 3 * h * Fm + S * 3 * h * Fs);
+}
+END_TEST
+
 /* Megatron's forward count per layer and sequence (Narayanan et al. 2021,
  * eq. 3 per sample): 24 s h^2 + 4 s^2 h FLOPs, 2 x MACs, for a GPT block
  * (ffn 4h, multi-head attention) computing the whole square; a causal fused
@@ -928,6 +1022,7 @@ workload_suite (void)
   suite_add_tcase (s, tz);
   TCase *tt = tcase_create ("transformer");
   tcase_add_test (tt, test_moe_zoo);
+  tcase_add_test (tt, test_deepseek_v3);
   tcase_add_loop_test (tt, test_llm_zoo, 0, G_N_ELEMENTS (llm_zoo));
   tcase_add_test (tt, test_gpt3_closed_form);
   tcase_add_test (tt, test_transformer_block_flops);
