@@ -401,6 +401,7 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     if (s->expert_parallel > 1) {
       dts_json_kv_int (j, "expert_parallel", s->expert_parallel);
       dts_json_kv_double (j, "expert_s", s->expert_s);
+      dts_json_kv_double (j, "moe_imbalance", s->moe_imbalance);
     }
     if (s->partition != NULL)
       dts_json_kv_string (j, "partition", s->partition);

@@ -395,6 +395,11 @@ pipeline_body (const DtsRunSummary *s, GString *out)
                             "expert all-to-all  %s per GPU and iteration (blocking compute; "
                             "tokens to and from %d GPUs' experts)\n",
                             T (s->expert_s), s->expert_parallel);
+  if (s->moe_imbalance > 1)
+    g_string_append_printf (out,
+                            "  routing imbalance %g (--moe-imbalance): every GPU's experts and "
+                            "all-to-alls priced at the busiest one's load\n",
+                            s->moe_imbalance);
   g_string_append (out, "stages (ms per GPU and iteration; memory of one GPU in GiB):\n");
   /* --zero 1: the gradients' reduce-scatters and the parameters' all-gathers
    * apart (otherwise the all-reduces, the table every other run has) */

@@ -177,6 +177,8 @@ typedef struct {
   int expert_parallel;         /* --expert-parallel EP: data-parallel replicas over which
                                   each layer's experts are spread (1: none), or
                                   DTS_EXPERT_PARALLEL_DP: all of a stage's */
+  double moe_imbalance;        /* --moe-imbalance X: the busiest GPU's routed tokens over the
+                                  mean under expert parallelism; 0 means 1 (balanced) */
   int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
                                   passing keys and values around a ring (hybrid); 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */

@@ -911,7 +911,9 @@ add_cp_coll (Ctx *c, GArray *prog, int comm, DtsCollOp op, int l, gint64 n, GErr
  * the GPUs holding their experts, and the copies come back before the
  * combine, one all-to-all of the GPU's S k tokens each way; backward, their
  * gradients take the same two ways back. Routing is balanced: (EP - 1)/EP
- * of each all-to-all leaves the GPU. Blocking, on the compute stream. BEFORE
+ * of each all-to-all leaves the GPU; with --moe-imbalance X every GPU's is
+ * the busiest one's, X times as large (an upper bound where the GPUs'
+ * exchanges share links). Blocking, on the compute stream. BEFORE
  * says which side of layer L's pass this call is on: a router's all-to-all
  * follows its forward and precedes its backward, a combine's precedes its
  * forward and follows its backward. */
@@ -924,7 +926,8 @@ add_ep_coll (Ctx *c, GArray *prog, int comm, int l, gboolean forward, gboolean b
   if (comm < 0 || (!router && layer->type != DTS_LAYER_MOE_COMBINE)
       || before != (router ? !forward : forward))
     return TRUE;
-  double elems = router ? layer->out_elems : layer->in_elems;
+  double elems = (router ? layer->out_elems : layer->in_elems)
+                 * MAX (c->s->moe_imbalance, 1.0);
   return group_coll (c, prog, comm, DTS_COLL_OP_ALLTOALL,
                      elems * n * dts_precision_elem_bytes (c->o->precision), l,
                      DTS_COLL_PURPOSE_EXPERT, error);
@@ -1695,18 +1698,37 @@ cp_workload (const DtsWorkload *w, int C)
  * their experts (one GPU of expert parallelism over EP: every token's
  * work is the same, the weights a GPU holds 1/EP), and with DROP, none:
  * the parameters whose gradients the data-parallel replicas synchronise
- * when EP is the whole data-parallel group. */
+ * when EP is the whole data-parallel group. With routing IMBALANCE X > 1
+ * the layers that work on routed tokens (from a router's output to its
+ * combine, not included) are the busiest GPU's: X times the mean's tokens,
+ * their work, what they read, write and keep. */
 static DtsWorkload *
-ep_workload (const DtsWorkload *w, int EP, gboolean drop)
+ep_workload (const DtsWorkload *w, int EP, gboolean drop, double imbalance)
 {
   DtsWorkload *c = g_new (DtsWorkload, 1);
   *c = *w;
   c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
   g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  g_autofree gboolean *routed = g_new0 (gboolean, c->layers->len);
   for (guint l = 0; l < c->layers->len; l++) {
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (x->type == DTS_LAYER_LINEAR && x->experts > 1)
       x->params = drop ? 0.0 : x->params / EP;
+    if (x->type == DTS_LAYER_ROUTER) {
+      routed[l] = TRUE;
+      continue;
+    }
+    if (x->n_inputs != 1 || !routed[x->inputs[0]] || x->type == DTS_LAYER_MOE_COMBINE
+        || imbalance <= 1.0)
+      continue;
+    routed[l] = TRUE;
+    x->macs *= imbalance;
+    x->fwd_flops *= imbalance;
+    x->bwd_data_flops *= imbalance;
+    x->bwd_weight_flops *= imbalance;
+    x->in_elems *= imbalance;
+    x->out_elems *= imbalance;
+    x->act_elems *= imbalance;
   }
   return c;
 }
@@ -2086,8 +2108,8 @@ cut_stages (Ctx *c, GError **error)
   if (C > 1)
     c->wt = c->cp_w = cp_workload (c->wt, C);
   if (c->EP > 1) {
-    c->wt = c->ep_w = ep_workload (c->wt, c->EP, FALSE);
-    c->sync_w = ep_workload (c->wt, 1, TRUE);
+    c->wt = c->ep_w = ep_workload (c->wt, c->EP, FALSE, c->s->moe_imbalance);
+    c->sync_w = ep_workload (c->wt, 1, TRUE, 1.0);
   }
   gboolean *feeds_seq = c->feeds_seq = g_new0 (gboolean, n_layers);
   for (int l = 0; l < n_layers; l++) {
@@ -2124,6 +2146,22 @@ check_experts (Ctx *c, GError **error)
   }
   c->EP = MAX (c->EP, 1);
   c->s->expert_parallel = c->EP;
+  double imb = c->o->moe_imbalance > 0 ? c->o->moe_imbalance : 1.0;
+  c->s->moe_imbalance = imb;
+  if (imb > 1.0 && c->EP == 1) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--moe-imbalance %g needs --expert-parallel: without it every GPU runs all "
+                 "experts on its own tokens, whatever the routing",
+                 imb);
+    return FALSE;
+  }
+  if (imb > c->EP) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--moe-imbalance %g is more than the expert-parallel size %d (the busiest of %d "
+                 "GPUs receives at most every token: %d times the mean)",
+                 imb, c->EP, c->EP, c->EP);
+    return FALSE;
+  }
   if (c->EP == 1 && !asked_dp)
     return TRUE;
   g_autofree char *given = asked_dp ? g_strdup_printf ("dp (%d)", c->EP)

@@ -143,6 +143,13 @@ static const DtsOptionSpec hybrid_options[] = {
     "context-parallel size (dp: that size, whatever it is), so that an expert's gradients "
     "live on one GPU and need no synchronisation",
     "1", 0, 0, NULL },
+  { "moe-imbalance", DTS_OPTION_TEXT, "X",
+    "with --expert-parallel: routing imbalance, the busiest GPU's routed tokens over the mean "
+    "(max/mean load, 1 to EP; a measured or assumed figure, such as 1.2-1.5 for routers "
+    "trained without a strong balancing loss): every GPU's expert layers and all-to-alls are "
+    "priced at the busiest one's load, which the all-to-all before each combine makes every "
+    "GPU wait for",
+    "1: balanced, as NVIDIA's published MoE tables force it", 0, 0, NULL },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -254,6 +261,18 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
                    "--expert-parallel '%s': expected an integer in 1..4096, or dp", v);
       return FALSE;
     }
+  }
+  if ((v = dts_option_value (values, "moe-imbalance")) != NULL) {
+    char *end = NULL;
+    double x = g_ascii_strtod (v, &end);
+    if (end == v || *end != '\0' || !isfinite (x) || x < 1.0 || x > 4096.0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--moe-imbalance '%s': expected a number from 1 (balanced) to the "
+                   "expert-parallel size (the busiest GPU's tokens over the mean)",
+                   v);
+      return FALSE;
+    }
+    o->moe_imbalance = x;
   }
   if ((v = dts_option_value (values, "stage-dp")) != NULL)
     o->stage_dp = v;

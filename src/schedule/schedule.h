@@ -309,6 +309,7 @@ typedef struct {
   int samples_per_iteration; /* the global mini-batch */
   int micro_batches;       /* pipeline: per iteration; else 1 */
   int expert_parallel;     /* GPUs each mixture's experts are spread over (1: none) */
+  double moe_imbalance;    /* the busiest GPU's routed tokens over the mean (1: balanced) */
   int param_gathers;       /* --zero: all-gathers of each bucket's parameters per iteration:
                               1, or 2 per micro-batch where --zero 3 reshards after the
                               forward pass (gathers again before the backward); 0 without

@@ -380,6 +380,7 @@ typedef struct {
   int context_parallel;         /* --context-parallel C (1: none) */
   double context_s;             /* compute stream in its key/value exchange */
   int expert_parallel;          /* --expert-parallel E (1: none) */
+  double moe_imbalance;         /* --moe-imbalance X (1: balanced routing) */
   double expert_s;              /* compute stream in its token all-to-alls */
   gboolean sequence_parallel;   /* --sequence-parallel: the tensor collectives are
                                  * all-gathers and reduce-scatters */

@@ -577,6 +577,60 @@ START_TEST (test_moe_sequence_parallel_volume)
 }
 END_TEST
 
+/* --moe-imbalance X under expert parallelism: the layers between a router
+ * and its combine (the experts' GEMMs and their activation) carry X times
+ * the balanced tokens, so X times the FLOPs and the kept activations, and
+ * every expert all-to-all moves X times the balanced bytes; the router,
+ * the combine and the rest are untouched. */
+START_TEST (test_moe_imbalance)
+{
+  const int EP = 4, M = 2;
+  const double X = 1.5;
+  double a2a[2] = { 0 }, flops[2][3] = { { 0 } }, act[2] = { 0 }, other[2] = { 0 };
+  for (int k = 0; k < 2; k++) {
+    DtsRunOptions o = {
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = EP,
+      .micro_batches = M, .tensor_parallel = 1, .expert_parallel = EP, .n_gpus = EP,
+      .moe_imbalance = k ? X : 0,
+    };
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-moe.xml", &o);
+    ck_assert_double_eq (bt.s->moe_imbalance, k ? X : 1.0);
+    g_autoptr (GArray) colls = rank_colls (bt.s, 0, DTS_COLL_PURPOSE_EXPERT);
+    ck_assert_int_eq (colls->len, 4 * bt.w->transformer.layers * M);
+    for (guint i = 0; i < colls->len; i++) {
+      const DtsCollPlan *plan
+          = g_ptr_array_index (bt.s->plans, g_array_index (colls, DtsOp, i).coll);
+      a2a[k] += plan->bytes;
+    }
+    const DtsStage *st = &g_array_index (bt.s->stages, DtsStage, 0);
+    act[k] = st->memory.activations_bytes;
+    const GArray *prog = dts_schedule_program (bt.s, 0);
+    for (guint i = 0; i < prog->len; i++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, i);
+      if (op->type != DTS_OP_COMPUTE || op->layer < 0)
+        continue;
+      const DtsLayer *l = dts_workload_layer (bt.w, op->layer);
+      gboolean routed = (l->type == DTS_LAYER_LINEAR && l->experts > 1)
+                        || l->type == DTS_LAYER_SWIGLU;
+      if (routed)
+        flops[k][op->phase == DTS_PHASE_FORWARD ? 0 : op->phase == DTS_PHASE_BACKWARD_DATA ? 1
+                                                                                            : 2]
+            += op->duration_s;
+      else
+        other[k] += op->duration_s;
+    }
+  }
+  ck_assert_double_eq_tol (a2a[1], X * a2a[0], 1e-6 * a2a[1]);
+  /* the experts' layers take longer (their work, not linearly: the cost
+   * model prices them), nothing else changes */
+  for (int p = 0; p < 3; p++)
+    ck_assert_double_gt (flops[1][p], flops[0][p]);
+  ck_assert_double_eq_tol (other[1], other[0], 1e-12);
+  ck_assert_double_gt (act[1], act[0]);
+}
+END_TEST
+
 /* Tensor and sequence parallelism over latent attention (tiny-mla: 4
  * layers of hidden 256, 128 tokens, the first dense, the others 4 experts,
  * top-2, beside a shared expert; queries from a 96-wide latent, keys and
@@ -1282,6 +1336,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_moe_sequence_parallel_volume);
   tcase_add_test (tc, test_latent_attention_tensor_parallel);
   tcase_add_test (tc, test_expert_parallel);
+  tcase_add_test (tc, test_moe_imbalance);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);
   tcase_add_test (tc, test_plan_maps);
