@@ -312,9 +312,10 @@ dts_timeline_write_svg (const DtsTrace *t, const DtsRunSummary *s, GString *out)
                           100 * s->bubble_fraction,
                           s->iteration_time_s > 0 ? 100 * s->p2p_exposed_s / s->iteration_time_s
                                                   : 0);
-    p2 = g_strdup_printf ("With S = %d equal stages, M = %d micro-batches and no transfer time "
-                          "the bubble would be (S-1)/(M+S-1) = %.1f%%;",
-                          S, M, 100.0 * (S - 1) / (M + S - 1));
+    p2 = g_strdup_printf ("With S = %d equal stage%s, M = %d micro-batch%s and no transfer "
+                          "time the bubble would be (S-1)/(M+S-1) = %.1f%%;",
+                          S, S == 1 ? "" : "s", M, M == 1 ? "" : "es",
+                          100.0 * (S - 1) / (M + S - 1));
     n1 = p1;
     n2 = p2;
     n3 = "more micro-batches shrink it, unequal stages make the others wait for the slowest.";
