@@ -888,8 +888,9 @@ add_tp_allreduce (Ctx *c, GArray *prog, int comm, double elems, gint64 n, GError
  * around the ring, C - 1 blocks each way: an all-gather of them forward
  * and again backward, where their gradients come back as a reduce-scatter.
  * Elements per sample of the whole tensor: keys and values of every token
- * (head-dim + v-head-dim per head), the group's share of the key/value heads (16 bits under fp8 too, as
- * every activation: dts_precision_elem_bytes). Blocking, on the compute stream: Transformer
+ * (head-dim + v-head-dim per head), the group's share of the key/value
+ * heads (16 bits under fp8 too, as every activation:
+ * dts_precision_elem_bytes). Blocking, on the compute stream: Transformer
  * Engine overlaps each block's transfer with the attention of the one
  * before, which this does not model (an upper bound; the transfer of a
  * block is short against its attention where it matters: long
