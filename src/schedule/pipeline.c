@@ -927,8 +927,7 @@ add_ep_coll (Ctx *c, GArray *prog, int comm, int l, gboolean forward, gboolean b
   if (comm < 0 || (!router && layer->type != DTS_LAYER_MOE_COMBINE)
       || before != (router ? !forward : forward))
     return TRUE;
-  double elems = (router ? layer->out_elems : layer->in_elems)
-                 * MAX (c->s->moe_imbalance, 1.0);
+  double elems = (router ? layer->out_elems : layer->in_elems) * c->s->moe_imbalance;
   return group_coll (c, prog, comm, DTS_COLL_OP_ALLTOALL,
                      elems * n * dts_precision_elem_bytes (c->o->precision), l,
                      DTS_COLL_PURPOSE_EXPERT, error);

@@ -317,12 +317,18 @@ num (double v)
  *                         one GEMM DeepSeek's kv_a_proj_with_mqa is)
  *   attn                  attention over the three */
 static void
-add_latent_attention (xmlNode **at, const DtsTransformer *t, const char *pre, const char *norm1,
-                      const char *bias, const char *q_lora, const char *kv_lora,
-                      const char *rope, const char *q_heads, const char *kv_heads,
-                      const char *heads, const char *qk_dim, const char *v_dim,
-                      const char *causal, const char *fused, const char *p)
+add_latent_attention (xmlNode **at, const DtsTransformer *t, const char *pre, const char *norm1)
 {
+  const char *bias = t->bias ? "true" : "false";
+  g_autofree char *q_lora = num (t->q_lora);
+  g_autofree char *kv_lora = num (t->kv_lora);
+  g_autofree char *rope = num (t->rope_head_dim);
+  g_autofree char *q_heads = num ((double) t->heads * (t->head_dim + t->rope_head_dim));
+  g_autofree char *kv_heads = num ((double) t->heads * (t->head_dim + t->v_head_dim));
+  g_autofree char *heads = num (t->heads);
+  g_autofree char *qk_dim = num (t->head_dim + t->rope_head_dim);
+  g_autofree char *v_dim = num (t->v_head_dim);
+  g_autofree char *p = g_strdup_printf ("%.17g", t->dropout);
   g_autofree char *q_down = g_strconcat (pre, "q-down", NULL);
   g_autofree char *q_norm = g_strconcat (pre, "q-norm", NULL);
   g_autofree char *q_up = g_strconcat (pre, t->q_lora > 0 ? "q-up" : "q", NULL);
@@ -344,8 +350,8 @@ add_latent_attention (xmlNode **at, const DtsTransformer *t, const char *pre, co
   add_layer (at, kv_up, "linear", "out", kv_heads, "bias", bias, NULL);
   add_layer (at, k_rope, "linear", "inputs", norm1, "out", rope, "bias", bias, NULL);
   add_layer (at, attn, "attention", "inputs", qkv, "heads", heads, "head-dim", qk_dim,
-             "v-head-dim", v_dim, "rope-dim", rope, "causal", causal, "fused", fused, "dropout",
-             p, NULL);
+             "v-head-dim", v_dim, "rope-dim", rope, "causal", t->causal ? "true" : "false", "fused",
+             t->fused_attention ? "true" : "false", "dropout", p, NULL);
 }
 
 gboolean
@@ -366,14 +372,6 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
   g_autofree char *dense_fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->ffn);
   g_autofree char *moe_fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->moe_ffn);
   g_autofree char *shared_fc1 = num ((t->swiglu ? 2.0 : 1.0) * t->shared_ffn);
-  /* multi-head latent attention's widths */
-  g_autofree char *q_lora = num (t->q_lora);
-  g_autofree char *kv_lora = num (t->kv_lora);
-  g_autofree char *rope = num (t->rope_head_dim);
-  g_autofree char *q_heads = num ((double) t->heads * (t->head_dim + t->rope_head_dim));
-  g_autofree char *kv_heads = num ((double) t->heads * (t->head_dim + t->v_head_dim));
-  g_autofree char *qk_dim = num (t->head_dim + t->rope_head_dim);
-  g_autofree char *v_dim = num (t->v_head_dim);
   g_autofree char *experts = num (t->experts);
   g_autofree char *top_k = num (t->top_k);
   g_autofree char *heads = num (t->heads);
@@ -419,8 +417,7 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
     xmlNode *before = at;
     add_layer (&at, norm1, norm, norm_k, bias, NULL);
     if (t->kv_lora > 0)
-      add_latent_attention (&at, t, pre, norm1, bias, q_lora, kv_lora, rope, q_heads, kv_heads,
-                            heads, qk_dim, v_dim, causal, fused, p);
+      add_latent_attention (&at, t, pre, norm1);
     else {
       add_layer (&at, qkv_, "linear", "out", qkv, "bias", bias, NULL);
       add_layer (&at, attn, "attention", "heads", heads, "kv-heads", kv, "causal", causal,
