@@ -11,7 +11,9 @@
  * fully connected layers) never gets faster as the batch grows, on every
  * GPU of the catalogue at every precision it supports (the GPUs and
  * precisions of platforms/kernel-models/manifest.xml served by their own
- * networks, the others by a trained GPU's times the roofline ratio). */
+ * networks, the others by a trained GPU's times the roofline ratio).
+ * Layers whose prices cannot differ (a transformer's repeated blocks) are
+ * priced once and counted, checked against pricing every layer. */
 #include "config.h"
 
 #include "core/datadir.h"
@@ -21,17 +23,79 @@
 #include "workload/workload.h"
 #include "testlib.h"
 
+#include <math.h>
+
+/* Everything of L that its price can depend on (dts_cost_layer_times()
+ * reads the layer alone, not its neighbours): all but its name, line,
+ * block and which layers feed it, apart from whether the model input
+ * does; owned. */
+static char *
+layer_cost_key (const DtsLayer *l)
+{
+  return g_strdup_printf ("%d %d %d %d %d|%d %d %d %d|%d %d %d %d|%d %d %d %d %d %d %d %d|"
+                          "%d %d %d %d %d %d %d|%d %d %d %d|%a %a %a %a %a %a %a %a",
+                          l->type, l->n_inputs, l->n_inputs > 0 && l->inputs[0] == 0,
+                          l->data_grad, l->n_consumers, l->in_shape.c, l->in_shape.h,
+                          l->in_shape.w, l->in_shape.seq, l->out_shape.c, l->out_shape.h,
+                          l->out_shape.w, l->out_shape.seq, l->kernel_h, l->kernel_w,
+                          l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->groups, l->has_bias,
+                          l->heads, l->kv_heads, l->head_dim, l->v_head_dim, l->rope_dim,
+                          l->causal, l->fused, l->vocab, l->tied != 0, l->experts, l->top_k,
+                          l->params, l->macs, l->fwd_flops, l->bwd_data_flops,
+                          l->bwd_weight_flops, l->in_elems, l->out_elems, l->act_elems);
+}
+
+/* W's layers with their prices told apart: one of each kind, and how many
+ * times it occurs (a transformer's blocks repeat, and pricing each once
+ * keeps this suite within its time limit under the sanitizers). */
+typedef struct {
+  GPtrArray *layers; /* const DtsLayer *, the first of each kind */
+  GArray *count;     /* int per kind */
+} Distinct;
+
+static void
+distinct_layers (const DtsWorkload *w, Distinct *d)
+{
+  d->layers = g_ptr_array_new ();
+  d->count = g_array_new (FALSE, TRUE, sizeof (int));
+  g_autoptr (GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint l = 0; l < w->layers->len; l++) {
+    const DtsLayer *layer = dts_workload_layer (w, l);
+    char *key = layer_cost_key (layer);
+    gpointer at;
+    if (g_hash_table_lookup_extended (index, key, NULL, &at)) {
+      g_array_index (d->count, int, GPOINTER_TO_UINT (at))++;
+      g_free (key);
+      continue;
+    }
+    g_hash_table_insert (index, key, GUINT_TO_POINTER (d->layers->len));
+    g_ptr_array_add (d->layers, (gpointer) layer);
+    int one = 1;
+    g_array_append_val (d->count, one);
+  }
+}
+
+static void
+distinct_clear (Distinct *d)
+{
+  g_ptr_array_unref (d->layers);
+  g_array_unref (d->count);
+}
+
+/* The iteration compute time of the workload D was made from: each kind of
+ * layer priced once, times its count. */
 static double
-iteration_s (DtsCost *cost, const DtsWorkload *w, const DtsGpuSpec *gpu, DtsPrecision p, int batch)
+iteration_s (DtsCost *cost, const Distinct *d, const DtsGpuSpec *gpu, DtsPrecision p, int batch)
 {
   double total = 0;
-  for (guint l = 0; l < w->layers->len; l++) {
+  for (guint l = 0; l < d->layers->len; l++) {
     DtsLayerTimes t;
     g_autoptr (GError) error = NULL;
-    ck_assert_msg (dts_cost_layer_times (cost, dts_workload_layer (w, l), gpu, p, batch, &t,
-                                         &error),
+    ck_assert_msg (dts_cost_layer_times (cost, g_ptr_array_index (d->layers, l), gpu, p, batch,
+                                         &t, &error),
                    "%s", error ? error->message : "");
-    total += t.fwd_s + t.bwd_data_s + t.bwd_weight_s + t.update_s;
+    total += g_array_index (d->count, int, l)
+             * (t.fwd_s + t.bwd_data_s + t.bwd_weight_s + t.update_s);
   }
   return total;
 }
@@ -41,12 +105,12 @@ typedef struct {
   DtsPrecision precision;
 } Case;
 
-/* Assert that W's iteration time under COST on the case's GPU never falls
+/* Assert that the iteration time of the workload D was made from under COST on the case's GPU never falls
  * from batch 1 to 1024 (every batch to 64, then steps of 1/8 of a power of
  * two: 87 batches, counted in *CHECKED); LABEL names the network, model
  * and profile in the message. */
 static void
-check_monotone (DtsCost *cost, const DtsWorkload *w, const DtsGpuCatalog *cat, const Case *c,
+check_monotone (DtsCost *cost, const Distinct *d, const DtsGpuCatalog *cat, const Case *c,
                 const char *label, int *checked)
 {
   const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, c->gpu);
@@ -54,7 +118,7 @@ check_monotone (DtsCost *cost, const DtsWorkload *w, const DtsGpuCatalog *cat, c
   double prev = 0;
   int prev_b = 0;
   for (int b = 1; b <= 1024; b += b < 64 ? 1 : b / 8) {
-    double t = iteration_s (cost, w, gpu, c->precision, b);
+    double t = iteration_s (cost, d, gpu, c->precision, b);
     ck_assert_msg (t >= prev, "%s, %s %s: batch %d takes %.9g s, batch %d %.9g s", label, c->gpu,
                    dts_precision_to_string (c->precision), b, t, prev_b, prev);
     prev = t, prev_b = b;
@@ -82,6 +146,8 @@ START_TEST (test_monotone)
     ck_assert_msg (path != NULL, "%s", error ? error->message : "");
     g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
     ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+    Distinct d;
+    distinct_layers (w, &d);
     for (guint m = 0; m < G_N_ELEMENTS (models); m++)
       for (guint f = 0; f < G_N_ELEMENTS (frameworks); f++) {
         g_autoptr (DtsCost) cost = dts_cost_new (models[m], &error);
@@ -91,8 +157,19 @@ START_TEST (test_monotone)
         dts_cost_set_framework (cost, fw);
         g_autofree char *label = g_strdup_printf ("%s, %s, %s", names[n], models[m], frameworks[f]);
         for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
-          check_monotone (cost, w, cat, &cases[c], label, &checked);
+          check_monotone (cost, &d, cat, &cases[c], label, &checked);
+        /* pricing each kind once changes nothing: every layer priced */
+        const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, cases[0].gpu);
+        double all = 0;
+        for (guint l = 0; l < w->layers->len; l++) {
+          DtsLayerTimes t;
+          ck_assert (dts_cost_layer_times (cost, dts_workload_layer (w, l), gpu,
+                                           cases[0].precision, 48, &t, &error));
+          all += t.fwd_s + t.bwd_data_s + t.bwd_weight_s + t.update_s;
+        }
+        assert_rel (iteration_s (cost, &d, gpu, cases[0].precision, 48), all, 1e-12);
       }
+    distinct_clear (&d);
   }
   ck_assert_int_ge (checked, 9 * 3 * 2 * 3 * 87); /* 87 batch sizes per case */
 }
@@ -130,6 +207,8 @@ START_TEST (test_monotone_fft)
     g_autofree char *path = g_build_filename (dts_datadir_get (), "workloads", file, NULL);
     g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
     ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+    Distinct d;
+    distinct_layers (w, &d);
     for (guint f = 0; f < G_N_ELEMENTS (frameworks); f++) {
       g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
       DtsFramework *fw = dts_framework_load (frameworks[f], &error);
@@ -137,7 +216,7 @@ START_TEST (test_monotone_fft)
       dts_cost_set_framework (cost, fw);
       g_autofree char *label = g_strdup_printf ("%s, roofline, %s", name, frameworks[f]);
       for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
-        check_monotone (cost, w, cat, &cases[c], label, &checked);
+        check_monotone (cost, &d, cat, &cases[c], label, &checked);
         /* some layer takes an FFT (the case is one that can) */
         const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, cases[c].gpu);
         for (guint l = 0; l < w->layers->len; l++) {
@@ -148,6 +227,7 @@ START_TEST (test_monotone_fft)
         }
       }
     }
+    distinct_clear (&d);
   }
   ck_assert_int_ge (checked, 13 * 2 * 3 * 87);
   ck_assert_int_gt (fft, 0);
