@@ -357,7 +357,7 @@ describe_wall_s (double wall_s)
  * long run without it is silent until it ends when stderr is not a
  * terminal. */
 static void
-long_run_notice (const DtsSchedule *sched, double activities)
+long_run_notice (const DtsSchedule *sched, double activities, double coupled)
 {
   double limit = DTS_SCHEDULE_LONG_RUN_S;
   const char *env = g_getenv ("DTSIM_LONG_RUN_S");
@@ -371,7 +371,7 @@ long_run_notice (const DtsSchedule *sched, double activities)
                   "more); the default, %g s, applies\n",
                   env, limit);
   }
-  double wall_s = dts_schedule_estimate_wall_s (sched, activities);
+  double wall_s = dts_schedule_estimate_wall_s (sched, activities, coupled);
   if (!(wall_s >= limit))
     return;
   double flows = dts_schedule_server_flows (sched);
@@ -552,11 +552,13 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   g_autofree guint8 *analytic = NULL;
   if (!dts_sim_run_plans_analytic (sched, &o, &analytic, error))
     return NULL;
+  double coupled = 0;
   double activities = dts_schedule_estimate_activities (
       sched, o.granularity != DTS_GRANULARITY_STEP, !o.record_slices, o.iterations, analytic,
-      o.coll_overhead_s);
+      o.coll_overhead_s, &coupled);
   if (activities > limit) {
-    g_autofree char *wall = describe_wall_s (dts_schedule_estimate_wall_s (sched, activities));
+    g_autofree char *wall
+        = describe_wall_s (dts_schedule_estimate_wall_s (sched, activities, coupled));
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "%.3g simulated activities estimated (at most %.3g; %s of wall time); use "
                  "fewer --iterations or --gpus, or raise --max-activities to simulate anyway",
@@ -564,7 +566,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
     return NULL;
   }
   if (o.long_run_notice)
-    long_run_notice (sched, activities);
+    long_run_notice (sched, activities, coupled);
   g_autoptr (DtsTrace) trace = dts_sim_run (sched, platform, workload, &o, error);
   if (trace == NULL)
     return NULL;

@@ -764,15 +764,57 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
   }
 }
 
+/* An activity count and its coupling (dts_schedule_estimate_activities). */
+typedef struct {
+  double n, coupled;
+} Activities;
+
+static void
+activities_add (Activities *a, Activities b)
+{
+  a->n += b.n;
+  a->coupled += b.coupled;
+}
+
+/* The transfers one of a step's transfers shares the network with, as
+ * SimGrid's bandwidth sharing connects them (XFERS, one participant's, of
+ * a plan of N_RANKS that all do the same): when each sends to two peers or
+ * more and receives from two or more (a direct all-to-all), a send shares
+ * its source's link with the participant's other sends and its
+ * destination's with the others' sends there, and every transfer of the
+ * step is connected to every other, N_RANKS times the participant's sends;
+ * else 0 (a few transfers at most, in the per-activity figure). The
+ * estimate counts this to the power DTS_SCHEDULE_COUPLING_EXPONENT. */
+static double
+step_coupling (const GArray *xfers, int n_ranks)
+{
+  int to = -1, from = -1;
+  gboolean many_to = FALSE, many_from = FALSE;
+  double sends = 0;
+  for (guint i = 0; i < xfers->len; i++) {
+    const DtsCollXfer *x = &g_array_index (xfers, DtsCollXfer, i);
+    if (x->kind == DTS_XFER_SEND) {
+      sends += x->channels;
+      many_to = many_to || (to >= 0 && x->peer != to);
+      to = x->peer;
+    } else {
+      many_from = many_from || (from >= 0 && x->peer != from);
+      from = x->peer;
+    }
+  }
+  return many_to && many_from ? sends * n_ranks : 0;
+}
+
 /* Activities of participant PART of PLAN in one run of the collective,
  * after a wait for the call's fixed cost where it has one (OVERHEAD_S,
- * --coll-overhead, and the protocol's plan->fixed_s). */
-static double
+ * --coll-overhead, and the protocol's plan->fixed_s); each transfer's
+ * coupling (step_coupling) summed in .coupled. */
+static Activities
 participant_activities (const DtsCollPlan *plan, int part, gboolean flow, double overhead_s,
                         GArray *xfers)
 {
   DtsCollStepOps ops = { .xfers = xfers };
-  double n = overhead_s + plan->fixed_s > 0;
+  Activities a = { overhead_s + plan->fixed_s > 0, 0 };
   int n_steps = dts_coll_plan_n_steps (plan, part);
   for (int step = 0; step < n_steps;) {
     const DtsCollPhase *ph = NULL;
@@ -788,15 +830,20 @@ participant_activities (const DtsCollPlan *plan, int part, gboolean flow, double
         sends += x->channels;
       reduces = reduces || (x->kind == DTS_XFER_RECV && x->reduce);
     }
+    double coupling = flow ? pow (step_coupling (xfers, plan->n_ranks),
+                                  DTS_SCHEDULE_COUPLING_EXPONENT)
+                           : 0;
     if (ph != NULL) {
-      n += 1 + sends + reduces;   /* the latency wait, one flow per transfer, the reduction */
+      a.n += 1 + sends + reduces; /* the latency wait, one flow per transfer, the reduction */
+      a.coupled += sends * coupling;
       step += ph->n_steps;
     } else {
-      n += ops.n_rounds * (sends + reduces) + (ops.reduce_bytes > 0);
+      a.n += ops.n_rounds * (sends + reduces) + (ops.reduce_bytes > 0);
+      a.coupled += ops.n_rounds * sends * coupling;
       step++;
     }
   }
-  return n;
+  return a;
 }
 
 /* Workers pushing to PROG's APPLY (one reply per gradient), or 1. */
@@ -832,21 +879,23 @@ dts_schedule_server_flows (const DtsSchedule *s)
 }
 
 double
-dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities)
+dts_schedule_estimate_wall_s (const DtsSchedule *s, double activities, double coupled)
 {
   double flows = dts_schedule_server_flows (s);
   double base = DTS_SCHEDULE_ACTIVITY_S * pow (MAX (s->n_ranks, 1) / 64.0, 0.53);
-  return activities * (base + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 * flows * flows);
+  return activities * (base + DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 * flows * flows)
+         + coupled * DTS_SCHEDULE_ACTIVITY_S_PER_COUPLED;
 }
 
 double
 dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean merge,
-                                  int iterations, const guint8 *analytic, double overhead_s)
+                                  int iterations, const guint8 *analytic, double overhead_s,
+                                  double *coupled)
 {
   g_autoptr (GArray) xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer));
   /* A collective's activities per participant: members of a plan whose
    * phases are all lock-step do the same, so member 0 stands for them. */
-  g_autofree double *per_member = g_new0 (double, MAX (s->plans->len, 1));
+  g_autofree Activities *per_member = g_new0 (Activities, MAX (s->plans->len, 1));
   g_autofree gboolean *uniform = g_new0 (gboolean, MAX (s->plans->len, 1));
   for (guint k = 0; k < s->plans->len; k++) {
     const DtsCollPlan *plan = g_ptr_array_index (s->plans, k);
@@ -856,7 +905,7 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
     if (analytic != NULL && analytic[k]) {
       /* one wait, whatever its steps (after the call's fixed cost) */
       uniform[k] = TRUE;
-      per_member[k] = 1 + (overhead_s + plan->fixed_s > 0);
+      per_member[k].n = 1 + (overhead_s + plan->fixed_s > 0);
     } else if (uniform[k] && plan->n_ranks > 0)
       per_member[k] = participant_activities (plan, 0, flow, overhead_s, xfers);
   }
@@ -887,15 +936,15 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
    * whether some of them (members of a plan that is not lock-step) cost
    * each rank its own */
   typedef struct {
-    double same;
+    Activities same;
     gboolean by_rank;
   } Colls;
   g_autoptr (GHashTable) colls = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                         g_free);
-  double total = 0;
+  Activities total = { 0, 0 };
   for (guint i = 0; i < s->streams->len; i++) {
     const DtsStream *st = &g_array_index (s->streams, DtsStream, i);
-    total += base[st->program];
+    total.n += base[st->program];
     if (!has_coll[st->program])
       continue;
     const GArray *prog = g_ptr_array_index (s->programs, st->program);
@@ -910,27 +959,30 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
           continue;
         int k = dts_schedule_rank_plan (s, st->rank, op->coll);
         if (op->part >= 0 && !(analytic != NULL && analytic[k]))
-          cl->same += participant_activities (g_ptr_array_index (s->plans, k), op->part, flow,
-                                              overhead_s, xfers);
+          activities_add (&cl->same, participant_activities (g_ptr_array_index (s->plans, k),
+                                                             op->part, flow, overhead_s, xfers));
         else if (uniform[k])
-          cl->same += per_member[k];
+          activities_add (&cl->same, per_member[k]);
         else
           cl->by_rank = TRUE;
       }
       g_hash_table_insert (colls, g_memdup2 (&key, sizeof key), cl);
     }
-    total += cl->same;
+    activities_add (&total, cl->same);
     for (guint j = 0; cl->by_rank && j < prog->len; j++) {
       const DtsOp *op = &g_array_index (prog, DtsOp, j);
       int k = op->type == DTS_OP_COLL ? dts_schedule_rank_plan (s, st->rank, op->coll) : -1;
       if (k >= 0 && op->part < 0 && !uniform[k]) {
         const DtsCommunicator *c = g_ptr_array_index (s->comms, s->plan_comm[k]);
-        total += participant_activities (g_ptr_array_index (s->plans, k),
-                                         c->member_of[st->rank], flow, overhead_s, xfers);
+        activities_add (&total, participant_activities (g_ptr_array_index (s->plans, k),
+                                                        c->member_of[st->rank], flow,
+                                                        overhead_s, xfers));
       }
     }
   }
-  return total * iterations;
+  if (coupled != NULL)
+    *coupled = total.coupled * iterations;
+  return total.n * iterations;
 }
 
 /* Whether A and B are the same operation but for the plan a collective

@@ -453,10 +453,15 @@ void dts_schedule_dump (const DtsSchedule *sched, const GPtrArray *layer_names,
  * over sched->plans, dts_sim_run_plans_analytic), one activity per
  * participant and call (a wait) whatever their steps. Every call of a
  * collective whose fixed cost (OVERHEAD_S, --coll-overhead, plus the
- * protocol's plan->fixed_s) is not 0 adds a wait per participant. */
+ * protocol's plan->fixed_s) is not 0 adds a wait per participant.
+ * *COUPLED (where not NULL): the sum over the transfers of the number of
+ * transfers each shares the network with, where that is many (a direct
+ * all-to-all's: every transfer of its step), to the power
+ * DTS_SCHEDULE_COUPLING_EXPONENT, at flow; the wall-time estimate's last
+ * term. */
 double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow, gboolean merge,
                                          int iterations, const guint8 *analytic,
-                                         double overhead_s);
+                                         double overhead_s, double *coupled);
 
 /* Above this many estimated activities a run is refused unless the user
  * raises the limit: at the 5-25 us of wall time per activity measured on
@@ -478,11 +483,22 @@ double dts_schedule_estimate_activities (const DtsSchedule *sched, gboolean flow
  * cost guard"). A rough figure, within a few times the measured ones; too
  * high when the concurrency nears the workers (pushes that arrive together
  * share the links equally and end together: 16 s estimated for 0.4 s with
- * 64 workers, sync-ps, --ps-concurrency 64). */
+ * 64 workers, sync-ps, --ps-concurrency 64). Plus
+ * DTS_SCHEDULE_ACTIVITY_S_PER_COUPLED times COUPLED (from the same
+ * estimate): a direct all-to-all's transfers are all connected, each
+ * through its source's and its destination's links, and one that starts
+ * or ends costs time that grows as the 0.4th power of how many there are
+ * (fitted on Qwen3-30B-A3B, PP 4 with DP = EP = 16, 32 and 64 on H100
+ * nodes of 8, one iteration at flow: 2.3, 16.6 and 105 s measured on one
+ * core, 0.6, 3.1 and 17 s estimated without this term; doc/SIMULATION.md,
+ * "The cost guard"). */
 double dts_schedule_server_flows (const DtsSchedule *sched);
-double dts_schedule_estimate_wall_s (const DtsSchedule *sched, double activities);
+double dts_schedule_estimate_wall_s (const DtsSchedule *sched, double activities,
+                                     double coupled);
 #define DTS_SCHEDULE_ACTIVITY_S 1.3e-6
 #define DTS_SCHEDULE_ACTIVITY_S_PER_FLOW2 0.4e-9
+#define DTS_SCHEDULE_ACTIVITY_S_PER_COUPLED 0.35e-6
+#define DTS_SCHEDULE_COUPLING_EXPONENT 0.4
 
 /* `dtsim run` says on stderr before it starts a run estimated to take at
  * least this many seconds of wall time (DTSIM_LONG_RUN_S in the
