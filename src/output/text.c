@@ -319,7 +319,21 @@ pipeline_head (const DtsRunSummary *s, GString *out)
   if (s->context_parallel > 1)
     g_string_append_printf (out, ", rings of %d replicas sharing each sequence (context parallel)",
                             s->context_parallel);
-  if (s->expert_parallel > 1)
+  int most = 0;
+  for (guint i = 0; i < s->stages->len; i++)
+    most = MAX (most, g_array_index (s->stages, DtsStageStat, i).replicas);
+  if (s->expert_parallel > 1 && most > s->expert_parallel && uniform)
+    g_string_append_printf (out,
+                            ", experts over %d consecutive replicas (expert parallel), each "
+                            "expert's gradients over the %d that hold it (expert data parallel)",
+                            s->expert_parallel, most / s->expert_parallel);
+  else if (s->expert_parallel > 1 && most > s->expert_parallel)
+    g_string_append_printf (out,
+                            ", experts over %d consecutive replicas (expert parallel), each "
+                            "expert's gradients over the replicas that hold it (expert data "
+                            "parallel)",
+                            s->expert_parallel);
+  else if (s->expert_parallel > 1)
     g_string_append_printf (out, ", experts over %d replicas (expert parallel)",
                             s->expert_parallel);
   if (s->placement != NULL)

@@ -533,10 +533,20 @@ typedef struct {
   const DtsWorkload *wt;  /* the layers as one GPU of a tensor-parallel group runs them */
   DtsWorkload *tp_w, *cp_w; /* owned: the tensor- and context-parallel workloads, or NULL */
   DtsWorkload *ep_w;      /* owned: wt with E/EP of every layer's experts, or NULL */
-  DtsWorkload *sync_w;    /* owned: ep_w without the experts' parameters (whose gradients
-                             need no synchronisation), for the buckets; or NULL */
-  int EP;                 /* expert-parallel degree: the experts spread over the stage's
-                             dp replicas (= dp[s] where EP > 1) */
+  DtsWorkload *sync_w;    /* owned: ep_w without the experts' parameters, for the dense
+                             buckets; or NULL */
+  DtsWorkload *xw;        /* owned: ep_w with the experts' parameters alone, for their
+                             buckets where a stage has more replicas than EP; or NULL */
+  int EP;                 /* expert-parallel degree: the experts spread over EP consecutive
+                             replicas of a stage's dp (a divisor of dp[s]); the replicas
+                             d = e mod EP of a stage hold the same experts and synchronise
+                             their gradients (expert data parallelism) where dp[s] > EP */
+  int *ep_comm;           /* [slot * T + t]: the expert-parallel group of tensor rank t
+                             where EP < dp[s], else NULL (the stage's dp_comm) */
+  int *edp_comm;          /* [(stage * EP + e) * T + t]: the replicas d = e mod EP of the
+                             stage, tensor rank t, where EP < dp[s], else -1 */
+  GArray *bucket_experts; /* gboolean per bucket: it holds experts' gradients (reduced
+                             over edp_comm) */
   TpMode *mode;           /* [layer] */
   gboolean *feeds_seq;    /* [layer]: a replicated layer read by sequence-split ones */
   int T;                  /* tensor-parallel degree */
@@ -1200,7 +1210,9 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
   int cpcomm = c->cp_comm != NULL ? c->cp_comm[slot_of (c, s, d) * c->T + t_rank] : -1;
   /* expert parallelism over the stage's replicas: tensor rank t's
    * data-parallel group */
-  int epcomm = c->EP > 1 ? g_array_index (c->dp_comm, int, s * c->T + t_rank) : -1;
+  int epcomm = c->EP == 1         ? -1
+               : c->dp[s] > c->EP ? c->ep_comm[slot_of (c, s, d) * c->T + t_rank]
+                                  : g_array_index (c->dp_comm, int, s * c->T + t_rank);
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   g_autoptr (GArray) tstream = NULL;
   if (c->o->tp_overlap != DTS_TP_OVERLAP_NONE && comm >= 0)
@@ -1238,14 +1250,17 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
       record_buckets (c, prog, s);
     wait (prog, EV_BUCKET_DONE, st->n_buckets, DTS_WAIT_COLL);
   }
-  /* The distributed optimizer updates the replica's 1/D of the parameters. */
+  /* The distributed optimizer updates the replica's 1/D of the parameters
+   * (of the experts' under expert parallelism, 1/(D / EP): those of the
+   * replicas that hold its experts; all of them where EP = D). */
   int shards = c->gather_plan != NULL && st->n_buckets > 0 ? st->n_replicas : 1;
+  int expert_shards = c->EP > 1 ? MAX (shards / c->EP, 1) : shards;
   for (int v = 0; v < c->V; v++)
     for (int l = c->first[v * c->S + s]; l <= c->last[v * c->S + s]; l++)
       dts_schedule_add_compute (prog, tot, DTS_PHASE_UPDATE, l, 0,
                                 t[0][l].update_s
-                                    / (c->EP > 1 && expert_params (c->wt, l, l) > 0 ? 1
-                                                                                   : shards));
+                                    / (expert_params (c->wt, l, l) > 0 ? expert_shards
+                                                                      : shards));
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
     if (!c->o->param_gather_overlap)
@@ -1733,6 +1748,24 @@ ep_workload (const DtsWorkload *w, int EP, gboolean drop, double imbalance)
   return c;
 }
 
+/* A copy of W (which must outlive it) in which only the experts' linears
+ * hold parameters: their gradients' buckets under expert data
+ * parallelism. */
+static DtsWorkload *
+experts_workload (const DtsWorkload *w)
+{
+  DtsWorkload *c = g_new (DtsWorkload, 1);
+  *c = *w;
+  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
+  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  for (guint l = 0; l < c->layers->len; l++) {
+    DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
+    if (!(x->type == DTS_LAYER_LINEAR && x->experts > 1))
+      x->params = 0.0;
+  }
+  return c;
+}
+
 int
 dts_schedule_context_tokens (const DtsWorkload *w, const DtsLayer **unfused)
 {
@@ -1879,6 +1912,9 @@ ctx_clear (Ctx *c)
   g_free (c->feeds_seq);
   g_free (c->tp_comm);
   g_free (c->cp_comm);
+  g_free (c->ep_comm);
+  g_free (c->edp_comm);
+  g_clear_pointer (&c->bucket_experts, g_array_unref);
   g_free (c->mb_start);
   g_free (c->bucket_plan);
   g_free (c->gather_plan);
@@ -1892,6 +1928,7 @@ ctx_clear (Ctx *c)
   g_clear_pointer (&c->cp_w, tp_workload_free);
   g_clear_pointer (&c->ep_w, tp_workload_free);
   g_clear_pointer (&c->sync_w, tp_workload_free);
+  g_clear_pointer (&c->xw, tp_workload_free);
   g_clear_pointer (&c->tp_w, tp_workload_free);
 }
 
@@ -2110,6 +2147,9 @@ cut_stages (Ctx *c, GError **error)
   if (c->EP > 1) {
     c->wt = c->ep_w = ep_workload (c->wt, c->EP, FALSE, c->s->moe_imbalance);
     c->sync_w = ep_workload (c->wt, 1, TRUE, 1.0);
+    for (int i = 0; i < S && c->xw == NULL; i++)
+      if (c->dp[i] > c->EP)
+        c->xw = experts_workload (c->wt);
   }
   gboolean *feeds_seq = c->feeds_seq = g_new0 (gboolean, n_layers);
   for (int l = 0; l < n_layers; l++) {
@@ -2123,11 +2163,15 @@ cut_stages (Ctx *c, GError **error)
 }
 
 /* --expert-parallel EP: a workload with mixtures of experts whose experts
- * divide among EP, over every stage's data-parallel (x context-parallel)
- * replicas: an expert then lives on one GPU of each tensor rank, and its
- * gradients need no synchronisation (fewer, as Megatron's expert data
- * parallelism does, is not modelled yet). --expert-parallel dp resolves
- * to that size; c->EP and the schedule's expert_parallel are set here. */
+ * divide among EP, over EP consecutive data-parallel (x context-parallel)
+ * replicas of each stage, a divisor of their number. Over all of them an
+ * expert lives on one GPU of each tensor rank and its gradients need no
+ * synchronisation; over fewer (Megatron's expert data parallelism) the
+ * replicas d = e mod EP hold the same experts and all-reduce (or, under
+ * the distributed optimizer, reduce-scatter) their gradients among
+ * themselves, beside the dense parameters' over the whole stage.
+ * --expert-parallel dp resolves to the replicas' number; c->EP and the
+ * schedule's expert_parallel are set here. */
 static gboolean
 check_experts (Ctx *c, GError **error)
 {
@@ -2184,18 +2228,114 @@ check_experts (Ctx *c, GError **error)
       return FALSE;
     }
   }
-  for (int i = 0; i < c->S; i++)
-    if (c->dp[i] != c->EP) {
+  for (int i = 0; i < c->S; i++) {
+    const char *what = c->C > 1 ? "data-parallel x context-parallel GPUs"
+                                : "data-parallel replicas";
+    if (c->dp[i] % c->EP != 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--expert-parallel %d: stage %d has %d %s; expert parallelism over fewer "
-                   "than all of them (expert data parallelism) is not modelled yet: give "
-                   "--expert-parallel %d",
-                   c->EP, i, c->dp[i],
-                   c->C > 1 ? "data-parallel x context-parallel GPUs" : "data-parallel replicas",
-                   c->dp[i]);
+                   "--expert-parallel %d does not divide the %d %s of stage %d (the experts "
+                   "spread over EP consecutive ones)",
+                   c->EP, c->dp[i], what, i);
       return FALSE;
     }
+    if (c->dp[i] > c->EP && c->o->zero >= 2) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--expert-parallel %d with --zero %d: stage %d has %d %s, and expert data "
+                   "parallelism (EP below them) is modelled with --zero 0 or 1 only; give "
+                   "--expert-parallel %d or --zero 1",
+                   c->EP, c->o->zero, i, c->dp[i], what, c->dp[i]);
+      return FALSE;
+    }
+  }
   return TRUE;
+}
+
+/* A plan of OP over BYTES on communicator CM, appended to the schedule's
+ * plans (plan_comm: CM). */
+static gboolean
+add_bucket_plan (Ctx *c, int cm, DtsCollOp op, double bytes, GError **error)
+{
+  const DtsRunOptions *o = c->o;
+  const DtsCommunicator *comm = g_ptr_array_index (c->s->comms, cm);
+  g_autofree int *nodes = member_nodes (c->platform, comm);
+  DtsCollParams cp = { .n_ranks = comm->n_ranks, .bytes = bytes, .channels = o->channels,
+                       .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
+                       .tuner = o->coll_tuner, .gpu_rank = comm->ranks, .op = op };
+  DtsCollPlan *plan = dts_coll_plan_new (c->algorithm, &cp, error);
+  if (plan == NULL)
+    return FALSE;
+  g_ptr_array_add (c->s->plans, plan);
+  g_array_append_val (c->plan_comm, cm);
+  return TRUE;
+}
+
+/* Expert data parallelism on stage I (RANKS: its ranks, replica by
+ * replica, tensor rank by tensor rank): the expert-parallel groups of EP
+ * consecutive replicas, and the groups of the replicas that hold the same
+ * experts (d = e mod EP), per tensor rank. */
+static void
+add_expert_comms (Ctx *c, int i, const int *ranks)
+{
+  int T = c->T, EP = c->EP, n = c->dp[i] / EP;
+  for (int g = 0; g < n; g++)
+    for (int t = 0; t < T; t++) {
+      g_autofree int *members = g_new (int, EP);
+      for (int k = 0; k < EP; k++)
+        members[k] = ranks[(g * EP + k) * T + t];
+      g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-ep%d", i, g)
+                                     : g_strdup_printf ("stage%d-ep%d-%d", i, g, t);
+      int cm = dts_schedule_add_comm (c->s, name, members, EP);
+      for (int k = 0; k < EP; k++)
+        c->ep_comm[slot_of (c, i, g * EP + k) * T + t] = cm;
+    }
+  for (int e = 0; e < EP; e++)
+    for (int t = 0; t < T; t++) {
+      g_autofree int *members = g_new (int, n);
+      for (int k = 0; k < n; k++)
+        members[k] = ranks[(k * EP + e) * T + t];
+      g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-edp%d", i, e)
+                                     : g_strdup_printf ("stage%d-edp%d-%d", i, e, t);
+      c->edp_comm[(i * EP + e) * T + t] = dts_schedule_add_comm (c->s, name, members, n);
+    }
+}
+
+/* Expert data parallelism: the buckets of the experts' gradients of layers
+ * LO..HI (numbered from BASE on) merged into the dense ones of PART
+ * (numbered from BASE too), in the order the backward pass completes them
+ * (the lower its last layer, the later), renumbering c->bucket_of; one flag
+ * per bucket appended to EXPERTS. */
+static void
+merge_expert_buckets (Ctx *c, int lo, int hi, int base, GArray *part, GArray *experts)
+{
+  g_autofree int *x_of = g_new (int, c->w->layers->len);
+  g_autoptr (GArray) xb = dts_schedule_make_buckets (c->xw, lo, hi, c->o->bucket_bytes,
+                                                     dts_schedule_grad_bytes (c->o), 0, x_of);
+  g_autoptr (GArray) merged = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+  g_autofree int *renumber = g_new (int, part->len);
+  g_autofree int *x_renumber = g_new (int, MAX (xb->len, 1));
+  guint a = 0, b = 0;
+  while (a < part->len || b < xb->len) {
+    gboolean take_x
+        = a == part->len
+          || (b < xb->len && g_array_index (xb, DtsBucket, b).last_layer
+                                 > g_array_index (part, DtsBucket, a).last_layer);
+    gboolean flag = take_x;
+    if (take_x) {
+      x_renumber[b] = base + (int) merged->len;
+      g_array_append_val (merged, g_array_index (xb, DtsBucket, b++));
+    } else {
+      renumber[a] = base + (int) merged->len;
+      g_array_append_val (merged, g_array_index (part, DtsBucket, a++));
+    }
+    g_array_append_val (experts, flag);
+  }
+  for (int l = lo; l <= hi; l++)
+    if (c->bucket_of[l] >= 0)
+      c->bucket_of[l] = renumber[c->bucket_of[l] - base];
+    else if (x_of[l] >= 0)
+      c->bucket_of[l] = x_renumber[x_of[l]];
+  g_array_set_size (part, 0);
+  g_array_append_vals (part, merged->data, merged->len);
 }
 
 /* Stages: their ranks, communicators, buckets, gradient plans (tensor
@@ -2206,7 +2346,6 @@ add_stages (Ctx *c, GError **error)
   const DtsWorkload *w = c->w;
   const DtsRunOptions *o = c->o;
   DtsSchedule *s = c->s;
-  const DtsPlatform *platform = c->platform;
   int S = c->S;
   int V = c->V;
   int T = c->T;
@@ -2219,9 +2358,7 @@ add_stages (Ctx *c, GError **error)
   double *vsend = c->vsend;
   int *bucket_of = c->bucket_of;
   int *tp_comm = c->tp_comm;
-  const char *algorithm = c->algorithm;
   gboolean reshard = c->reshard;
-  GArray *plan_comm = c->plan_comm;
   DtsCollOp grad_op = c->grad_op;
   /* Stages, their communicators (a group per replica, a data-parallel one
    * per tensor rank), buckets and plans. Bucket b's plan among tensor rank
@@ -2232,6 +2369,15 @@ add_stages (Ctx *c, GError **error)
     bucket_of[l] = -1;
   double elem = dts_precision_elem_bytes (o->precision);
   GArray *dp_comm = c->dp_comm;
+  if (c->xw != NULL) {
+    int slots = 0;
+    for (int i = 0; i < S; i++)
+      slots = MAX (slots, slot_of (c, i, dp[i] - 1) + 1);
+    c->ep_comm = g_new0 (int, (gsize) slots * T);
+    c->edp_comm = g_new (int, (gsize) S * c->EP * T);
+    for (int k = 0; k < S * c->EP * T; k++)
+      c->edp_comm[k] = -1;
+  }
   for (int i = 0; i < S; i++) {
     DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
                     .tensor_parallel = T, .comm = -1, .first_bucket = s->buckets->len };
@@ -2286,31 +2432,33 @@ add_stages (Ctx *c, GError **error)
       g_array_append_val (dp_comm, cm);
     }
     st.comm = g_array_index (dp_comm, int, i * T);
+    gboolean edp = c->EP > 1 && dp[i] > c->EP;
+    if (edp)
+      add_expert_comms (c, i, st.ranks);
     /* in the order the chunks' gradients complete: the last chunk's first */
     g_autoptr (GArray) bk = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
+    g_autoptr (GArray) bk_experts = g_array_new (FALSE, TRUE, sizeof (gboolean));
     for (int v = V - 1; v >= 0 && dp[i] > 1; v--) {
-      g_autoptr (GArray) part = dts_schedule_make_buckets (c->sync_w ? c->sync_w : c->wt,
-                                                           first[v * S + i],
-                                                           last[v * S + i], o->bucket_bytes,
+      int lo = first[v * S + i], hi = last[v * S + i];
+      g_autoptr (GArray) part = dts_schedule_make_buckets (c->sync_w ? c->sync_w : c->wt, lo,
+                                                           hi, o->bucket_bytes,
                                                            dts_schedule_grad_bytes (o),
                                                            s->buckets->len + bk->len, bucket_of);
+      if (edp)
+        merge_expert_buckets (c, lo, hi, s->buckets->len + bk->len, part, bk_experts);
+      else
+        g_array_set_size (bk_experts, bk_experts->len + part->len);
       g_array_append_vals (bk, part->data, part->len);
     }
     if (dp[i] > 1) {
       st.n_buckets = bk->len;
-      const DtsCommunicator *scm = g_ptr_array_index (s->comms, st.comm);
-      g_autofree int *nodes = member_nodes (platform, scm);
       for (guint b = 0; b < bk->len; b++) {
         const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = scm->ranks,
-                             .op = grad_op };
-        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
-        if (plan == NULL)
+        gboolean experts = g_array_index (bk_experts, gboolean, b);
+        int cm = experts ? c->edp_comm[(i * c->EP) * T] : st.comm;
+        g_array_append_val (c->bucket_experts, experts);
+        if (!add_bucket_plan (c, cm, grad_op, bucket->bytes, error))
           return FALSE;
-        g_ptr_array_add (s->plans, plan);
-        g_array_append_val (plan_comm, st.comm);
         g_array_append_val (s->buckets, *bucket);
       }
     }
@@ -2330,8 +2478,10 @@ add_stages (Ctx *c, GError **error)
       kept = act[0] * st.stashed;
     /* ZeRO-2 keeps the bucket being reduced whole: the stage's largest */
     double biggest = dts_schedule_largest_bucket (s->buckets, st.first_bucket, st.n_buckets, NULL);
-    /* expert parallelism over the whole group: an expert's weights,
-     * gradients and optimizer states are on one GPU, whole */
+    /* expert parallelism: an expert's weights and gradients are whole on
+     * the GPUs that hold it, its optimizer states too over the whole group,
+     * and under the distributed optimizer sharded over the D / EP replicas
+     * that hold it (expert data parallelism) */
     double experts = 0, expert_weights = 0;
     for (int v = 0; v < V && c->EP > 1; v++)
       experts += expert_params (c->wt, first[v * S + i], last[v * S + i]);
@@ -2342,8 +2492,8 @@ add_stages (Ctx *c, GError **error)
     if (experts > 0) {
       DtsMemoryEstimate whole;
       dts_schedule_model_state (experts, o->precision,
-                                dts_workload_optimizer_state_bytes_per_param (w), 1, 1, 0,
-                                &whole);
+                                dts_workload_optimizer_state_bytes_per_param (w),
+                                o->zero > 0 ? dp[i] / c->EP : 1, 1, 0, &whole);
       expert_weights = whole.weights_bytes;
       st.memory.weights_bytes += whole.weights_bytes;
       st.memory.gradients_bytes += whole.gradients_bytes;
@@ -2369,18 +2519,24 @@ add_stages (Ctx *c, GError **error)
   return TRUE;
 }
 
+/* The communicator of bucket B of stage I among tensor rank T's replicas:
+ * the stage's, or for the experts' gradients under expert data
+ * parallelism, that of the replicas d = E mod EP. */
+static int
+bucket_comm (const Ctx *c, int i, int b, int e, int t)
+{
+  if (g_array_index (c->bucket_experts, gboolean, b))
+    return c->edp_comm[(i * c->EP + e) * c->T + t];
+  return g_array_index (c->dp_comm, int, i * c->T + t);
+}
+
 /* The other tensor ranks' bucket plans. */
 static gboolean
 add_tensor_rank_plans (Ctx *c, GError **error)
 {
-  const DtsRunOptions *o = c->o;
   DtsSchedule *s = c->s;
-  const DtsPlatform *platform = c->platform;
   int S = c->S;
   int T = c->T;
-  const int *dp = c->dp;
-  const char *algorithm = c->algorithm;
-  GArray *plan_comm = c->plan_comm;
   DtsCollOp grad_op = c->grad_op;
   int n_buckets = s->buckets->len;
   int *bucket_plan = c->bucket_plan = g_new (int, MAX (n_buckets * T, 1));
@@ -2390,18 +2546,8 @@ add_tensor_rank_plans (Ctx *c, GError **error)
       bucket_plan[b * T] = b;
       for (int t = 1; t < T; t++) {
         const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
-        int cm = g_array_index (c->dp_comm, int, i * T + t);
-        const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
-        g_autofree int *nodes = member_nodes (platform, tcm);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
-                             .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
-                             .tuner = o->coll_tuner, .gpu_rank = tcm->ranks,
-                             .op = grad_op };
-        DtsCollPlan *plan = dts_coll_plan_new (algorithm, &cp, error);
-        if (plan == NULL)
+        if (!add_bucket_plan (c, bucket_comm (c, i, b, 0, t), grad_op, bucket->bytes, error))
           return FALSE;
-        g_ptr_array_add (s->plans, plan);
-        g_array_append_val (plan_comm, g_array_index (c->dp_comm, int, i * T + t));
         bucket_plan[b * T + t] = s->plans->len - 1;
       }
     }
@@ -2418,7 +2564,6 @@ add_gather_plans (Ctx *c, GError **error)
   const DtsPlatform *platform = c->platform;
   int S = c->S;
   int T = c->T;
-  const int *dp = c->dp;
   const char *algorithm = c->algorithm;
   gboolean reshard = c->reshard;
   int n_buckets = c->s->buckets->len;
@@ -2438,10 +2583,11 @@ add_gather_plans (Ctx *c, GError **error)
     for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++)
       for (int t = 0; t < T; t++) {
         const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
-        int cm = g_array_index (c->dp_comm, int, i * T + t);
+        int cm = bucket_comm (c, i, b, 0, t);
         const DtsCommunicator *tcm = g_ptr_array_index (s->comms, cm);
         g_autofree int *nodes = member_nodes (platform, tcm);
-        DtsCollParams cp = { .n_ranks = dp[i], .bytes = bucket->bytes, .channels = o->channels,
+        DtsCollParams cp = { .n_ranks = tcm->n_ranks, .bytes = bucket->bytes,
+                             .channels = o->channels,
                              .chunk_bytes = o->chunk_bytes, .gpu_node = nodes,
                              .tuner = o->coll_tuner, .gpu_rank = tcm->ranks, .op = grad_op };
         DtsCollPlan *plan = dts_schedule_gather_plan_new (algorithm, &cp, bucket, o->precision,
@@ -2464,6 +2610,96 @@ add_gather_plans (Ctx *c, GError **error)
     for (int k = 0; k < st->n_ranks && o->param_gather_overlap; k++)
       s->event_initial[(gsize) st->ranks[k] * s->n_events + EV_PARAMS_GATHERED] = st->n_buckets;
   }
+  return TRUE;
+}
+
+/* Expert data parallelism: the plans of the experts' buckets among the
+ * replicas d = e mod EP for e > 0 (the programs name e = 0's), reduction
+ * and parameter gather, and the plan maps that give them to those
+ * replicas' ranks (each rank's map, from its compute program, extended). */
+static gboolean
+add_expert_group_plans (Ctx *c, GError **error)
+{
+  DtsSchedule *s = c->s;
+  int T = c->T, EP = c->EP;
+  if (c->xw == NULL)
+    return TRUE;
+  /* (the rank's map, stage x EP + e) -> the extended one */
+  g_autoptr (GHashTable) extended = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                           NULL);
+  if (s->plan_maps == NULL) {
+    s->plan_maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+    s->rank_plan_map = g_new (int, s->n_ranks);
+    for (int r = 0; r < s->n_ranks; r++)
+      s->rank_plan_map[r] = -1;
+  }
+  for (int i = 0; i < c->S; i++) {
+    const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
+    for (int e = 1; e < EP && c->dp[i] > EP; e++) {
+      g_autoptr (GArray) from = g_array_new (FALSE, FALSE, sizeof (int));
+      g_autoptr (GArray) to = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int b = st->first_bucket; b < st->first_bucket + st->n_buckets; b++)
+        for (int t = 0; t < T && g_array_index (c->bucket_experts, gboolean, b); t++) {
+          const DtsBucket *bucket = &g_array_index (s->buckets, DtsBucket, b);
+          int cm = bucket_comm (c, i, b, e, t);
+          if (!add_bucket_plan (c, cm, c->grad_op, bucket->bytes, error))
+            return FALSE;
+          g_array_append_val (from, c->bucket_plan[b * T + t]);
+          g_array_append_val (to, (int) { s->plans->len - 1 });
+          if (c->gather_plan == NULL)
+            continue;
+          if (!add_bucket_plan (c, cm, DTS_COLL_OP_ALLGATHER,
+                                bucket->params * dts_precision_elem_bytes (c->o->precision),
+                                error))
+            return FALSE;
+          g_array_append_val (from, c->gather_plan[b * T + t]);
+          g_array_append_val (to, (int) { s->plans->len - 1 });
+        }
+      for (int d = e; d < c->dp[i]; d += EP)
+        for (int t = 0; t < T; t++) {
+          int r = rank_of (c, i, d, t);
+          gint64 key = ((gint64) s->rank_plan_map[r] << 32) | (guint32) (i * EP + e);
+          gpointer found;
+          if (g_hash_table_lookup_extended (extended, &key, NULL, &found)) {
+            s->rank_plan_map[r] = GPOINTER_TO_INT (found);
+            continue;
+          }
+          GArray *map = g_array_new (FALSE, FALSE, sizeof (int));
+          if (s->rank_plan_map[r] >= 0) {
+            const GArray *old = g_ptr_array_index (s->plan_maps, s->rank_plan_map[r]);
+            g_array_append_vals (map, old->data, old->len);
+          }
+          for (guint k = 0; k < from->len; k++) {
+            int none = -1, f = g_array_index (from, int, k);
+            while (map->len <= (guint) f)
+              g_array_append_val (map, none);
+            g_array_index (map, int, f) = g_array_index (to, int, k);
+          }
+          g_ptr_array_add (s->plan_maps, map);
+          s->rank_plan_map[r] = (int) s->plan_maps->len - 1;
+          g_hash_table_insert (extended, g_memdup2 (&key, sizeof key),
+                               GINT_TO_POINTER (s->rank_plan_map[r]));
+        }
+    }
+  }
+  /* drop the maps no rank runs any more (those extended for all of theirs) */
+  g_autofree int *renumber = g_new (int, s->plan_maps->len);
+  for (guint m = 0; m < s->plan_maps->len; m++)
+    renumber[m] = -1;
+  for (int r = 0; r < s->n_ranks; r++)
+    if (s->rank_plan_map[r] >= 0)
+      renumber[s->rank_plan_map[r]] = 0;
+  GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint m = 0; m < s->plan_maps->len; m++)
+    if (renumber[m] == 0) {
+      renumber[m] = kept->len;
+      g_ptr_array_add (kept, g_array_ref (g_ptr_array_index (s->plan_maps, m)));
+    }
+  for (int r = 0; r < s->n_ranks; r++)
+    if (s->rank_plan_map[r] >= 0)
+      s->rank_plan_map[r] = renumber[s->rank_plan_map[r]];
+  g_ptr_array_unref (s->plan_maps);
+  s->plan_maps = kept;
   return TRUE;
 }
 
@@ -2535,7 +2771,9 @@ add_compute_programs (Ctx *c, GError **error)
       for (int e = 0; e < d && found < 0 && T == 1; e++) {
         int re = rank_of (c, i, e, 0);
         if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec)
-            || (C > 1 && cp_comm[slot_of (c, i, e)] != cp_comm[slot_of (c, i, d)]))
+            || (C > 1 && cp_comm[slot_of (c, i, e)] != cp_comm[slot_of (c, i, d)])
+            || (c->ep_comm != NULL && dp[i] > c->EP
+                && c->ep_comm[slot_of (c, i, e)] != c->ep_comm[slot_of (c, i, d)]))
           continue;
         gboolean same = TRUE;
         for (int m = 0; m < M && same; m++) {
@@ -2756,11 +2994,12 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   c.plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
   c.tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
   c.dp_comm = g_array_new (FALSE, FALSE, sizeof (int));
+  c.bucket_experts = g_array_new (FALSE, FALSE, sizeof (gboolean));
   if (!set_replicas (&c, error) || !check_experts (&c, error) || !set_micro_batches (&c, error)
       || !cut_stages (&c, error)
       || !add_stages (&c, error) || !add_tensor_rank_plans (&c, error)
       || !add_gather_plans (&c, error) || !check_stage_memory (&c, error)
-      || !add_compute_programs (&c, error))
+      || !add_compute_programs (&c, error) || !add_expert_group_plans (&c, error))
     return NULL;
   s->plan_comm = g_new0 (int, MAX (c.plan_comm->len, 1));
   if (c.plan_comm->len > 0) /* a pipeline without replicas has no collectives */

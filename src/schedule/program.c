@@ -139,9 +139,11 @@ static const DtsOptionSpec hybrid_options[] = {
     "data-parallel replicas (x context-parallel GPUs) over which every mixture of experts "
     "is spread (Megatron's --expert-model-parallel-size): each holds 1/EP of the experts, "
     "and every MoE layer sends its tokens to their experts and back as all-to-alls over the "
-    "EP GPUs, forward and backward; for now EP must be every stage's data-parallel x "
-    "context-parallel size (dp: that size, whatever it is), so that an expert's gradients "
-    "live on one GPU and need no synchronisation",
+    "EP GPUs, forward and backward; EP divides every stage's data-parallel x "
+    "context-parallel size (dp: that size, whatever it is, so that an expert's gradients "
+    "live on one GPU and need no synchronisation); below it, groups of EP consecutive "
+    "replicas, and the replicas that hold the same experts synchronise their gradients "
+    "(expert data parallelism, with --zero 0 or 1)",
     "1", 0, 0, NULL },
   { "moe-imbalance", DTS_OPTION_TEXT, "X",
     "with --expert-parallel: routing imbalance, the busiest GPU's routed tokens over the mean "

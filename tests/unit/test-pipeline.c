@@ -740,6 +740,94 @@ START_TEST (test_expert_parallel)
 }
 END_TEST
 
+/* Expert data parallelism (tiny-moe: 4 layers of 4 experts, top-2) on 8
+ * replicas with EP 2 and 4, with and without the distributed optimizer,
+ * without and with tensor parallelism (TP 2, sequence parallel): every
+ * rank's all-to-alls run over its EP consecutive replicas (of its tensor
+ * rank); its gradient stream reduces the dense parameters' gradients over
+ * the 8 and the experts' (E/EP of every layer's, 1/TP of each) over the
+ * 8/EP replicas that hold the same experts (d = e mod EP), each parameter
+ * once per iteration (under --zero 1 gathered once too, over the same
+ * groups); the optimizer states are then 1/8 of the GPU's share of all the
+ * parameters with --zero 1, as without expert parallelism, and the
+ * rank's own parameters' without. */
+START_TEST (test_expert_data_parallel)
+{
+  const int D = 8, M = 2;
+  for (int k = 0; k < 8; k++) {
+    int EP = k % 2 ? 4 : 2, zero = k / 2 % 2, T = k / 4 ? 2 : 1;
+    DtsRunOptions o = {
+      BUILD_OPTIONS, .batch_size = 16, .precision = DTS_PREC_FP16, .stages = 1, .dp = D,
+      .micro_batches = M, .tensor_parallel = T, .sequence_parallel = T > 1,
+      .expert_parallel = EP, .n_gpus = D * T, .zero = zero,
+    };
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-moe.xml", &o);
+    const DtsTransformer *t = &bt.w->transformer;
+    const DtsStage *st = &g_array_index (bt.s->stages, DtsStage, 0);
+    double experts = (double) t->layers * t->experts * 3 * t->moe_ffn * t->hidden;
+    double mine = experts / EP / T; /* the experts' parameters on one GPU */
+    if (T == 1)
+      ck_assert_double_eq (st->params, bt.w->params - experts + mine);
+    for (int r = 0; r < D * T; r++) {
+      int d = r / T, tr = r % T;
+      g_autoptr (GArray) colls = rank_colls (bt.s, r, DTS_COLL_PURPOSE_EXPERT);
+      ck_assert_int_eq (colls->len, 4 * t->layers * M);
+      for (guint i = 0; i < colls->len; i++) {
+        int pk = g_array_index (colls, DtsOp, i).coll;
+        const DtsCommunicator *group = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[pk]);
+        ck_assert_int_eq (group->n_ranks, EP);
+        for (int m = 0; m < EP; m++)
+          ck_assert_int_eq (group->ranks[m], (d / EP * EP + m) * T + tr);
+      }
+      /* the gradient stream: reductions and gathers, by group */
+      double reduced[2] = { 0, 0 }, gathered[2] = { 0, 0 };
+      int streams = 0;
+      for (guint i = 0; i < bt.s->streams->len; i++) {
+        const DtsStream *sm = &g_array_index (bt.s->streams, DtsStream, i);
+        if (sm->rank != r || sm->kind != DTS_STREAM_COMM || sm->index != 0)
+          continue;
+        streams++;
+        const GArray *prog = g_ptr_array_index (bt.s->programs, sm->program);
+        for (guint j = 0; j < prog->len; j++) {
+          const DtsOp *op = &g_array_index (prog, DtsOp, j);
+          if (op->type != DTS_OP_COLL)
+            continue;
+          int pk = dts_schedule_rank_plan (bt.s, r, op->coll);
+          const DtsCollPlan *plan = g_ptr_array_index (bt.s->plans, pk);
+          const DtsCommunicator *group = g_ptr_array_index (bt.s->comms, bt.s->plan_comm[pk]);
+          gboolean ex = group->n_ranks != D;
+          if (ex) {
+            ck_assert_int_eq (group->n_ranks, D / EP);
+            for (int m = 0; m < D / EP; m++)
+              ck_assert_int_eq (group->ranks[m], (m * EP + d % EP) * T + tr);
+          } else {
+            for (int m = 0; m < D; m++)
+              ck_assert_int_eq (group->ranks[m], m * T + tr);
+          }
+          if (plan->op == DTS_COLL_OP_ALLGATHER)
+            gathered[ex] += plan->bytes / 2; /* fp16 parameters */
+          else {
+            ck_assert_int_eq (plan->op, zero ? DTS_COLL_OP_REDUCE_SCATTER
+                                             : DTS_COLL_OP_ALLREDUCE);
+            const DtsBucket *bk = &g_array_index (bt.s->buckets, DtsBucket, op->bucket);
+            reduced[ex] += bk->params;
+          }
+        }
+      }
+      ck_assert_int_eq (streams, 1);
+      ck_assert_double_eq (reduced[0], st->params - mine);
+      ck_assert_double_eq (reduced[1], mine);
+      ck_assert_double_eq (gathered[0], zero ? st->params - mine : 0);
+      ck_assert_double_eq (gathered[1], zero ? mine : 0);
+    }
+    double opt = dts_workload_optimizer_state_bytes_per_param (bt.w);
+    double all = st->params - mine + mine * EP; /* the GPU's share, experts as dense */
+    assert_rel (st->memory.optimizer_bytes, opt * (zero ? all / D : st->params), 1e-12);
+  }
+}
+END_TEST
+
 /* Context parallelism over rings of C (tiny-gpt: 4 layers, 8 heads of 32,
  * 128 tokens, fused attention), TP 2 with sequence parallelism, one
  * data-parallel replica, no simulation: per attention layer and
@@ -1336,6 +1424,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_moe_sequence_parallel_volume);
   tcase_add_test (tc, test_latent_attention_tensor_parallel);
   tcase_add_test (tc, test_expert_parallel);
+  tcase_add_test (tc, test_expert_data_parallel);
   tcase_add_test (tc, test_moe_imbalance);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);
