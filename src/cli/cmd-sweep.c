@@ -418,9 +418,12 @@ static GArray *
 make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
 {
   const DtsSweepAxis *mesh = NULL;
+  guint mesh_at = 0;
   for (guint a = 0; a < plan->axes->len; a++)
-    if (((DtsSweepAxis *) g_ptr_array_index (plan->axes, a))->kind == DTS_SWEEP_MESH)
+    if (((DtsSweepAxis *) g_ptr_array_index (plan->axes, a))->kind == DTS_SWEEP_MESH) {
       mesh = g_ptr_array_index (plan->axes, a);
+      mesh_at = a;
+    }
   g_autoptr (GHashTable) platforms = g_hash_table_new_full (
       g_str_hash, g_str_equal, g_free, (GDestroyNotify) dts_platform_free);
   g_autoptr (DtsGpuCatalog) catalog = NULL;
@@ -433,9 +436,19 @@ make_points (const DtsSweepPlan *plan, char *const *base, GError **error)
     g_autoptr (GString) name = g_string_new ("points/");
     g_autoptr (GString) label = g_string_new (NULL);
     g_ptr_array_add (args, g_strdup ("run"));
+    /* a split without tensor parallelism drops the base's
+     * --sequence-parallel (tensor parallelism's: a mixture of experts needs
+     * it wherever TP > 1, and dtsim run refuses it at TP 1) */
+    int t = 0, pp, d, c;
+    if (mesh != NULL
+        && !dts_sweep_mesh_parse (mesh->values[dts_sweep_plan_value (plan, p, mesh_at)], &t, &pp,
+                                  &d, &c, NULL))
+      g_return_val_if_reached (NULL);
     int skip = 1;
     for (char *const *b = base; b && *b; b += skip)
-      if (mesh == NULL || !dts_sweep_mesh_sets (mesh, b, &skip))
+      if (t == 1 && strcmp (*b, "--sequence-parallel") == 0)
+        skip = 1;
+      else if (mesh == NULL || !dts_sweep_mesh_sets (mesh, b, &skip))
         for (int i = 0; i < skip; i++)
           g_ptr_array_add (args, g_strdup (b[i]));
     for (guint a = 0; a < plan->axes->len; a++) {

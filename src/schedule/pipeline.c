@@ -2229,13 +2229,16 @@ check_experts (Ctx *c, GError **error)
     }
   }
   for (int i = 0; i < c->S; i++) {
-    const char *what = c->C > 1 ? "data-parallel x context-parallel GPUs"
-                                : "data-parallel replicas";
+    gboolean one = c->dp[i] == 1;
+    const char *what = c->C > 1 ? (one ? "data-parallel x context-parallel GPU"
+                                       : "data-parallel x context-parallel GPUs")
+                                : (one ? "data-parallel replica" : "data-parallel replicas");
     if (c->dp[i] % c->EP != 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--expert-parallel %d does not divide the %d %s of stage %d (the experts "
-                   "spread over EP consecutive ones)",
-                   c->EP, c->dp[i], what, i);
+                   "--expert-parallel %d %s the %d %s of stage %d (the experts spread over "
+                   "EP consecutive ones)",
+                   c->EP, c->EP > c->dp[i] ? "is more than" : "does not divide", c->dp[i], what,
+                   i);
       return FALSE;
     }
     if (c->dp[i] > c->EP && c->o->zero >= 2) {
