@@ -11,8 +11,10 @@
 # global batch of 256 sequences of 4,096 tokens (1M tokens) in bf16,
 # micro-batches of one sequence, 1F1B, with --zero 1 and, where TP > 1,
 # --sequence-parallel (Megatron needs it for a mixture of experts).
-# Each split is TP x PP x DP with expert parallelism EP over a stage's DP
-# replicas (EP 1: every GPU holds all 8 experts); --moe-imbalance X prices
+# Each split is TP x PP x DP with expert parallelism EP over EP consecutive
+# DP replicas of a stage (EP 1: every GPU holds all 8 experts; EP below DP:
+# the DP / EP replicas that hold the same experts synchronise their
+# gradients, expert data parallelism); --moe-imbalance X prices
 # every GPU's experts at the busiest one's load, X times the mean. Writes
 # DIR/moe.csv (one row per run: split, EP, imbalance, iteration time, tokens/s
 # per GPU, MFU, the all-to-all and tensor-parallel time per iteration, memory
@@ -29,8 +31,8 @@ example_parse_args "$@"
 if [ "$quick" = yes ]; then
   runs="2x4x8:1:1 2x4x8:8:1 2x4x8:8:1.5"
 else
-  runs="2x4x8:1:1 2x4x8:8:1 1x8x8:8:1 4x2x8:8:1 8x1x8:8:1 2x8x4:4:1 2x8x4:1:1
-        2x4x8:8:1.25 2x4x8:8:1.5 2x4x8:8:2"
+  runs="2x4x8:1:1 2x4x8:8:1 2x4x8:4:1 2x4x8:2:1 1x8x8:8:1 4x2x8:8:1 8x1x8:8:1
+        2x8x4:4:1 2x8x4:1:1 2x4x8:8:1.25 2x4x8:8:1.5 2x4x8:8:2"
 fi
 
 example_csv_begin moe
