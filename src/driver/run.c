@@ -186,7 +186,11 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
     s->tp_overlap = dts_tp_overlap_to_string (o->tp_overlap);
   s->context_parallel = MAX (o->context_parallel, 1);
   s->expert_parallel = MAX (sched->expert_parallel, 1);
-  s->moe_imbalance = MAX (sched->moe_imbalance, 1.0);
+  s->moe_imbalance = sched->moe_imbalance > 0 ? sched->moe_imbalance : 1.0;
+  s->moe_imbalance_max = sched->moe_imbalance_max;
+  s->moe_dropped = sched->moe_dropped;
+  s->moe_routing_alpha = o->moe_routing_alpha;
+  s->moe_capacity = o->moe_capacity;
   s->micro_batches = sched->micro_batches;
   s->pipeline_schedule =
       o->virtual_stages > 1

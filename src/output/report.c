@@ -401,7 +401,18 @@ dts_report_write_json (const DtsRunSummary *s, GString *out)
     if (s->expert_parallel > 1) {
       dts_json_kv_int (j, "expert_parallel", s->expert_parallel);
       dts_json_kv_double (j, "expert_s", s->expert_s);
+    }
+    if (s->expert_parallel > 1 || s->moe_routing_alpha > 0 || s->moe_capacity > 0)
       dts_json_kv_double (j, "moe_imbalance", s->moe_imbalance);
+    if (s->moe_routing_alpha > 0) {
+      dts_json_kv_double (j, "moe_routing_dirichlet", s->moe_routing_alpha);
+      dts_json_kv_double (j, "moe_imbalance_max", s->moe_imbalance_max);
+    }
+    if (s->moe_capacity > 0) {
+      dts_json_kv_double (j, "moe_capacity_factor", s->moe_capacity);
+      /* known from drawn shares only */
+      if (s->moe_routing_alpha > 0)
+        dts_json_kv_double (j, "moe_dropped", s->moe_dropped);
     }
     if (s->partition != NULL)
       dts_json_kv_string (j, "partition", s->partition);

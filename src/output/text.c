@@ -409,7 +409,34 @@ pipeline_body (const DtsRunSummary *s, GString *out)
                             "expert all-to-all  %s per GPU and iteration (blocking compute; "
                             "tokens to and from %d GPUs' experts)\n",
                             T (s->expert_s), s->expert_parallel);
-  if (s->moe_imbalance > 1)
+  if (s->moe_routing_alpha > 0) {
+    g_autofree char *cap = s->moe_capacity > 0
+                               ? g_strdup_printf (", capacity factor %g (%.2f%% of the routed "
+                                                  "tokens dropped)",
+                                                  s->moe_capacity, 100 * s->moe_dropped)
+                               : g_strdup ("");
+    g_string_append_printf (out,
+                            "  routing drawn per layer: expert shares from Dirichlet(%g) (seed "
+                            "%" G_GUINT64_FORMAT ")%s; the busiest GPU receives %.3f times the "
+                            "mean's tokens, the mean over the layers (at most %.3f); every "
+                            "GPU's experts and all-to-alls priced at its layer's busiest one's "
+                            "load\n",
+                            s->moe_routing_alpha, s->seed, cap, s->moe_imbalance,
+                            s->moe_imbalance_max);
+  } else if (s->moe_capacity > 0 && s->moe_capacity < 1)
+    g_string_append_printf (out,
+                            "  capacity factor %g (--moe-capacity-factor): every expert takes %g "
+                            "times its balanced share of the tokens and drops the rest; every "
+                            "GPU's experts and all-to-alls priced at that load\n",
+                            s->moe_capacity, s->moe_imbalance);
+  else if (s->moe_capacity > 0)
+    g_string_append_printf (out,
+                            "  capacity factor %g (--moe-capacity-factor): the busiest GPU "
+                            "receives %g times the mean's tokens (at most %g, the tokens above "
+                            "it dropped); every GPU's experts and all-to-alls priced at its "
+                            "load\n",
+                            s->moe_capacity, s->moe_imbalance, s->moe_capacity);
+  else if (s->moe_imbalance > 1)
     g_string_append_printf (out,
                             "  routing imbalance %g (--moe-imbalance): every GPU's experts and "
                             "all-to-alls priced at the busiest one's load\n",

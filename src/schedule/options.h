@@ -179,6 +179,12 @@ typedef struct {
                                   DTS_EXPERT_PARALLEL_DP: all of a stage's */
   double moe_imbalance;        /* --moe-imbalance X: the busiest GPU's routed tokens over the
                                   mean under expert parallelism; 0 means 1 (balanced) */
+  double moe_routing_alpha;    /* --moe-imbalance dirichlet:A: every router's expert shares
+                                  drawn from a symmetric Dirichlet(A) (seeded by --seed);
+                                  0: none (moe_imbalance) */
+  double moe_capacity;         /* --moe-capacity-factor F: an expert takes at most F times
+                                  its balanced share of the tokens, the rest dropped; 0:
+                                  none */
   int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
                                   passing keys and values around a ring (hybrid); 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */

@@ -547,6 +547,10 @@ typedef struct {
                              stage, tensor rank t, where EP < dp[s], else -1 */
   GArray *bucket_experts; /* gboolean per bucket: it holds experts' gradients (reduced
                              over edp_comm) */
+  double *imb;            /* [layer]: routing imbalance, the busiest GPU's routed tokens over
+                             the mean, of the mixture a router, the layers on its routed
+                             tokens and its combine belong to (set_routing); 1 elsewhere */
+  gboolean routed_scaled; /* some layer's imb is not 1 */
   TpMode *mode;           /* [layer] */
   gboolean *feeds_seq;    /* [layer]: a replicated layer read by sequence-split ones */
   int T;                  /* tensor-parallel degree */
@@ -937,7 +941,7 @@ add_ep_coll (Ctx *c, GArray *prog, int comm, int l, gboolean forward, gboolean b
   if (comm < 0 || (!router && layer->type != DTS_LAYER_MOE_COMBINE)
       || before != (router ? !forward : forward))
     return TRUE;
-  double elems = (router ? layer->out_elems : layer->in_elems) * c->s->moe_imbalance;
+  double elems = (router ? layer->out_elems : layer->in_elems) * c->imb[l];
   return group_coll (c, prog, comm, DTS_COLL_OP_ALLTOALL,
                      elems * n * dts_precision_elem_bytes (c->o->precision), l,
                      DTS_COLL_PURPOSE_EXPERT, error);
@@ -1713,12 +1717,13 @@ cp_workload (const DtsWorkload *w, int C)
  * their experts (one GPU of expert parallelism over EP: every token's
  * work is the same, the weights a GPU holds 1/EP), and with DROP, none:
  * the parameters whose gradients the data-parallel replicas synchronise
- * when EP is the whole data-parallel group. With routing IMBALANCE X > 1
- * the layers that work on routed tokens (from a router's output to its
- * combine, not included) are the busiest GPU's: X times the mean's tokens,
- * their work, what they read, write and keep. */
+ * when EP is the whole data-parallel group. With a routing IMBALANCE
+ * (per layer, or NULL: none) X other than 1 the layers that work on routed
+ * tokens (from a router's output to its combine, not included) are the
+ * busiest GPU's: X times the mean's tokens, their work, what they read,
+ * write and keep. */
 static DtsWorkload *
-ep_workload (const DtsWorkload *w, int EP, gboolean drop, double imbalance)
+ep_workload (const DtsWorkload *w, int EP, gboolean drop, const double *imbalance)
 {
   DtsWorkload *c = g_new (DtsWorkload, 1);
   *c = *w;
@@ -1734,18 +1739,141 @@ ep_workload (const DtsWorkload *w, int EP, gboolean drop, double imbalance)
       continue;
     }
     if (x->n_inputs != 1 || !routed[x->inputs[0]] || x->type == DTS_LAYER_MOE_COMBINE
-        || imbalance <= 1.0)
+        || imbalance == NULL || imbalance[l] == 1.0)
       continue;
     routed[l] = TRUE;
-    x->macs *= imbalance;
-    x->fwd_flops *= imbalance;
-    x->bwd_data_flops *= imbalance;
-    x->bwd_weight_flops *= imbalance;
-    x->in_elems *= imbalance;
-    x->out_elems *= imbalance;
-    x->act_elems *= imbalance;
+    x->macs *= imbalance[l];
+    x->fwd_flops *= imbalance[l];
+    x->bwd_data_flops *= imbalance[l];
+    x->bwd_weight_flops *= imbalance[l];
+    x->in_elems *= imbalance[l];
+    x->out_elems *= imbalance[l];
+    x->act_elems *= imbalance[l];
   }
   return c;
+}
+
+/* A Gamma(A, 1) variate of R (Marsaglia and Tsang 2000; below A = 1, a
+ * Gamma(A + 1) one times U^(1/A)). */
+static double
+gamma_draw (GRand *r, double a)
+{
+  if (a < 1.0) {
+    double u = 1.0 - g_rand_double (r); /* (0, 1] */
+    return gamma_draw (r, a + 1.0) * pow (u, 1.0 / a);
+  }
+  double d = a - 1.0 / 3.0, k = 1.0 / sqrt (9.0 * d);
+  for (;;) {
+    double x, v;
+    do {
+      double u1 = 1.0 - g_rand_double (r), u2 = g_rand_double (r);
+      x = sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
+      v = 1.0 + k * x;
+    } while (v <= 0);
+    v = v * v * v;
+    double u = 1.0 - g_rand_double (r);
+    if (u < 1.0 - 0.0331 * x * x * x * x || log (u) < 0.5 * x * x + d * (1.0 - v + log (v)))
+      return d * v;
+  }
+}
+
+/* Routing: the imbalance X of every mixture (the busiest of the EP GPUs'
+ * routed tokens over the mean, c->imb for its router, the layers on its
+ * routed tokens and its combine) and the schedule's statistics of it.
+ * --moe-imbalance X gives every mixture X; dirichlet:A draws each router's
+ * expert shares p (E of them, in layer order, from one generator seeded by
+ * --seed) from a symmetric Dirichlet(A), and X = EP max over the GPUs of
+ * the shares of the E/EP experts it holds (experts e E/EP .. on GPU e).
+ * --moe-capacity-factor F keeps at most F/E of the tokens at each expert,
+ * dropping the rest before the dispatch: X = EP max of the kept shares
+ * (with a fixed X: min (X, F), the GPU's experts at most full), and the
+ * dropped share is counted. The draw is one per layer for the whole run,
+ * the same for every expert-parallel group. */
+static gboolean
+set_routing (Ctx *c, GError **error)
+{
+  const DtsWorkload *w = c->w;
+  const DtsRunOptions *o = c->o;
+  int n = w->layers->len, EP = c->EP;
+  double F = o->moe_capacity;
+  c->imb = g_new (double, n);
+  g_autofree int *router_of = g_new (int, n);
+  for (int l = 0; l < n; l++)
+    c->imb[l] = 1.0;
+  gboolean asked = o->moe_routing_alpha > 0 || F > 0;
+  if (asked && !dts_workload_has_experts (w)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--%s: workload '%s' has no mixture of experts (a router layer, or "
+                 "<transformer experts=...>)",
+                 F > 0 ? "moe-capacity-factor" : "moe-imbalance", w->name);
+    return FALSE;
+  }
+  if (o->moe_routing_alpha > 0 && EP == 1 && !(F > 0)) {
+    g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                 "--moe-imbalance dirichlet:%g needs --expert-parallel (or a "
+                 "--moe-capacity-factor that drops tokens): without it every GPU runs all "
+                 "experts on its own tokens, whatever the routing",
+                 o->moe_routing_alpha);
+    return FALSE;
+  }
+  g_autoptr (GRand) rng = o->moe_routing_alpha > 0 ? g_rand_new_with_seed ((guint32) o->seed)
+                                                   : NULL;
+  double sum = 0, most = 0, dropped = 0;
+  int routers = 0;
+  for (int l = 0; l < n; l++) {
+    const DtsLayer *x = dts_workload_layer (w, l);
+    /* the router whose routed tokens layer l works on (as ep_workload
+     * follows them: single-input layers from the router on), -1: none; a
+     * combine takes its router's imbalance but ends the routed tokens */
+    router_of[l] = -1;
+    if (x->type == DTS_LAYER_ROUTER)
+      router_of[l] = l;
+    else if (x->type == DTS_LAYER_MOE_COMBINE) {
+      for (int k = 0; k < x->n_inputs; k++)
+        if (router_of[x->inputs[k]] >= 0)
+          c->imb[l] = c->imb[router_of[x->inputs[k]]];
+      continue;
+    } else if (x->n_inputs == 1)
+      router_of[l] = router_of[x->inputs[0]];
+    if (router_of[l] >= 0 && router_of[l] < l) {
+      c->imb[l] = c->imb[router_of[l]];
+      continue;
+    }
+    if (x->type != DTS_LAYER_ROUTER)
+      continue;
+    double X = c->s->moe_imbalance, lost = 0;
+    if (rng != NULL) {
+      int E = x->experts, per = MAX (E / EP, 1);
+      g_autofree double *p = g_new (double, E);
+      double total = 0;
+      for (int e = 0; e < E; e++)
+        total += p[e] = gamma_draw (rng, o->moe_routing_alpha);
+      X = 0;
+      for (int g = 0; g < EP; g++) {
+        double load = 0;
+        for (int e = g * per; e < (g + 1) * per && e < E; e++) {
+          double share = total > 0 ? p[e] / total : 1.0 / E;
+          double kept = F > 0 ? MIN (share, F / E) : share;
+          load += kept;
+          lost += share - kept;
+        }
+        X = MAX (X, EP * load);
+      }
+    } else if (F > 0)
+      X = MIN (X, F);
+    c->imb[l] = X;
+    c->routed_scaled = c->routed_scaled || X != 1.0;
+    sum += X;
+    most = MAX (most, X);
+    dropped += lost;
+    routers++;
+  }
+  if (routers > 0 && asked) {
+    c->s->moe_imbalance = sum / routers;
+    c->s->moe_imbalance_max = most;
+    c->s->moe_dropped = dropped / routers;
+  }
+  return TRUE;
 }
 
 /* A copy of W (which must outlive it) in which only the experts' linears
@@ -1914,6 +2042,7 @@ ctx_clear (Ctx *c)
   g_free (c->cp_comm);
   g_free (c->ep_comm);
   g_free (c->edp_comm);
+  g_free (c->imb);
   g_clear_pointer (&c->bucket_experts, g_array_unref);
   g_free (c->mb_start);
   g_free (c->bucket_plan);
@@ -2144,9 +2273,10 @@ cut_stages (Ctx *c, GError **error)
   }
   if (C > 1)
     c->wt = c->cp_w = cp_workload (c->wt, C);
+  if (c->EP > 1 || c->routed_scaled)
+    c->wt = c->ep_w = ep_workload (c->wt, c->EP, FALSE, c->imb);
   if (c->EP > 1) {
-    c->wt = c->ep_w = ep_workload (c->wt, c->EP, FALSE, c->s->moe_imbalance);
-    c->sync_w = ep_workload (c->wt, 1, TRUE, 1.0);
+    c->sync_w = ep_workload (c->wt, 1, TRUE, NULL);
     for (int i = 0; i < S && c->xw == NULL; i++)
       if (c->dp[i] > c->EP)
         c->xw = experts_workload (c->wt);
@@ -2998,7 +3128,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   c.tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
   c.dp_comm = g_array_new (FALSE, FALSE, sizeof (int));
   c.bucket_experts = g_array_new (FALSE, FALSE, sizeof (gboolean));
-  if (!set_replicas (&c, error) || !check_experts (&c, error) || !set_micro_batches (&c, error)
+  if (!set_replicas (&c, error) || !check_experts (&c, error) || !set_routing (&c, error)
+      || !set_micro_batches (&c, error)
       || !cut_stages (&c, error)
       || !add_stages (&c, error) || !add_tensor_rank_plans (&c, error)
       || !add_gather_plans (&c, error) || !check_stage_memory (&c, error)

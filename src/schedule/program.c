@@ -148,10 +148,18 @@ static const DtsOptionSpec hybrid_options[] = {
   { "moe-imbalance", DTS_OPTION_TEXT, "X",
     "with --expert-parallel: routing imbalance, the busiest GPU's routed tokens over the mean "
     "(max/mean load, 1 to EP; a measured or assumed figure, such as 1.2-1.5 for routers "
-    "trained without a strong balancing loss): every GPU's expert layers and all-to-alls are "
-    "priced at the busiest one's load, which the all-to-all before each combine makes every "
-    "GPU wait for",
+    "trained without a strong balancing loss), or dirichlet:A, every layer's expert shares "
+    "drawn from a symmetric Dirichlet distribution of concentration A (seeded by --seed; "
+    "smaller is more skewed, 1 is uniform over the shares) and each layer priced at its own "
+    "busiest GPU: every GPU's expert layers and all-to-alls are priced at the busiest one's "
+    "load, which the all-to-all before each combine makes every GPU wait for",
     "1: balanced, as NVIDIA's published MoE tables force it", 0, 0, NULL },
+  { "moe-capacity-factor", DTS_OPTION_TEXT, "F",
+    "with a mixture of experts: each expert takes at most F times its balanced share of a "
+    "layer's routed tokens and drops the rest (Megatron's --moe-expert-capacity-factor, "
+    "tokens dropped before the dispatch): the busiest GPU's load is at most F times the "
+    "mean, and below 1 every expert runs fewer tokens",
+    "none: no token dropped", 0, 0, NULL },
   { NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -266,15 +274,36 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
   }
   if ((v = dts_option_value (values, "moe-imbalance")) != NULL) {
     char *end = NULL;
-    double x = g_ascii_strtod (v, &end);
-    if (end == v || *end != '\0' || !isfinite (x) || x < 1.0 || x > 4096.0) {
+    gboolean dirichlet = g_str_has_prefix (v, "dirichlet:");
+    const char *num = dirichlet ? v + strlen ("dirichlet:") : v;
+    double x = g_ascii_strtod (num, &end);
+    if (end == num || *end != '\0' || !isfinite (x)
+        || (dirichlet ? !(x > 0) || x > 1e6 : x < 1.0 || x > 4096.0)) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--moe-imbalance '%s': expected a number from 1 (balanced) to the "
-                   "expert-parallel size (the busiest GPU's tokens over the mean)",
+                   dirichlet ? "--moe-imbalance '%s': expected dirichlet:A with a concentration A "
+                               "above 0 and at most 1e6"
+                             : "--moe-imbalance '%s': expected a number from 1 (balanced) to the "
+                               "expert-parallel size (the busiest GPU's tokens over the mean), "
+                               "or dirichlet:A",
                    v);
       return FALSE;
     }
-    o->moe_imbalance = x;
+    if (dirichlet)
+      o->moe_routing_alpha = x;
+    else
+      o->moe_imbalance = x;
+  }
+  if ((v = dts_option_value (values, "moe-capacity-factor")) != NULL) {
+    char *end = NULL;
+    double f = g_ascii_strtod (v, &end);
+    if (end == v || *end != '\0' || !isfinite (f) || !(f > 0) || f > 4096.0) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
+                   "--moe-capacity-factor '%s': expected a number above 0 and at most 4096 "
+                   "(an expert's tokens over its balanced share)",
+                   v);
+      return FALSE;
+    }
+    o->moe_capacity = f;
   }
   if ((v = dts_option_value (values, "stage-dp")) != NULL)
     o->stage_dp = v;

@@ -309,7 +309,12 @@ typedef struct {
   int samples_per_iteration; /* the global mini-batch */
   int micro_batches;       /* pipeline: per iteration; else 1 */
   int expert_parallel;     /* GPUs each mixture's experts are spread over (1: none) */
-  double moe_imbalance;    /* the busiest GPU's routed tokens over the mean (1: balanced) */
+  double moe_imbalance;    /* the busiest GPU's routed tokens over the mean (1: balanced);
+                              drawn per layer (moe_routing_alpha) or capped (moe_capacity):
+                              the mean over the layers */
+  double moe_imbalance_max;/* drawn or capped: the largest layer's; else 0 */
+  double moe_dropped;      /* the share of the routed tokens the capacity drops, mean over
+                              the layers (drawn routing only; else 0) */
   int param_gathers;       /* --zero: all-gathers of each bucket's parameters per iteration:
                               1, or 2 per micro-batch where --zero 3 reshards after the
                               forward pass (gathers again before the backward); 0 without

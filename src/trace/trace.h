@@ -380,7 +380,12 @@ typedef struct {
   int context_parallel;         /* --context-parallel C (1: none) */
   double context_s;             /* compute stream in its key/value exchange */
   int expert_parallel;          /* --expert-parallel E (1: none) */
-  double moe_imbalance;         /* --moe-imbalance X (1: balanced routing) */
+  double moe_imbalance;         /* --moe-imbalance X (1: balanced routing); drawn per layer
+                                 * or capped: the mean over the layers */
+  double moe_imbalance_max;     /* drawn or capped: the largest layer's; else 0 */
+  double moe_routing_alpha;     /* --moe-imbalance dirichlet:A, else 0 */
+  double moe_capacity;          /* --moe-capacity-factor F, else 0 */
+  double moe_dropped;           /* drawn with a capacity: the tokens' share dropped */
   double expert_s;              /* compute stream in its token all-to-alls */
   gboolean sequence_parallel;   /* --sequence-parallel: the tensor collectives are
                                  * all-gathers and reduce-scatters */

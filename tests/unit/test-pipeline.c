@@ -740,6 +740,123 @@ START_TEST (test_expert_parallel)
 }
 END_TEST
 
+/* The factor each expert all-to-all of rank 0 moves over the balanced
+ * bytes, by the layer (router or combine) it follows or precedes, into
+ * FACTOR (indexed by layer, -1 where none), BALANCED the bytes of the
+ * balanced run's. */
+static void
+a2a_factors (const Built *bt, const Built *balanced, double *factor)
+{
+  for (guint l = 0; l < bt->w->layers->len; l++)
+    factor[l] = -1;
+  g_autoptr (GArray) colls = rank_colls (bt->s, 0, DTS_COLL_PURPOSE_EXPERT);
+  g_autoptr (GArray) base = rank_colls (balanced->s, 0, DTS_COLL_PURPOSE_EXPERT);
+  ck_assert_int_eq (colls->len, base->len);
+  for (guint i = 0; i < colls->len; i++) {
+    const DtsOp *op = &g_array_index (colls, DtsOp, i);
+    const DtsCollPlan *plan = g_ptr_array_index (bt->s->plans, op->coll);
+    const DtsCollPlan *b = g_ptr_array_index (balanced->s->plans,
+                                              g_array_index (base, DtsOp, i).coll);
+    double f = plan->bytes / b->bytes;
+    if (factor[op->layer] >= 0)
+      ck_assert_double_eq_tol (f, factor[op->layer], 1e-12);
+    factor[op->layer] = f;
+  }
+}
+
+/* Routing drawn per layer (--moe-imbalance dirichlet:A) and the capacity
+ * factor (tiny-moe: 4 layers of 4 experts, top-2; EP 4, one expert a
+ * GPU): each router's all-to-alls and its combine's move X_l times the
+ * balanced bytes, 1 <= X_l <= EP, the schedule's imbalance the mean of the
+ * X_l and its maximum the largest; the draw depends on --seed alone (the
+ * same seed, the same X_l); a concentration of 1e6 is balanced within 1%;
+ * a capacity factor F caps every X_l at F (dirichlet:0.3, F 1.5: some
+ * layer at F) and caps a fixed --moe-imbalance 2 at 1.5 exactly; below 1,
+ * without expert parallelism, every expert runs F of its tokens: less of
+ * the experts' activations kept. */
+START_TEST (test_moe_routing)
+{
+  const int EP = 4, M = 2;
+  DtsRunOptions base = {
+    BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = EP,
+    .micro_batches = M, .tensor_parallel = 1, .expert_parallel = EP, .n_gpus = EP, .seed = 42,
+  };
+  g_auto (Built) balanced = { 0 };
+  DtsRunOptions o = base;
+  build_with (&balanced, "tests/data/tiny-moe.xml", &o);
+  int n = balanced.w->layers->len;
+  g_autofree double *x = g_new (double, n);
+  g_autofree double *again = g_new (double, n);
+  g_autofree double *other = g_new (double, n);
+  struct {
+    double alpha, capacity, fixed;
+    guint64 seed;
+    double *out;
+  } cases[] = { { 0.3, 0, 0, 42, x },   { 0.3, 0, 0, 42, again }, { 0.3, 0, 0, 7, other },
+                { 1e6, 0, 0, 42, NULL }, { 0.3, 1.5, 0, 42, NULL }, { 0, 1.5, 2, 42, NULL } };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    o = base;
+    o.moe_routing_alpha = cases[k].alpha;
+    o.moe_capacity = cases[k].capacity;
+    o.moe_imbalance = cases[k].fixed;
+    o.seed = cases[k].seed;
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-moe.xml", &o);
+    g_autofree double *f = g_new (double, n);
+    a2a_factors (&bt, &balanced, f);
+    double sum = 0, most = 0;
+    int routers = 0;
+    for (int l = 0; l < n; l++) {
+      const DtsLayer *layer = dts_workload_layer (bt.w, l);
+      if (layer->type == DTS_LAYER_ROUTER) {
+        ck_assert_double_ge (f[l], 1.0 - 1e-12);
+        ck_assert_double_le (f[l], EP);
+        if (o.moe_capacity > 0)
+          ck_assert_double_le (f[l], o.moe_capacity + 1e-12);
+        if (o.moe_routing_alpha >= 1e6)
+          ck_assert_double_lt (f[l], 1.01);
+        if (o.moe_imbalance > 0)
+          ck_assert_double_eq_tol (f[l], 1.5, 1e-12);
+        sum += f[l], most = MAX (most, f[l]), routers++;
+      }
+      /* a combine moves its router's factor: the layer its tokens came from */
+      if (layer->type == DTS_LAYER_MOE_COMBINE) {
+        int r = l;
+        while (dts_workload_layer (bt.w, r)->type != DTS_LAYER_ROUTER)
+          r--;
+        ck_assert_double_eq_tol (f[l], f[r], 1e-12);
+      }
+    }
+    ck_assert_int_eq (routers, bt.w->transformer.layers);
+    assert_rel (bt.s->moe_imbalance, sum / routers, 1e-12);
+    if (o.moe_routing_alpha > 0)
+      ck_assert_double_eq (bt.s->moe_imbalance_max, most);
+    if (o.moe_routing_alpha > 0 && o.moe_capacity > 0)
+      ck_assert_double_eq_tol (most, o.moe_capacity, 1e-12);
+    if (cases[k].out != NULL)
+      memcpy (cases[k].out, f, sizeof (double) * n);
+  }
+  gboolean differs = FALSE;
+  for (int l = 0; l < n; l++) {
+    ck_assert_double_eq (x[l], again[l]);
+    differs = differs || x[l] != other[l];
+  }
+  ck_assert (differs);
+  /* below 1, without expert parallelism: fewer tokens at every expert */
+  double act[2];
+  for (int k = 0; k < 2; k++) {
+    o = base;
+    o.expert_parallel = 1;
+    o.moe_capacity = k ? 0.5 : 0;
+    g_auto (Built) bt = { 0 };
+    build_with (&bt, "tests/data/tiny-moe.xml", &o);
+    act[k] = g_array_index (bt.s->stages, DtsStage, 0).memory.activations_bytes;
+    ck_assert_double_eq (bt.s->moe_imbalance, k ? 0.5 : 1.0);
+  }
+  ck_assert_double_lt (act[1], act[0]);
+}
+END_TEST
+
 /* Expert data parallelism (tiny-moe: 4 layers of 4 experts, top-2) on 8
  * replicas with EP 2 and 4, with and without the distributed optimizer,
  * without and with tensor parallelism (TP 2, sequence parallel): every
@@ -1425,6 +1542,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_latent_attention_tensor_parallel);
   tcase_add_test (tc, test_expert_parallel);
   tcase_add_test (tc, test_expert_data_parallel);
+  tcase_add_test (tc, test_moe_routing);
   tcase_add_test (tc, test_moe_imbalance);
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_tp_overlap);
