@@ -2791,7 +2791,8 @@ add_expert_group_plans (Ctx *c, GError **error)
       for (int d = e; d < c->dp[i]; d += EP)
         for (int t = 0; t < T; t++) {
           int r = rank_of (c, i, d, t);
-          gint64 key = ((gint64) s->rank_plan_map[r] << 32) | (guint32) (i * EP + e);
+          gint64 key = (gint64) (((guint64) (guint32) s->rank_plan_map[r] << 32)
+                                 | (guint32) (i * EP + e));
           gpointer found;
           if (g_hash_table_lookup_extended (extended, &key, NULL, &found)) {
             s->rank_plan_map[r] = GPOINTER_TO_INT (found);
