@@ -2402,6 +2402,22 @@ add_bucket_plan (Ctx *c, int cm, DtsCollOp op, double bytes, GError **error)
   return TRUE;
 }
 
+/* A communicator of stage I's tensor rank T over replicas FIRST, FIRST +
+ * STRIDE, ... (COUNT of them; RANKS: the stage's ranks, replica by replica,
+ * tensor rank by tensor rank), named stageI-KINDINDEX (and -T under tensor
+ * parallelism). */
+static int
+replica_comm (Ctx *c, int i, const int *ranks, int first, int stride, int count, int t,
+              const char *kind, int index)
+{
+  g_autofree int *members = g_new (int, count);
+  for (int k = 0; k < count; k++)
+    members[k] = ranks[(first + k * stride) * c->T + t];
+  g_autofree char *name = c->T == 1 ? g_strdup_printf ("stage%d-%s%d", i, kind, index)
+                                    : g_strdup_printf ("stage%d-%s%d-%d", i, kind, index, t);
+  return dts_schedule_add_comm (c->s, name, members, count);
+}
+
 /* Expert data parallelism on stage I (RANKS: its ranks, replica by
  * replica, tensor rank by tensor rank): the expert-parallel groups of EP
  * consecutive replicas, and the groups of the replicas that hold the same
@@ -2412,24 +2428,13 @@ add_expert_comms (Ctx *c, int i, const int *ranks)
   int T = c->T, EP = c->EP, n = c->dp[i] / EP;
   for (int g = 0; g < n; g++)
     for (int t = 0; t < T; t++) {
-      g_autofree int *members = g_new (int, EP);
-      for (int k = 0; k < EP; k++)
-        members[k] = ranks[(g * EP + k) * T + t];
-      g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-ep%d", i, g)
-                                     : g_strdup_printf ("stage%d-ep%d-%d", i, g, t);
-      int cm = dts_schedule_add_comm (c->s, name, members, EP);
+      int cm = replica_comm (c, i, ranks, g * EP, 1, EP, t, "ep", g);
       for (int k = 0; k < EP; k++)
         c->ep_comm[slot_of (c, i, g * EP + k) * T + t] = cm;
     }
   for (int e = 0; e < EP; e++)
-    for (int t = 0; t < T; t++) {
-      g_autofree int *members = g_new (int, n);
-      for (int k = 0; k < n; k++)
-        members[k] = ranks[(k * EP + e) * T + t];
-      g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-edp%d", i, e)
-                                     : g_strdup_printf ("stage%d-edp%d-%d", i, e, t);
-      c->edp_comm[(i * EP + e) * T + t] = dts_schedule_add_comm (c->s, name, members, n);
-    }
+    for (int t = 0; t < T; t++)
+      c->edp_comm[(i * EP + e) * T + t] = replica_comm (c, i, ranks, e, EP, n, t, "edp", e);
 }
 
 /* Expert data parallelism: the buckets of the experts' gradients of layers
