@@ -1349,6 +1349,18 @@ typedef struct {
   int program, spec;
 } Built;
 
+/* S's plan maps, made empty (no rank has one) where there are none. */
+static void
+ensure_plan_maps (DtsSchedule *s)
+{
+  if (s->plan_maps != NULL)
+    return;
+  s->plan_maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  s->rank_plan_map = g_new (int, s->n_ranks);
+  for (int r = 0; r < s->n_ranks; r++)
+    s->rank_plan_map[r] = -1;
+}
+
 /* The program among BUILT (this stage's; its tensor stream's in
  * TENSOR_PROGRAM) that PROG, priced on spec SPEC with its tensor stream's
  * program TENSOR (or NULL), runs as on other communicators, or -1. *MAP_OF
@@ -1373,12 +1385,7 @@ match_program (DtsSchedule *s, const GArray *built, const GArray *tensor_program
     for (guint x = 0; x < map->len && identity; x++)
       identity = g_array_index (map, int, x) < 0 || g_array_index (map, int, x) == (int) x;
     if (!identity) {
-      if (s->plan_maps == NULL) {
-        s->plan_maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-        s->rank_plan_map = g_new (int, s->n_ranks);
-        for (int r = 0; r < s->n_ranks; r++)
-          s->rank_plan_map[r] = -1;
-      }
+      ensure_plan_maps (s);
       g_ptr_array_add (s->plan_maps, g_steal_pointer (&map));
       *map_of = (int) s->plan_maps->len - 1;
     }
@@ -1612,13 +1619,22 @@ tp_workload_free (DtsWorkload *w)
 typedef DtsWorkload TpWorkload;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TpWorkload, tp_workload_free)
 
+/* A copy of W (which must outlive it) with layers of its own, to transform
+ * (freed by tp_workload_free). */
 static DtsWorkload *
-tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_parallel)
+workload_copy (const DtsWorkload *w)
 {
   DtsWorkload *c = g_new (DtsWorkload, 1);
   *c = *w;
   c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
   g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  return c;
+}
+
+static DtsWorkload *
+tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_parallel)
+{
+  DtsWorkload *c = workload_copy (w);
   for (guint l = 0; l < c->layers->len; l++) {
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (mode[l] == TP_FULL)
@@ -1692,10 +1708,7 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_
 static DtsWorkload *
 cp_workload (const DtsWorkload *w, int C)
 {
-  DtsWorkload *c = g_new (DtsWorkload, 1);
-  *c = *w;
-  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
-  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  DtsWorkload *c = workload_copy (w);
   for (guint l = 0; l < c->layers->len; l++) {
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (x->in_shape.seq <= 0 && x->out_shape.seq <= 0)
@@ -1725,23 +1738,17 @@ cp_workload (const DtsWorkload *w, int C)
 static DtsWorkload *
 ep_workload (const DtsWorkload *w, int EP, gboolean drop, const double *imbalance)
 {
-  DtsWorkload *c = g_new (DtsWorkload, 1);
-  *c = *w;
-  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
-  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
-  g_autofree gboolean *routed = g_new0 (gboolean, c->layers->len);
+  DtsWorkload *c = workload_copy (w);
   for (guint l = 0; l < c->layers->len; l++) {
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (x->type == DTS_LAYER_LINEAR && x->experts > 1)
       x->params = drop ? 0.0 : x->params / EP;
-    if (x->type == DTS_LAYER_ROUTER) {
-      routed[l] = TRUE;
+    /* set_routing gives the layers on routed tokens their router's X, and
+     * the router and its combine too (their all-to-alls'): those two keep
+     * their own tokens */
+    if (imbalance == NULL || imbalance[l] == 1.0 || x->type == DTS_LAYER_ROUTER
+        || x->type == DTS_LAYER_MOE_COMBINE)
       continue;
-    }
-    if (x->n_inputs != 1 || !routed[x->inputs[0]] || x->type == DTS_LAYER_MOE_COMBINE
-        || imbalance == NULL || imbalance[l] == 1.0)
-      continue;
-    routed[l] = TRUE;
     x->macs *= imbalance[l];
     x->fwd_flops *= imbalance[l];
     x->bwd_data_flops *= imbalance[l];
@@ -1882,10 +1889,7 @@ set_routing (Ctx *c, GError **error)
 static DtsWorkload *
 experts_workload (const DtsWorkload *w)
 {
-  DtsWorkload *c = g_new (DtsWorkload, 1);
-  *c = *w;
-  c->layers = g_array_sized_new (FALSE, FALSE, sizeof (DtsLayer), w->layers->len);
-  g_array_append_vals (c->layers, w->layers->data, w->layers->len);
+  DtsWorkload *c = workload_copy (w);
   for (guint l = 0; l < c->layers->len; l++) {
     DtsLayer *x = &g_array_index (c->layers, DtsLayer, l);
     if (!(x->type == DTS_LAYER_LINEAR && x->experts > 1))
@@ -2765,12 +2769,7 @@ add_expert_group_plans (Ctx *c, GError **error)
   /* (the rank's map, stage x EP + e) -> the extended one */
   g_autoptr (GHashTable) extended = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                            NULL);
-  if (s->plan_maps == NULL) {
-    s->plan_maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-    s->rank_plan_map = g_new (int, s->n_ranks);
-    for (int r = 0; r < s->n_ranks; r++)
-      s->rank_plan_map[r] = -1;
-  }
+  ensure_plan_maps (s);
   for (int i = 0; i < c->S; i++) {
     const DtsStage *st = &g_array_index (s->stages, DtsStage, i);
     for (int e = 1; e < EP && c->dp[i] > EP; e++) {
