@@ -8,7 +8,9 @@
 #
 # Environment as bench/run.sh: SIZES (default "1024 4096"), STEP_MAX (largest
 # N run at the step granularity, default 64), WORKLOAD (resnet50),
-# ITERATIONS (1), FLAT_BACKBONE (passed to gen-flat.sh). Each configuration
+# ITERATIONS (1), FLAT_BACKBONE (passed to gen-flat.sh), FRAMEWORK (when set,
+# --framework FRAMEWORK for both builds: across a change of the default
+# profile, the same profile on both sides). Each configuration
 # runs the old binary and then the new one, so both see the same machine
 # load; on a shared machine repeat the table before trusting ratios < 1.3.
 # "same results" compares the JSON reports without the fields that measure
@@ -37,7 +39,7 @@ for n in $sizes; do
       if [ $side = old ]; then build=$1; else build=$2; fi
       /usr/bin/time -f "%e %M" -o "$tmp/time-$side" "$build/dtsim" run -p "$tmp/flat-$n.xml" \
         -w "$workload" --iterations "$iterations" --comm-granularity "$g" --format json \
-        --quiet > "$tmp/$side.json"
+        ${FRAMEWORK:+--framework "$FRAMEWORK"} --quiet > "$tmp/$side.json"
     done
     python3 - "$here" "$tmp" "$n" "$g" <<'PY'
 import sys

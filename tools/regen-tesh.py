@@ -34,9 +34,8 @@ def expand(cmd, env):
 def run(cmd, cwd, env):
     p = subprocess.run(shlex.split(expand(cmd, env)), cwd=cwd, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = p.stdout
-    if out.endswith("\n"):
-        out = out[:-1]
+    # tesh drops the output's trailing newlines: so does the golden
+    out = p.stdout.rstrip("\n")
     return ([] if out == "" else out.split("\n")), p.returncode
 
 
