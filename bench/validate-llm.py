@@ -11,7 +11,7 @@ has them), and the wall time and memory each simulation takes.
                           [-- DTSIM-RUN-OPTIONS...]
 
 Nothing was fitted on these rows: the compute model is the plain roofline
-(`dtsim run`'s default framework profile, generic; `-- --framework ID` runs
+(`--framework generic`, given to every run; `-- --framework ID` runs
 another, doc/VALIDATION.md part 19). Each row runs as Megatron-LM ran it: hybrid
 tensor x pipeline parallelism, NCCL's collectives (--collective nccl; `--
 --collective ring` gives dtsim run's default instead, as in dtsim validate), 1F1B, global batch of the row split into
@@ -548,6 +548,10 @@ def main():
     # --collective after -- replaces it, as in dtsim validate
     if not extra_sets("collective", extra):
         EXTRA.extend(["--collective", "nccl"])
+    # the plain roofline, which the records of doc/VALIDATION.md without a
+    # profile ran under; a --framework after -- replaces it
+    if not extra_sets("framework", extra):
+        EXTRA.extend(["--framework", "generic"])
     EXTRA.extend(extra)
     here = os.path.dirname(os.path.abspath(__file__))
     src = os.path.dirname(here)

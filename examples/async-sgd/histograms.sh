@@ -34,7 +34,7 @@ for w in $workers; do
     slow=
     [ "$policy" = each ] || slow="--set gpu:$server.mem_bw=10GB/s"
     # shellcheck disable=SC2086
-    json=$(example_dtsim run -q -p cluster-4x4-v100 -w resnet50 -b 64 -i 20 --gpus "$w" \
+    json=$(example_dtsim run -q --framework generic -p cluster-4x4-v100 -w resnet50 -b 64 -i 20 --gpus "$w" \
       --strategy async-ps --ps-placement own --ps-update "$policy" $slow \
       --compute-jitter lognormal:0.1 --seed 1 -f json) || exit 1
     printf '%s\n' "$json" | python3 -c '

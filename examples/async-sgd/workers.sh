@@ -40,7 +40,7 @@ for w in $workers; do
     extra=
     [ $# -eq 2 ] && extra="--ps-update $2"
     # shellcheck disable=SC2086
-    json=$(example_dtsim run -q -p cluster-4x4-v100 -w "$workload" -b 64 -i 6 --gpus "$w" \
+    json=$(example_dtsim run -q --framework generic -p cluster-4x4-v100 -w "$workload" -b 64 -i 6 --gpus "$w" \
       --strategy "$1" --ps-placement own $extra -f json) || exit 1
     printf '%s\n' "$json" | python3 -c '
 import json, sys

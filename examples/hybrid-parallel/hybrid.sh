@@ -48,7 +48,7 @@ for overlap in $overlaps; do
     batch=${cfg##*:}
     for p2p in own shared; do
       # One JSON object per run; the fields are in doc/SIMULATION.md.
-      "$dtsim" run --strategy hybrid --stage-dp "$dp" --batch-size "$batch" --micro-batches 8 \
+      "$dtsim" run --framework generic --strategy hybrid --stage-dp "$dp" --batch-size "$batch" --micro-batches 8 \
           --workload vgg16 --p2p-stream "$p2p" $flag --format json --quiet |
         python3 -c '
 import json, sys

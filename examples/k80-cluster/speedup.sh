@@ -12,7 +12,8 @@
 # GPU die (dtsim's workload default), every die a worker: sync-ps and
 # async-ps (--ps-update each) with one server shard per node on its socket 0
 # (--ps-placement cpus, the update priced at the socket's 59 GB/s), and the
-# ring all-reduce (--strategy dp) for comparison. Prints the speed-up over
+# ring all-reduce (--strategy dp) for comparison, compute under the plain
+# roofline (--framework generic; README.md says why). Prints the speed-up over
 # one node of the same strategy for 1, 2, 4, 8 and 16 nodes, and over one
 # die for 1, 2 and 4 dies of one node (sync-ps); writes DIR/speedup.csv
 # (default DIR ./whatif-out) and, with gnuplot, DIR/speedup.png: speed-up
@@ -33,7 +34,7 @@ platform=minotauro-k80-x16
 run() {
   name=$1 n=$2 g=$3
   shift 3
-  json=$(example_dtsim run -q -p "$platform" -w resnet50 -i "$iters" --gpus "$g" "$@" -f json) ||
+  json=$(example_dtsim run -q --framework generic -p "$platform" -w resnet50 -i "$iters" --gpus "$g" "$@" -f json) ||
     exit 1
   printf '%s\n' "$json" | python3 -c '
 import json, sys

@@ -7,5 +7,5 @@ set -e
 dtsim=${1:?usage: pictures.sh DTSIM OUTDIR}
 out=${2:?usage: pictures.sh DTSIM OUTDIR}
 mkdir -p "$out"
-"$dtsim" run -q -w gpt3-1.3b -p dgxa100-x8 --strategy hybrid --stages 4 --tensor-parallel 4 -b 16 --micro-batches 16 --mesh "$out/mesh-tp4.svg" > /dev/null
-"$dtsim" run -q -w gpt3-1.3b -p dgxa100-x8 --strategy hybrid --stages 4 --tensor-parallel 16 -b 16 --micro-batches 16 --mesh "$out/mesh-tp16.svg" > /dev/null
+"$dtsim" run --framework generic -q -w gpt3-1.3b -p dgxa100-x8 --strategy hybrid --stages 4 --tensor-parallel 4 -b 16 --micro-batches 16 --mesh "$out/mesh-tp4.svg" > /dev/null
+"$dtsim" run --framework generic -q -w gpt3-1.3b -p dgxa100-x8 --strategy hybrid --stages 4 --tensor-parallel 16 -b 16 --micro-batches 16 --mesh "$out/mesh-tp16.svg" > /dev/null

@@ -8,5 +8,5 @@ dtsim=${1:?usage: pictures.sh DTSIM OUTDIR}
 out=${2:?usage: pictures.sh DTSIM OUTDIR}
 mkdir -p "$out"
 for w in resnet50 vgg16; do
-  "$dtsim" run -q -w "$w" --gpus 8 --set 'link:*-ib.bandwidth=10Gbps' --timeline "$out/$w-10gbps.svg" > /dev/null
+  "$dtsim" run --framework generic -q -w "$w" --gpus 8 --set 'link:*-ib.bandwidth=10Gbps' --timeline "$out/$w-10gbps.svg" > /dev/null
 done

@@ -7,5 +7,5 @@ set -e
 dtsim=${1:?usage: pictures.sh DTSIM OUTDIR}
 out=${2:?usage: pictures.sh DTSIM OUTDIR}
 mkdir -p "$out"
-"$dtsim" run -q --gpus 8 --set 'link:*-ib.bandwidth=25Gbps' --timeline "$out/overlap-on.svg" > /dev/null
-"$dtsim" run -q --gpus 8 --set 'link:*-ib.bandwidth=25Gbps' --no-overlap --timeline "$out/overlap-off.svg" > /dev/null
+"$dtsim" run --framework generic -q --gpus 8 --set 'link:*-ib.bandwidth=25Gbps' --timeline "$out/overlap-on.svg" > /dev/null
+"$dtsim" run --framework generic -q --gpus 8 --set 'link:*-ib.bandwidth=25Gbps' --no-overlap --timeline "$out/overlap-off.svg" > /dev/null

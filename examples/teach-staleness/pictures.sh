@@ -8,6 +8,6 @@ dtsim=${1:?usage: pictures.sh DTSIM OUTDIR}
 out=${2:?usage: pictures.sh DTSIM OUTDIR}
 mkdir -p "$out"
 for policy in each merge; do
-  "$dtsim" run -q --strategy async-ps --ps-update $policy --gpus 4 --ps-placement own -i 5 \
+  "$dtsim" run --framework generic -q --strategy async-ps --ps-update $policy --gpus 4 --ps-placement own -i 5 \
     --set 'gpu:node1-gpu0.mem_bw=20GB/s' --timeline "$out/staleness-$policy.svg" > /dev/null
 done

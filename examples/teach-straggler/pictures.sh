@@ -7,4 +7,4 @@ set -e
 dtsim=${1:?usage: pictures.sh DTSIM OUTDIR}
 out=${2:?usage: pictures.sh DTSIM OUTDIR}
 mkdir -p "$out"
-"$dtsim" run -q --gpus 8 --scale 'host:node1-gpu2.speed=0.5' --timeline "$out/straggler.svg" > /dev/null
+"$dtsim" run --framework generic -q --gpus 8 --scale 'host:node1-gpu2.speed=0.5' --timeline "$out/straggler.svg" > /dev/null

@@ -127,12 +127,10 @@ make_cost (const DtsInfoOptions *opts, GError **error)
     usage_error (error, "--cost-model", local);
     return NULL;
   }
-  if (opts->framework != NULL) {
-    DtsFramework *fw = dts_framework_load (opts->framework, error);
-    if (fw == NULL)
-      return NULL;
-    dts_cost_set_framework (cost, fw);
-  }
+  DtsFramework *fw = dts_framework_load (opts->framework, error); /* NULL: the default */
+  if (fw == NULL)
+    return NULL;
+  dts_cost_set_framework (cost, fw);
   return g_steal_pointer (&cost);
 }
 

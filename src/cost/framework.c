@@ -445,8 +445,17 @@ dts_framework_parse (const char *text, const char *id, const char *file, GError 
 DtsFramework *
 dts_framework_load (const char *id_or_path, GError **error)
 {
-  if (id_or_path == NULL)
-    id_or_path = DTS_FRAMEWORK_DEFAULT;
+  if (id_or_path == NULL) {
+    /* the default is a shipped file: a data directory without it says so */
+    g_autoptr (GError) local = NULL;
+    DtsFramework *fw = dts_framework_load (DTS_FRAMEWORK_DEFAULT, &local);
+    if (fw == NULL)
+      g_set_error (error, local->domain, local->code,
+                   "%s; it is the default profile (--framework generic is the built-in "
+                   "plain roofline, which needs no file)",
+                   local->message);
+    return fw;
+  }
   if (strcmp (id_or_path, DTS_FRAMEWORK_GENERIC) == 0) {
     DtsFramework *fw = g_new0 (DtsFramework, 1);
     *fw = generic;

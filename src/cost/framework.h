@@ -18,12 +18,11 @@
 G_BEGIN_DECLS
 
 /* The built-in profile (no file), and the profile `dtsim run` and `dtsim
- * info` take when none is given.  The shipped profile with the lowest mean
- * error over `dtsim validate`'s sets is tensorflow1 (doc/VALIDATION.md part
- * 19), not yet the default: every profile records its error, which every
- * run prints. */
+ * info` take when none is given: the shipped profile with the lowest mean
+ * error over `dtsim validate`'s sets (doc/VALIDATION.md part 19).  Every
+ * profile records its error, which every run prints. */
 #define DTS_FRAMEWORK_GENERIC "generic"
-#define DTS_FRAMEWORK_DEFAULT "generic"
+#define DTS_FRAMEWORK_DEFAULT "tensorflow1"
 #define DTS_FRAMEWORK_MAX_ARCH_KEYS 16
 #define DTS_FRAMEWORK_MAX_MAPES 4 /* at least the number of cost models (cost.c) */
 

@@ -372,6 +372,18 @@ pipeline_head (const DtsRunSummary *s, GString *out)
   }
 }
 
+/* What the summary says of a profile nobody chose: under roofline, on which
+ * the default was chosen (doc/VALIDATION.md part 19), why it is the default. */
+static const char *
+default_mark (const DtsRunSummary *s)
+{
+  if (s->framework_arg != NULL)
+    return "";
+  if (s->cost_model != NULL && strcmp (s->cost_model, "roofline") == 0)
+    return " (the default: the lowest of the shipped profiles)";
+  return " (the default)";
+}
+
 /* Pipeline and hybrid runs: waits and the per-stage table. One unit per
  * column: milliseconds for times, GiB for memory. */
 static void
@@ -506,8 +518,7 @@ dts_report_write_text (const DtsRunSummary *s, GString *out)
   if (s->framework_mape >= 0)
     g_string_append_printf (out, "  measured error of %s%s under %s: MAPE %.1f%% over dtsim "
                                  "validate's sets\n",
-                            s->framework, s->framework_arg == NULL ? " (the default)" : "",
-                            s->cost_model, s->framework_mape);
+                            s->framework, default_mark (s), s->cost_model, s->framework_mape);
   else
     g_string_append_printf (out, "  measured error of %s under %s: none (dtsim validate -F %s "
                                  "-- --cost-model %s measures it)\n",
