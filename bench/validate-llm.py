@@ -13,8 +13,9 @@ has them), and the wall time and memory each simulation takes.
 Nothing was fitted on these rows: the compute model is the plain roofline
 (`--framework generic`, given to every run; `-- --framework ID` runs
 another, doc/VALIDATION.md part 19). Each row runs as Megatron-LM ran it: hybrid
-tensor x pipeline parallelism, NCCL's collectives (--collective nccl; `--
---collective ring` gives dtsim run's default instead, as in dtsim validate), 1F1B, global batch of the row split into
+tensor x pipeline parallelism, NCCL's collectives (--collective nccl, dtsim
+run's default, given to every run; `-- --collective ID` runs another, as in
+dtsim validate), 1F1B, global batch of the row split into
 micro-batches of the row's size, fp16, full recomputation for the "full"
 rows and selective recomputation with sequence parallelism for the
 "seqsel" ones, vocabulary 51,200 (Megatron's padded GPT-2 vocabulary).

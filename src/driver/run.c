@@ -240,28 +240,19 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
       s->iteration_time_s > 0 ? s->compute_idle_gpu_s / s->iteration_time_s : 0;
 }
 
-/* Each rank's place in the mesh (DtsMeshRank): a stage's replicas and
- * tensor ranks from its rank table, data parallelism one replica per rank;
- * nodes numbered in order of first appearance. Parameter servers have
- * none. */
+/* Each rank's place in the schedule's mesh (DtsMeshRank); nodes numbered
+ * in order of first appearance. Parameter servers have none. */
 static void
 fill_mesh (DtsRunSummary *s, const DtsPlatform *platform, const DtsSchedule *sched)
 {
-  if (sched->n_shards > 0)
+  if (sched->n_shards > 0 || sched->mesh == NULL
+      || dts_mesh_n_ranks (sched->mesh) != sched->n_ranks)
     return;
   s->mesh = g_array_sized_new (FALSE, TRUE, sizeof (DtsMeshRank), sched->n_ranks);
   g_array_set_size (s->mesh, sched->n_ranks);
-  for (int r = 0; r < sched->n_ranks; r++)
-    g_array_index (s->mesh, DtsMeshRank, r) = (DtsMeshRank){ 0, r, 0, -1 };
-  for (guint i = 0; sched->stages != NULL && i < sched->stages->len; i++) {
-    const DtsStage *st = &g_array_index (sched->stages, DtsStage, i);
-    int tp = MAX (st->tensor_parallel, 1);
-    for (int k = 0; k < st->n_ranks; k++) {
-      DtsMeshRank *m = &g_array_index (s->mesh, DtsMeshRank, st->ranks[k]);
-      m->stage = (int) i;
-      m->replica = k / tp;
-      m->tensor = k % tp;
-    }
+  for (int r = 0; r < sched->n_ranks; r++) {
+    DtsMeshRank *m = &g_array_index (s->mesh, DtsMeshRank, r);
+    dts_mesh_coords (sched->mesh, r, &m->stage, &m->replica, &m->tensor);
   }
   g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();

@@ -274,6 +274,7 @@ dts_schedule_free (DtsSchedule *sched)
   if (sched->stages)
     g_array_unref (sched->stages);
   g_free (sched->rank_stage);
+  dts_mesh_free (sched->mesh);
   g_free (sched->shard_rank);
   g_free (sched->rank_cpu);
   g_free (sched->event_initial);
@@ -617,6 +618,10 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     return NULL;
   int n = opts->n_gpus;
   g_autoptr (DtsSchedule) s = dts_schedule_new_empty ("dp", n, opts->batch_size, opts->precision);
+  /* one stage of n replicas */
+  s->mesh = dts_mesh_new (1, &n, 1, 1, 1, FALSE, error);
+  if (s->mesh == NULL)
+    return NULL;
 
   g_autofree int *bucket_of = g_new0 (int, workload->layers->len);
   if (n > 1) {

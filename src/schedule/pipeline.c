@@ -87,6 +87,7 @@
 
 #include "core/error.h"
 #include "platform/gpu.h"
+#include "schedule/mesh.h"
 #include "schedule/schedule-private.h"
 
 enum {
@@ -541,12 +542,8 @@ typedef struct {
                              replicas of a stage's dp (a divisor of dp[s]); the replicas
                              d = e mod EP of a stage hold the same experts and synchronise
                              their gradients (expert data parallelism) where dp[s] > EP */
-  int *ep_comm;           /* [slot * T + t]: the expert-parallel group of tensor rank t
-                             where EP < dp[s], else NULL (the stage's dp_comm) */
-  int *edp_comm;          /* [(stage * EP + e) * T + t]: the replicas d = e mod EP of the
-                             stage, tensor rank t, where EP < dp[s], else -1 */
   GArray *bucket_experts; /* gboolean per bucket: it holds experts' gradients (reduced
-                             over edp_comm) */
+                             over the stage's expert-data groups) */
   double *imb;            /* [layer]: routing imbalance, the busiest GPU's routed tokens over
                              the mean, of the mixture a router, the layers on its routed
                              tokens and its combine belong to (set_routing); 1 elsewhere */
@@ -556,13 +553,13 @@ typedef struct {
   int T;                  /* tensor-parallel degree */
   int C;                  /* context-parallel degree: replicas d C .. d C + C - 1 of a stage
                              share data-parallel replica d's samples, 1/C of each sequence */
-  int *tp_comm;           /* [slot]: the group's communicator, or -1 */
-  int *cp_comm;           /* [slot * T + t]: the context-parallel ring of tensor rank t, or
-                             NULL without context parallelism */
+  DtsMesh *mesh;          /* where the ranks are and which groups they form (mesh.h; the
+                             schedule's) */
+  int *comm[DTS_MESH_N_GROUPS]; /* [kind][group]: the group's communicator, or -1 where it
+                                   has none (a group of one; an expert group that is the
+                                   stage's data-parallel one) */
   GArray *tp_plans;       /* TpPlan: all-reduces of the groups, by communicator and bytes */
   GArray *plan_comm;      /* plan -> communicator, as plans are made */
-  GArray *dp_comm;        /* [stage * T + t]: the stage's data-parallel communicator of
-                             tensor rank t, or -1 */
   GArray *tensor_program; /* program -> its tensor stream's program (--tp-overlap), or -1 */
   DtsCollOp grad_op;      /* the gradients' collective: all-reduce, or reduce-scatter under
                              the distributed optimizer */
@@ -587,7 +584,6 @@ typedef struct {
   int *first, *last;      /* [S V]: the layers of each virtual stage */
   int *dp;                /* [S] */
   int dmax;               /* the most replicas of a stage */
-  int *stage_rank0;       /* [S]: rank of replica 0 (replicas-inside) */
   int *bucket_of;         /* layer -> global bucket */
   GPtrArray *times;       /* cached DtsLayerTimes * */
   GArray *times_key;      /* (spec index, batch) per cached entry */
@@ -605,20 +601,18 @@ typedef struct {
   int plan;
 } TpPlan;
 
-/* The slot of replica D of stage S: its tensor-parallel group is ranks
- * slot x T .. slot x T + T - 1. */
-static int
-slot_of (const Ctx *c, int s, int d)
-{
-  if (c->o->placement == DTS_PLACEMENT_STAGES_INSIDE)
-    return d * c->S + s;
-  return c->stage_rank0[s] + d;
-}
-
 static int
 rank_of (const Ctx *c, int s, int d, int t)
 {
-  return slot_of (c, s, d) * c->T + t;
+  return dts_mesh_rank (c->mesh, s, d, t);
+}
+
+/* The communicator of the group of KIND that replica D of stage S's
+ * tensor rank T belongs to, or -1. */
+static int
+comm_of (const Ctx *c, DtsMeshGroup kind, int s, int d, int t)
+{
+  return c->comm[kind][dts_mesh_group_of (c->mesh, kind, s, d, t)];
 }
 
 /* Samples of micro-batch M that replica D of stage S runs: [*lo, *hi)
@@ -1210,13 +1204,13 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
     if (t[m] == NULL)
       return NULL;
   }
-  int comm = c->tp_comm[slot_of (c, s, d)];
-  int cpcomm = c->cp_comm != NULL ? c->cp_comm[slot_of (c, s, d) * c->T + t_rank] : -1;
-  /* expert parallelism over the stage's replicas: tensor rank t's
-   * data-parallel group */
+  int comm = comm_of (c, DTS_MESH_TENSOR, s, d, t_rank);
+  int cpcomm = comm_of (c, DTS_MESH_CONTEXT, s, d, t_rank);
+  /* expert parallelism over the stage's replicas: their expert group, or
+   * where it is all of them, tensor rank t's data-parallel group */
   int epcomm = c->EP == 1         ? -1
-               : c->dp[s] > c->EP ? c->ep_comm[slot_of (c, s, d) * c->T + t_rank]
-                                  : g_array_index (c->dp_comm, int, s * c->T + t_rank);
+               : c->dp[s] > c->EP ? comm_of (c, DTS_MESH_EXPERT, s, d, t_rank)
+                                  : comm_of (c, DTS_MESH_DATA, s, d, t_rank);
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   g_autoptr (GArray) tstream = NULL;
   if (c->o->tp_overlap != DTS_TP_OVERLAP_NONE && comm >= 0)
@@ -2038,14 +2032,11 @@ ctx_clear (Ctx *c)
   g_free (c->last);
   g_free (c->vsend);
   g_free (c->dp);
-  g_free (c->stage_rank0);
   g_free (c->bucket_of);
   g_free (c->mode);
   g_free (c->feeds_seq);
-  g_free (c->tp_comm);
-  g_free (c->cp_comm);
-  g_free (c->ep_comm);
-  g_free (c->edp_comm);
+  for (int k = 0; k < DTS_MESH_N_GROUPS; k++)
+    g_free (c->comm[k]);
   g_free (c->imb);
   g_clear_pointer (&c->bucket_experts, g_array_unref);
   g_free (c->mb_start);
@@ -2057,7 +2048,6 @@ ctx_clear (Ctx *c)
   g_clear_pointer (&c->tp_plans, g_array_unref);
   g_clear_pointer (&c->plan_comm, g_array_unref);
   g_clear_pointer (&c->tensor_program, g_array_unref);
-  g_clear_pointer (&c->dp_comm, g_array_unref);
   g_clear_pointer (&c->cp_w, tp_workload_free);
   g_clear_pointer (&c->ep_w, tp_workload_free);
   g_clear_pointer (&c->sync_w, tp_workload_free);
@@ -2067,8 +2057,7 @@ ctx_clear (Ctx *c)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Ctx, ctx_clear)
 
-/* The replicas of each stage (--stage-dp, or --dp times a ring of C), the
- * first rank of each, and the communicator arrays sized by them. */
+/* The replicas of each stage (--stage-dp, or --dp times a ring of C). */
 static gboolean
 set_replicas (Ctx *c, GError **error)
 {
@@ -2087,11 +2076,10 @@ set_replicas (Ctx *c, GError **error)
     for (int i = 0; i < S; i++)
       c->dp[i] = MAX (o->dp, 1) * C;
   }
-  int *dp = c->dp, *rank0 = c->stage_rank0;
+  int *dp = c->dp;
   int sum = 0;
   gboolean uniform = TRUE;
   for (int i = 0; i < S; i++) {
-    rank0[i] = sum;
     sum += dp[i];
     c->dmax = MAX (c->dmax, dp[i]);
     uniform = uniform && dp[i] == dp[0];
@@ -2104,10 +2092,24 @@ set_replicas (Ctx *c, GError **error)
                  o->stage_dp);
     return FALSE;
   }
-  int *tp_comm = c->tp_comm = g_new (int, sum);
-  for (int k = 0; k < sum; k++)
-    tp_comm[k] = -1;
-  c->cp_comm = C > 1 ? g_new (int, (gsize) sum * T) : NULL;
+  return TRUE;
+}
+
+/* The rank mesh of the stages' replicas (mesh.h), once check_experts has
+ * settled EP, and its communicator tables, without communicators yet. */
+static gboolean
+set_mesh (Ctx *c, GError **error)
+{
+  c->s->mesh = c->mesh = dts_mesh_new (c->S, c->dp, c->T, c->C, c->EP,
+                                       c->o->placement == DTS_PLACEMENT_STAGES_INSIDE, error);
+  if (c->mesh == NULL)
+    return FALSE;
+  for (int k = 0; k < DTS_MESH_N_GROUPS; k++) {
+    int n = dts_mesh_n_groups (c->mesh, k);
+    c->comm[k] = g_new (int, MAX (n, 1));
+    for (int g = 0; g < n; g++)
+      c->comm[k][g] = -1;
+  }
   return TRUE;
 }
 
@@ -2406,39 +2408,35 @@ add_bucket_plan (Ctx *c, int cm, DtsCollOp op, double bytes, GError **error)
   return TRUE;
 }
 
-/* A communicator of stage I's tensor rank T over replicas FIRST, FIRST +
- * STRIDE, ... (COUNT of them; RANKS: the stage's ranks, replica by replica,
- * tensor rank by tensor rank), named stageI-KINDINDEX (and -T under tensor
- * parallelism). */
-static int
-replica_comm (Ctx *c, int i, const int *ranks, int first, int stride, int count, int t,
-              const char *kind, int index)
+/* Whether stage I's groups of KIND need a communicator: groups of more
+ * than one GPU, and the expert groups only where they are not the whole
+ * data-parallel group (expert data parallelism). */
+static gboolean
+stage_has_groups (const Ctx *c, DtsMeshGroup kind, int i)
 {
-  g_autofree int *members = g_new (int, count);
-  for (int k = 0; k < count; k++)
-    members[k] = ranks[(first + k * stride) * c->T + t];
-  g_autofree char *name = c->T == 1 ? g_strdup_printf ("stage%d-%s%d", i, kind, index)
-                                    : g_strdup_printf ("stage%d-%s%d-%d", i, kind, index, t);
-  return dts_schedule_add_comm (c->s, name, members, count);
+  if (kind == DTS_MESH_EXPERT || kind == DTS_MESH_EXPERT_DATA)
+    return c->EP > 1 && c->dp[i] > c->EP;
+  return dts_mesh_group_size (c->mesh, kind, i) > 1;
 }
 
-/* Expert data parallelism on stage I (RANKS: its ranks, replica by
- * replica, tensor rank by tensor rank): the expert-parallel groups of EP
- * consecutive replicas, and the groups of the replicas that hold the same
- * experts (d = e mod EP), per tensor rank. */
+/* The communicators of stage I's groups, kind by kind in the mesh's
+ * order (tensor, context, data, expert, expert-data), each group's in its
+ * number's order. */
 static void
-add_expert_comms (Ctx *c, int i, const int *ranks)
+add_stage_comms (Ctx *c, int i)
 {
-  int T = c->T, EP = c->EP, n = c->dp[i] / EP;
-  for (int g = 0; g < n; g++)
-    for (int t = 0; t < T; t++) {
-      int cm = replica_comm (c, i, ranks, g * EP, 1, EP, t, "ep", g);
-      for (int k = 0; k < EP; k++)
-        c->ep_comm[slot_of (c, i, g * EP + k) * T + t] = cm;
+  int most = MAX (c->T, c->dp[i]);
+  g_autofree int *members = g_new (int, most);
+  for (int k = 0; k < DTS_MESH_N_GROUPS; k++) {
+    if (!stage_has_groups (c, k, i))
+      continue;
+    for (int g = dts_mesh_first_group (c->mesh, k, i);
+         g < dts_mesh_first_group (c->mesh, k, i + 1); g++) {
+      int n = dts_mesh_group_members (c->mesh, k, g, NULL, members);
+      g_autofree char *name = dts_mesh_group_name (c->mesh, k, g);
+      c->comm[k][g] = dts_schedule_add_comm (c->s, name, members, n);
     }
-  for (int e = 0; e < EP; e++)
-    for (int t = 0; t < T; t++)
-      c->edp_comm[(i * EP + e) * T + t] = replica_comm (c, i, ranks, e, EP, n, t, "edp", e);
+  }
 }
 
 /* Expert data parallelism: the buckets of the experts' gradients of layers
@@ -2491,7 +2489,6 @@ add_stages (Ctx *c, GError **error)
   int S = c->S;
   int V = c->V;
   int T = c->T;
-  int C = c->C;
   int M = c->M;
   int n_layers = c->w->layers->len;
   int *first = c->first;
@@ -2499,7 +2496,6 @@ add_stages (Ctx *c, GError **error)
   const int *dp = c->dp;
   double *vsend = c->vsend;
   int *bucket_of = c->bucket_of;
-  int *tp_comm = c->tp_comm;
   gboolean reshard = c->reshard;
   DtsCollOp grad_op = c->grad_op;
   /* Stages, their communicators (a group per replica, a data-parallel one
@@ -2510,16 +2506,6 @@ add_stages (Ctx *c, GError **error)
   for (int l = 0; l < n_layers; l++)
     bucket_of[l] = -1;
   double elem = dts_precision_elem_bytes (o->precision);
-  GArray *dp_comm = c->dp_comm;
-  if (c->xw != NULL) {
-    int slots = 0;
-    for (int i = 0; i < S; i++)
-      slots = MAX (slots, slot_of (c, i, dp[i] - 1) + 1);
-    c->ep_comm = g_new0 (int, (gsize) slots * T);
-    c->edp_comm = g_new (int, (gsize) S * c->EP * T);
-    for (int k = 0; k < S * c->EP * T; k++)
-      c->edp_comm[k] = -1;
-  }
   for (int i = 0; i < S; i++) {
     DtsStage st = { .first_layer = first[i], .last_layer = last[i], .n_replicas = dp[i],
                     .tensor_parallel = T, .comm = -1, .first_bucket = s->buckets->len };
@@ -2530,22 +2516,10 @@ add_stages (Ctx *c, GError **error)
         st.ranks[d * T + t] = rank_of (c, i, d, t);
         s->rank_stage[st.ranks[d * T + t]] = i;
       }
-    for (int d = 0; d < dp[i] && T > 1; d++) {
-      g_autofree char *name = g_strdup_printf ("stage%d-tp%d", i, d);
-      tp_comm[slot_of (c, i, d)] = dts_schedule_add_comm (s, name, st.ranks + d * T, T);
-    }
-    /* a ring per data-parallel replica and tensor rank */
-    for (int d = 0; d < dp[i] && C > 1; d += C)
-      for (int t = 0; t < T; t++) {
-        g_autofree int *members = g_new (int, C);
-        for (int k = 0; k < C; k++)
-          members[k] = st.ranks[(d + k) * T + t];
-        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d-cp%d", i, d / C)
-                                       : g_strdup_printf ("stage%d-cp%d-%d", i, d / C, t);
-        int cm = dts_schedule_add_comm (s, name, members, C);
-        for (int k = 0; k < C; k++)
-          c->cp_comm[slot_of (c, i, d + k) * T + t] = cm;
-      }
+    /* a tensor group per replica; a context ring per data-parallel
+     * replica and tensor rank; a data-parallel group per tensor rank; the
+     * expert groups */
+    add_stage_comms (c, i);
     for (int v = 0; v < V; v++) {
       int j = v * S + i;
       for (int l = first[j]; l <= last[j]; l++)
@@ -2561,22 +2535,8 @@ add_stages (Ctx *c, GError **error)
         st.chunks[2 * v + 1] = last[v * S + i];
       }
     }
-    for (int t = 0; t < T; t++) {
-      int cm = -1;
-      if (dp[i] > 1) {
-        g_autofree int *members = g_new (int, dp[i]);
-        for (int d = 0; d < dp[i]; d++)
-          members[d] = st.ranks[d * T + t];
-        g_autofree char *name = T == 1 ? g_strdup_printf ("stage%d", i)
-                                       : g_strdup_printf ("stage%d-dp%d", i, t);
-        cm = dts_schedule_add_comm (s, name, members, dp[i]);
-      }
-      g_array_append_val (dp_comm, cm);
-    }
-    st.comm = g_array_index (dp_comm, int, i * T);
-    gboolean edp = c->EP > 1 && dp[i] > c->EP;
-    if (edp)
-      add_expert_comms (c, i, st.ranks);
+    st.comm = comm_of (c, DTS_MESH_DATA, i, 0, 0);
+    gboolean edp = stage_has_groups (c, DTS_MESH_EXPERT_DATA, i);
     /* in the order the chunks' gradients complete: the last chunk's first */
     g_autoptr (GArray) bk = g_array_new (FALSE, TRUE, sizeof (DtsBucket));
     g_autoptr (GArray) bk_experts = g_array_new (FALSE, TRUE, sizeof (gboolean));
@@ -2597,7 +2557,7 @@ add_stages (Ctx *c, GError **error)
       for (guint b = 0; b < bk->len; b++) {
         const DtsBucket *bucket = &g_array_index (bk, DtsBucket, b);
         gboolean experts = g_array_index (bk_experts, gboolean, b);
-        int cm = experts ? c->edp_comm[(i * c->EP) * T] : st.comm;
+        int cm = experts ? comm_of (c, DTS_MESH_EXPERT_DATA, i, 0, 0) : st.comm;
         g_array_append_val (c->bucket_experts, experts);
         if (!add_bucket_plan (c, cm, grad_op, bucket->bytes, error))
           return FALSE;
@@ -2668,8 +2628,8 @@ static int
 bucket_comm (const Ctx *c, int i, int b, int e, int t)
 {
   if (g_array_index (c->bucket_experts, gboolean, b))
-    return c->edp_comm[(i * c->EP + e) * c->T + t];
-  return g_array_index (c->dp_comm, int, i * c->T + t);
+    return comm_of (c, DTS_MESH_EXPERT_DATA, i, e, t);
+  return comm_of (c, DTS_MESH_DATA, i, 0, t);
 }
 
 /* The other tensor ranks' bucket plans. */
@@ -2885,7 +2845,6 @@ add_compute_programs (Ctx *c, GError **error)
   int C = c->C;
   int M = c->M;
   const int *dp = c->dp;
-  const int *cp_comm = c->cp_comm;
   /* Compute programs: one per replica, shared by its tensor-parallel group
    * (under context parallelism one per GPU: each tensor rank has a ring of
    * its own); without tensor parallelism also by replicas of a stage with
@@ -2909,9 +2868,12 @@ add_compute_programs (Ctx *c, GError **error)
       for (int e = 0; e < d && found < 0 && T == 1; e++) {
         int re = rank_of (c, i, e, 0);
         if (!dts_schedule_same_gpu (spec, &dts_platform_gpu (platform, re)->spec)
-            || (C > 1 && cp_comm[slot_of (c, i, e)] != cp_comm[slot_of (c, i, d)])
-            || (c->ep_comm != NULL && dp[i] > c->EP
-                && c->ep_comm[slot_of (c, i, e)] != c->ep_comm[slot_of (c, i, d)]))
+            || (C > 1
+                && dts_mesh_group_of (c->mesh, DTS_MESH_CONTEXT, i, e, 0)
+                       != dts_mesh_group_of (c->mesh, DTS_MESH_CONTEXT, i, d, 0))
+            || (stage_has_groups (c, DTS_MESH_EXPERT, i)
+                && dts_mesh_group_of (c->mesh, DTS_MESH_EXPERT, i, e, 0)
+                       != dts_mesh_group_of (c->mesh, DTS_MESH_EXPERT, i, d, 0)))
           continue;
         gboolean same = TRUE;
         for (int m = 0; m < M && same; m++) {
@@ -3123,7 +3085,6 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   c.first = g_new (int, S * V);
   c.last = g_new (int, S * V);
   c.vsend = g_new0 (double, S * V);
-  c.stage_rank0 = g_new0 (int, S);
   c.bucket_of = g_new (int, n_layers);
   c.mode = g_new0 (TpMode, n_layers);
   c.times = g_ptr_array_new_with_free_func (g_free);
@@ -3131,9 +3092,9 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   c.tp_plans = g_array_new (FALSE, FALSE, sizeof (TpPlan));
   c.plan_comm = g_array_new (FALSE, FALSE, sizeof (int));
   c.tensor_program = g_array_new (FALSE, FALSE, sizeof (int));
-  c.dp_comm = g_array_new (FALSE, FALSE, sizeof (int));
   c.bucket_experts = g_array_new (FALSE, FALSE, sizeof (gboolean));
-  if (!set_replicas (&c, error) || !check_experts (&c, error) || !set_routing (&c, error)
+  if (!set_replicas (&c, error) || !check_experts (&c, error) || !set_mesh (&c, error)
+      || !set_routing (&c, error)
       || !set_micro_batches (&c, error)
       || !cut_stages (&c, error)
       || !add_stages (&c, error) || !add_tensor_rank_plans (&c, error)

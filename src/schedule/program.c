@@ -672,6 +672,8 @@ dts_schedule_dump (const DtsSchedule *s, const GPtrArray *layer_names, double ma
                           s->plans->len == 1 ? "" : "s", s->programs->len,
                           s->programs->len == 1 ? "" : "s", s->streams->len, s->n_events,
                           s->n_events == 1 ? "" : "s");
+  if (s->mesh != NULL)
+    dts_mesh_describe (s->mesh, out);
   for (guint c = 0; c < s->comms->len; c++) {
     const DtsCommunicator *comm = g_ptr_array_index (s->comms, c);
     g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (int));

@@ -51,6 +51,7 @@
 #include "collective/collective.h"
 #include "cost/cost.h"
 #include "platform/platform.h"
+#include "schedule/mesh.h"
 #include "schedule/options.h"
 #include "workload/workload.h"
 
@@ -323,6 +324,8 @@ typedef struct {
                               micro-batches where --zero 3 on one stage reduce-scatters
                               after every backward pass (FSDP's gradient accumulation) */
   GArray *stages;          /* DtsStage (pipeline, hybrid), or NULL */
+  DtsMesh *mesh;           /* where the ranks sit and which groups they form (dp, pipeline,
+                              hybrid; owned), or NULL (parameter servers) */
   const char *partition;   /* pipeline: "uniform", "balanced" or "given" (static), else NULL */
   int partition_blocks;    /* pipeline: the workload's repeated blocks (0: none) */
   int *rank_stage;         /* rank -> stage, or NULL */

@@ -1,5 +1,6 @@
 /* test-schedule.c - the data-parallel schedule: buckets, program order,
- * shared programs, memory estimate, errors. No simulator involved. */
+ * shared programs, memory estimate, errors; the rank mesh of the pipeline
+ * and hybrid schedules (mesh.h). No simulator involved. */
 #include "config.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 #include "cost/cost.h"
 #include "platform/gpu.h"
 #include "platform/platform.h"
+#include "schedule/mesh.h"
 #include "schedule/schedule.h"
 #include "testlib.h"
 #include "workload/workload.h"
@@ -631,6 +633,166 @@ START_TEST (test_zero)
 }
 END_TEST
 
+/* Every rank of MESH is in exactly one group of each kind, and each group's
+ * members say they are in it. */
+static void
+check_groups_partition (const DtsMesh *m)
+{
+  int n = dts_mesh_n_ranks (m);
+  for (int k = 0; k < DTS_MESH_N_GROUPS; k++) {
+    g_autofree int *seen = g_new0 (int, n);
+    g_autofree int *members = g_new (int, n);
+    for (int g = 0; g < dts_mesh_n_groups (m, k); g++) {
+      int stage = -1;
+      int size = dts_mesh_group_members (m, k, g, &stage, members);
+      ck_assert_int_eq (size, dts_mesh_group_size (m, k, stage));
+      for (int i = 0; i < size; i++) {
+        int s, d, t;
+        ck_assert (dts_mesh_coords (m, members[i], &s, &d, &t));
+        ck_assert_int_eq (s, stage);
+        ck_assert_int_eq (dts_mesh_rank (m, s, d, t), members[i]);
+        ck_assert_int_eq (dts_mesh_group_of (m, k, s, d, t), g);
+        seen[members[i]]++;
+      }
+    }
+    for (int r = 0; r < n; r++)
+      ck_assert_msg (seen[r] == 1, "kind %s: rank %d in %d groups",
+                     dts_mesh_group_kind_name (k), r, seen[r]);
+  }
+}
+
+/* Megatron's order: tensor, context, data, pipeline; the expert groups
+ * over data x context. */
+START_TEST (test_mesh_megatron)
+{
+  int R[] = { 4, 4 }; /* D 2 x C 2 */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DtsMesh) m = dts_mesh_new (2, R, 2, 2, 2, FALSE, &error);
+  ck_assert_msg (m != NULL, "%s", error ? error->message : "");
+  ck_assert_int_eq (dts_mesh_n_ranks (m), 16);
+  for (int s = 0; s < 2; s++)
+    for (int d = 0; d < 4; d++)
+      for (int t = 0; t < 2; t++)
+        ck_assert_int_eq (dts_mesh_rank (m, s, d, t), (s * 4 + d) * 2 + t);
+  ck_assert (!dts_mesh_coords (m, 16, NULL, NULL, NULL));
+  ck_assert (!dts_mesh_coords (m, -1, NULL, NULL, NULL));
+  check_groups_partition (m);
+  int members[4], stage;
+  /* the ring of data-parallel replica 1, tensor rank 1, on stage 0 */
+  int g = dts_mesh_group_of (m, DTS_MESH_CONTEXT, 0, 3, 1);
+  ck_assert_int_eq (dts_mesh_group_members (m, DTS_MESH_CONTEXT, g, &stage, members), 2);
+  ck_assert_int_eq (stage, 0);
+  ck_assert_int_eq (members[0], 5);
+  ck_assert_int_eq (members[1], 7);
+  g_autofree char *cp = dts_mesh_group_name (m, DTS_MESH_CONTEXT, g);
+  ck_assert_str_eq (cp, "stage0-cp1-1");
+  /* the replicas holding expert 1 of stage 0's, tensor rank 0: d = 1, 3 */
+  g = dts_mesh_group_of (m, DTS_MESH_EXPERT_DATA, 0, 1, 0);
+  ck_assert_int_eq (dts_mesh_group_members (m, DTS_MESH_EXPERT_DATA, g, NULL, members), 2);
+  ck_assert_int_eq (members[0], 2);
+  ck_assert_int_eq (members[1], 6);
+  g_autofree char *edp = dts_mesh_group_name (m, DTS_MESH_EXPERT_DATA, g);
+  ck_assert_str_eq (edp, "stage0-edp1-0");
+  /* stage 1's data-parallel group of tensor rank 1: every replica */
+  g = dts_mesh_group_of (m, DTS_MESH_DATA, 1, 2, 1);
+  ck_assert_int_eq (dts_mesh_group_members (m, DTS_MESH_DATA, g, &stage, members), 4);
+  ck_assert_int_eq (stage, 1);
+  for (int d = 0; d < 4; d++)
+    ck_assert_int_eq (members[d], 8 + 2 * d + 1);
+  g_autofree char *dp = dts_mesh_group_name (m, DTS_MESH_DATA, g);
+  ck_assert_str_eq (dp, "stage1-dp1");
+  g = dts_mesh_group_of (m, DTS_MESH_TENSOR, 1, 3, 1);
+  g_autofree char *tp = dts_mesh_group_name (m, DTS_MESH_TENSOR, g);
+  ck_assert_str_eq (tp, "stage1-tp3");
+  ck_assert_int_eq (dts_mesh_group_members (m, DTS_MESH_TENSOR, g, NULL, members), 2);
+  ck_assert_int_eq (members[0], 14);
+  ck_assert_int_eq (members[1], 15);
+  g = dts_mesh_group_of (m, DTS_MESH_EXPERT, 1, 2, 0);
+  g_autofree char *ep = dts_mesh_group_name (m, DTS_MESH_EXPERT, g);
+  ck_assert_str_eq (ep, "stage1-ep1-0");
+  g_autoptr (GString) line = g_string_new (NULL);
+  dts_mesh_describe (m, line);
+  ck_assert_str_eq (line->str, "mesh: tensor 2 x context 2 x data 2 x pipeline 2 = 16 "
+                               "ranks, innermost first (replicas-inside); experts over 2 of "
+                               "data x context\n");
+}
+END_TEST
+
+/* Stages inside replicas, and stages of their own widths (--stage-dp). */
+START_TEST (test_mesh_placements)
+{
+  int R3[] = { 2, 2, 2 };
+  g_autoptr (DtsMesh) in = dts_mesh_new (3, R3, 1, 1, 1, TRUE, NULL);
+  ck_assert (in != NULL);
+  for (int s = 0; s < 3; s++)
+    for (int d = 0; d < 2; d++)
+      ck_assert_int_eq (dts_mesh_rank (in, s, d, 0), d * 3 + s);
+  check_groups_partition (in);
+  int members[4];
+  int g = dts_mesh_group_of (in, DTS_MESH_DATA, 1, 0, 0);
+  ck_assert_int_eq (dts_mesh_group_members (in, DTS_MESH_DATA, g, NULL, members), 2);
+  ck_assert_int_eq (members[0], 1);
+  ck_assert_int_eq (members[1], 4);
+  g_autofree char *name = dts_mesh_group_name (in, DTS_MESH_DATA, g);
+  ck_assert_str_eq (name, "stage1");
+  g_autoptr (GString) inside = g_string_new (NULL);
+  dts_mesh_describe (in, inside);
+  ck_assert_str_eq (inside->str, "mesh: tensor 1 x pipeline 3 x context 1 x data 2 = 6 ranks, "
+                                 "innermost first (stages-inside)\n");
+
+  int ragged[] = { 3, 1 };
+  g_autoptr (DtsMesh) m = dts_mesh_new (2, ragged, 1, 1, 1, FALSE, NULL);
+  ck_assert (m != NULL);
+  ck_assert_int_eq (dts_mesh_n_ranks (m), 4);
+  int s, d;
+  ck_assert (dts_mesh_coords (m, 3, &s, &d, NULL));
+  ck_assert_int_eq (s, 1);
+  ck_assert_int_eq (d, 0);
+  ck_assert_int_eq (dts_mesh_group_size (m, DTS_MESH_DATA, 0), 3);
+  ck_assert_int_eq (dts_mesh_group_size (m, DTS_MESH_DATA, 1), 1);
+  check_groups_partition (m);
+  g_autoptr (GString) line = g_string_new (NULL);
+  dts_mesh_describe (m, line);
+  ck_assert_str_eq (line->str, "mesh: tensor 1 x context 1 x data 3,1 x pipeline 2 = 4 "
+                               "ranks, innermost first (replicas-inside)\n");
+}
+END_TEST
+
+START_TEST (test_mesh_errors)
+{
+  static const struct {
+    int S, R0, R1, T, C, EP;
+    gboolean inside;
+    const char *message;
+  } cases[] = {
+    { 2, 4, 3, 1, 2, 1, FALSE,
+      "rank mesh: the 3 replicas of stage 1 are not a multiple of the context-parallel "
+      "degree 2" },
+    { 2, 4, 6, 1, 1, 4, FALSE,
+      "rank mesh: the 6 replicas of stage 1 are not a multiple of the expert-parallel "
+      "degree 4" },
+    { 2, 4, 2, 1, 1, 1, TRUE,
+      "rank mesh: stages inside replicas need the same replicas on every stage (stage 0 has "
+      "4, stage 1 2)" },
+    { 2, 4, 0, 1, 1, 1, FALSE, "rank mesh: stage 1 has no replica" },
+    { 2, 4, 4, 0, 1, 1, FALSE,
+      "rank mesh: 2 stages, tensor 0, context 1 and expert 1: every degree must be at "
+      "least 1" },
+    { 2, 1 << 30, 1 << 30, 2, 1, 1, FALSE,
+      "rank mesh: 2147483648 replicas of 2 GPUs are more ranks than 2147483647" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    int R[] = { cases[i].R0, cases[i].R1 };
+    g_autoptr (GError) error = NULL;
+    DtsMesh *m = dts_mesh_new (cases[i].S, R, cases[i].T, cases[i].C, cases[i].EP,
+                               cases[i].inside, &error);
+    ck_assert_msg (m == NULL, "case %zu", i);
+    ck_assert (g_error_matches (error, DTS_ERROR, DTS_ERROR_USAGE));
+    ck_assert_str_eq (error->message, cases[i].message);
+  }
+}
+END_TEST
+
 static Suite *
 schedule_suite (void)
 {
@@ -646,6 +808,11 @@ schedule_suite (void)
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_zero);
   suite_add_tcase (s, tc);
+  TCase *mesh = tcase_create ("mesh");
+  tcase_add_test (mesh, test_mesh_megatron);
+  tcase_add_test (mesh, test_mesh_placements);
+  tcase_add_test (mesh, test_mesh_errors);
+  suite_add_tcase (s, mesh);
   return s;
 }
 
