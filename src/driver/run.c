@@ -103,14 +103,14 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     s->ps_aggregation = dts_ps_aggregation_to_string (o->ps_aggregation);
   s->overlap = o->overlap;
   s->recompute = dts_recompute_to_string (o->recompute);
-  s->zero = o->zero;
+  s->zero = o->replicas.zero;
   /* --zero 3 gathers before forward and backward (of every micro-batch on
    * one stage); over two or more pipeline stages once per iteration, kept
    * through the micro-batches (pipeline.c) */
   s->param_gathers = sched->param_gathers;
   s->param_gather = s->param_gathers >= 2 ? "forward-and-backward"
-                     : o->zero >= 3     ? "first-forward"
-                     : o->zero > 0 ? (o->param_gather_overlap ? "overlap" : "after-step")
+                     : o->replicas.zero >= 3     ? "first-forward"
+                     : o->replicas.zero > 0 ? (o->replicas.param_gather_overlap ? "overlap" : "after-step")
                                    : NULL;
   s->seed = o->seed;
   s->params = w->params;
@@ -142,7 +142,7 @@ fill_summary (DtsRunSummary *s, const DtsRunOptions *o, const DtsPlatform *platf
     }
     g_array_append_val (s->buckets, bs);
     s->allreduce_bytes += sched->grad_reductions * bk->bytes;
-    if (o->zero > 0)
+    if (o->replicas.zero > 0)
       s->gather_bytes += s->param_gathers * bk->params * dts_precision_elem_bytes (o->precision);
   }
 }
@@ -182,25 +182,25 @@ fill_stages (DtsRunSummary *s, const DtsRunOptions *o, const DtsWorkload *w,
   s->n_stages = sched->stages->len;
   s->tensor_parallel = g_array_index (sched->stages, DtsStage, 0).tensor_parallel;
   s->sequence_parallel = o->sequence_parallel;
-  if (o->tp_overlap != DTS_TP_OVERLAP_NONE)
-    s->tp_overlap = dts_tp_overlap_to_string (o->tp_overlap);
-  s->context_parallel = MAX (o->context_parallel, 1);
+  if (o->replicas.tp_overlap != DTS_TP_OVERLAP_NONE)
+    s->tp_overlap = dts_tp_overlap_to_string (o->replicas.tp_overlap);
+  s->context_parallel = MAX (o->replicas.context_parallel, 1);
   s->expert_parallel = MAX (sched->expert_parallel, 1);
   s->moe_imbalance = sched->moe_imbalance > 0 ? sched->moe_imbalance : 1.0;
   s->moe_imbalance_max = sched->moe_imbalance_max;
   s->moe_dropped = sched->moe_dropped;
-  s->moe_routing_alpha = o->moe_routing_alpha;
-  s->moe_capacity = o->moe_capacity;
+  s->moe_routing_alpha = o->replicas.moe_routing_alpha;
+  s->moe_capacity = o->replicas.moe_capacity;
   s->micro_batches = sched->micro_batches;
   s->pipeline_schedule =
-      o->virtual_stages > 1
-          ? g_strdup_printf ("interleaved 1f1b, %d chunks per stage", o->virtual_stages)
-          : g_strdup (dts_pipeline_schedule_to_string (o->pipeline_schedule));
-  s->virtual_stages = MAX (o->virtual_stages, 1);
+      o->replicas.virtual_stages > 1
+          ? g_strdup_printf ("interleaved 1f1b, %d chunks per stage", o->replicas.virtual_stages)
+          : g_strdup (dts_pipeline_schedule_to_string (o->replicas.pipeline_schedule));
+  s->virtual_stages = MAX (o->replicas.virtual_stages, 1);
   s->partition = sched->partition;
   s->partition_blocks = sched->partition_blocks;
   if (strcmp (sched->strategy, "hybrid") == 0)
-    s->placement = g_strdup (dts_placement_to_string (o->placement));
+    s->placement = g_strdup (dts_placement_to_string (o->replicas.placement));
   double idle = 0;
   for (guint i = 0; i < sched->stages->len; i++) {
     const DtsStage *st = &g_array_index (sched->stages, DtsStage, i);
@@ -399,28 +399,28 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
   int asked = o.n_gpus;
   if (strategy->resolve != NULL && !strategy->resolve (&o, have, error))
     return NULL;
-  if (o.sequence_parallel && o.tensor_parallel <= 1) {
+  if (o.sequence_parallel && o.replicas.tensor_parallel <= 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--sequence-parallel splits the sequence over a tensor-parallel group: it "
                  "needs --tensor-parallel T > 1 (with --strategy pipeline or hybrid)");
     return NULL;
   }
-  if (o.tensor_parallel > 1 && !o.sequence_parallel && dts_workload_has_experts (workload)) {
+  if (o.replicas.tensor_parallel > 1 && !o.sequence_parallel && dts_workload_has_experts (workload)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "workload '%s' has mixtures of experts: with --tensor-parallel %d they need "
                  "--sequence-parallel (Megatron-LM requires it: the router's tokens come from "
                  "the sequence-parallel region)",
-                 workload->name, o.tensor_parallel);
+                 workload->name, o.replicas.tensor_parallel);
     return NULL;
   }
-  if (o.tp_overlap != DTS_TP_OVERLAP_NONE && o.tensor_parallel <= 1) {
+  if (o.replicas.tp_overlap != DTS_TP_OVERLAP_NONE && o.replicas.tensor_parallel <= 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--tp-overlap %s overlaps tensor-parallel collectives with GEMMs: it needs "
                  "--tensor-parallel T > 1",
-                 dts_tp_overlap_to_string (o.tp_overlap));
+                 dts_tp_overlap_to_string (o.replicas.tp_overlap));
     return NULL;
   }
-  if (o.tp_overlap == DTS_TP_OVERLAP_ALL && !o.sequence_parallel) {
+  if (o.replicas.tp_overlap == DTS_TP_OVERLAP_ALL && !o.sequence_parallel) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--tp-overlap all splits the all-gathers and reduce-scatters of sequence "
                  "parallelism along the GEMMs (Transformer Engine's userbuffers): it needs "

@@ -505,7 +505,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   *tot = (DtsComputeTotals){ 0 };
   for (guint l = 0; l < n_layers; l++) {
-    int b = zero && (opts->param_gather_overlap || sharded)
+    int b = zero && (opts->replicas.param_gather_overlap || sharded)
                 ? dts_schedule_bucket_starting_at (buckets, bucket_of, l) : -1;
     if (b >= 0)
       add_wait (prog, EV_GATHERED (n_streams, b % n_streams), 1, DTS_WAIT_GATHER);
@@ -543,7 +543,7 @@ make_program (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, const 
                      .event = EV_STEP_DONE (n_streams) };
       g_array_append_val (prog, step);
     }
-    for (int j = 0; j < n_streams && !opts->param_gather_overlap && !sharded; j++)
+    for (int j = 0; j < n_streams && !opts->replicas.param_gather_overlap && !sharded; j++)
       add_wait (prog, EV_GATHERED (n_streams, j), stream_buckets (buckets->len, n_streams, j),
                 DTS_WAIT_GATHER);
   }
@@ -561,8 +561,8 @@ check_options (const DtsPlatform *platform, const DtsRunOptions *opts, GError **
     return FALSE;
   }
   if (opts->batch_size < 1 || !(opts->bucket_bytes > 0) || !(opts->chunk_bytes > 0)
-      || opts->channels < 1 || opts->comm_streams < 0
-      || opts->comm_streams > DTS_SCHEDULE_MAX_COMM_STREAMS) {
+      || opts->channels < 1 || opts->replicas.comm_streams < 0
+      || opts->replicas.comm_streams > DTS_SCHEDULE_MAX_COMM_STREAMS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_INVALID,
                  "batch size, bucket size, chunk size and channels must be positive and "
                  "communication streams in 1..%d",
@@ -636,17 +636,17 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   }
 
   const char *algorithm = dts_coll_algorithm_or_default (opts->collective);
-  if (opts->zero > 0 && strcmp (algorithm, "ps") == 0) {
+  if (opts->replicas.zero > 0 && strcmp (algorithm, "ps") == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--zero %d: not available with --collective ps (the parameter servers hold "
                  "and update the parameters)",
-                 opts->zero);
+                 opts->replicas.zero);
     return NULL;
   }
   /* the distributed optimizer (ZeRO stage 1) over the N ranks, when they
    * have gradients to share; stage 3 shards the parameters too */
-  gboolean zero = opts->zero > 0 && s->buckets->len > 0;
-  gboolean sharded = zero && opts->zero >= 3;
+  gboolean zero = opts->replicas.zero > 0 && s->buckets->len > 0;
+  gboolean sharded = zero && opts->replicas.zero >= 3;
   int n_servers = opts->ps_count;
   g_autofree int *server_rank = NULL;
   g_autofree int *node_of = NULL;
@@ -661,7 +661,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     }
   }
   /* One communicator per communication stream, over every rank. */
-  int n_streams = opts->comm_streams > 0 ? opts->comm_streams : 1;
+  int n_streams = opts->replicas.comm_streams > 0 ? opts->replicas.comm_streams : 1;
   n_streams = MIN (n_streams, MAX ((int) s->buckets->len, 1));
   g_autofree int *all = g_new (int, n);
   for (int r = 0; r < n; r++)
@@ -735,7 +735,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   s->n_events = sharded ? EV_FWD_DONE (n_streams) + 1
                  : zero  ? EV_GATHERED (n_streams, n_streams)
                          : n_streams + 1;
-  if (zero && (opts->param_gather_overlap || sharded)) {
+  if (zero && (opts->replicas.param_gather_overlap || sharded)) {
     /* The first iteration's parameters are in place. */
     s->event_initial = g_new0 (int, (gsize) n * s->n_events);
     for (int r = 0; r < n; r++)
@@ -808,7 +808,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     double bucket = dts_schedule_largest_bucket (s->buckets, 0, s->buckets->len, &bucket_params);
     dts_schedule_model_state (workload->params, opts->precision,
                               dts_workload_optimizer_state_bytes_per_param (workload), n,
-                              opts->zero >= 2 ? n : 1, bucket, &s->memory);
+                              opts->replicas.zero >= 2 ? n : 1, bucket, &s->memory);
     if (sharded) {
       /* ZeRO-3: the weights sharded too (the compute-precision copy with the
        * fp32 main weights), and two buckets' parameters gathered at a time
@@ -823,9 +823,9 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
   g_autofree char *activations = g_strdup_printf ("activations of batch %d", opts->batch_size);
   /* The distributed optimizer helps where the model state, not the
    * activations, is what overflows. */
-  gboolean zero_helps = n > 1 && opts->zero == 0 && strcmp (algorithm, "ps") != 0
+  gboolean zero_helps = n > 1 && opts->replicas.zero == 0 && strcmp (algorithm, "ps") != 0
                         && s->memory.optimizer_bytes > 0.1 * s->memory.total_bytes;
-  gboolean zero2_helps = n > 1 && opts->zero == 1
+  gboolean zero2_helps = n > 1 && opts->replicas.zero == 1
                          && s->memory.gradients_bytes > 0.1 * s->memory.total_bytes;
   g_autofree char *strategies = g_strdup_printf (
       "%s--strategy pipeline or hybrid (the layers split over GPUs)",
@@ -841,6 +841,6 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
     return NULL;
   s->samples_per_iteration = opts->batch_size * n;
   s->micro_batches = 1;
-  s->param_gathers = opts->zero >= 3 ? 2 : opts->zero > 0 ? 1 : 0;
+  s->param_gathers = opts->replicas.zero >= 3 ? 2 : opts->replicas.zero > 0 ? 1 : 0;
   return g_steal_pointer (&s);
 }

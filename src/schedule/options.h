@@ -2,7 +2,11 @@
  *
  * One DtsRunOptions is filled by the command line and handed down, const, to
  * the schedule, the simulation and the writers; nothing reads options from
- * globals. Sizes and times are SI (bytes, seconds). */
+ * globals. Its own fields are what every strategy reads; a strategy row's
+ * options are a struct of their own in it (DtsReplicasConfig for dp,
+ * pipeline and hybrid, DtsPsConfig for the parameter servers), which the
+ * row's configure fills from the command line's values. Sizes and times
+ * are SI (bytes, seconds). */
 #ifndef DTS_SCHEDULE_OPTIONS_H
 #define DTS_SCHEDULE_OPTIONS_H
 
@@ -112,6 +116,52 @@ gboolean dts_tp_overlap_from_string (const char *s, DtsTpOverlap *out, GError **
 #define DTS_RUN_DEFAULT_BUCKET_BYTES 25e6 /* PyTorch DDP's bucket_cap_mb = 25 */
 #define DTS_RUN_DEFAULT_SEED 42
 
+/* What the replicated strategies' rows (dp, pipeline, hybrid) take: their
+ * options (program.c's dp_options, PIPELINE_OPTIONS and hybrid_options),
+ * read from the command line's values by the row itself (its configure,
+ * replicas_configure). Zeroed: the defaults (the strategy's stages and
+ * micro-batches, 1F1B, replicas-inside, one tensor, context and expert
+ * rank, no distributed optimizer, blocking tensor-parallel collectives). */
+typedef struct {
+  int comm_streams;            /* dp: communication streams per GPU; 0 means 1 */
+  /* pipeline and hybrid (0 / NULL: the strategy's default) */
+  int stages;                  /* pipeline stages */
+  const char *partition;       /* "FIRST-LAST,..." layer ranges of the stages */
+  int micro_batches;           /* per iteration */
+  DtsPipelineSchedule pipeline_schedule;
+  int dp;                      /* hybrid: replicas of every stage */
+  const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
+  DtsPlacement placement;
+  int virtual_stages;          /* pipeline, hybrid: model chunks per stage (Megatron's
+                                  interleaved 1F1B); 0 or 1: one contiguous range */
+  int zero;                    /* every strategy with replicas: 1 = the distributed optimizer
+                                  (ZeRO stage 1): gradients reduce-scattered, each replica
+                                  updates 1/D of the fp32 main weights and Adam's moments,
+                                  parameters all-gathered; 2 = the same collectives, and each
+                                  replica keeps only its 1/D of the fp32 gradients (ZeRO stage
+                                  2); 3 = the parameters sharded too (FSDP); 0 = every replica
+                                  holds and updates them all */
+  gboolean param_gather_overlap; /* zero 1: gather a bucket's parameters while the next
+                                    iteration's forward pass runs (Megatron's
+                                    --overlap-param-gather), not before it starts */
+  gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
+  int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
+  int expert_parallel;         /* --expert-parallel EP: data-parallel replicas over which
+                                  each layer's experts are spread (1: none), or
+                                  DTS_EXPERT_PARALLEL_DP: all of a stage's */
+  double moe_imbalance;        /* --moe-imbalance X: the busiest GPU's routed tokens over the
+                                  mean under expert parallelism; 0 means 1 (balanced) */
+  double moe_routing_alpha;    /* --moe-imbalance dirichlet:A: every router's expert shares
+                                  drawn from a symmetric Dirichlet(A) (seeded by --seed);
+                                  0: none (moe_imbalance) */
+  double moe_capacity;         /* --moe-capacity-factor F: an expert takes at most F times
+                                  its balanced share of the tokens, the rest dropped; 0:
+                                  none */
+  int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
+                                  passing keys and values around a ring (hybrid); 0 means 1 */
+  DtsTpOverlap tp_overlap;     /* --tp-overlap: tensor-parallel collectives overlapping GEMMs */
+} DtsReplicasConfig;
+
 /* What the parameter-server strategies' rows (async-ps, sync-ps) take:
  * their options (program.c's PS_SHARDS_OPTION and their own), read from
  * the command line's values by the row itself (its configure). Zeroed:
@@ -149,46 +199,11 @@ typedef struct {
                                   transfers, on every rank, >= 0 */
   int channels;                /* parallel rings, >= 1 */
   DtsCollNcclLimits nccl;      /* --collective nccl: what it may choose (collective.h) */
-  int comm_streams;            /* communication streams per GPU; 0 means 1 */
-  /* pipeline and hybrid (0 / NULL: the strategy's default) */
-  int stages;                  /* pipeline stages */
-  const char *partition;       /* "FIRST-LAST,..." layer ranges of the stages */
-  int micro_batches;           /* per iteration */
-  DtsPipelineSchedule pipeline_schedule;
-  int dp;                      /* hybrid: replicas of every stage */
-  const char *stage_dp;        /* hybrid: "D0,D1,...", replicas per stage */
-  DtsPlacement placement;
   DtsRecompute recompute;      /* activation recomputation (every strategy) */
-  int virtual_stages;          /* pipeline, hybrid: model chunks per stage (Megatron's
-                                  interleaved 1F1B); 0 or 1: one contiguous range */
-  int zero;                    /* every strategy with replicas: 1 = the distributed optimizer
-                                  (ZeRO stage 1): gradients reduce-scattered, each replica
-                                  updates 1/D of the fp32 main weights and Adam's moments,
-                                  parameters all-gathered; 2 = the same collectives, and each
-                                  replica keeps only its 1/D of the fp32 gradients (ZeRO stage
-                                  2); 0 = every replica holds and updates them all */
-  gboolean param_gather_overlap; /* zero 1: gather a bucket's parameters while the next
-                                    iteration's forward pass runs (Megatron's
-                                    --overlap-param-gather), not before it starts */
   gboolean allow_oversubscribe; /* simulate a replica, stage or worker that does not fit its
                                  * GPU (dts_schedule_check_memory) */
-  gboolean p2p_shared;         /* sends on the gradient communication stream, in issue order */
-  int tensor_parallel;         /* GPUs per replica of a stage; 0 means 1 */
-  int expert_parallel;         /* --expert-parallel EP: data-parallel replicas over which
-                                  each layer's experts are spread (1: none), or
-                                  DTS_EXPERT_PARALLEL_DP: all of a stage's */
-  double moe_imbalance;        /* --moe-imbalance X: the busiest GPU's routed tokens over the
-                                  mean under expert parallelism; 0 means 1 (balanced) */
-  double moe_routing_alpha;    /* --moe-imbalance dirichlet:A: every router's expert shares
-                                  drawn from a symmetric Dirichlet(A) (seeded by --seed);
-                                  0: none (moe_imbalance) */
-  double moe_capacity;         /* --moe-capacity-factor F: an expert takes at most F times
-                                  its balanced share of the tokens, the rest dropped; 0:
-                                  none */
-  int context_parallel;        /* --context-parallel C: GPUs sharing each sample's sequence,
-                                  passing keys and values around a ring (hybrid); 0 means 1 */
   gboolean sequence_parallel;  /* Megatron's sequence parallelism over the tensor group */
-  DtsTpOverlap tp_overlap;     /* --tp-overlap: tensor-parallel collectives overlapping GEMMs */
+  DtsReplicasConfig replicas;  /* dp, pipeline, hybrid: their rows' options (replicas_configure) */
   gboolean link_stats;         /* count the bytes every link carries */
   gboolean overlap;            /* start a bucket's all-reduce as soon as it is ready */
   guint64 seed;                /* for stochastic models; recorded in outputs */

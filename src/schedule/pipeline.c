@@ -171,8 +171,8 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
 {
   /* Counted in groups of T GPUs (a tensor-parallel group; T x C under
    * context parallelism: a ring of such groups), then multiplied back. */
-  int C = MAX (o->context_parallel, 1);
-  int T = MAX (o->tensor_parallel, 1) * C;
+  int C = MAX (o->replicas.context_parallel, 1);
+  int T = MAX (o->replicas.tensor_parallel, 1) * C;
   g_autofree char *unit = C > 1 ? g_strdup_printf ("--tensor-parallel %d x --context-parallel %d",
                                                    T / C, C)
                                 : g_strdup_printf ("--tensor-parallel %d", T);
@@ -187,10 +187,10 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
                  unit, avail);
     return FALSE;
   }
-  if (T > 1 && o->stages > 0 && (gint64) o->stages * T > avail) {
+  if (T > 1 && o->replicas.stages > 0 && (gint64) o->replicas.stages * T > avail) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                 "%d stages of %s need %" G_GINT64_FORMAT " GPUs; %d take part", o->stages, unit,
-                 (gint64) o->stages * T, avail);
+                 "%d stages of %s need %" G_GINT64_FORMAT " GPUs; %d take part", o->replicas.stages, unit,
+                 (gint64) o->replicas.stages * T, avail);
     return FALSE;
   }
   DtsRunOptions groups = *o;
@@ -204,8 +204,8 @@ resolve_common (DtsRunOptions *o, int have, gboolean hybrid, GError **error)
   if (groups.n_gpus < 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "%s: the platform's %d GPUs hold no %s of %d stage%s", unit, have,
-                 hybrid ? "replica" : "pipeline", MAX (groups.stages, 1),
-                 groups.stages == 1 ? "" : "s");
+                 hybrid ? "replica" : "pipeline", MAX (groups.replicas.stages, 1),
+                 groups.replicas.stages == 1 ? "" : "s");
     return FALSE;
   }
   *o = groups;
@@ -221,13 +221,13 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, const char *
 {
   int given = o->n_gpus;
   int n = given > 0 ? given : have;
-  int stages = o->stages;
-  if (partition_ranges (o->partition)) {
-    int k = count_items (o->partition);
+  int stages = o->replicas.stages;
+  if (partition_ranges (o->replicas.partition)) {
+    int k = count_items (o->replicas.partition);
     if (stages > 0 && stages != k) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--stages %d and --partition '%s' (%d stage%s) disagree", stages,
-                   o->partition, k, k == 1 ? "" : "s");
+                   o->replicas.partition, k, k == 1 ? "" : "s");
       return FALSE;
     }
     stages = k;
@@ -242,23 +242,23 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, const char *
                    given, stages, stages == 1 ? "" : "s", stages, stages == 1 ? "" : "s");
       return FALSE;
     }
-    o->stages = stages;
+    o->replicas.stages = stages;
     o->n_gpus = stages;
-    o->dp = 1;
+    o->replicas.dp = 1;
     return TRUE;
   }
-  if (o->stage_dp != NULL) {
+  if (o->replicas.stage_dp != NULL) {
     g_autofree int *dp = NULL;
     int k;
-    if (!parse_stage_dp (o->stage_dp, &dp, &k, error))
+    if (!parse_stage_dp (o->replicas.stage_dp, &dp, &k, error))
       return FALSE;
     if (stages > 0 && stages != k) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
-                   "--stage-dp '%s' names %d stage%s, but there are %d", o->stage_dp, k,
+                   "--stage-dp '%s' names %d stage%s, but there are %d", o->replicas.stage_dp, k,
                    k == 1 ? "" : "s", stages);
       return FALSE;
     }
-    if (o->dp > 0) {
+    if (o->replicas.dp > 0) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--dp and --stage-dp: give one (--stage-dp sets every stage's degree)");
       return FALSE;
@@ -269,15 +269,15 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, const char *
     if (given > 0 && sum != given) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--gpus %d: --stage-dp '%s' needs %" G_GINT64_FORMAT " GPUs", given,
-                   o->stage_dp, sum);
+                   o->replicas.stage_dp, sum);
       return FALSE;
     }
     if (sum > 1 << 20) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE, "--stage-dp '%s': too many GPUs",
-                   o->stage_dp);
+                   o->replicas.stage_dp);
       return FALSE;
     }
-    o->stages = k;
+    o->replicas.stages = k;
     o->n_gpus = (int) sum;
     return TRUE;
   }
@@ -286,7 +286,7 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, const char *
                  "--strategy hybrid: give the pipeline's --stages, --partition or --stage-dp");
     return FALSE;
   }
-  int dp = o->dp;
+  int dp = o->replicas.dp;
   if (dp == 0) {
     if (n < stages) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -319,8 +319,8 @@ resolve_groups (DtsRunOptions *o, int have, gboolean hybrid, int T, const char *
                    stages, (gint64) dp * stages);
     return FALSE;
   }
-  o->stages = stages;
-  o->dp = dp;
+  o->replicas.stages = stages;
+  o->replicas.dp = dp;
   o->n_gpus = dp * stages;
   return TRUE;
 }
@@ -681,7 +681,7 @@ record_buckets (const Ctx *c, GArray *prog, int s)
 static int
 backward_mb (const Ctx *c, int i)
 {
-  return c->o->pipeline_schedule == DTS_PIPELINE_GPIPE ? c->M - 1 - i : i;
+  return c->o->replicas.pipeline_schedule == DTS_PIPELINE_GPIPE ? c->M - 1 - i : i;
 }
 
 /* A forward or backward pass of micro-batch m through chunk v of a stage. */
@@ -710,7 +710,7 @@ pass_order (const Ctx *c, int s)
 {
   int M = c->M, S = c->S, V = c->V;
   GArray *p = g_array_new (FALSE, FALSE, sizeof (Pass));
-  if (V == 1 && c->o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
+  if (V == 1 && c->o->replicas.pipeline_schedule == DTS_PIPELINE_GPIPE) {
     for (int m = 0; m < M; m++)
       add_pass (p, TRUE, 0, m);
     for (int i = 0; i < M; i++)
@@ -1010,7 +1010,7 @@ tp_forward_after (Ctx *c, GArray *prog, int comm, int l, gint64 n, GError **erro
 static gboolean
 tp_overlap_all (const Ctx *c, int l)
 {
-  return c->tstream != NULL && c->o->tp_overlap == DTS_TP_OVERLAP_ALL
+  return c->tstream != NULL && c->o->replicas.tp_overlap == DTS_TP_OVERLAP_ALL
          && dts_workload_layer (c->w, l)->block >= 0;
 }
 
@@ -1119,7 +1119,7 @@ forward_pass (Ctx *c, GArray *prog, DtsComputeTotals *tot, int j, int m, gint64 
   if (j > 0)
     wait (prog, EV_IN_ARRIVED, 1, DTS_WAIT_P2P);
   for (int l = c->first[j]; l <= c->last[j]; l++) {
-    if ((m == 0 || c->reshard) && c->gather_plan != NULL && c->o->param_gather_overlap
+    if ((m == 0 || c->reshard) && c->gather_plan != NULL && c->o->replicas.param_gather_overlap
         && dts_schedule_bucket_starting_at (c->s->buckets, c->bucket_of, l) >= 0)
       wait (prog, EV_PARAMS_GATHERED, 1, DTS_WAIT_GATHER);
     if (!add_ep_coll (c, prog, epcomm, l, TRUE, TRUE, n, error)
@@ -1213,7 +1213,7 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
                                   : comm_of (c, DTS_MESH_DATA, s, d, t_rank);
   g_autoptr (GArray) prog = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   g_autoptr (GArray) tstream = NULL;
-  if (c->o->tp_overlap != DTS_TP_OVERLAP_NONE && comm >= 0)
+  if (c->o->replicas.tp_overlap != DTS_TP_OVERLAP_NONE && comm >= 0)
     tstream = g_array_new (FALSE, TRUE, sizeof (DtsOp));
   c->tstream = tstream;
   *tot = (DtsComputeTotals){ 0 };
@@ -1261,7 +1261,7 @@ compute_program (Ctx *c, int s, int d, int t_rank, int spec, const DtsGpuSpec *g
                                                                       : shards));
   if (shards > 1) {
     record (prog, EV_STEP_DONE, -1);
-    if (!c->o->param_gather_overlap)
+    if (!c->o->replicas.param_gather_overlap)
       wait (prog, EV_PARAMS_GATHERED, st->n_buckets, DTS_WAIT_GATHER);
   }
   *tensor = g_steal_pointer (&tstream);
@@ -1796,12 +1796,12 @@ set_routing (Ctx *c, GError **error)
   const DtsWorkload *w = c->w;
   const DtsRunOptions *o = c->o;
   int n = w->layers->len, EP = c->EP;
-  double F = o->moe_capacity;
+  double F = o->replicas.moe_capacity;
   c->imb = g_new (double, n);
   g_autofree int *router_of = g_new (int, n);
   for (int l = 0; l < n; l++)
     c->imb[l] = 1.0;
-  gboolean asked = o->moe_routing_alpha > 0 || F > 0;
+  gboolean asked = o->replicas.moe_routing_alpha > 0 || F > 0;
   if (asked && !dts_workload_has_experts (w)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--%s: workload '%s' has no mixture of experts (a router layer, or "
@@ -1809,15 +1809,15 @@ set_routing (Ctx *c, GError **error)
                  F > 0 ? "moe-capacity-factor" : "moe-imbalance", w->name);
     return FALSE;
   }
-  if (o->moe_routing_alpha > 0 && EP == 1 && !(F > 0)) {
+  if (o->replicas.moe_routing_alpha > 0 && EP == 1 && !(F > 0)) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--moe-imbalance dirichlet:%g needs --expert-parallel (or a "
                  "--moe-capacity-factor that drops tokens): without it every GPU runs all "
                  "experts on its own tokens, whatever the routing",
-                 o->moe_routing_alpha);
+                 o->replicas.moe_routing_alpha);
     return FALSE;
   }
-  g_autoptr (GRand) rng = o->moe_routing_alpha > 0 ? g_rand_new_with_seed ((guint32) o->seed)
+  g_autoptr (GRand) rng = o->replicas.moe_routing_alpha > 0 ? g_rand_new_with_seed ((guint32) o->seed)
                                                    : NULL;
   double sum = 0, most = 0, dropped = 0;
   int routers = 0;
@@ -1848,7 +1848,7 @@ set_routing (Ctx *c, GError **error)
       g_autofree double *p = g_new (double, E);
       double total = 0;
       for (int e = 0; e < E; e++)
-        total += p[e] = gamma_draw (rng, o->moe_routing_alpha);
+        total += p[e] = gamma_draw (rng, o->replicas.moe_routing_alpha);
       X = 0;
       for (int g = 0; g < EP; g++) {
         double load = 0;
@@ -1921,7 +1921,7 @@ dts_schedule_context_tokens (const DtsWorkload *w, const DtsLayer **unfused)
 static gboolean
 check_context (const DtsWorkload *w, const DtsRunOptions *o, int C, GError **error)
 {
-  if (o->stage_dp != NULL) {
+  if (o->replicas.stage_dp != NULL) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--context-parallel %d: not with --stage-dp (give --dp: every stage's "
                  "replicas are cut into rings alike)",
@@ -1976,23 +1976,23 @@ check_interleaving (const DtsWorkload *w, const DtsRunOptions *o, int S, int V, 
 {
   const char *why = NULL;
   g_autofree char *own = NULL;
-  if (o->pipeline_schedule != DTS_PIPELINE_1F1B)
+  if (o->replicas.pipeline_schedule != DTS_PIPELINE_1F1B)
     why = "needs --pipeline-schedule 1f1b (Megatron's interleaved 1F1B)";
   else if (S < 2)
     why = "needs 2 or more --stages";
-  else if (o->micro_batches > 0 && o->micro_batches % S != 0)
+  else if (o->replicas.micro_batches > 0 && o->replicas.micro_batches % S != 0)
     why = own = g_strdup_printf ("needs --micro-batches a multiple of the %d stages, as "
                                  "Megatron's interleaved schedule does (%d given)",
-                                 S, o->micro_batches);
+                                 S, o->replicas.micro_batches);
   else if ((gint64) S * V > (gint64) w->layers->len - 1)
     why = own = g_strdup_printf ("%d stages x %d chunks: '%s' has %u layers after its input "
                                  "(at least one per chunk)",
                                  S, V, w->name, w->layers->len - 1);
-  else if (partition_ranges (o->partition))
+  else if (partition_ranges (o->replicas.partition))
     why = "cuts the layers into stages x chunks itself: --partition takes uniform or balanced";
-  else if (o->stage_dp != NULL)
+  else if (o->replicas.stage_dp != NULL)
     why = "needs the same data-parallel degree on every stage: --stage-dp is not available";
-  else if (o->p2p_shared)
+  else if (o->replicas.p2p_shared)
     why = "needs --p2p-stream own";
   if (why == NULL)
     return TRUE;
@@ -2065,16 +2065,16 @@ set_replicas (Ctx *c, GError **error)
   int S = c->S;
   int T = c->T;
   int C = c->C;
-  if (o->stage_dp != NULL) {
+  if (o->replicas.stage_dp != NULL) {
     int k;
-    if (!parse_stage_dp (o->stage_dp, &c->dp, &k, error))
+    if (!parse_stage_dp (o->replicas.stage_dp, &c->dp, &k, error))
       return FALSE;
     g_return_val_if_fail (k == S, FALSE);
   } else {
     /* a ring of C replicas per data-parallel replica */
     c->dp = g_new (int, S);
     for (int i = 0; i < S; i++)
-      c->dp[i] = MAX (o->dp, 1) * C;
+      c->dp[i] = MAX (o->replicas.dp, 1) * C;
   }
   int *dp = c->dp;
   int sum = 0;
@@ -2085,11 +2085,11 @@ set_replicas (Ctx *c, GError **error)
     uniform = uniform && dp[i] == dp[0];
   }
   g_return_val_if_fail (sum * T == o->n_gpus, FALSE);
-  if (!uniform && o->placement == DTS_PLACEMENT_STAGES_INSIDE) {
+  if (!uniform && o->replicas.placement == DTS_PLACEMENT_STAGES_INSIDE) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--placement stages-inside: needs the same data-parallel degree on every "
                  "stage (--stage-dp '%s')",
-                 o->stage_dp);
+                 o->replicas.stage_dp);
     return FALSE;
   }
   return TRUE;
@@ -2101,7 +2101,7 @@ static gboolean
 set_mesh (Ctx *c, GError **error)
 {
   c->s->mesh = c->mesh = dts_mesh_new (c->S, c->dp, c->T, c->C, c->EP,
-                                       c->o->placement == DTS_PLACEMENT_STAGES_INSIDE, error);
+                                       c->o->replicas.placement == DTS_PLACEMENT_STAGES_INSIDE, error);
   if (c->mesh == NULL)
     return FALSE;
   for (int k = 0; k < DTS_MESH_N_GROUPS; k++) {
@@ -2130,8 +2130,8 @@ set_micro_batches (Ctx *c, GError **error)
   c->G = (gint64) o->batch_size * (c->dmax / C);
   /* --zero 3 on one stage: the batch is one micro-batch unless given (FSDP
    * without gradient accumulation) */
-  int M = o->micro_batches > 0 ? o->micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
-  if (reshard && M > 1 && o->pipeline_schedule == DTS_PIPELINE_GPIPE) {
+  int M = o->replicas.micro_batches > 0 ? o->replicas.micro_batches : reshard ? 1 : MIN (4 * S, o->batch_size);
+  if (reshard && M > 1 && o->replicas.pipeline_schedule == DTS_PIPELINE_GPIPE) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--pipeline-schedule gpipe: --zero 3 on one stage runs each of the %d "
                  "micro-batches' forward and backward passes in turn, gathering the "
@@ -2158,7 +2158,7 @@ set_micro_batches (Ctx *c, GError **error)
    * gathers before its forward and its backward and reduce-scatters after
    * it (torchtitan's FSDP2 and llm-foundry's Composer do not skip the
    * synchronisation of all but the last micro-batch for FSDP) */
-  s->param_gathers = reshard ? 2 * M : o->zero > 0 ? 1 : 0;
+  s->param_gathers = reshard ? 2 * M : o->replicas.zero > 0 ? 1 : 0;
   s->grad_reductions = reshard ? M : 1;
   s->samples_per_iteration = (int) c->G;
   gint64 *mb_start = c->mb_start = g_new (gint64, M + 1);
@@ -2181,12 +2181,12 @@ set_micro_batches (Ctx *c, GError **error)
    * in one stage. And point-to-point programs of a few per micro-batch and
    * rank. */
   int dmax = c->dmax;
-  int R = C > 1 && T > 1 ? dmax * T : T > 1 || C > 1 || o->stage_dp != NULL ? dmax : MIN (dmax, 2);
+  int R = C > 1 && T > 1 ? dmax * T : T > 1 || C > 1 || o->replicas.stage_dp != NULL ? dmax : MIN (dmax, 2);
   double n_ops = (double) M * n_layers * 4 * R + (double) M * 8 * o->n_gpus;
   /* --tp-overlap: the tensor streams' programs and the GEMMs cut around
    * their collectives (2.5 times the operations of a transformer's
    * programs under all) */
-  if (o->tp_overlap != DTS_TP_OVERLAP_NONE)
+  if (o->replicas.tp_overlap != DTS_TP_OVERLAP_NONE)
     n_ops *= 3;
   if (n_ops > DTS_PIPELINE_MAX_OPS) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -2220,12 +2220,12 @@ cut_stages (Ctx *c, GError **error)
    * where a model's blocks divide among the chunks, as Megatron-LM splits
    * it); or balanced on rank 0's GPU at the widest stage's share (before
    * tensor parallelism, which divides the layers it splits alike). */
-  gboolean want_uniform = g_strcmp0 (o->partition, "uniform") == 0;
-  gboolean want_balanced = g_strcmp0 (o->partition, "balanced") == 0;
+  gboolean want_uniform = g_strcmp0 (o->replicas.partition, "uniform") == 0;
+  gboolean want_balanced = g_strcmp0 (o->replicas.partition, "balanced") == 0;
   s->partition = "given";
   g_autofree int *starts = g_new (int, n_layers);
   int n_blocks = block_starts (w, starts);
-  if (o->partition == NULL || want_uniform) {
+  if (o->replicas.partition == NULL || want_uniform) {
     s->partition_blocks = n_blocks;
     if (uniform_partition (starts, n_blocks, n_layers, S * V, first, last))
       s->partition = "uniform";
@@ -2251,7 +2251,7 @@ cut_stages (Ctx *c, GError **error)
   } else if (want_balanced) {
     s->partition = "balanced";
     s->partition_blocks = n_blocks;
-  } else if (!parse_partition (w, o->partition, first, last, error))
+  } else if (!parse_partition (w, o->replicas.partition, first, last, error))
     return FALSE;
   if (strcmp (s->partition, "balanced") == 0) {
     int b = (int) MAX (1, (c->G / M) / (c->dmax / C));
@@ -2326,7 +2326,7 @@ check_experts (Ctx *c, GError **error)
   }
   c->EP = MAX (c->EP, 1);
   c->s->expert_parallel = c->EP;
-  double imb = c->o->moe_imbalance > 0 ? c->o->moe_imbalance : 1.0;
+  double imb = c->o->replicas.moe_imbalance > 0 ? c->o->replicas.moe_imbalance : 1.0;
   c->s->moe_imbalance = imb;
   if (imb > 1.0 && c->EP == 1) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
@@ -2377,12 +2377,12 @@ check_experts (Ctx *c, GError **error)
                    i);
       return FALSE;
     }
-    if (c->dp[i] > c->EP && c->o->zero >= 2) {
+    if (c->dp[i] > c->EP && c->o->replicas.zero >= 2) {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--expert-parallel %d with --zero %d: stage %d has %d %s, and expert data "
                    "parallelism (EP below them) is modelled with --zero 0 or 1 only; give "
                    "--expert-parallel %d or --zero 1",
-                   c->EP, c->o->zero, i, c->dp[i], what, c->dp[i]);
+                   c->EP, c->o->replicas.zero, i, c->dp[i], what, c->dp[i]);
       return FALSE;
     }
   }
@@ -2589,13 +2589,13 @@ add_stages (Ctx *c, GError **error)
       experts += expert_params (c->wt, first[v * S + i], last[v * S + i]);
     dts_schedule_model_state (st.params - experts, o->precision,
                               dts_workload_optimizer_state_bytes_per_param (w),
-                              o->zero > 0 ? dp[i] : 1, o->zero == 2 || reshard ? dp[i] : 1,
+                              o->replicas.zero > 0 ? dp[i] : 1, o->replicas.zero == 2 || reshard ? dp[i] : 1,
                               biggest, &st.memory);
     if (experts > 0) {
       DtsMemoryEstimate whole;
       dts_schedule_model_state (experts, o->precision,
                                 dts_workload_optimizer_state_bytes_per_param (w),
-                                o->zero > 0 ? dp[i] / c->EP : 1, 1, 0, &whole);
+                                o->replicas.zero > 0 ? dp[i] / c->EP : 1, 1, 0, &whole);
       expert_weights = whole.weights_bytes;
       st.memory.weights_bytes += whole.weights_bytes;
       st.memory.gradients_bytes += whole.gradients_bytes;
@@ -2673,7 +2673,7 @@ add_gather_plans (Ctx *c, GError **error)
   DtsCollOp grad_op = c->grad_op;
   /* The distributed optimizer's parameter all-gathers, in the compute
    * precision, after every reduce-scatter. */
-  if (o->zero > 0 && n_buckets > 0) {
+  if (o->replicas.zero > 0 && n_buckets > 0) {
     c->gather_plan = g_new (int, n_buckets * T);
     s->event_initial = g_new0 (int, (gsize) s->n_ranks * s->n_events);
     if (reshard) {
@@ -2709,7 +2709,7 @@ add_gather_plans (Ctx *c, GError **error)
         c->gather_bwd_plan[b * T + t] = s->plans->len - 1;
       }
     /* The first iteration's parameters are in place. */
-    for (int k = 0; k < st->n_ranks && o->param_gather_overlap; k++)
+    for (int k = 0; k < st->n_ranks && o->replicas.param_gather_overlap; k++)
       s->event_initial[(gsize) st->ranks[k] * s->n_events + EV_PARAMS_GATHERED] = st->n_buckets;
   }
   return TRUE;
@@ -2821,8 +2821,8 @@ check_stage_memory (Ctx *c, GError **error)
                                                     st->stashed, st->stashed == 1 ? "" : "es");
     g_autofree char *hints = g_strdup_printf (
         "more stages, fewer or smaller micro-batches,%s%s%s",
-        o->pipeline_schedule == DTS_PIPELINE_GPIPE ? " --pipeline-schedule 1f1b," : "",
-        st->n_replicas > 1 && o->zero == 0 ? " --zero 1," : "",
+        o->replicas.pipeline_schedule == DTS_PIPELINE_GPIPE ? " --pipeline-schedule 1f1b," : "",
+        st->n_replicas > 1 && o->replicas.zero == 0 ? " --zero 1," : "",
         o->recompute != DTS_RECOMPUTE_FULL && dts_schedule_check_recompute (w, DTS_RECOMPUTE_FULL,
                                                                             NULL)
             ? " --recompute full,"
@@ -2997,7 +2997,7 @@ add_streams (Ctx *c)
                        g_array_index (tensor_program, int, s->rank_program[r]) };
       g_array_append_val (s->streams, ts);
     }
-    gboolean shared = o->p2p_shared && S > 1;
+    gboolean shared = o->replicas.p2p_shared && S > 1;
     if (shared)
       add_stream (s, r, DTS_STREAM_COMM, 0,
                   shared_program (c, i, d, t,
@@ -3030,8 +3030,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
        const char *strategy, GError **error)
 {
   int n_layers = w->layers->len;
-  int S = o->stages;
-  int V = MAX (o->virtual_stages, 1);
+  int S = o->replicas.stages;
+  int V = MAX (o->replicas.virtual_stages, 1);
   if (V > 1 && !check_interleaving (w, o, S, V, error))
     return NULL;
   if (S < 1 || S > n_layers - 1) {
@@ -3059,8 +3059,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
                  strategy);
     return NULL;
   }
-  int T = MAX (o->tensor_parallel, 1);
-  int C = MAX (o->context_parallel, 1);
+  int T = MAX (o->replicas.tensor_parallel, 1);
+  int C = MAX (o->replicas.context_parallel, 1);
   if (C > 1 && !check_context (w, o, C, error))
     return NULL;
   g_autoptr (DtsSchedule) s
@@ -3070,17 +3070,17 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   g_array_set_clear_func (s->stages, stage_clear);
   /* the distributed optimizer's events only where they are used, so that
    * plans without it read as before */
-  gboolean reshard = o->zero >= 3 && S == 1;
-  s->n_events = reshard || o->tp_overlap != DTS_TP_OVERLAP_NONE ? N_EVENTS
-                 : o->zero > 0                                  ? EV_FWD_DONE
+  gboolean reshard = o->replicas.zero >= 3 && S == 1;
+  s->n_events = reshard || o->replicas.tp_overlap != DTS_TP_OVERLAP_NONE ? N_EVENTS
+                 : o->replicas.zero > 0                                  ? EV_FWD_DONE
                                                                 : EV_STEP_DONE;
 
   g_auto (Ctx) c = { .w = w, .wt = w, .platform = platform, .cost = cost, .o = o, .s = s,
-                     .S = S, .V = V, .T = T, .C = C, .EP = o->expert_parallel,
+                     .S = S, .V = V, .T = T, .C = C, .EP = o->replicas.expert_parallel,
                      .dmax = 1, .algorithm = algorithm,
                      .reshard = reshard,
                      /* the distributed optimizer reduce-scatters the gradients */
-                     .grad_op = o->zero > 0 ? DTS_COLL_OP_REDUCE_SCATTER
+                     .grad_op = o->replicas.zero > 0 ? DTS_COLL_OP_REDUCE_SCATTER
                                             : DTS_COLL_OP_ALLREDUCE };
   c.first = g_new (int, S * V);
   c.last = g_new (int, S * V);
@@ -3121,10 +3121,10 @@ static DtsSchedule *
 build_staged (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost,
               const DtsRunOptions *o, const char *strategy, GError **error)
 {
-  if (o->zero < 3)
+  if (o->replicas.zero < 3)
     return build (w, platform, cost, o, strategy, error);
   DtsRunOptions fsdp = *o;
-  fsdp.param_gather_overlap = TRUE;
+  fsdp.replicas.param_gather_overlap = TRUE;
   return build (w, platform, cost, &fsdp, strategy, error);
 }
 

@@ -215,7 +215,7 @@ static const DtsOptionSpec sync_ps_options[] = {
 static gboolean
 pipeline_runs_collectives (const DtsRunOptions *o)
 {
-  return o->tensor_parallel > 1;
+  return o->replicas.tensor_parallel > 1;
 }
 
 /* Workers exchange gradients with their servers, not by a collective. */
@@ -235,37 +235,39 @@ checked_int (const char *text)
 
 /* configure of dp, pipeline and hybrid: the values of the options their
  * rows declare (an option a row does not declare has none: the command
- * line refuses it first), into the fields of OPTS the builders read. */
+ * line refuses it first), into OPTS's replicas, the part the builders read. */
 static gboolean
 replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **error)
 {
+  /* the row's own part of the options */
+  DtsReplicasConfig *r = &o->replicas;
   static const struct {
     const char *name;
     gsize offset;
   } ints[] = {
-    { "comm-streams", G_STRUCT_OFFSET (DtsRunOptions, comm_streams) },
-    { "stages", G_STRUCT_OFFSET (DtsRunOptions, stages) },
-    { "micro-batches", G_STRUCT_OFFSET (DtsRunOptions, micro_batches) },
-    { "dp", G_STRUCT_OFFSET (DtsRunOptions, dp) },
-    { "tensor-parallel", G_STRUCT_OFFSET (DtsRunOptions, tensor_parallel) },
-    { "virtual-stages", G_STRUCT_OFFSET (DtsRunOptions, virtual_stages) },
-    { "context-parallel", G_STRUCT_OFFSET (DtsRunOptions, context_parallel) },
-    { "zero", G_STRUCT_OFFSET (DtsRunOptions, zero) },
+    { "comm-streams", G_STRUCT_OFFSET (DtsReplicasConfig, comm_streams) },
+    { "stages", G_STRUCT_OFFSET (DtsReplicasConfig, stages) },
+    { "micro-batches", G_STRUCT_OFFSET (DtsReplicasConfig, micro_batches) },
+    { "dp", G_STRUCT_OFFSET (DtsReplicasConfig, dp) },
+    { "tensor-parallel", G_STRUCT_OFFSET (DtsReplicasConfig, tensor_parallel) },
+    { "virtual-stages", G_STRUCT_OFFSET (DtsReplicasConfig, virtual_stages) },
+    { "context-parallel", G_STRUCT_OFFSET (DtsReplicasConfig, context_parallel) },
+    { "zero", G_STRUCT_OFFSET (DtsReplicasConfig, zero) },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (ints); i++) {
     const char *v = dts_option_value (values, ints[i].name);
     if (v != NULL)
-      G_STRUCT_MEMBER (int, o, ints[i].offset) = checked_int (v);
+      G_STRUCT_MEMBER (int, r, ints[i].offset) = checked_int (v);
   }
   const char *v;
   if ((v = dts_option_value (values, "partition")) != NULL)
-    o->partition = v;
+    r->partition = v;
   if ((v = dts_option_value (values, "expert-parallel")) != NULL) {
     gint64 ep;
     if (strcmp (v, "dp") == 0)
-      o->expert_parallel = DTS_EXPERT_PARALLEL_DP;
+      r->expert_parallel = DTS_EXPERT_PARALLEL_DP;
     else if (g_ascii_string_to_signed (v, 10, 1, 4096, &ep, NULL))
-      o->expert_parallel = (int) ep;
+      r->expert_parallel = (int) ep;
     else {
       g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                    "--expert-parallel '%s': expected an integer in 1..4096, or dp", v);
@@ -289,9 +291,9 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
       return FALSE;
     }
     if (dirichlet)
-      o->moe_routing_alpha = x;
+      r->moe_routing_alpha = x;
     else
-      o->moe_imbalance = x;
+      r->moe_imbalance = x;
   }
   if ((v = dts_option_value (values, "moe-capacity-factor")) != NULL) {
     char *end = NULL;
@@ -303,21 +305,21 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
                    v);
       return FALSE;
     }
-    o->moe_capacity = f;
+    r->moe_capacity = f;
   }
   if ((v = dts_option_value (values, "stage-dp")) != NULL)
-    o->stage_dp = v;
+    r->stage_dp = v;
   /* choices its spec has checked */
   if ((v = dts_option_value (values, "pipeline-schedule")) != NULL
-      && !dts_pipeline_schedule_from_string (v, &o->pipeline_schedule, error))
+      && !dts_pipeline_schedule_from_string (v, &r->pipeline_schedule, error))
     return FALSE;
   if ((v = dts_option_value (values, "tp-overlap")) != NULL
-      && !dts_tp_overlap_from_string (v, &o->tp_overlap, error))
+      && !dts_tp_overlap_from_string (v, &r->tp_overlap, error))
     return FALSE;
   if ((v = dts_option_value (values, "placement")) != NULL
-      && !dts_placement_from_string (v, &o->placement, error))
+      && !dts_placement_from_string (v, &r->placement, error))
     return FALSE;
-  o->p2p_shared = g_strcmp0 (dts_option_value (values, "p2p-stream"), "shared") == 0;
+  r->p2p_shared = g_strcmp0 (dts_option_value (values, "p2p-stream"), "shared") == 0;
   /* --collective ps's own, given only with it (its row checks them) */
   if ((v = dts_option_value (values, "ps-count")) != NULL)
     o->ps_count = checked_int (v);
@@ -325,8 +327,8 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
       && !dts_ps_aggregation_from_string (v, &o->ps_aggregation, error))
     return FALSE;
   const char *gather = dts_option_value (values, "param-gather");
-  o->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
-  if (gather != NULL && o->zero >= 3) {
+  r->param_gather_overlap = g_strcmp0 (gather, "overlap") == 0;
+  if (gather != NULL && r->zero >= 3) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--param-gather %s: not with --zero 3 (it gathers each bucket's parameters "
                  "before its forward and its backward, or over two or more pipeline stages "
@@ -334,7 +336,7 @@ replicas_configure (DtsRunOptions *o, const DtsOptionValues *values, GError **er
                  gather);
     return FALSE;
   }
-  if (gather != NULL && o->zero == 0) {
+  if (gather != NULL && r->zero == 0) {
     g_set_error (error, DTS_ERROR, DTS_ERROR_USAGE,
                  "--param-gather %s: only with --zero 1 or 2 (without it, no parameters are gathered)",
                  gather);

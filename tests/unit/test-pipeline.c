@@ -74,16 +74,16 @@ run_here (const void *setup, void *result)
     .channels = DTS_COLL_DEFAULT_CHANNELS,
     .overlap = TRUE,
     .granularity = DTS_GRANULARITY_FLOW,
-    .stages = st->stages,
-    .micro_batches = st->micro_batches,
-    .dp = st->dp,
-    .partition = st->partition,
-    .stage_dp = st->stage_dp,
-    .pipeline_schedule = st->schedule,
-    .placement = st->placement,
+    .replicas.stages = st->stages,
+    .replicas.micro_batches = st->micro_batches,
+    .replicas.dp = st->dp,
+    .replicas.partition = st->partition,
+    .replicas.stage_dp = st->stage_dp,
+    .replicas.pipeline_schedule = st->schedule,
+    .replicas.placement = st->placement,
     .allow_oversubscribe = st->oversubscribe,
-    .p2p_shared = st->p2p_shared,
-    .virtual_stages = st->virtual_stages,
+    .replicas.p2p_shared = st->p2p_shared,
+    .replicas.virtual_stages = st->virtual_stages,
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsRunSummary) s = NULL;
@@ -323,7 +323,7 @@ START_TEST (test_tensor_parallel_volume)
     .batch_size = 64, .iterations = 1, .precision = DTS_PREC_FP32, .cost_model = "roofline",
     .collective = "ring", .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES, .channels = 1, .overlap = TRUE,
-    .strategy = "hybrid", .stages = 1, .dp = 2, .micro_batches = 4, .tensor_parallel = 2,
+    .strategy = "hybrid", .replicas.stages = 1, .replicas.dp = 2, .replicas.micro_batches = 4, .replicas.tensor_parallel = 2,
   };
   const DtsStrategy *st = dts_schedule_strategy_lookup ("hybrid");
   ck_assert (st->resolve (&o, p->gpus->len, &error));
@@ -416,8 +416,8 @@ build_hybrid (Built *b, const char *wpath, int T, int M, int batch, gboolean sp,
               DtsRecompute recompute)
 {
   DtsRunOptions o = {
-    BUILD_OPTIONS, .batch_size = batch, .precision = DTS_PREC_FP16, .stages = 1, .dp = 1,
-    .micro_batches = M, .tensor_parallel = T, .sequence_parallel = sp, .recompute = recompute,
+    BUILD_OPTIONS, .batch_size = batch, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = 1,
+    .replicas.micro_batches = M, .replicas.tensor_parallel = T, .sequence_parallel = sp, .recompute = recompute,
   };
   build_with (b, wpath, &o);
 }
@@ -589,9 +589,9 @@ START_TEST (test_moe_imbalance)
   double a2a[2] = { 0 }, flops[2][3] = { { 0 } }, act[2] = { 0 }, other[2] = { 0 };
   for (int k = 0; k < 2; k++) {
     DtsRunOptions o = {
-      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = EP,
-      .micro_batches = M, .tensor_parallel = 1, .expert_parallel = EP, .n_gpus = EP,
-      .moe_imbalance = k ? X : 0,
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = EP,
+      .replicas.micro_batches = M, .replicas.tensor_parallel = 1, .replicas.expert_parallel = EP, .n_gpus = EP,
+      .replicas.moe_imbalance = k ? X : 0,
     };
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-moe.xml", &o);
@@ -708,8 +708,8 @@ START_TEST (test_expert_parallel)
   for (int k = 0; k < 2; k++) {
     int ep = k ? EP : 1;
     DtsRunOptions o = {
-      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = EP,
-      .micro_batches = M, .tensor_parallel = 1, .expert_parallel = ep, .n_gpus = EP,
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = EP,
+      .replicas.micro_batches = M, .replicas.tensor_parallel = 1, .replicas.expert_parallel = ep, .n_gpus = EP,
     };
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-moe.xml", &o);
@@ -778,8 +778,8 @@ START_TEST (test_moe_routing)
 {
   const int EP = 4, M = 2;
   DtsRunOptions base = {
-    BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = EP,
-    .micro_batches = M, .tensor_parallel = 1, .expert_parallel = EP, .n_gpus = EP, .seed = 42,
+    BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = EP,
+    .replicas.micro_batches = M, .replicas.tensor_parallel = 1, .replicas.expert_parallel = EP, .n_gpus = EP, .seed = 42,
   };
   g_auto (Built) balanced = { 0 };
   DtsRunOptions o = base;
@@ -796,9 +796,9 @@ START_TEST (test_moe_routing)
                 { 1e6, 0, 0, 42, NULL }, { 0.3, 1.5, 0, 42, NULL }, { 0, 1.5, 2, 42, NULL } };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     o = base;
-    o.moe_routing_alpha = cases[k].alpha;
-    o.moe_capacity = cases[k].capacity;
-    o.moe_imbalance = cases[k].fixed;
+    o.replicas.moe_routing_alpha = cases[k].alpha;
+    o.replicas.moe_capacity = cases[k].capacity;
+    o.replicas.moe_imbalance = cases[k].fixed;
     o.seed = cases[k].seed;
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-moe.xml", &o);
@@ -811,11 +811,11 @@ START_TEST (test_moe_routing)
       if (layer->type == DTS_LAYER_ROUTER) {
         ck_assert_double_ge (f[l], 1.0 - 1e-12);
         ck_assert_double_le (f[l], EP);
-        if (o.moe_capacity > 0)
-          ck_assert_double_le (f[l], o.moe_capacity + 1e-12);
-        if (o.moe_routing_alpha >= 1e6)
+        if (o.replicas.moe_capacity > 0)
+          ck_assert_double_le (f[l], o.replicas.moe_capacity + 1e-12);
+        if (o.replicas.moe_routing_alpha >= 1e6)
           ck_assert_double_lt (f[l], 1.01);
-        if (o.moe_imbalance > 0)
+        if (o.replicas.moe_imbalance > 0)
           ck_assert_double_eq_tol (f[l], 1.5, 1e-12);
         sum += f[l], most = MAX (most, f[l]), routers++;
       }
@@ -829,10 +829,10 @@ START_TEST (test_moe_routing)
     }
     ck_assert_int_eq (routers, bt.w->transformer.layers);
     assert_rel (bt.s->moe_imbalance, sum / routers, 1e-12);
-    if (o.moe_routing_alpha > 0)
+    if (o.replicas.moe_routing_alpha > 0)
       ck_assert_double_eq (bt.s->moe_imbalance_max, most);
-    if (o.moe_routing_alpha > 0 && o.moe_capacity > 0)
-      ck_assert_double_eq_tol (most, o.moe_capacity, 1e-12);
+    if (o.replicas.moe_routing_alpha > 0 && o.replicas.moe_capacity > 0)
+      ck_assert_double_eq_tol (most, o.replicas.moe_capacity, 1e-12);
     if (cases[k].out != NULL)
       memcpy (cases[k].out, f, sizeof (double) * n);
   }
@@ -846,8 +846,8 @@ START_TEST (test_moe_routing)
   double act[2];
   for (int k = 0; k < 2; k++) {
     o = base;
-    o.expert_parallel = 1;
-    o.moe_capacity = k ? 0.5 : 0;
+    o.replicas.expert_parallel = 1;
+    o.replicas.moe_capacity = k ? 0.5 : 0;
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-moe.xml", &o);
     act[k] = g_array_index (bt.s->stages, DtsStage, 0).memory.activations_bytes;
@@ -874,9 +874,9 @@ START_TEST (test_expert_data_parallel)
   for (int k = 0; k < 8; k++) {
     int EP = k % 2 ? 4 : 2, zero = k / 2 % 2, T = k / 4 ? 2 : 1;
     DtsRunOptions o = {
-      BUILD_OPTIONS, .batch_size = 16, .precision = DTS_PREC_FP16, .stages = 1, .dp = D,
-      .micro_batches = M, .tensor_parallel = T, .sequence_parallel = T > 1,
-      .expert_parallel = EP, .n_gpus = D * T, .zero = zero,
+      BUILD_OPTIONS, .batch_size = 16, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = D,
+      .replicas.micro_batches = M, .replicas.tensor_parallel = T, .sequence_parallel = T > 1,
+      .replicas.expert_parallel = EP, .n_gpus = D * T, .replicas.zero = zero,
     };
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-moe.xml", &o);
@@ -961,9 +961,9 @@ START_TEST (test_context_parallel)
   for (int k = 0; k < 2; k++) {
     int c = k ? C : 1;
     DtsRunOptions o = {
-      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = 1,
-      .micro_batches = M, .tensor_parallel = T, .sequence_parallel = TRUE,
-      .context_parallel = c, .n_gpus = T * c,
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = 1,
+      .replicas.micro_batches = M, .replicas.tensor_parallel = T, .sequence_parallel = TRUE,
+      .replicas.context_parallel = c, .n_gpus = T * c,
     };
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-gpt.xml", &o);
@@ -1017,9 +1017,9 @@ START_TEST (test_tp_overlap)
   int layers = 0;
   for (int k = 0; k < DTS_TP_OVERLAP_COUNT; k++) {
     DtsRunOptions o = {
-      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = 1, .dp = 1,
-      .micro_batches = M, .tensor_parallel = T, .sequence_parallel = TRUE, .n_gpus = T,
-      .tp_overlap = k,
+      BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .replicas.stages = 1, .replicas.dp = 1,
+      .replicas.micro_batches = M, .replicas.tensor_parallel = T, .sequence_parallel = TRUE, .n_gpus = T,
+      .replicas.tp_overlap = k,
     };
     g_auto (Built) bt = { 0 };
     build_with (&bt, "tests/data/tiny-gpt.xml", &o);
@@ -1104,9 +1104,9 @@ START_TEST (test_plan_maps)
   for (int c = 3 - T; c <= 2; c++)
     for (int k = 0; k < (T > 1 ? DTS_TP_OVERLAP_COUNT : 1); k++) {
       DtsRunOptions o = {
-        BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .stages = S, .dp = D,
-        .micro_batches = 2, .tensor_parallel = T, .sequence_parallel = TRUE,
-        .context_parallel = c, .n_gpus = S * D * T * c, .tp_overlap = k,
+        BUILD_OPTIONS, .batch_size = 8, .precision = DTS_PREC_FP16, .replicas.stages = S, .replicas.dp = D,
+        .replicas.micro_batches = 2, .replicas.tensor_parallel = T, .sequence_parallel = TRUE,
+        .replicas.context_parallel = c, .n_gpus = S * D * T * c, .replicas.tp_overlap = k,
       };
       g_auto (Built) bt = { 0 };
       build_with (&bt, "tests/data/tiny-gpt.xml", &o);
@@ -1313,8 +1313,8 @@ static void
 build_zero (Built *b, int D, int zero, gboolean gather_overlap)
 {
   DtsRunOptions o = {
-    BUILD_OPTIONS, .batch_size = 4 * D, .precision = DTS_PREC_FP16, .stages = 2, .dp = D,
-    .micro_batches = 4, .zero = zero, .param_gather_overlap = gather_overlap,
+    BUILD_OPTIONS, .batch_size = 4 * D, .precision = DTS_PREC_FP16, .replicas.stages = 2, .replicas.dp = D,
+    .replicas.micro_batches = 4, .replicas.zero = zero, .replicas.param_gather_overlap = gather_overlap,
   };
   o.bucket_bytes = 2e5;
   build_with (b, "tests/data/tiny-gpt.xml", &o);

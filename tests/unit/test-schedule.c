@@ -413,9 +413,9 @@ zero_options (int zero, gboolean gather_overlap, int comm_streams)
   DtsRunOptions o = options (8, 2e5, TRUE);
   o.batch_size = 4;
   o.precision = DTS_PREC_FP16;
-  o.zero = zero;
-  o.param_gather_overlap = gather_overlap;
-  o.comm_streams = comm_streams;
+  o.replicas.zero = zero;
+  o.replicas.param_gather_overlap = gather_overlap;
+  o.replicas.comm_streams = comm_streams;
   return o;
 }
 

@@ -70,7 +70,7 @@ simulate_here (const void *setup, void *result)
     .cost_model = "roofline",
     .framework = "generic", /* the references price layers without a profile */
     .collective = st->collective ? st->collective : "ring",
-    .comm_streams = st->comm_streams,
+    .replicas.comm_streams = st->comm_streams,
     .granularity_auto = st->granularity_auto,
     .bucket_bytes = DTS_RUN_DEFAULT_BUCKET_BYTES,
     .chunk_bytes = DTS_COLL_DEFAULT_CHUNK_BYTES,
