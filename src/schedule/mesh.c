@@ -144,25 +144,6 @@ dts_mesh_n_ranks (const DtsMesh *m)
 }
 
 int
-dts_mesh_n_stages (const DtsMesh *m)
-{
-  return m->S;
-}
-
-int
-dts_mesh_replicas (const DtsMesh *m, int stage)
-{
-  g_return_val_if_fail (stage >= 0 && stage < m->S, 0);
-  return m->replicas[stage];
-}
-
-int
-dts_mesh_tensor (const DtsMesh *m)
-{
-  return m->T;
-}
-
-int
 dts_mesh_group_size (const DtsMesh *m, DtsMeshGroup kind, int stage)
 {
   g_return_val_if_fail (stage >= 0 && stage < m->S, 0);
@@ -182,8 +163,9 @@ dts_mesh_group_size (const DtsMesh *m, DtsMeshGroup kind, int stage)
   }
 }
 
-int
-dts_mesh_slot (const DtsMesh *m, int stage, int d)
+/* The slot (replica of a stage, a tensor group) of replica D of STAGE. */
+static int
+slot_of (const DtsMesh *m, int stage, int d)
 {
   if (m->stages_inside)
     return d * m->S + stage;
@@ -193,7 +175,7 @@ dts_mesh_slot (const DtsMesh *m, int stage, int d)
 int
 dts_mesh_rank (const DtsMesh *m, int stage, int d, int t)
 {
-  return dts_mesh_slot (m, stage, d) * m->T + t;
+  return slot_of (m, stage, d) * m->T + t;
 }
 
 gboolean

@@ -69,14 +69,10 @@ void dts_mesh_free (DtsMesh *mesh);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DtsMesh, dts_mesh_free)
 
 int dts_mesh_n_ranks (const DtsMesh *mesh);
-int dts_mesh_n_stages (const DtsMesh *mesh);
-int dts_mesh_replicas (const DtsMesh *mesh, int stage);
-int dts_mesh_tensor (const DtsMesh *mesh);
 /* The group size of KIND (on STAGE: data's is R_s). */
 int dts_mesh_group_size (const DtsMesh *mesh, DtsMeshGroup kind, int stage);
 
-/* The slot (replica of a stage) of replica D of stage S, and its rank T. */
-int dts_mesh_slot (const DtsMesh *mesh, int stage, int d);
+/* The rank of replica D of stage S's tensor rank T. */
 int dts_mesh_rank (const DtsMesh *mesh, int stage, int d, int t);
 /* The stage, replica and tensor rank of RANK (any pointer may be NULL);
  * FALSE where RANK is not in the mesh. */
