@@ -1668,6 +1668,12 @@ tp_workload (const DtsWorkload *w, const TpMode *mode, int T, gboolean sequence_
     x->fwd_flops /= T;
     x->bwd_data_flops /= T;
     x->bwd_weight_flops /= T;
+    /* attention splits by heads: an unfused kernel's score matrices
+     * (dts_layer_work_attention) are those of its 1/T of them */
+    if (x->type == DTS_LAYER_ATTENTION) {
+      x->heads = div_up (x->heads, T);
+      x->kv_heads = div_up (x->kv_heads, T);
+    }
     /* what the layer keeps for backward is split where the tensor it
      * keeps is: its output but for a row layer, its input but for a
      * column layer (Korthikanti et al. 2022, eq. 2) */

@@ -1229,6 +1229,51 @@ START_TEST (test_activation_memory_korthikanti)
 }
 END_TEST
 
+/* Rank 0's forward time in the attention core of a one-layer GPT (hidden
+ * 256, 8 heads, 512 tokens, fp16) with ATTENTION kernel, split over T,
+ * one micro-batch of B sequences. */
+static double
+attention_forward_s (const char *attention, int T, int B)
+{
+  g_autofree char *xml = g_strdup_printf (
+      "<model name='g'><transformer layers='1' hidden='256' heads='8' vocab='1000' "
+      "seq-len='512' attention='%s'/></model>\n", attention);
+  g_autofree char *wpath = dts_test_write_tmp (xml, ".xml");
+  g_auto (Built) bt = { 0 };
+  build_hybrid (&bt, wpath, T, 1, B, FALSE, DTS_RECOMPUTE_NONE);
+  g_unlink (wpath);
+  const GArray *prog = dts_schedule_program (bt.s, 0);
+  double t = 0.0;
+  for (guint i = 0; i < prog->len; i++) {
+    const DtsOp *op = &g_array_index (prog, DtsOp, i);
+    if (op->type == DTS_OP_COMPUTE && op->layer >= 0 && op->phase == DTS_PHASE_FORWARD
+        && dts_workload_layer (bt.w, op->layer)->type == DTS_LAYER_ATTENTION)
+      t += op->duration_s;
+  }
+  return t;
+}
+
+/* Tensor parallelism splits attention by heads: a GPU of T computes 1/T of
+ * the heads' work, and an unfused kernel writes and reads 1/T of the
+ * heads' score matrices (it once priced every head's on every GPU). The
+ * sample's share of the time (the time of two sequences less one's: the
+ * kernels' launches cancel) is 1/T of one GPU's. */
+START_TEST (test_tensor_parallel_attention_time)
+{
+  static const char *const kernels[] = { "unfused", "flash" };
+  for (guint k = 0; k < G_N_ELEMENTS (kernels); k++) {
+    double one = attention_forward_s (kernels[k], 1, 2) - attention_forward_s (kernels[k], 1, 1);
+    ck_assert_double_gt (one, 0.0);
+    for (int T = 2; T <= 8; T *= 2) {
+      double split
+          = attention_forward_s (kernels[k], T, 2) - attention_forward_s (kernels[k], T, 1);
+      ck_assert_msg (fabs (split - one / T) <= 1e-9 * one, "%s, T %d: %g s per sequence, not %g",
+                     kernels[k], T, split, one / T);
+    }
+  }
+}
+END_TEST
+
 /* Recomputation in time, data parallel: full runs the forward of every
  * layer of the blocks again in backward, selective the attention's; the
  * forward itself does not change. */
@@ -1537,6 +1582,7 @@ pipeline_suite (void)
   tcase_add_test (tc, test_tensor_parallel_volume);
   tcase_add_test (tc, test_tensor_parallel_transformer);
   tcase_add_test (tc, test_activation_memory_korthikanti);
+  tcase_add_test (tc, test_tensor_parallel_attention_time);
   tcase_add_test (tc, test_sequence_parallel_volume);
   tcase_add_test (tc, test_moe_sequence_parallel_volume);
   tcase_add_test (tc, test_latent_attention_tensor_parallel);
