@@ -18,7 +18,10 @@ run's default, given to every run; `-- --collective ID` runs another, as in
 dtsim validate), 1F1B, global batch of the row split into
 micro-batches of the row's size, fp16, full recomputation for the "full"
 rows and selective recomputation with sequence parallelism for the
-"seqsel" ones, vocabulary 51,200 (Megatron's padded GPT-2 vocabulary).
+"seqsel" ones, vocabulary 51,200 (Megatron's padded GPT-2 vocabulary),
+and Megatron-LM's attention of 2022, before FlashAttention: two batched
+GEMMs around a fused scale-mask-softmax, the scores written to memory
+(attention="unfused"; the paper's 5 a s / h activation term is theirs).
 Selene's DGX A100 nodes are made by `dtsim platform`: 8 A100-SXM4-80GB on
 NVSwitch, 8 NICs of 200 Gb/s; the rows on 280 and 512 GPUs are skipped unless --all
 (they take minutes to simulate). The rows that ran Megatron's interleaved
@@ -34,14 +37,21 @@ unless --all). As vTrain's configurations state: full recomputation, 1F1B,
 fp16, 8 GPUs per node; the nodes are A100-SXM4-80GB on NVSwitch (300 GB/s
 per GPU and direction) with 4 x 200 Gb/s NICs (800 Gb/s per node, vTrain's
 inter-node bandwidth); the vocabulary is GPT-2's 50,257 padded as Megatron
-pads it (a multiple of 128 x TP). The GPU's memory size and the exact
-network are not known; nothing was fitted on these rows either.
+pads it (a multiple of 128 x TP). As vTrain's model of the runs
+(src/model/gpt_modeling.py at f8dda847: baddbmm, FusedScaleMaskSoftmax,
+dropout, bmm) and its predictor (src/predictor.py: every validation
+configuration sets use_gradient_bucket false, and the data-parallel
+all-reduce follows the last backward): unfused attention
+(attention="unfused") and the gradients all-reduced after the backward pass
+(--no-overlap). The GPU's memory size and the exact network are not known;
+nothing was fitted on these rows either.
 
 --set=vtrain-single runs vTrain's single-node rows
 (vtrain_ground_truth_single.csv: 1,440 Megatron-DeepSpeed GPT runs of
 hidden 1,024 and 2,048, 12-24 layers, sequence 1,024, on 2, 4 and 8 A100
 of one node, every TP x PP x DP split), each as --set=vtrain runs its rows
-(full recomputation, fp16, 1F1B, A100-SXM4-80GB on NVSwitch), on as many
+(full recomputation, fp16, 1F1B, unfused attention, gradients all-reduced
+after the backward pass, A100-SXM4-80GB on NVSwitch), on as many
 processes as there are CPUs, and prints the MAPE and bias by width, TP, PP
 and DP (--rows: every row too). --part=fit runs the 12- and 20-layer
 models only, --part=report the 16- and 24-layer ones (default: all):
@@ -227,7 +237,8 @@ def korthikanti(build, env, tmp, shared, run_all):
             continue
         platform = a100_platform(build, env, tmp, n, 8)
         xml = ('<model name="%s"><transformer layers="%s" hidden="%s" ffn="%s" '
-               'heads="%s" head-dim="%s" vocab="51200" seq-len="%s"/></model>\n'
+               'heads="%s" head-dim="%s" vocab="51200" seq-len="%s" '
+               'attention="unfused"/></model>\n'
                % (r["model"], r["layers"], r["hidden"], r["ffn"], r["heads"],
                   r["head_dim"], r["seq_len"]))
         gb, mb = int(r["global_batch"]), int(r["micro_batch"])
@@ -267,11 +278,12 @@ def vtrain_case(r):
     # Megatron pads GPT-2's 50,257 tokens to a multiple of 128 x TP
     vocab = -(-50257 // (128 * tp)) * 128 * tp
     xml = ('<model name="gpt"><transformer layers="%d" hidden="%d" heads="%d" '
-           'vocab="%d" seq-len="%d"/></model>\n' % (layers, h, heads, vocab, seq))
+           'vocab="%d" seq-len="%d" attention="unfused"/></model>\n'
+           % (layers, h, heads, vocab, seq))
     args = ["--strategy", "hybrid", "--stages", str(pp), "--tensor-parallel", str(tp),
             "--dp", str(dp), "--batch-size", str(per_replica),
             "--micro-batches", str(per_replica // mb), "--precision", "fp16",
-            "--recompute", "full"] + tp_overlap_args(tp, False)
+            "--recompute", "full", "--no-overlap"] + tp_overlap_args(tp, False)
     return n, tp, pp, dp, mb, per_replica, "gpt-%d-%d" % (h, layers), xml, args
 
 

@@ -71,7 +71,10 @@ compute-efficiency-fp16 (with compute-efficiency-bf16 tied to it) and
 host-overhead, from the generic 0.70 and the best of 0-150 us by 30, by
 coordinate search (0.08 down to 0.01; 16 us down to 1 us) on the MAPE of
 the iteration time.  The 16- and 24-layer REPORT rows are never read.
-Each evaluation runs 720 simulations (about a minute on two cores).
+Each row runs as bench/validate-llm.py runs it (vTrain's model of the
+runs: unfused attention, the gradients all-reduced after the backward
+pass).  Each evaluation runs 720 simulations (about a minute on two
+cores).
 --tp-overlap MODE runs the rows with TP > 1 under `dtsim run --tp-overlap`
 as bench/validate-llm.py's option of that name does (none, the default:
 every tensor-parallel collective blocking; backward or as-run: a column

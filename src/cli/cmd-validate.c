@@ -624,7 +624,9 @@ llm_tp_overlap (Row *row, gboolean userbuffers)
 /* Korthikanti et al. 2022, Table 5: GPT models on Selene's DGX A100 nodes,
  * full recomputation against sequence parallelism with selective
  * recomputation ("seqsel"); the vocabulary Megatron's padded GPT-2 one of
- * 51,200.  Selene's nodes as `dtsim platform` makes them: 8 A100 SXM4
+ * 51,200, and Megatron-LM's attention of the time, before FlashAttention
+ * (two batched GEMMs around a fused scale-mask-softmax: attention
+ * "unfused").  Selene's nodes as `dtsim platform` makes them: 8 A100 SXM4
  * 80 GB on NVSwitch, 8 NICs of 200 Gb/s (HDR InfiniBand).  The 8- and
  * 64-GPU rows; the 280- and 512-GPU rows take minutes each and are left
  * out (bench/validate-llm.py --all runs them); --quick: the 8-GPU rows. */
@@ -678,7 +680,8 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
     /* the numbers as the file spells them, as the script writes them */
     row->xml = g_markup_printf_escaped (
         "<model name=\"%s\"><transformer layers=\"%s\" hidden=\"%s\" ffn=\"%s\" "
-        "heads=\"%s\" head-dim=\"%s\" vocab=\"51200\" seq-len=\"%s\"/></model>\n",
+        "heads=\"%s\" head-dim=\"%s\" vocab=\"51200\" seq-len=\"%s\" "
+        "attention=\"unfused\"/></model>\n",
         cell (r, col[0]), cell (r, col[14]), cell (r, col[9]), cell (r, col[10]),
         cell (r, col[12]), cell (r, col[13]), cell (r, col[11]));
     if (vst > 1) {
@@ -710,7 +713,10 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
 /* vTrain's multi-node set: Megatron-DeepSpeed GPT models on A100, as its
  * configurations state: full recomputation, 1F1B, fp16, nodes of 8 GPUs
  * with 800 Gb/s between them (4 NICs of 200 Gb/s), GPT-2's vocabulary
- * padded as Megatron pads it.  The 64-GPU rows; those on more take minutes
+ * padded as Megatron pads it.  As vTrain models the runs (its
+ * src/model/gpt_modeling.py and src/predictor.py at f8dda847): unfused
+ * attention, and the gradients all-reduced after the backward pass
+ * (use_gradient_bucket false in every configuration: --no-overlap).  The 64-GPU rows; those on more take minutes
  * each and are left out (bench/validate-llm.py --set=vtrain --all); --quick
  * leaves the set out. */
 static gboolean
@@ -759,10 +765,12 @@ vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GE
     /* Megatron pads GPT-2's 50,257 tokens to a multiple of 128 x TP */
     int vocab = (50257 + 128 * tp - 1) / (128 * tp) * 128 * tp;
     row->xml = g_strdup_printf ("<model name=\"gpt\"><transformer layers=\"%d\" hidden=\"%d\" "
-                                "heads=\"%d\" vocab=\"%d\" seq-len=\"%d\"/></model>\n",
+                                "heads=\"%d\" vocab=\"%d\" seq-len=\"%d\" "
+                                "attention=\"unfused\"/></model>\n",
                                 (int) v[5], (int) v[3], (int) v[4], vocab, (int) v[6]);
     llm_arg (row, "--recompute");
     llm_arg (row, "full");
+    llm_arg (row, "--no-overlap");
     llm_tp_overlap (row, FALSE);
     row->measured = v[10] / 1e3;
     g_ptr_array_add (rows, row);
@@ -1694,7 +1702,10 @@ dts_cmd_validate (int argc, char **argv, GError **error)
             "virtual stages and micro-batches, NCCL's collectives (--collective nccl, unless "
             "given after --), tensor-parallel collectives overlapped as they ran (--tp-overlap "
             "backward; all for NeMo's userbuffers recipes; unless given after --); "
-            "korthikanti and vtrain fp16 with full or selective recomputation on A100, nemo "
+            "korthikanti and vtrain fp16 with full or selective recomputation on A100 and "
+            "Megatron's attention before FlashAttention (attention=\"unfused\"), vtrain's "
+            "gradients all-reduced after the backward pass (--no-overlap), as vTrain models "
+            "them, nemo "
             "fp8 with sequence parallelism and the distributed optimizer, its parameter gather "
             "overlapped (--param-gather overlap, unless given after --), on DGX H100) under "
             "%s, as bench/validate-llm.py --tp-overlap=as-run runs them\n",
