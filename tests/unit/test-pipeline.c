@@ -1174,6 +1174,16 @@ START_TEST (test_plan_maps)
 }
 END_TEST
 
+/* build_hybrid of one micro-batch on the workload XML (a file written and
+ * removed here). */
+static void
+build_hybrid_xml (Built *b, const char *xml, int T, int B, gboolean sp, DtsRecompute recompute)
+{
+  g_autofree char *wpath = dts_test_write_tmp (xml, ".xml");
+  build_hybrid (b, wpath, T, 1, B, sp, recompute);
+  g_unlink (wpath);
+}
+
 /* Activation memory of a stage of one tensor-parallel group of T holding a
  * whole GPT of LAYERS layers (hidden 256, 8 heads, 128 tokens, dropout 0.1,
  * unfused attention, fp16), one micro-batch of B sequences. */
@@ -1183,10 +1193,8 @@ gpt_stage_activations (int layers, int T, int B, DtsRecompute recompute, gboolea
   g_autofree char *xml = g_strdup_printf (
       "<model name='g'><transformer layers='%d' hidden='256' heads='8' vocab='1000' "
       "seq-len='128' dropout='0.1' attention='unfused'/></model>\n", layers);
-  g_autofree char *wpath = dts_test_write_tmp (xml, ".xml");
   g_auto (Built) bt = { 0 };
-  build_hybrid (&bt, wpath, T, 1, B, sp, recompute);
-  g_unlink (wpath);
+  build_hybrid_xml (&bt, xml, T, B, sp, recompute);
   return g_array_index (bt.s->stages, DtsStage, 0).memory.activations_bytes;
 }
 
@@ -1238,10 +1246,8 @@ attention_forward_s (const char *attention, int T, int B)
   g_autofree char *xml = g_strdup_printf (
       "<model name='g'><transformer layers='1' hidden='256' heads='8' vocab='1000' "
       "seq-len='512' attention='%s'/></model>\n", attention);
-  g_autofree char *wpath = dts_test_write_tmp (xml, ".xml");
   g_auto (Built) bt = { 0 };
-  build_hybrid (&bt, wpath, T, 1, B, FALSE, DTS_RECOMPUTE_NONE);
-  g_unlink (wpath);
+  build_hybrid_xml (&bt, xml, T, B, FALSE, DTS_RECOMPUTE_NONE);
   const GArray *prog = dts_schedule_program (bt.s, 0);
   double t = 0.0;
   for (guint i = 0; i < prog->len; i++) {
