@@ -716,9 +716,9 @@ korthikanti_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *lef
  * padded as Megatron pads it.  As vTrain models the runs (its
  * src/model/gpt_modeling.py and src/predictor.py at f8dda847): unfused
  * attention, and the gradients all-reduced after the backward pass
- * (use_gradient_bucket false in every configuration: --no-overlap).  The 64-GPU rows; those on more take minutes
- * each and are left out (bench/validate-llm.py --set=vtrain --all); --quick
- * leaves the set out. */
+ * (use_gradient_bucket false in every configuration: --no-overlap).  The
+ * 64-GPU rows; those on more take minutes each and are left out
+ * (bench/validate-llm.py --set=vtrain --all); --quick leaves the set out. */
 static gboolean
 vtrain_rows (const char *dir, gboolean quick, GPtrArray *rows, GString *left, GError **error)
 {
