@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "core/error.h"
+#include "cost/attention.h"
 #include "cost/cost-private.h"
 #include "cost/gemm.h"
 #include "cost/roofline.h"
@@ -101,32 +102,55 @@ dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision pr
   const char *stand_in = dts_gpu_arch_stand_in (gpu->arch);
   const DtsFramework *fw = dts_cost_framework (cost);
   /* fp8 with no FP8 efficiency in the profile: bf16's (framework.c) */
-  g_autoptr (GString) fp8 = NULL;
+  g_autoptr (GString) notes = NULL; /* what is said besides a stand-in */
   if (precision == DTS_PREC_FP8 && !dts_framework_has_eff (fw, gpu->chip, gpu->arch, precision)) {
     g_autofree char *bkey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, DTS_PREC_BF16);
     const char *on = NULL;
     double ratio = dts_gemm_fp8_ratio (gpu, &on);
     double eff = dts_framework_compute_eff (fw, gpu->chip, gpu->arch, DTS_PREC_BF16);
-    fp8 = g_string_new (NULL);
+    notes = g_string_new (NULL);
     g_autofree char *whose = on == NULL                     ? NULL
                              : g_strcmp0 (on, gpu->id) == 0 ? g_strdup_printf ("the %s's", on)
                                                             : g_strdup_printf ("the mean %s", on);
     if (on != NULL)
-      g_string_append_printf (fp8,
+      g_string_append_printf (notes,
                               "fp8: the FP8 GEMMs of linear layers at profile %s's %s %.2f x "
                               "%.3f, %s FP8-to-BF16 ratio of maximum achievable matmul rates "
                               "(MAMF share of peak), %.3f of the fp8 peak",
                               fw->id, bkey, eff, ratio, whose, eff * ratio);
     else
-      g_string_append_printf (fp8,
+      g_string_append_printf (notes,
                               "fp8: no FP8 kernels measured, bf16's efficiency assumed for the "
                               "FP8 GEMMs of linear layers: profile %s's %s %.2f of the fp8 peak",
                               fw->id, bkey, eff);
     if (cost->klass->assumed_fp8 != NULL)
-      cost->klass->assumed_fp8 (gpu, fp8);
+      cost->klass->assumed_fp8 (gpu, notes);
+  }
+  /* the profile's attention library where its rates were not measured on
+   * the GPU's own architecture (attention.c) */
+  const char *on = dts_attention_measured_arch (gpu);
+  if (fw->attention != DTS_ATTENTION_GEMM && (on == NULL || g_ascii_strcasecmp (on, gpu->arch))) {
+    if (notes == NULL)
+      notes = g_string_new (NULL);
+    else
+      g_string_append (notes, "; ");
+    const char *impl = dts_attention_kernel_name (fw->attention);
+    if (on == NULL) {
+      g_autofree char *ckey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, precision);
+      g_string_append_printf (notes,
+                              "attention: no %s rates measured on %s, its fused attention priced "
+                              "as a GEMM at profile %s's %s %.2f",
+                              impl, gpu->arch, fw->id, ckey,
+                              dts_framework_compute_eff (fw, gpu->chip, gpu->arch, precision));
+    } else {
+      g_string_append_printf (notes,
+                              "attention: no %s rates measured on %s, %s's measured shares of "
+                              "the 16-bit peak assumed",
+                              impl, gpu->arch, on);
+    }
   }
   if (stand_in == NULL)
-    return fp8 != NULL ? g_string_free (g_steal_pointer (&fp8), FALSE) : NULL;
+    return notes != NULL ? g_string_free (g_steal_pointer (&notes), FALSE) : NULL;
   g_autofree char *ckey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, FALSE, precision);
   g_autofree char *mkey = dts_framework_eff_key (fw, gpu->chip, gpu->arch, TRUE, precision);
   GString *out = g_string_new (NULL);
@@ -138,8 +162,8 @@ dts_cost_assumption (const DtsCost *cost, const DtsGpuSpec *gpu, DtsPrecision pr
                           dts_framework_memory_eff (fw, gpu->chip, gpu->arch), stand_in);
   if (cost->klass->assumed != NULL)
     cost->klass->assumed (gpu, precision, stand_in, out);
-  if (fp8 != NULL)
-    g_string_append_printf (out, "; %s", fp8->str);
+  if (notes != NULL)
+    g_string_append_printf (out, "; %s", notes->str);
   return g_string_free (out, FALSE);
 }
 

@@ -58,7 +58,14 @@
  *   winograd-convolution   yes|no: and Winograd ones for 3x3 stride-1
  *                          layers (cuDNN 5's fused F(2x2,3x3) and 5.1's
  *                          non-fused F(4x4,3x3)), priced the same way;
- *                          not with winograd-3x3, its flat stand-in */
+ *                          not with winograd-3x3, its flat stand-in
+ *   attention-kernel       gemm|flash2|flash3|cudnn: the library the
+ *                          framework's fused attention runs on, priced at
+ *                          its measured rate on the GPU's architecture
+ *                          (attention.c: FlashAttention-2, -3, cuDNN's
+ *                          fused attention); gemm (the default) prices it
+ *                          as a GEMM at the compute efficiency, as does an
+ *                          architecture nothing was measured on */
 #include "config.h"
 
 #include <math.h>
@@ -356,6 +363,14 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
     fw->winograd_3x3 = x;
     return TRUE;
   }
+  if (strcmp (key, "attention-kernel") == 0) {
+    if (!dts_attention_kernel_from_string (v, &fw->attention)) {
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
+                   "%s: %s = '%s': expected gemm, flash2, flash3 or cudnn", where, key, v);
+      return FALSE;
+    }
+    return TRUE;
+  }
   if (strcmp (key, "gradient-precision") == 0) {
     DtsPrecision p;
     if (!dts_precision_from_string (v, &p, NULL) || p == DTS_PREC_TF32 || p == DTS_PREC_FP8) {
@@ -391,8 +406,8 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
                "bf16|fp8[-ARCH], compute-efficiency-1x1[-wgrad], memory-efficiency[-ARCH], "
                "wave-quantisation, tile, launch-overhead, host-overhead, iteration-overhead, "
                "fuse, "
-               "gpu-speed-spread, gradient-precision, winograd-3x3, fft-convolution or "
-               "winograd-convolution)",
+               "gpu-speed-spread, gradient-precision, winograd-3x3, fft-convolution, "
+               "winograd-convolution or attention-kernel)",
                where, key);
   return FALSE;
 }

@@ -13,6 +13,7 @@
 
 #include <glib.h>
 #include "core/precision.h"
+#include "cost/attention.h"
 #include "workload/workload.h"
 
 G_BEGIN_DECLS
@@ -56,6 +57,9 @@ typedef struct {
                                        * conv/fc efficiency */
   double eff_1x1_wgrad;               /* compute-efficiency-1x1-wgrad: the same for its
                                        * weight gradient; 0: the conv/fc efficiency */
+  DtsAttentionKernel attention;       /* attention-kernel: the library its fused attention
+                                       * runs on, priced at that library's measured rate
+                                       * (attention.c); DTS_ATTENTION_GEMM: as a GEMM */
   /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
    * compute_eff and memory_eff for the GPUs of one architecture or chip
    * (the catalogue's arch or chip, compared without case) */

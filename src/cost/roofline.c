@@ -16,6 +16,10 @@
  * to any data set: the roofline is an optimistic bound and its error on
  * measured kernels is reported by `dtsim cost eval` (doc/COST-MODELS.md).
  *
+ * A fused attention kernel runs at the measured rate of the library the
+ * profile names (attention-kernel; attention.c) where its architecture was
+ * measured, else as a GEMM.
+ *
  * The work it prices, FLOPs, bytes and launches per pass and the GEMM shape
  * the thread blocks tile, is what the layer's row says its kernels do
  * (workload/layer-work.c); so is the optimizer update (momentum SGD: 5 x 4
@@ -26,6 +30,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "cost/attention.h"
 #include "cost/cost-private.h"
 #include "cost/gemm.h"
 #include "cost/roofline.h"
@@ -66,6 +71,15 @@ kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu, DtsPrecision prec
     eff = fw->eff_1x1;
   else if (work->conv_1x1 == 2 && fw->eff_1x1_wgrad > 0)
     eff = fw->eff_1x1_wgrad;
+  /* A fused attention kernel of the profile's library, in 16 bits: its
+   * measured share of the 16-bit peak (attention.c), where there is one */
+  if (work->attn_seq > 0
+      && (precision == DTS_PREC_FP16 || precision == DTS_PREC_BF16 || precision == DTS_PREC_FP8)) {
+    double share = dts_attention_share (gpu, fw->attention, work->attn_head_dim, work->attn_seq,
+                                        work->attn_backward);
+    if (share > 0)
+      peak = dts_gpu_spec_die_flops (gpu, DTS_PREC_BF16), eff = share;
+  }
   double p = peak * eff;
   double tc = work->flops / p;
   if (work->winograd_3x3 && fw->winograd_3x3 > 1)

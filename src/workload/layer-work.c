@@ -253,7 +253,8 @@ dts_layer_work_batchnorm (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork 
 
 /* attention, fused (FlashAttention): one kernel forward reading Q, K, V and
  * writing the output; backward reads them, the output and its gradient and
- * writes dQ, dK, dV. Unfused: the heads x seq^2 scores are written and read
+ * writes dQ, dK, dV; the profile's library prices both at its measured rate
+ * for the sequence and head dimension (cost/attention.c). Unfused: the heads x seq^2 scores are written and read
  * again by the softmax, the probabilities written and read by the second
  * GEMM (three kernels), and backward moves them half as much again (four
  * kernels). */
@@ -266,6 +267,13 @@ dts_layer_work_attention (const DtsLayer *l, const DtsWorkArgs *a, DtsLayerWork 
   if (l->bwd_data_flops > 0)
     set_work (&out->bwd_data, l->bwd_data_flops * a->n, 2.0 * (a->in_b + a->out_b) + 6.0 * scores,
               l->fused ? 1 : 4);
+  if (l->fused) {
+    /* what the fused kernel's rate depends on (cost/attention.c): Q K^T's
+     * and P V's depths averaged where they differ (latent attention) */
+    out->fwd.attn_seq = out->bwd_data.attn_seq = l->in_shape.seq;
+    out->fwd.attn_head_dim = out->bwd_data.attn_head_dim = (l->head_dim + l->v_head_dim) / 2.0;
+    out->bwd_data.attn_backward = TRUE;
+  }
 }
 
 /* embedding: a gather of one table row per token forward; backward a

@@ -38,6 +38,11 @@ typedef struct {
   /* a 1x1 ungrouped convolution's kernel: 1 forward or backward-data, 2
    * weight gradient (the profile's compute-efficiency-1x1[-wgrad]); 0 */
   int conv_1x1;
+  /* a fused attention kernel (FlashAttention-style): the sequence length
+   * and head dimension its rate depends on (cost/attention.c), and whether
+   * it is the backward kernel; 0 for any other kernel */
+  double attn_seq, attn_head_dim;
+  gboolean attn_backward;
   /* the other algorithms a library may run the kernel of a stride-1,
    * ungrouped convolution with (layer-work.c): cuDNN's FFT (every pass) and
    * FFT_TILING (forward), for a profile with fft-convolution; for 3x3
