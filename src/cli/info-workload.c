@@ -48,6 +48,9 @@ typedef struct {
   char *assumed;               /* dts_cost_assumption, or NULL */
   double eff_1x1, eff_1x1_wgrad; /* compute-efficiency-1x1[-wgrad], or 0 */
   double host_s;               /* host-overhead, or 0 */
+  /* attention-kernel where it is priced by its measured rates: the
+   * library's name and the architecture measured; else NULL */
+  const char *attention, *attention_arch;
   DtsPrecision precision;
   int batch;
   DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
@@ -151,6 +154,10 @@ compute_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, Times
   t->eff_1x1 = fw->eff_1x1;
   t->eff_1x1_wgrad = fw->eff_1x1_wgrad;
   t->host_s = fw->host_s;
+  if (fw->attention != DTS_ATTENTION_GEMM && dts_attention_measured_arch (gpu) != NULL) {
+    t->attention = dts_attention_kernel_name (fw->attention);
+    t->attention_arch = dts_attention_measured_arch (gpu);
+  }
   t->layers = g_new0 (DtsLayerTimes, w->layers->len);
   for (guint i = 1; i < w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (w, i);
@@ -260,6 +267,10 @@ print_text (const DtsWorkload *w, const Times *t)
     printf ("  host: %.1f us to issue a kernel (host-overhead): a pass or an update takes at least "
             "its kernels x that\n",
             1e6 * t->host_s);
+  if (t != NULL && t->attention != NULL)
+    printf ("  fused attention: %s's measured rates on %s (attention-kernel), by sequence and "
+            "head dimension\n",
+            t->attention, t->attention_arch);
   if (t != NULL && t->assumed != NULL)
     printf ("  assumed: %s; the error of these is unmeasured\n", t->assumed);
   printf ("\n");
@@ -453,6 +464,8 @@ print_json (const DtsWorkload *w, const Times *t)
       if (t->host_s > 0)
         dts_json_kv_double (j, "host_overhead_s", t->host_s);
     }
+    if (t->attention != NULL)
+      dts_json_kv_string (j, "attention_kernel", t->attention);
     dts_json_end_object (j);
   }
 
