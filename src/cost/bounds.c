@@ -73,6 +73,13 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
   DtsKernelWork sum = { 0 };
   if (layer->type != DTS_LAYER_INPUT)
     dts_roofline_grad_sum_work (layer, dts_precision_non_gemm (precision), batch, &sum);
+  /* and under fp8 the casts of a linear layer's GEMM operands */
+  DtsKernelWork cast[2];
+  memset (cast, 0, sizeof cast);
+  if (own && gemm_precision == DTS_PREC_FP8) {
+    dts_roofline_fp8_cast_work (layer, batch, FALSE, &cast[0]);
+    dts_roofline_fp8_cast_work (layer, batch, TRUE, &cast[1]);
+  }
   const DtsKernelWork *work[DTS_PASS_COUNT] = { &w.fwd, &w.bwd_data, &w.bwd_weight, &w.update };
   const DtsFramework *fw = dts_cost_framework (cost);
   for (int p = 0; p < DTS_PASS_COUNT; p++) {
@@ -84,6 +91,8 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
       if (p == DTS_PASS_BWD_DATA)
         dts_roofline_kernel_terms (&sum, gpu, dts_precision_non_gemm (gemm_precision), fw,
                                    &terms);
+      if (p <= DTS_PASS_BWD_DATA)
+        dts_roofline_kernel_terms (&cast[p], gpu, DTS_PREC_BF16, fw, &terms);
       b->flops = terms.flops;
       b->bytes = terms.bytes;
       b->compute_bound_s = terms.compute_bound_s;
@@ -93,8 +102,10 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
         b->bound = terms.compute_bound_s >= terms.memory_bound_s ? DTS_BOUND_COMPUTE
                                                                  : DTS_BOUND_MEMORY;
     } else {
-      b->flops = work[p]->flops + (p == DTS_PASS_BWD_DATA ? sum.flops : 0.0);
-      b->bytes = work[p]->bytes + (p == DTS_PASS_BWD_DATA ? sum.bytes : 0.0);
+      b->flops = work[p]->flops + (p == DTS_PASS_BWD_DATA ? sum.flops : 0.0)
+                 + (p <= DTS_PASS_BWD_DATA ? cast[p].flops : 0.0);
+      b->bytes = work[p]->bytes + (p == DTS_PASS_BWD_DATA ? sum.bytes : 0.0)
+                 + (p <= DTS_PASS_BWD_DATA ? cast[p].bytes : 0.0);
     }
   }
   return TRUE;

@@ -227,6 +227,17 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
     out->source = "fused";
   else if (!cost->klass->layer_times (cost->state, layer, gpu, precision, batch, fw, out, error))
     return FALSE;
+  /* FP8 GEMMs read FP8 copies of their operands: the casts of the input
+   * (forward) and of the output gradient (backward) are kernels of their
+   * own, memory-bound, at the profile's bandwidth share (roofline.h) */
+  if (precision == DTS_PREC_FP8 && layer->type == DTS_LAYER_LINEAR
+      && g_strcmp0 (out->source, "fused") != 0) {
+    DtsKernelWork cast;
+    dts_roofline_fp8_cast_work (layer, batch, FALSE, &cast);
+    out->fwd_s += dts_roofline_kernel_time_fw (&cast, gpu, DTS_PREC_BF16, fw);
+    dts_roofline_fp8_cast_work (layer, batch, TRUE, &cast);
+    out->bwd_data_s += dts_roofline_kernel_time_fw (&cast, gpu, DTS_PREC_BF16, fw);
+  }
   /* An output read by k later layers gets k gradients in the backward pass,
    * summed before its own backward runs: k - 1 element-wise adds, each
    * reading two tensors of the output's size and writing one (autograd's

@@ -177,6 +177,19 @@ dts_roofline_grad_sum_work (const DtsLayer *layer, DtsPrecision precision, int b
   out->kernels = adds;
 }
 
+void
+dts_roofline_fp8_cast_work (const DtsLayer *layer, int batch, gboolean backward,
+                            DtsKernelWork *out)
+{
+  *out = (DtsKernelWork){ 0 };
+  if (layer->type != DTS_LAYER_LINEAR || batch <= 0)
+    return;
+  double elems = (backward ? layer->out_elems : layer->in_elems) * batch;
+  out->flops = elems;
+  out->bytes = elems * (dts_precision_elem_bytes (DTS_PREC_BF16) + 2.0);
+  out->kernels = elems > 0 ? 1 : 0;
+}
+
 double
 dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,
                           DtsPrecision precision)

@@ -62,6 +62,14 @@ double dts_roofline_grad_sum_time (const DtsLayer *layer, const DtsGpuSpec *gpu,
 void dts_roofline_grad_sum_work (const DtsLayer *layer, DtsPrecision precision, int batch,
                                  DtsKernelWork *out);
 
+/* The FP8 casts of a linear layer's GEMMs under --precision fp8 (Transformer
+ * Engine's fused cast-transpose kernels): forward (BACKWARD false), its
+ * input, read in bf16 and written in FP8 twice, as is and transposed for the
+ * weight gradient; backward, its output gradient the same way; one kernel
+ * and one FLOP (the amax) per element. No work for other layers. */
+void dts_roofline_fp8_cast_work (const DtsLayer *layer, int batch, gboolean backward,
+                                 DtsKernelWork *out);
+
 /* Time of WORK on GPU TO divided by its time on GPU FROM, without launch
  * overhead: the factor that carries a measured time from FROM to TO. */
 double dts_roofline_ratio (const DtsKernelWork *work, const DtsGpuSpec *from,

@@ -251,7 +251,8 @@ END_TEST
  * their bf16 time over r, the FP8-to-BF16 ratio of measured matmul shares
  * (1402.6 / 1979 against 794.5 / 989.5 on the H100), less the per-kernel
  * fixed cost, under the roofline (bf16's 0.70 efficiency x r) and
- * roofline-gemm (the FP8 MAMF ceiling, fitted constants borrowed); norms, the attention core, element-wise
+ * roofline-gemm (the FP8 MAMF ceiling, fitted constants borrowed), plus
+ * the casts of their operands to FP8; norms, the attention core, element-wise
  * layers, the loss and every optimizer update are the bf16 times exactly.
  * An A100 has no FP8: refused, naming the GPUs that have it. */
 START_TEST (test_fp8)
@@ -321,11 +322,21 @@ START_TEST (test_fp8)
                                 gemm ? gfix : lw.bwd_weight.kernels * DTS_ROOFLINE_LAUNCH_S };
       const double tb[3] = { b.fwd_s, b.bwd_data_s, b.bwd_weight_s };
       const double tf[3] = { f.fwd_s, f.bwd_data_s, f.bwd_weight_s };
+      /* the casts: forward the input, backward the output gradient, read
+       * in bf16 and written twice in FP8 (4 bytes per element), one
+       * memory-bound kernel each at generic's 0.80 of the bandwidth */
+      DtsKernelWork cf, cb;
+      dts_roofline_fp8_cast_work (l, batch, FALSE, &cf);
+      dts_roofline_fp8_cast_work (l, batch, TRUE, &cb);
+      assert_rel (cf.bytes, l->in_elems * batch * 4.0, 1e-12);
+      assert_rel (cb.bytes, l->out_elems * batch * 4.0, 1e-12);
+      const double cast[3] = { cf.bytes / (h100->mem_bw_Bps * 0.80) + DTS_ROOFLINE_LAUNCH_S,
+                               cb.bytes / (h100->mem_bw_Bps * 0.80) + DTS_ROOFLINE_LAUNCH_S, 0 };
       /* half the time at the share bf16 reaches, over the FP8-to-BF16
        * ratio of shares: the roofline's efficiency x r, roofline-gemm's
-       * FP8 ceiling */
+       * FP8 ceiling; plus the casts */
       for (int p = 0; p < 3; p++)
-        assert_rel ((tf[p] - fixed[p]) / (tb[p] - fixed[p]), 0.5 / r, 1e-12);
+        assert_rel ((tf[p] - cast[p] - fixed[p]) / (tb[p] - fixed[p]), 0.5 / r, 1e-12);
     }
     /* qkv, proj, fc1, fc2, lm-head; the attention core and two norms at least */
     ck_assert_int_eq (n_linear, 5);
