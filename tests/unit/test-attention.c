@@ -17,15 +17,6 @@
 #include "workload/work.h"
 #include "workload/workload.h"
 
-static DtsGpuCatalog *
-catalogue (void)
-{
-  g_autoptr (GError) error = NULL;
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
-  return cat;
-}
-
 /* `bench/fit-attention.py --rows`: the rate the script predicts, with the
  * constants attention.c compiles in, for each library at three fitted head
  * dimensions and sequences (H100 SXM5, forward). */
@@ -45,7 +36,7 @@ START_TEST (test_attention_script_rows)
     { DTS_ATTENTION_CUDNN, 128, 4096, 6.00027174e+14 },
     { DTS_ATTENTION_CUDNN, 256, 16384, 5.08987155e+14 },
   };
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   ck_assert_ptr_nonnull (h100);
   double peak = dts_gpu_spec_die_flops (h100, DTS_PREC_BF16);
@@ -60,7 +51,7 @@ END_TEST
  * backward runs at 0.80 of forward; the names parse both ways. */
 START_TEST (test_attention_shape)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   for (int k = DTS_ATTENTION_FLASH2; k < DTS_ATTENTION_KERNEL_COUNT; k++) {
     DtsAttentionKernel back;
@@ -96,7 +87,7 @@ END_TEST
  * its stand-in's, Ampere and older nothing (priced as GEMMs). */
 START_TEST (test_attention_architectures)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *h200 = dts_gpu_catalog_lookup (cat, "H200-SXM-141GB");
   const DtsGpuSpec *b200 = dts_gpu_catalog_lookup (cat, "B200-SXM-180GB");
@@ -163,7 +154,7 @@ START_TEST (test_attention_roofline)
     if (dts_workload_layer (w, i)->type == DTS_LAYER_ATTENTION)
       attn = dts_workload_layer (w, i);
   ck_assert (attn != NULL && attn->fused && attn->causal);
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
   g_autoptr (DtsFramework) cudnn = profile ("compute-efficiency-fp16 = 0.5\n"
@@ -223,7 +214,7 @@ START_TEST (test_attention_assumption)
   ck_assert (cost != NULL);
   dts_cost_set_framework (cost, profile ("compute-efficiency-bf16 = 0.6\n"
                                          "attention-kernel = flash2\n"));
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
   const DtsGpuSpec *b200 = dts_gpu_catalog_lookup (cat, "B200-SXM-180GB");

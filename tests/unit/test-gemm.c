@@ -16,15 +16,6 @@
 #include "workload/work.h"
 #include "workload/workload.h"
 
-static DtsGpuCatalog *
-catalogue (void)
-{
-  g_autoptr (GError) error = NULL;
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
-  return cat;
-}
-
 /* `bench/fit-gemm.py --rows`: one GEMM of a FIT model per GPU and operator
  * (InternLM-20B, fp16), the script's prediction with the constants gemm.c
  * compiles in. */
@@ -47,7 +38,7 @@ START_TEST (test_gemm_script_rows)
     { "H100-SXM5-80GB", 64, 27648, 5120, 0.000104746001 },
     { "H100-SXM5-80GB", 1, 5120, 13824, 5.44897685e-05 },
   };
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
     const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, rows[i].gpu);
     ck_assert_ptr_nonnull (gpu);
@@ -61,7 +52,7 @@ END_TEST
  * 128 on 108 SMs, 10 waves, q = 1024 / 1080; compute-bound. */
 START_TEST (test_gemm_by_hand)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
   ck_assert_ptr_nonnull (a100);
   double q = 1024.0 / 1080.0;
@@ -90,7 +81,7 @@ END_TEST
 
 START_TEST (test_gemm_ceilings)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *h200 = dts_gpu_catalog_lookup (cat, "H200-SXM-141GB");
@@ -126,7 +117,7 @@ END_TEST
  * of older architectures), and the GEMM time follows from both. */
 START_TEST (test_gemm_blackwell_stand_in)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *b200 = dts_gpu_catalog_lookup (cat, "B200-SXM-180GB");
   const DtsGpuSpec *gb200 = dts_gpu_catalog_lookup (cat, "GB200-186GB");
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
@@ -169,7 +160,7 @@ START_TEST (test_gemm_wave_range_and_monotone)
   /* more SMs than tiles, K too shallow to split: the idle SMs count */
   ck_assert_double_eq_tol (dts_gemm_wave_efficiency (128, 128, 128, 4), 0.25, 1e-15);
 
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   for (guint g = 0; g < dts_gpu_catalog_size (cat); g++) {
     const DtsGpuSpec *gpu = dts_gpu_catalog_index (cat, g);
     for (double k = 64; k <= 65536; k *= 4) {
@@ -200,7 +191,7 @@ START_TEST (test_roofline_gemm_model)
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
   ck_assert_msg (w != NULL, "%s", error ? error->message : "");
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
   g_autoptr (DtsCost) roof = dts_cost_new ("roofline", &error);
   g_autoptr (DtsCost) gemm = dts_cost_new ("roofline-gemm", &error);
@@ -265,7 +256,7 @@ START_TEST (test_fp8)
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsWorkload) w = dts_workload_load (path, &error);
   ck_assert_msg (w != NULL, "%s", error ? error->message : "");
-  g_autoptr (DtsGpuCatalog) cat = catalogue ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
   ck_assert_double_eq (h100->peak_flops[DTS_PREC_FP8], 2 * h100->peak_flops[DTS_PREC_BF16]);

@@ -15,15 +15,6 @@
 #include "sim/routes.h"
 #include "testlib.h"
 
-static DtsGpuCatalog *
-catalog (void)
-{
-  g_autoptr (GError) error = NULL;
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  ck_assert_msg (cat != NULL, "%s", error ? error->message : "");
-  return cat;
-}
-
 /* 4 nodes x 4 V100, 2 sockets with one PCIe switch each (GPUs 0-1 and the
  * NIC under switch 0, GPUs 2-3 under switch 1), one 100 Gb/s NIC. */
 static void
@@ -39,7 +30,7 @@ base_params (DtsGenParams *p)
 static char *
 generate_ok (const DtsGenParams *p)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   g_autoptr (GError) error = NULL;
   char *text = dts_platform_generate (p, cat, &error);
   ck_assert_msg (text != NULL, "%s", error ? error->message : "");
@@ -53,7 +44,7 @@ generate_file (const DtsGenParams *p, int nodes, int gpus)
 {
   g_autofree char *text = generate_ok (p);
   char *path = dts_test_write_tmp (text, ".xml");
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsPlatform) plat = dts_platform_load (path, cat, &error);
   ck_assert_msg (plat != NULL, "%s", error ? error->message : "");
@@ -389,7 +380,7 @@ END_TEST
 static void
 generate_bad (const DtsGenParams *p, const char *fragment)
 {
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   g_autoptr (GError) error = NULL;
   g_autofree char *text = dts_platform_generate (p, cat, &error);
   ck_assert_ptr_null (text);

@@ -78,15 +78,6 @@ assert_same_tree (const char *a, const char *b)
   ck_assert_uint_eq (na, nb);
 }
 
-static DtsGpuCatalog *
-catalog (void)
-{
-  g_autoptr (GError) error = NULL;
-  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
-  ck_assert_msg (cat != NULL, "%s", error ? error->message : "?");
-  return cat;
-}
-
 static char *
 shipped_dir (void)
 {
@@ -300,7 +291,7 @@ train_fixture (const DtsMlpTrainOptions *opts)
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsKernelData) data = dts_kernel_data_load (src, &error);
   ck_assert_msg (data != NULL, "%s", error ? error->message : "?");
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   char *dir = make_tmp_dir ();
   ck_assert_msg (dts_mlp_train (data, cat, opts, dir, &error), "%s",
                  error ? error->message : "?");
@@ -339,7 +330,7 @@ START_TEST (test_train_deterministic)
   opts.folds = 1;
   g_autofree char *src = dts_test_srcpath ("tests/data/mlp-kernels");
   g_autoptr (DtsKernelData) data = dts_kernel_data_load (src, NULL);
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   ck_assert (!dts_mlp_train (data, cat, &opts, c, &error));
   dts_test_assert_error (error, DTS_ERROR_USAGE, "folds 2..100", NULL);
   g_clear_error (&error);
@@ -414,7 +405,7 @@ START_TEST (test_evaluate_splits)
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsKernelData) data = dts_kernel_data_load (src, &error);
   ck_assert_msg (data != NULL, "%s", error ? error->message : "?");
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   DtsMlpTrainOptions opts;
   dts_mlp_train_options_init (&opts);
   opts.epochs = 5;
@@ -610,7 +601,7 @@ START_TEST (test_shipped_deterministic)
   g_autoptr (DtsMlpSet) b = shipped ();
   ck_assert_uint_eq (dts_mlp_set_n_networks (a), 44);
   ck_assert_uint_eq (dts_mlp_set_n_gpus (a), 11);
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *v100 = dts_gpu_catalog_lookup (cat, "V100-PCIE-16GB");
   /* ResNet-50 layer1 3x3 convolution at batch 16 */
   DtsKernel k = conv (DTS_KERNEL_CONV_FWD, 16, 64, 56, 64, 3, 1, 1);
@@ -631,7 +622,7 @@ END_TEST
 START_TEST (test_scaling_rule)
 {
   g_autoptr (DtsMlpSet) set = shipped ();
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *v100 = dts_gpu_catalog_lookup (cat, "V100-PCIE-16GB");
   DtsKernel big = gemm (4096, 4096, 4096, FALSE, FALSE);   /* compute-bound */
   DtsKernel thin = gemm (4096, 4096, 32, FALSE, FALSE);    /* near the ridge point */
@@ -705,7 +696,7 @@ END_TEST
 START_TEST (test_batch_beyond_range)
 {
   g_autoptr (DtsMlpSet) set = shipped ();
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *v100 = dts_gpu_catalog_lookup (cat, "V100-PCIE-16GB");
   /* DeepBench convolutions stop at batch 32: at 64 and 128 a compute-bound
    * layer takes 2x and 4x the batch-32 time, a little less since the launch
@@ -735,7 +726,7 @@ END_TEST
 START_TEST (test_layer_times)
 {
   g_autoptr (DtsMlpSet) set = shipped ();
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, "V100-SXM2-16GB");
   g_autoptr (GError) error = NULL;
 
@@ -798,7 +789,7 @@ START_TEST (test_cost_model_row)
   g_autoptr (DtsCost) cost = dts_cost_new ("mlp", &error);
   ck_assert_msg (cost != NULL, "%s", error ? error->message : "?");
   ck_assert_str_eq (dts_cost_id (cost), "mlp");
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *gpu = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   DtsKernel k = conv (DTS_KERNEL_CONV_FWD, 1, 64, 56, 64, 3, 1, 1);
   DtsLayer layer;
@@ -859,7 +850,7 @@ START_TEST (test_regenerate_shipped)
   ck_assert_uint_eq (data->points->len, 11 * (94 + 94 + 160) + 965);
   DtsMlpTrainOptions opts;
   dts_mlp_train_options_init (&opts);
-  g_autoptr (DtsGpuCatalog) cat = catalog ();
+  g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   g_autofree char *dir = make_tmp_dir ();
   ck_assert_msg (dts_mlp_train (data, cat, &opts, dir, &error), "%s",
                  error ? error->message : "?");

@@ -25,6 +25,15 @@ remove_tmp_files (void)
   tmp_files = NULL;
 }
 
+DtsGpuCatalog *
+dts_test_gpu_catalog (void)
+{
+  g_autoptr (GError) error = NULL;
+  DtsGpuCatalog *cat = dts_gpu_catalog_load (NULL, &error);
+  ck_assert_msg (cat != NULL, "GPU catalogue: %s", error ? error->message : "?");
+  return cat;
+}
+
 int
 dts_test_run (Suite *suite)
 {

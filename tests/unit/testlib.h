@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include "platform/gpu.h"
 
 /* Run SUITE (CK_NORMAL) and return the process exit status: 0 if every test
  * passed, 1 otherwise. */
@@ -12,6 +13,9 @@ int dts_test_run (Suite *suite);
 /* Write CONTENT to a new temporary file named *SUFFIX (e.g. ".xml"); returns its
  * path (owned). The file is removed at process exit. */
 char *dts_test_write_tmp (const char *content, const char *suffix);
+
+/* The shipped GPU catalogue (owned); fails the test where it does not load. */
+DtsGpuCatalog *dts_test_gpu_catalog (void);
 
 /* Path of the shared data directory ($DTSIM_SHARED) or NULL when absent. */
 const char *dts_test_shared_dir (void);
