@@ -104,25 +104,16 @@ START_TEST (test_attention_architectures)
 }
 END_TEST
 
-static DtsFramework *
-profile (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  DtsFramework *fw = dts_framework_parse (text, "t", "t.conf", &error);
-  ck_assert_msg (fw != NULL, "%s", error ? error->message : "");
-  return fw;
-}
-
 /* attention-kernel in a profile: the libraries parse, anything else is an
  * error naming the file, line and what was expected; gemm is the default. */
 START_TEST (test_attention_profile_key)
 {
-  g_autoptr (DtsFramework) plain = profile ("description = x\n");
+  g_autoptr (DtsFramework) plain = dts_test_profile ("description = x\n");
   ck_assert_int_eq (plain->attention, DTS_ATTENTION_GEMM);
   ck_assert_int_eq (dts_framework_generic ()->attention, DTS_ATTENTION_GEMM);
-  g_autoptr (DtsFramework) cudnn = profile ("attention-kernel = cudnn\n");
+  g_autoptr (DtsFramework) cudnn = dts_test_profile ("attention-kernel = cudnn\n");
   ck_assert_int_eq (cudnn->attention, DTS_ATTENTION_CUDNN);
-  g_autoptr (DtsFramework) f3 = profile ("attention-kernel = flash3\n");
+  g_autoptr (DtsFramework) f3 = dts_test_profile ("attention-kernel = flash3\n");
   ck_assert_int_eq (f3->attention, DTS_ATTENTION_FLASH3);
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsFramework) bad
@@ -157,14 +148,14 @@ START_TEST (test_attention_roofline)
   g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");
-  g_autoptr (DtsFramework) cudnn = profile ("compute-efficiency-fp16 = 0.5\n"
-                                            "compute-efficiency-bf16 = 0.5\n"
-                                            "compute-efficiency-fp32 = 0.5\n"
-                                            "launch-overhead = 5us\n"
-                                            "attention-kernel = cudnn\n");
-  g_autoptr (DtsFramework) gemm = profile ("compute-efficiency-fp16 = 0.5\n"
-                                           "compute-efficiency-bf16 = 0.5\n"
-                                           "launch-overhead = 5us\n");
+  g_autoptr (DtsFramework) cudnn = dts_test_profile ("compute-efficiency-fp16 = 0.5\n"
+                                                     "compute-efficiency-bf16 = 0.5\n"
+                                                     "compute-efficiency-fp32 = 0.5\n"
+                                                     "launch-overhead = 5us\n"
+                                                     "attention-kernel = cudnn\n");
+  g_autoptr (DtsFramework) gemm = dts_test_profile ("compute-efficiency-fp16 = 0.5\n"
+                                                    "compute-efficiency-bf16 = 0.5\n"
+                                                    "launch-overhead = 5us\n");
   const int batch = 2;
   static const DtsPrecision precs[] = { DTS_PREC_FP16, DTS_PREC_BF16, DTS_PREC_FP8 };
   for (guint p = 0; p < G_N_ELEMENTS (precs); p++) {
@@ -212,8 +203,8 @@ START_TEST (test_attention_assumption)
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
   ck_assert (cost != NULL);
-  dts_cost_set_framework (cost, profile ("compute-efficiency-bf16 = 0.6\n"
-                                         "attention-kernel = flash2\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("compute-efficiency-bf16 = 0.6\n"
+                                                  "attention-kernel = flash2\n"));
   g_autoptr (DtsGpuCatalog) cat = dts_test_gpu_catalog ();
   const DtsGpuSpec *h100 = dts_gpu_catalog_lookup (cat, "H100-SXM5-80GB");
   const DtsGpuSpec *a100 = dts_gpu_catalog_lookup (cat, "A100-SXM4-80GB");

@@ -172,15 +172,6 @@ START_TEST (test_wave_efficiency)
 }
 END_TEST
 
-static DtsFramework *
-parse_ok (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  DtsFramework *fw = dts_framework_parse (text, "t", "t.conf", &error);
-  ck_assert_msg (fw != NULL, "%s", error ? error->message : "");
-  return fw;
-}
-
 static void
 parse_fails (const char *text, const char *expect)
 {
@@ -194,7 +185,7 @@ parse_fails (const char *text, const char *expect)
 
 START_TEST (test_framework_parse)
 {
-  g_autoptr (DtsFramework) fw = parse_ok (
+  g_autoptr (DtsFramework) fw = dts_test_profile (
       "# comment\n\ncompute-efficiency-fp32 = 0.9  # trailing\n"
       "compute-efficiency-fp16-volta = 0.25\nmemory-efficiency = 0.5\n"
       "wave-quantisation = yes\ntile = 64\nlaunch-overhead = 2us\n"
@@ -208,7 +199,7 @@ START_TEST (test_framework_parse)
                        DTS_ROOFLINE_COMPUTE_EFF);
   ck_assert_double_eq (fw->memory_eff, 0.5);
   /* a chip's key wins over its architecture's; either falls back */
-  g_autoptr (DtsFramework) chips = parse_ok (
+  g_autoptr (DtsFramework) chips = dts_test_profile (
       "compute-efficiency-fp16-ampere = 0.2\ncompute-efficiency-fp16-GA102 = 0.4\n"
       "memory-efficiency-ga102 = 0.6\nmemory-efficiency-ampere = 0.7\n");
   ck_assert_double_eq (dts_framework_compute_eff (chips, "ga102", "Ampere", DTS_PREC_FP16), 0.4);
@@ -221,16 +212,16 @@ START_TEST (test_framework_parse)
   ck_assert_double_eq (dts_framework_memory_eff (chips, "AD102", "Ada"), chips->memory_eff);
   /* fp8 without a key of its own borrows bf16's, looked up the same way
    * (Blackwell through its Hopper stand-in); an fp8 key of its own wins */
-  g_autoptr (DtsFramework) fp8 = parse_ok ("compute-efficiency-bf16 = 0.3\n"
-                                           "compute-efficiency-bf16-hopper = 0.4\n");
+  g_autoptr (DtsFramework) fp8 = dts_test_profile ("compute-efficiency-bf16 = 0.3\n"
+                                                   "compute-efficiency-bf16-hopper = 0.4\n");
   ck_assert (!dts_framework_has_eff (fp8, "GH100", "Hopper", DTS_PREC_FP8));
   ck_assert_double_eq (dts_framework_compute_eff (fp8, "GH100", "Hopper", DTS_PREC_FP8), 0.4);
   ck_assert_double_eq (dts_framework_compute_eff (fp8, "GB100", "Blackwell", DTS_PREC_FP8), 0.4);
   ck_assert_double_eq (dts_framework_compute_eff (fp8, "GA100", "Ampere", DTS_PREC_FP8), 0.3);
   g_autofree char *key = dts_framework_eff_key (fp8, "GH100", "Hopper", FALSE, DTS_PREC_FP8);
   ck_assert_str_eq (key, "compute-efficiency-bf16-hopper");
-  g_autoptr (DtsFramework) own = parse_ok ("compute-efficiency-bf16 = 0.3\n"
-                                           "compute-efficiency-fp8-hopper = 0.5\n");
+  g_autoptr (DtsFramework) own = dts_test_profile ("compute-efficiency-bf16 = 0.3\n"
+                                                   "compute-efficiency-fp8-hopper = 0.5\n");
   ck_assert (dts_framework_has_eff (own, "GH100", "Hopper", DTS_PREC_FP8));
   ck_assert_double_eq (dts_framework_compute_eff (own, "GH100", "Hopper", DTS_PREC_FP8), 0.5);
   ck_assert_double_eq (dts_framework_compute_eff (own, "GA100", "Ampere", DTS_PREC_FP8), 0.3);
@@ -240,7 +231,7 @@ START_TEST (test_framework_parse)
   ck_assert_double_eq_tol (fw->iteration_s, 3e-3, 1e-15);
   ck_assert (fw->fuse[DTS_LAYER_RELU] && fw->fuse[DTS_LAYER_ADD] && !fw->fuse[DTS_LAYER_CONV]);
   ck_assert_int_eq (fw->grad_precision, DTS_PREC_FP32);
-  g_autoptr (DtsFramework) half = parse_ok ("gradient-precision = fp16\n");
+  g_autoptr (DtsFramework) half = dts_test_profile ("gradient-precision = fp16\n");
   ck_assert_int_eq (half->grad_precision, DTS_PREC_FP16);
   ck_assert_int_eq (dts_framework_generic ()->grad_precision, DTS_PREC_FP32);
 
@@ -268,8 +259,8 @@ START_TEST (test_framework_parse)
   parse_fails ("compute-efficiency-1x1 = 0\n", "expected a number in (0, 1]");
   parse_fails ("compute-efficiency-1x1-wgrad = 1.5\n", "expected a number in (0, 1]");
   parse_fails ("compute-efficiency-1x1 = x\n", "expected a number in (0, 1]");
-  g_autoptr (DtsFramework) one = parse_ok ("compute-efficiency-1x1 = 0.46\n"
-                                           "compute-efficiency-1x1-wgrad = 0.22\n");
+  g_autoptr (DtsFramework) one = dts_test_profile ("compute-efficiency-1x1 = 0.46\n"
+                                                   "compute-efficiency-1x1-wgrad = 0.22\n");
   ck_assert_double_eq (one->eff_1x1, 0.46);
   ck_assert_double_eq (one->eff_1x1_wgrad, 0.22);
   ck_assert_double_eq (dts_framework_generic ()->eff_1x1, 0);
@@ -289,9 +280,9 @@ START_TEST (test_framework_winograd_arch)
   conv.stride_h = conv.stride_w = 1;
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
-  dts_cost_set_framework (cost, parse_ok ("winograd-3x3 = 2.25\n"
-                                          "memory-efficiency-kepler = 0.4\n"
-                                          "compute-efficiency-fp32-kepler = 0.5\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("winograd-3x3 = 2.25\n"
+                                                  "memory-efficiency-kepler = 0.4\n"
+                                                  "compute-efficiency-fp32-kepler = 0.5\n"));
   double flops = 2.0 * 256 * 256 * 9 * 196 * 32;
   DtsLayerTimes t;
   ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
@@ -332,10 +323,10 @@ START_TEST (test_framework_1x1)
   c1.fwd_flops = c1.bwd_data_flops = c1.bwd_weight_flops = 2.0 * 256 * 256 * 14 * 14;
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
-  dts_cost_set_framework (cost, parse_ok ("compute-efficiency-fp32 = 0.8\n"
-                                          "compute-efficiency-fp16 = 0.4\n"
-                                          "compute-efficiency-1x1 = 0.5\n"
-                                          "compute-efficiency-1x1-wgrad = 0.25\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("compute-efficiency-fp32 = 0.8\n"
+                                                  "compute-efficiency-fp16 = 0.4\n"
+                                                  "compute-efficiency-1x1 = 0.5\n"
+                                                  "compute-efficiency-1x1-wgrad = 0.25\n"));
   double f1 = 2.0 * 256 * 256 * 196 * 32, f3 = 9 * f1;
   DtsLayerTimes t;
   ck_assert (dts_cost_layer_times (cost, &c1, &gpu, DTS_PREC_FP32, 32, &t, &error));
@@ -374,7 +365,7 @@ START_TEST (test_fft_convolution)
   const double n = 128, c = 64, k = 192;
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
-  dts_cost_set_framework (cost, parse_ok ("fft-convolution = yes\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("fft-convolution = yes\n"));
   DtsLayerTimes t, d;
   ck_assert (dts_cost_layer_times (cost, &l, &gpu, DTS_PREC_FP32, 128, &t, &error));
   g_autoptr (DtsCost) plain = dts_cost_new ("roofline", &error);
@@ -449,7 +440,7 @@ START_TEST (test_winograd_convolution)
   conv.pad_h = conv.pad_w = 1;
   g_autoptr (GError) error = NULL;
   g_autoptr (DtsCost) cost = dts_cost_new ("roofline", &error);
-  dts_cost_set_framework (cost, parse_ok ("winograd-convolution = yes\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("winograd-convolution = yes\n"));
   DtsLayerTimes t;
   for (int fp16 = 0; fp16 <= 1; fp16++) {
     DtsPrecision prec = fp16 ? DTS_PREC_FP16 : DTS_PREC_FP32;
@@ -480,7 +471,8 @@ START_TEST (test_winograd_convolution)
   parse_fails ("winograd-convolution = yes\nwinograd-3x3 = 2.25\n",
                "winograd-3x3 (one factor for every 3x3 layer) and winograd-convolution");
   /* with FFTs too, the weight gradient may take one: both named */
-  dts_cost_set_framework (cost, parse_ok ("winograd-convolution = yes\nfft-convolution = yes\n"));
+  dts_cost_set_framework (cost,
+                          dts_test_profile ("winograd-convolution = yes\nfft-convolution = yes\n"));
   ck_assert (dts_cost_layer_times (cost, &conv, &gpu, DTS_PREC_FP32, 32, &t, &error));
   ck_assert (g_str_has_prefix (t.source, "roofline:"));
 }
@@ -504,7 +496,7 @@ START_TEST (test_gradient_sum_and_concat)
   ck_assert_double_eq_tol (three.bwd_data_s - one.bwd_data_s, 2 * (3 * e * 2 / 0.8e12 + 5e-6),
                            1e-12);
   ck_assert_double_eq (three.fwd_s, one.fwd_s);
-  dts_cost_set_framework (cost, parse_ok ("fuse = relu\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("fuse = relu\n"));
   ck_assert (dts_cost_layer_times (cost, &relu, &gpu, DTS_PREC_FP16, 64, &three, &error));
   ck_assert_str_eq (three.source, "fused");
   ck_assert_double_eq (three.fwd_s, 0);
@@ -533,7 +525,7 @@ END_TEST
  * (tables of normal order statistics); one GPU or no spread: 1. */
 START_TEST (test_framework_sync_slowdown)
 {
-  g_autoptr (DtsFramework) fw = parse_ok ("gpu-speed-spread = 0.02\n");
+  g_autoptr (DtsFramework) fw = dts_test_profile ("gpu-speed-spread = 0.02\n");
   ck_assert_double_eq (dts_framework_sync_slowdown (fw, 1), 1.0);
   ck_assert_double_eq (dts_framework_sync_slowdown (dts_framework_generic (), 8), 1.0);
   ck_assert_double_eq_tol (dts_framework_sync_slowdown (fw, 2), 1 + 0.02 / sqrt (G_PI), 1e-7);
@@ -570,10 +562,10 @@ START_TEST (test_framework_times)
   ck_assert (a.fwd_s == b.fwd_s && a.bwd_data_s == b.bwd_data_s
              && a.bwd_weight_s == b.bwd_weight_s && a.update_s == b.update_s);
 
-  dts_cost_set_framework (cost, parse_ok ("compute-efficiency-fp32 = 0.5\n"
-                                          "compute-efficiency-fp16-volta = 0.25\n"
-                                          "wave-quantisation = yes\nlaunch-overhead = 1us\n"
-                                          "iteration-overhead = 2ms\nfuse = relu\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("compute-efficiency-fp32 = 0.5\n"
+                                                  "compute-efficiency-fp16-volta = 0.25\n"
+                                                  "wave-quantisation = yes\nlaunch-overhead = 1us\n"
+                                                  "iteration-overhead = 2ms\nfuse = relu\n"));
   /* forward GEMM rows 32*14*14 = 6272 -> 49 tiles of 128, cols 256 -> 2: 98
    * blocks on 80 SMs, 2 waves: efficiency 98/160 */
   double flops = 2.0 * 256 * 256 * 9 * 196 * 32;
@@ -668,16 +660,16 @@ START_TEST (test_stand_in_assumption)
   ck_assert (dts_gpu_arch_stand_in ("Hopper") == NULL);
   ck_assert (dts_gpu_arch_stand_in (NULL) == NULL);
   /* profile keys: Blackwell's own, else Hopper's, else the default */
-  g_autoptr (DtsFramework) fw = parse_ok ("compute-efficiency-bf16-hopper = 0.5\n"
-                                          "memory-efficiency-hopper = 0.6\n");
+  g_autoptr (DtsFramework) fw = dts_test_profile ("compute-efficiency-bf16-hopper = 0.5\n"
+                                                  "memory-efficiency-hopper = 0.6\n");
   ck_assert_double_eq (dts_framework_compute_eff (fw, b200->chip, b200->arch, DTS_PREC_BF16), 0.5);
   ck_assert_double_eq (dts_framework_memory_eff (fw, gb200->chip, gb200->arch), 0.6);
   ck_assert_double_eq (dts_framework_compute_eff (fw, b200->chip, b200->arch, DTS_PREC_FP16),
                        fw->compute_eff[DTS_PREC_FP16]);
   g_autofree char *key = dts_framework_eff_key (fw, b200->chip, b200->arch, FALSE, DTS_PREC_BF16);
   ck_assert_str_eq (key, "compute-efficiency-bf16-hopper");
-  g_autoptr (DtsFramework) own = parse_ok ("compute-efficiency-bf16-hopper = 0.5\n"
-                                           "compute-efficiency-bf16-blackwell = 0.4\n");
+  g_autoptr (DtsFramework) own = dts_test_profile ("compute-efficiency-bf16-hopper = 0.5\n"
+                                                   "compute-efficiency-bf16-blackwell = 0.4\n");
   ck_assert_double_eq (dts_framework_compute_eff (own, b200->chip, b200->arch, DTS_PREC_BF16),
                        0.4);
   /* the sentence for the run's summary */
@@ -764,7 +756,7 @@ START_TEST (test_layer_bounds)
 
   /* a fused layer runs no kernel of its own: no work, no bound */
   relu.n_consumers = 1;
-  dts_cost_set_framework (cost, parse_ok ("fuse = relu\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("fuse = relu\n"));
   ck_assert (dts_cost_layer_bounds (cost, &relu, &gpu, DTS_PREC_FP32, 64, &b, &error));
   ck_assert_double_eq (b.pass[DTS_PASS_FWD].flops, 0.0);
   ck_assert_double_eq (b.pass[DTS_PASS_FWD].time_s, 0.0);
@@ -774,7 +766,7 @@ START_TEST (test_layer_bounds)
   conv.kernel_h = conv.kernel_w = 3;
   conv.stride_h = conv.stride_w = 1;
   conv.pad_h = conv.pad_w = 1;
-  dts_cost_set_framework (cost, parse_ok ("winograd-convolution = yes\n"));
+  dts_cost_set_framework (cost, dts_test_profile ("winograd-convolution = yes\n"));
   ck_assert (dts_cost_layer_bounds (cost, &conv, &gpu, DTS_PREC_FP32, 32, &b, &error));
   ck_assert_str_eq (b.times.source, "roofline:winograd-fd");
   for (int p = 0; p < DTS_PASS_COUNT; p++)

@@ -34,6 +34,15 @@ dts_test_gpu_catalog (void)
   return cat;
 }
 
+DtsFramework *
+dts_test_profile (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  DtsFramework *fw = dts_framework_parse (text, "t", "t.conf", &error);
+  ck_assert_msg (fw != NULL, "%s", error ? error->message : "");
+  return fw;
+}
+
 int
 dts_test_run (Suite *suite)
 {

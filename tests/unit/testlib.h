@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include "cost/framework.h"
 #include "platform/gpu.h"
 
 /* Run SUITE (CK_NORMAL) and return the process exit status: 0 if every test
@@ -16,6 +17,10 @@ char *dts_test_write_tmp (const char *content, const char *suffix);
 
 /* The shipped GPU catalogue (owned); fails the test where it does not load. */
 DtsGpuCatalog *dts_test_gpu_catalog (void);
+
+/* A framework profile parsed from TEXT as file "t.conf", id "t" (owned);
+ * fails the test where it does not parse. */
+DtsFramework *dts_test_profile (const char *text);
 
 /* Path of the shared data directory ($DTSIM_SHARED) or NULL when absent. */
 const char *dts_test_shared_dir (void);
