@@ -51,6 +51,9 @@ typedef struct {
   /* attention-kernel where it is priced by its measured rates: the
    * library's name and the architecture measured; else NULL */
   const char *attention, *attention_arch;
+  const char *loss;                  /* the profile's cross-entropy where it is not fused and
+                                      * the workload has the layer, else NULL */
+  double loss_fwd_b, loss_bwd_b;     /* its bytes per logit element */
   DtsPrecision precision;
   int batch;
   DtsLayerTimes *layers; /* one per layer, index 0 (the input) all zero */
@@ -162,6 +165,11 @@ compute_times (const DtsWorkload *w, DtsCost *cost, const DtsGpuSpec *gpu, Times
   for (guint i = 1; i < w->layers->len; i++) {
     const DtsLayer *l = dts_workload_layer (w, i);
     DtsLayerTimes *lt = &t->layers[i];
+    if (l->type == DTS_LAYER_CROSS_ENTROPY && fw->loss != DTS_LOSS_FUSED) {
+      t->loss = dts_loss_kernel_name (fw->loss);
+      dts_loss_kernel_bytes (fw->loss, dts_layer_precision (l, t->precision), &t->loss_fwd_b,
+                             &t->loss_bwd_b);
+    }
     if (!dts_cost_layer_times (cost, l, gpu, t->precision, t->batch, lt, error)) {
       g_prefix_error (error, "workload '%s': layer '%s': ", w->path, l->name);
       return FALSE;
@@ -271,6 +279,10 @@ print_text (const DtsWorkload *w, const Times *t)
     printf ("  fused attention: %s's measured rates on %s (attention-kernel), by sequence and "
             "head dimension\n",
             t->attention, t->attention_arch);
+  if (t != NULL && t->loss != NULL)
+    printf ("  loss: %s's cross-entropy (cross-entropy), %g bytes per logit forward, %g "
+            "backward\n",
+            t->loss, t->loss_fwd_b, t->loss_bwd_b);
   if (t != NULL && t->assumed != NULL)
     printf ("  assumed: %s; the error of these is unmeasured\n", t->assumed);
   printf ("\n");
@@ -466,6 +478,8 @@ print_json (const DtsWorkload *w, const Times *t)
     }
     if (t->attention != NULL)
       dts_json_kv_string (j, "attention_kernel", t->attention);
+    if (t->loss != NULL)
+      dts_json_kv_string (j, "cross_entropy", t->loss);
     dts_json_end_object (j);
   }
 

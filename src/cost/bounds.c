@@ -57,9 +57,8 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
     return FALSE;
   const DtsLayerTimes *t = &out->times;
   /* fp8: the GEMMs of linear layers only (dts_cost_layer_times) */
+  precision = dts_layer_precision (layer, precision);
   DtsPrecision gemm_precision = precision;
-  if (layer->type != DTS_LAYER_LINEAR)
-    precision = dts_precision_non_gemm (precision);
   const double time_s[DTS_PASS_COUNT] = { t->fwd_s, t->bwd_data_s, t->bwd_weight_s,
                                           t->update_s };
   /* What dts_cost_layer_times priced: the layer's kernels unless the
@@ -67,9 +66,12 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
    * sum. */
   gboolean own = g_strcmp0 (t->source, "fused") != 0 && g_strcmp0 (t->source, "framework") != 0;
   gboolean roofline = strcmp (dts_cost_id (cost), "roofline") == 0;
+  const DtsFramework *fw = dts_cost_framework (cost);
   DtsLayerWork w = { 0 };
-  if (own)
+  if (own) {
     dts_layer_work (layer, precision, batch, &w);
+    dts_loss_work (layer, fw->loss, precision, batch, &w);
+  }
   DtsKernelWork sum = { 0 };
   if (layer->type != DTS_LAYER_INPUT)
     dts_roofline_grad_sum_work (layer, dts_precision_non_gemm (precision), batch, &sum);
@@ -81,7 +83,6 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
     dts_roofline_fp8_cast_work (layer, batch, TRUE, &cast[1]);
   }
   const DtsKernelWork *work[DTS_PASS_COUNT] = { &w.fwd, &w.bwd_data, &w.bwd_weight, &w.update };
-  const DtsFramework *fw = dts_cost_framework (cost);
   for (int p = 0; p < DTS_PASS_COUNT; p++) {
     DtsPassBound *b = &out->pass[p];
     b->time_s = time_s[p];

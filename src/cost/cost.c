@@ -212,11 +212,8 @@ dts_cost_layer_times (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *gp
   }
   if (precision == DTS_PREC_FP8 && !dts_cost_check_fp8 (gpu, error))
     return FALSE;
-  /* Under fp8 only the GEMMs of linear layers run in FP8 (Transformer
-   * Engine's te.Linear and its fused variants); the attention core, norms,
-   * element-wise kernels, the loss and the optimizer run in bf16. */
-  if (layer->type != DTS_LAYER_LINEAR)
-    precision = dts_precision_non_gemm (precision);
+  /* Under fp8 only the GEMMs of linear layers run in FP8 */
+  precision = dts_layer_precision (layer, precision);
   const DtsFramework *fw = dts_cost_framework (cost);
   if (layer->type == DTS_LAYER_INPUT && fw->iteration_s > 0) {
     out->fwd_s = fw->iteration_s;

@@ -14,6 +14,7 @@
 #include <glib.h>
 #include "core/precision.h"
 #include "cost/attention.h"
+#include "cost/loss.h"
 #include "workload/workload.h"
 
 G_BEGIN_DECLS
@@ -60,6 +61,8 @@ typedef struct {
   DtsAttentionKernel attention;       /* attention-kernel: the library its fused attention
                                        * runs on, priced at that library's measured rate
                                        * (attention.c); DTS_ATTENTION_GEMM: as a GEMM */
+  DtsLossKernel loss;                 /* cross-entropy: the kernels its cross-entropy loss
+                                       * runs (loss.c); DTS_LOSS_FUSED: one each way */
   /* compute-efficiency-PREC-ARCH and memory-efficiency-ARCH: overrides of
    * compute_eff and memory_eff for the GPUs of one architecture or chip
    * (the catalogue's arch or chip, compared without case) */

@@ -18,7 +18,8 @@
  *
  * A fused attention kernel runs at the measured rate of the library the
  * profile names (attention-kernel; attention.c) where its architecture was
- * measured, else as a GEMM.
+ * measured, else as a GEMM; a cross-entropy loss makes the passes of the
+ * implementation it names (cross-entropy; loss.c).
  *
  * The work it prices, FLOPs, bytes and launches per pass and the GEMM shape
  * the thread blocks tile, is what the layer's row says its kernels do
@@ -33,6 +34,7 @@
 #include "cost/attention.h"
 #include "cost/cost-private.h"
 #include "cost/gemm.h"
+#include "cost/loss.h"
 #include "cost/roofline.h"
 
 double
@@ -247,10 +249,11 @@ roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *g
                  "GPU '%s' has no positive peak FLOP/s or memory bandwidth", gpu->id);
     return FALSE;
   }
-  DtsLayerWork w;
-  dts_layer_work (layer, precision, batch, &w);
   if (fw == NULL)
     fw = dts_framework_generic ();
+  DtsLayerWork w;
+  dts_layer_work (layer, precision, batch, &w);
+  dts_loss_work (layer, fw->loss, precision, batch, &w);
   int alg[3];
   out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &alg[0], NULL);
   out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &alg[1], NULL);

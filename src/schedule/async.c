@@ -482,7 +482,8 @@ build (const DtsWorkload *w, const DtsPlatform *platform, DtsCost *cost, const D
   }
 
   /* A worker keeps weights and gradients, no optimizer state. */
-  dts_schedule_memory_estimate (w, o->batch_size, o->precision, o->recompute, &s->memory);
+  dts_schedule_memory_estimate (w, o->batch_size, o->precision, o->recompute,
+                                dts_cost_framework (cost)->loss, &s->memory);
   s->memory.total_bytes -= s->memory.optimizer_bytes;
   s->memory.optimizer_bytes = 0;
   g_autofree char *activations = g_strdup_printf ("activations of batch %d", o->batch_size);

@@ -61,7 +61,8 @@ dts_phase_same_pass (DtsPhase a, DtsPhase b)
  * selective recomputation: attention keeps Q, K and V only (its input),
  * its probabilities, dropout mask and output are computed again. */
 static double
-kept_elems (const DtsLayer *layer, DtsRecompute recompute)
+kept_elems (const DtsLayer *layer, DtsRecompute recompute, DtsLossKernel loss,
+            DtsPrecision precision)
 {
   /* Layers whose row says they run in place (ReLU and the residual add:
    * torch.nn.ReLU(inplace=True), `out += identity`, as torchvision and the
@@ -71,11 +72,17 @@ kept_elems (const DtsLayer *layer, DtsRecompute recompute)
     return 0.0;
   if (recompute != DTS_RECOMPUTE_NONE && dts_layer_recomputed_selectively (layer))
     return layer->in_elems;
+  /* a cross-entropy keeps what the framework's implementation keeps: fp32
+   * probabilities where it computes in fp32 (loss.c) */
+  if (layer->type == DTS_LAYER_CROSS_ENTROPY)
+    return layer->act_elems * dts_loss_kept_bytes (loss, precision)
+           / dts_precision_elem_bytes (precision);
   return layer->act_elems;
 }
 
 double
-dts_schedule_stored_elems (const DtsWorkload *w, int first, int last, DtsRecompute recompute)
+dts_schedule_stored_elems (const DtsWorkload *w, int first, int last, DtsRecompute recompute,
+                           DtsLossKernel loss, DtsPrecision precision)
 {
   /* Full recomputation (Megatron's uniform method with one layer per
    * checkpoint; Korthikanti et al. 2022, section 4): a block keeps its
@@ -86,7 +93,7 @@ dts_schedule_stored_elems (const DtsWorkload *w, int first, int last, DtsRecompu
   for (int l = first; l <= last; l++) {
     const DtsLayer *layer = dts_workload_layer (w, l);
     if (recompute != DTS_RECOMPUTE_FULL || layer->block < 0) {
-      act += kept_elems (layer, recompute);
+      act += kept_elems (layer, recompute, loss, precision);
       continue;
     }
     if (layer->block != current) {
@@ -95,7 +102,7 @@ dts_schedule_stored_elems (const DtsWorkload *w, int first, int last, DtsRecompu
       widest = MAX (widest, block);
       block = 0;
     }
-    block += kept_elems (layer, DTS_RECOMPUTE_SELECTIVE);
+    block += kept_elems (layer, DTS_RECOMPUTE_SELECTIVE, loss, precision);
   }
   return act + MAX (widest, block);
 }
@@ -177,11 +184,12 @@ dts_schedule_sharded_weights (double params, DtsPrecision precision, int shards,
 
 void
 dts_schedule_memory_estimate (const DtsWorkload *w, int batch, DtsPrecision precision,
-                              DtsRecompute recompute, DtsMemoryEstimate *out)
+                              DtsRecompute recompute, DtsLossKernel loss, DtsMemoryEstimate *out)
 {
   dts_schedule_model_state (w->params, precision, dts_workload_optimizer_state_bytes_per_param (w),
                             1, 1, 0, out);
-  double act = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1, recompute);
+  double act
+      = dts_schedule_stored_elems (w, 0, (int) w->layers->len - 1, recompute, loss, precision);
   out->activations_bytes = act * batch * dts_precision_elem_bytes (precision);
   out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes
                      + out->activations_bytes;
@@ -799,7 +807,7 @@ dts_schedule_dp_new (const DtsWorkload *workload, const DtsPlatform *platform, D
       g_array_append_val (s->streams, ss);
     }
   dts_schedule_memory_estimate (workload, opts->batch_size, opts->precision, opts->recompute,
-                                &s->memory);
+                                dts_cost_framework (cost)->loss, &s->memory);
   if (zero) {
     /* the fp32 main weights and the optimizer state sharded over the N
      * ranks; under ZeRO-2 the gradients too, but for the bucket being

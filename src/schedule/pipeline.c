@@ -2580,7 +2580,8 @@ add_stages (Ctx *c, GError **error)
       }
     g_autofree double *act = g_new (double, V);
     for (int v = 0; v < V; v++)
-      act[v] = dts_schedule_stored_elems (c->wt, first[v * S + i], last[v * S + i], o->recompute);
+      act[v] = dts_schedule_stored_elems (c->wt, first[v * S + i], last[v * S + i], o->recompute,
+                                          dts_cost_framework (c->cost)->loss, o->precision);
     double kept = peak_kept (c, i, act, &st.stashed);
     if (V == 1) /* the same bytes, in the order they were always summed */
       kept = act[0] * st.stashed;

@@ -71,9 +71,12 @@ char *dts_schedule_memory_hints (const DtsWorkload *w, const DtsMemoryEstimate *
  * backward pass (layers that run in place keep none) under RECOMPUTE:
  * selective drops unfused attention's probabilities; full keeps, of the
  * layers of a repeated block, each block's input and, at the peak, one
- * block's activations rebuilt for its backward. */
+ * block's activations rebuilt for its backward; a cross-entropy keeps what
+ * LOSS keeps, counted in elements of PRECISION's activations
+ * (dts_loss_kept_bytes). */
 double dts_schedule_stored_elems (const DtsWorkload *w, int first, int last,
-                                  DtsRecompute recompute);
+                                  DtsRecompute recompute, DtsLossKernel loss,
+                                  DtsPrecision precision);
 
 /* The model state of PARAMS parameters in OUT (weights, gradients and
  * optimizer bytes; activations and total left alone), trained at PRECISION

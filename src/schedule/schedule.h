@@ -50,6 +50,7 @@
 #include <glib.h>
 #include "collective/collective.h"
 #include "cost/cost.h"
+#include "cost/loss.h"
 #include "platform/platform.h"
 #include "schedule/mesh.h"
 #include "schedule/options.h"
@@ -579,9 +580,9 @@ dts_schedule_context_fits (int tokens, int C)
 }
 
 /* Memory of one rank training WORKLOAD at BATCH and PRECISION under
- * RECOMPUTE. */
+ * RECOMPUTE, its cross-entropy loss keeping what LOSS keeps. */
 void dts_schedule_memory_estimate (const DtsWorkload *workload, int batch, DtsPrecision precision,
-                                   DtsRecompute recompute,
+                                   DtsRecompute recompute, DtsLossKernel loss,
                                    DtsMemoryEstimate *out);
 
 G_END_DECLS

@@ -40,7 +40,8 @@
  *               scatter-add per element (two with learned positions)
  *   linear      torch.nn.Linear on every token: MACs = S * C_in * out,
  *               params out*C_in (+ out bias; none of its own when tied to an
- *               embedding), FLOPs as fc
+ *               embedding), FLOPs as fc; fp8="false" keeps its GEMMs in
+ *               bf16 under an fp8 run
  *   attention   input S x (heads + 2 kv-heads) * d (the QKV projection),
  *               output S x heads * d; MACs = 2 * S^2 * d * heads (Q K^T and
  *               P V over the whole square) times the share a causal fused
@@ -199,8 +200,10 @@ static gboolean
 parse_linear (const DtsWlCtx *ctx, DtsLayer *layer, DtsLayerArgs *args, GError **error)
 {
   layer->experts = 1;
+  layer->fp8 = TRUE;
   if (!parse_fc (ctx, layer, args, error)
-      || !parse_experts (ctx, "experts", FALSE, &layer->experts, error))
+      || !parse_experts (ctx, "experts", FALSE, &layer->experts, error)
+      || !dts_wl_attr_bool (ctx, "fp8", &layer->fp8, error))
     return FALSE;
   /* 'tied' names an embedding: the reader resolves it after the shapes */
   args->tied = dts_xml_get_attr (ctx->node, "tied");
@@ -813,7 +816,7 @@ static const char *const dropout_attrs[] = { "p", NULL };
 static const char *const lrn_attrs[] = { "size", "alpha", "beta", "k", NULL };
 static const char *const embedding_attrs[] = { "vocab", "out", "max-positions", NULL };
 static const char *const norm_attrs[] = { "bias", NULL };
-static const char *const linear_attrs[] = { "out", "bias", "tied", "experts", NULL };
+static const char *const linear_attrs[] = { "out", "bias", "tied", "experts", "fp8", NULL };
 static const char *const router_attrs[] = { "experts", "top-k", NULL };
 static const char *const combine_attrs[] = { "top-k", NULL };
 static const char *const attention_attrs[] = { "heads", "kv-heads", "head-dim", "v-head-dim",
@@ -1086,6 +1089,14 @@ gboolean
 dts_layer_keeps_input (const DtsLayer *layer)
 {
   return dts_layer_class_get (layer->type)->keeps_input;
+}
+
+DtsPrecision
+dts_layer_precision (const DtsLayer *layer, DtsPrecision precision)
+{
+  if (layer->type == DTS_LAYER_LINEAR && layer->fp8)
+    return precision;
+  return dts_precision_non_gemm (precision);
 }
 
 gboolean

@@ -28,7 +28,10 @@
  *     add2                 residual: add1 + the MLP
  *   final-norm
  *   lm-head                linear to the (padded) vocabulary, no bias; tied
- *                          to embed's table with tied-embedding="true"
+ *                          to embed's table with tied-embedding="true"; in
+ *                          bf16 under fp8 (fp8="false": Megatron's output
+ *                          layer is not a Transformer Engine module, and
+ *                          torchtitan's Float8 leaves "output" out)
  *   loss                   cross-entropy
  *
  * Parameters (Megatron's, bias = b, 1 or 0): per layer
@@ -465,9 +468,10 @@ dts_wl_transformer_expand (const DtsWlCtx *ctx, DtsTransformer *t, int seq_len,
   }
   add_layer (&at, "final-norm", norm, norm_k, bias, NULL);
   if (t->tied_embedding)
-    add_layer (&at, "lm-head", "linear", "out", vocab, "bias", "false", "tied", "embed", NULL);
+    add_layer (&at, "lm-head", "linear", "out", vocab, "bias", "false", "tied", "embed", "fp8",
+               "false", NULL);
   else
-    add_layer (&at, "lm-head", "linear", "out", vocab, "bias", "false", NULL);
+    add_layer (&at, "lm-head", "linear", "out", vocab, "bias", "false", "fp8", "false", NULL);
   add_layer (&at, "loss", "cross-entropy", NULL);
   return TRUE;
 }

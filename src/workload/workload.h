@@ -99,6 +99,9 @@ typedef struct {
   int vocab;               /* embedding: rows of its token table */
   int tied;                /* linear: the embedding layer whose weights it shares
                             * (no parameters of its own), else 0 */
+  gboolean fp8;            /* linear: its GEMMs run in FP8 when the run's precision
+                            * is fp8 (default TRUE; fp8="false" keeps them in bf16,
+                            * as every FP8 recipe keeps a transformer's lm-head) */
   int experts;             /* linear: experts it holds weights for (1: dense; the
                             * tokens it reads are already the router's k copies);
                             * router: experts it scores; else 0 */
@@ -219,6 +222,11 @@ DtsTpRole dts_layer_tp_role (const DtsLayer *layer);
  * tensor-parallel group reads whole, its producer replicated (the rotary
  * keys latent attention's heads share). */
 gboolean dts_layer_tp_input_whole (const DtsLayer *layer, int c);
+/* The precision the layer's kernels run in under the run's PRECISION:
+ * under fp8 only the GEMMs of linear layers that allow it (fp8) run in
+ * FP8 (Transformer Engine's te.Linear and its fused variants); attention,
+ * norms, element-wise kernels, the loss and the optimizer run in bf16. */
+DtsPrecision dts_layer_precision (const DtsLayer *layer, DtsPrecision precision);
 /* The layer overwrites its input's buffer and stores nothing of its own
  * (torch.nn.ReLU(inplace=True), the residual `out += identity`). */
 gboolean dts_layer_in_place (const DtsLayer *layer);

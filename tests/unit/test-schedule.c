@@ -237,7 +237,7 @@ START_TEST (test_memory)
   inputs_load (&in, "tests/data/flat-16.xml");
   double P = in.w->params;
   DtsMemoryEstimate m;
-  dts_schedule_memory_estimate (in.w, 256, DTS_PREC_FP32, DTS_RECOMPUTE_NONE, &m);
+  dts_schedule_memory_estimate (in.w, 256, DTS_PREC_FP32, DTS_RECOMPUTE_NONE, DTS_LOSS_FUSED, &m);
   ck_assert_double_eq_tol (m.weights_bytes, 4 * P, 1e-3);
   ck_assert_double_eq_tol (m.gradients_bytes, 4 * P, 1e-3);
   ck_assert_double_eq_tol (m.optimizer_bytes, 4 * P, 1e-3); /* momentum */
@@ -253,7 +253,7 @@ START_TEST (test_memory)
                            m.weights_bytes + m.gradients_bytes + m.optimizer_bytes
                                + m.activations_bytes, 1e-3);
   DtsMemoryEstimate h;
-  dts_schedule_memory_estimate (in.w, 256, DTS_PREC_FP16, DTS_RECOMPUTE_NONE, &h);
+  dts_schedule_memory_estimate (in.w, 256, DTS_PREC_FP16, DTS_RECOMPUTE_NONE, DTS_LOSS_FUSED, &h);
   ck_assert_double_eq_tol (h.weights_bytes, 6 * P, 1e-3); /* fp32 master + fp16 copy */
   ck_assert_double_eq_tol (h.gradients_bytes, 4 * P, 1e-3);
   ck_assert_double_eq_tol (h.activations_bytes, m.activations_bytes / 2, 1e-3);
@@ -297,7 +297,8 @@ START_TEST (test_memory_published_cards)
       ck_assert_ptr_nonnull (gpu);
       for (int k = 1; k <= 2; k++) {
         DtsMemoryEstimate m;
-        dts_schedule_memory_estimate (w, k * cases[c].batch, cases[c].precision, DTS_RECOMPUTE_NONE, &m);
+        dts_schedule_memory_estimate (w, k * cases[c].batch, cases[c].precision,
+                                      DTS_RECOMPUTE_NONE, DTS_LOSS_FUSED, &m);
         ck_assert_msg ((m.total_bytes <= gpu->mem_bytes) == (k == 1),
                        "%s, %s %s batch %d: %.2f GiB of %.2f GiB", gpu->id, cases[c].workload,
                        dts_precision_to_string (cases[c].precision), k * cases[c].batch,
@@ -339,7 +340,8 @@ START_TEST (test_memory_published)
     ck_assert_double_eq (gpu->mem_bytes, 16.0 * 1024 * 1024 * 1024);
     for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
       DtsMemoryEstimate m;
-      dts_schedule_memory_estimate (w, cases[c].batch, cases[c].precision, DTS_RECOMPUTE_NONE, &m);
+      dts_schedule_memory_estimate (w, cases[c].batch, cases[c].precision, DTS_RECOMPUTE_NONE,
+                                    DTS_LOSS_FUSED, &m);
       ck_assert_msg ((m.total_bytes <= gpu->mem_bytes) == cases[c].fits,
                      "%s, %s batch %d: %.2f GiB of %.2f GiB", v100[g],
                      dts_precision_to_string (cases[c].precision), cases[c].batch,
@@ -348,7 +350,7 @@ START_TEST (test_memory_published)
   }
   /* a clearly too large batch is far too large, not a near miss */
   DtsMemoryEstimate big;
-  dts_schedule_memory_estimate (w, 1024, DTS_PREC_FP32, DTS_RECOMPUTE_NONE, &big);
+  dts_schedule_memory_estimate (w, 1024, DTS_PREC_FP32, DTS_RECOMPUTE_NONE, DTS_LOSS_FUSED, &big);
   ck_assert (big.total_bytes > 4 * 16.0 * 1073741824.0);
 }
 END_TEST
@@ -386,7 +388,7 @@ START_TEST (test_memory_rule)
   DtsRunOptions o = options (4, 25e6, TRUE);
   o.batch_size = 1 << 17;
   DtsMemoryEstimate m;
-  dts_schedule_memory_estimate (in.w, o.batch_size, o.precision, o.recompute, &m);
+  dts_schedule_memory_estimate (in.w, o.batch_size, o.precision, o.recompute, DTS_LOSS_FUSED, &m);
   double have = dts_platform_gpu (in.p, 0)->spec.mem_bytes;
   ck_assert (m.total_bytes > have);
   ck_assert_ptr_null (dts_schedule_dp_new (in.w, in.p, in.cost, &o, &error));
