@@ -59,6 +59,17 @@ dts_attention_kernel_name (DtsAttentionKernel k)
   return k >= 0 && k < DTS_ATTENTION_KERNEL_COUNT ? names[k] : "?";
 }
 
+char *
+dts_attention_kernel_list (void)
+{
+  GString *s = g_string_new (NULL);
+  for (int k = 0; k < DTS_ATTENTION_KERNEL_COUNT; k++)
+    g_string_append_printf (s, "%s%s",
+                            k == 0 ? "" : k + 1 < DTS_ATTENTION_KERNEL_COUNT ? ", " : " or ",
+                            names[k]);
+  return g_string_free (s, FALSE);
+}
+
 gboolean
 dts_attention_kernel_from_string (const char *s, DtsAttentionKernel *out)
 {

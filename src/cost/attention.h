@@ -24,6 +24,8 @@ typedef enum {
 /* "gemm", "flash2", "flash3", "cudnn". */
 const char *dts_attention_kernel_name (DtsAttentionKernel k);
 gboolean dts_attention_kernel_from_string (const char *s, DtsAttentionKernel *out);
+/* The names, "gemm, flash2, flash3 or cudnn" (g_free). */
+char *dts_attention_kernel_list (void);
 
 /* The architecture whose measured rates GPU takes: its own where measured
  * ("Hopper"), else its stand-in's (dts_gpu_arch_stand_in: Blackwell takes

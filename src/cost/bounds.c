@@ -68,10 +68,8 @@ dts_cost_layer_bounds (DtsCost *cost, const DtsLayer *layer, const DtsGpuSpec *g
   gboolean roofline = strcmp (dts_cost_id (cost), "roofline") == 0;
   const DtsFramework *fw = dts_cost_framework (cost);
   DtsLayerWork w = { 0 };
-  if (own) {
-    dts_layer_work (layer, precision, batch, &w);
-    dts_loss_work (layer, fw->loss, precision, batch, &w);
-  }
+  if (own)
+    dts_roofline_layer_work (layer, fw, precision, batch, &w);
   DtsKernelWork sum = { 0 };
   if (layer->type != DTS_LAYER_INPUT)
     dts_roofline_grad_sum_work (layer, dts_precision_non_gemm (precision), batch, &sum);

@@ -369,16 +369,18 @@ parse_key (DtsFramework *fw, const char *key, const char *v, const char *where, 
   }
   if (strcmp (key, "attention-kernel") == 0) {
     if (!dts_attention_kernel_from_string (v, &fw->attention)) {
-      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE,
-                   "%s: %s = '%s': expected gemm, flash2, flash3 or cudnn", where, key, v);
+      g_autofree char *known = dts_attention_kernel_list ();
+      g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s = '%s': expected %s", where, key,
+                   v, known);
       return FALSE;
     }
     return TRUE;
   }
   if (strcmp (key, "cross-entropy") == 0) {
     if (!dts_loss_kernel_from_string (v, &fw->loss)) {
+      g_autofree char *known = dts_loss_kernel_list ();
       g_set_error (error, DTS_ERROR, DTS_ERROR_PARSE, "%s: %s = '%s': expected %s", where, key,
-                   v, dts_loss_kernel_list ());
+                   v, known);
       return FALSE;
     }
     return TRUE;

@@ -82,10 +82,14 @@ dts_loss_kernel_from_string (const char *s, DtsLossKernel *out)
   return FALSE;
 }
 
-const char *
+char *
 dts_loss_kernel_list (void)
 {
-  return "fused, torch-fp32, megatron or megatron-fused";
+  GString *s = g_string_new (NULL);
+  for (int k = 0; k < DTS_LOSS_KERNEL_COUNT; k++)
+    g_string_append_printf (s, "%s%s", k == 0 ? "" : k + 1 < DTS_LOSS_KERNEL_COUNT ? ", " : " or ",
+                            rows[k].id);
+  return g_string_free (s, FALSE);
 }
 
 void

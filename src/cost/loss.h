@@ -26,8 +26,8 @@ typedef enum {
 /* "fused", "torch-fp32", "megatron", "megatron-fused". */
 const char *dts_loss_kernel_name (DtsLossKernel k);
 gboolean dts_loss_kernel_from_string (const char *s, DtsLossKernel *out);
-/* "fused, torch-fp32, megatron or megatron-fused" (static). */
-const char *dts_loss_kernel_list (void);
+/* The names, "fused, torch-fp32, megatron or megatron-fused" (g_free). */
+char *dts_loss_kernel_list (void);
 
 /* Bytes K moves per logit element forward and backward when the logits
  * are in PRECISION; 0 and 0 for DTS_LOSS_FUSED (the layer's own row). */

@@ -234,6 +234,15 @@ algorithm_source (const int alg[3])
   return g_intern_string (text);
 }
 
+void
+dts_roofline_layer_work (const DtsLayer *layer, const DtsFramework *fw, DtsPrecision precision,
+                         int batch, DtsLayerWork *out)
+{
+  dts_layer_work (layer, precision, batch, out);
+  if (fw != NULL)
+    dts_loss_work (layer, fw->loss, precision, batch, out);
+}
+
 static gboolean
 roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *gpu,
                       DtsPrecision precision, int batch, const DtsFramework *fw,
@@ -252,8 +261,7 @@ roofline_layer_times (gpointer state, const DtsLayer *layer, const DtsGpuSpec *g
   if (fw == NULL)
     fw = dts_framework_generic ();
   DtsLayerWork w;
-  dts_layer_work (layer, precision, batch, &w);
-  dts_loss_work (layer, fw->loss, precision, batch, &w);
+  dts_roofline_layer_work (layer, fw, precision, batch, &w);
   int alg[3];
   out->fwd_s = kernel_time (&w.fwd, gpu, precision, fw, &alg[0], NULL);
   out->bwd_data_s = kernel_time (&w.bwd_data, gpu, precision, fw, &alg[1], NULL);

@@ -18,6 +18,12 @@ G_BEGIN_DECLS
 #define DTS_ROOFLINE_MEMORY_EFF 0.80    /* share of peak bandwidth that streaming kernels reach */
 #define DTS_ROOFLINE_LAUNCH_S 5e-6      /* per-kernel launch and scheduling overhead */
 
+/* What LAYER's kernels do at BATCH and PRECISION as FW runs them: its
+ * row's work (dts_layer_work), a cross-entropy's passes those of FW's
+ * implementation (dts_loss_work, cost/loss.h). */
+void dts_roofline_layer_work (const DtsLayer *layer, const DtsFramework *fw,
+                              DtsPrecision precision, int batch, DtsLayerWork *out);
+
 /* Time of WORK on GPU at PRECISION: max(compute, memory) + launches. */
 double dts_roofline_kernel_time (const DtsKernelWork *work, const DtsGpuSpec *gpu,
                                  DtsPrecision precision);
