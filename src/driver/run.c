@@ -346,14 +346,25 @@ describe_wall_s (double wall_s)
   return g_strdup_printf ("about %.2g hours", wall_s / 3600);
 }
 
+typedef struct {
+  const DtsSchedule *sched;
+  double activities, coupled;
+} LongRun;
+
 /* Before a run estimated to take long (DTS_SCHEDULE_LONG_RUN_S, or the
  * seconds of DTSIM_LONG_RUN_S in the environment), one line on stderr
  * that says so, also under -q (which hides the progress line only): a
  * long run without it is silent until it ends when stderr is not a
- * terminal. */
+ * terminal. Called by the simulation once it knows how many ranks run
+ * (N_RUN of N_RANKS: a folded run simulates the activities of those
+ * only). */
 static void
-long_run_notice (const DtsSchedule *sched, double activities, double coupled)
+long_run_notice (gpointer data, int n_run, int n_ranks)
 {
+  const LongRun *lr = data;
+  const DtsSchedule *sched = lr->sched;
+  double share = n_ranks > 0 && n_run < n_ranks ? (double) n_run / n_ranks : 1;
+  double activities = lr->activities, coupled = lr->coupled * share;
   double limit = DTS_SCHEDULE_LONG_RUN_S;
   const char *env = g_getenv ("DTSIM_LONG_RUN_S");
   if (env != NULL && *env != '\0') {
@@ -366,17 +377,19 @@ long_run_notice (const DtsSchedule *sched, double activities, double coupled)
                   "more); the default, %g s, applies\n",
                   env, limit);
   }
-  double wall_s = dts_schedule_estimate_wall_s (sched, activities, coupled);
+  double wall_s = dts_schedule_estimate_wall_s (sched, activities * share, coupled);
   if (!(wall_s >= limit))
     return;
   double flows = dts_schedule_server_flows (sched);
   g_autofree char *at_once
       = flows > 0 ? g_strdup_printf (", %.0f parameter-server transfers at once", flows)
                   : g_strdup ("");
+  g_autofree char *folded
+      = share < 1 ? g_strdup_printf (", %d of %d ranks run", n_run, n_ranks) : g_strdup ("");
   g_autofree char *wall = describe_wall_s (wall_s);
   g_printerr ("dtsim: this run will take %s of wall time (estimate: %.3g simulated "
-              "activities%s)\n",
-              wall, activities, at_once);
+              "activities%s%s)\n",
+              wall, activities, at_once, folded);
 }
 
 DtsRunSummary *
@@ -560,9 +573,10 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                  activities, limit, wall);
     return NULL;
   }
-  if (o.long_run_notice)
-    long_run_notice (sched, activities, coupled);
-  g_autoptr (DtsTrace) trace = dts_sim_run (sched, platform, workload, &o, error);
+  LongRun long_run = { sched, activities, coupled };
+  g_autoptr (DtsTrace) trace
+      = dts_sim_run (sched, platform, workload, &o, o.long_run_notice ? long_run_notice : NULL,
+                     &long_run, error);
   if (trace == NULL)
     return NULL;
 

@@ -1020,8 +1020,8 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
   return total.n * iterations;
 }
 
-/* Whether A and B are the same operation but for the plan a collective
- * names (compared field by field: a struct's padding is not its value).
+/* Whether A and B are the same operation, but for the plan a collective
+ * names (ANY_PLAN) or the peer and tag of a message (ANY_PEER) (compared field by field: a struct's padding is not its value).
  * Every field of DtsOp is listed. The assertions pin DtsOp's layout on
  * LP64 (first_sender, the last field, at 120 of 128 bytes): a field added
  * anywhere but as one 4-byte field after first_sender (in the trailing
@@ -1032,19 +1032,38 @@ G_STATIC_ASSERT (offsetof (DtsOp, first_sender) == 120);
 G_STATIC_ASSERT (sizeof (DtsOp) == 128);
 #endif
 static gboolean
-same_but_plan (const DtsOp *a, const DtsOp *b)
+same_op (const DtsOp *a, const DtsOp *b, gboolean any_plan, gboolean any_peer)
 {
   return a->type == b->type && a->phase == b->phase && a->layer == b->layer
          && a->micro_batch == b->micro_batch && a->bucket == b->bucket && a->event == b->event
-         && a->count == b->count && a->part == b->part && a->peer == b->peer
-         && a->tag == b->tag && a->comm == b->comm && a->wait == b->wait
+         && a->count == b->count && a->part == b->part && (any_peer || a->peer == b->peer)
+         && (any_peer || a->tag == b->tag) && a->comm == b->comm && a->wait == b->wait
          && a->purpose == b->purpose && a->bytes == b->bytes && a->duration_s == b->duration_s
          && a->detach == b->detach && a->samples == b->samples && a->policy == b->policy
          && a->bound == b->bound && a->senders == b->senders && a->shard == b->shard
          && a->extra_s == b->extra_s && a->overhead_s == b->overhead_s
          && a->concurrency == b->concurrency && a->turn == b->turn
          && a->first_sender == b->first_sender
-         && (a->type == DTS_OP_COLL || a->coll == b->coll);
+         && (any_plan || a->coll == b->coll);
+}
+
+static gboolean
+same_but_plan (const DtsOp *a, const DtsOp *b)
+{
+  return same_op (a, b, a->type == DTS_OP_COLL, FALSE);
+}
+
+gboolean
+dts_schedule_program_same_but_peers (const GArray *a, const GArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++) {
+    const DtsOp *x = &g_array_index (a, DtsOp, i), *y = &g_array_index (b, DtsOp, i);
+    if (!same_op (x, y, FALSE, x->type == DTS_OP_SEND || x->type == DTS_OP_RECV))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean

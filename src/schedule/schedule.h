@@ -417,6 +417,11 @@ dts_schedule_rank_plan (const DtsSchedule *s, int rank, int k)
  * FALSE its contents are unspecified. */
 gboolean dts_schedule_program_match (const GArray *a, const GArray *b, GArray *map);
 
+/* Whether programs A and B are the same operations but for the peers and
+ * tags of their messages (SEND, RECV): one stage's point-to-point streams
+ * in two replicas of a pipeline. */
+gboolean dts_schedule_program_same_but_peers (const GArray *a, const GArray *b);
+
 /* The program of RANK's compute stream. */
 static inline const GArray *
 dts_schedule_program (const DtsSchedule *s, int rank)

@@ -897,6 +897,57 @@ flights_wake (Rank *rk, const Flight *except)
   }
 }
 
+static void
+analytic_plan_s (Sim *sim, Stream *s, int k)
+{
+  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
+  if (sim->analytic_s[k] >= 0)
+    return;
+  gboolean uniform = plan_uniform (plan);
+  double t = 0, t_lat = 0;
+  /* Parameter servers' steps of one index do not run at once (each
+   * worker pushes when it is ready): no slots, each participant on its
+   * own routes. */
+  AnLoads *loads = uniform || plan->n_parts > plan->n_ranks ? NULL : an_plan_loads_new (sim, s, k);
+  /* A plan whose steps are not slots (a pipeline: the chain, the trees;
+   * the fold's extra ranks): its ranks start slots apart, so its time is
+   * the sum of its slots, each as long as its longest step, not one
+   * participant's steps in a row, which would miss the pipeline's fill. */
+  g_autoptr (GArray) slots = loads != NULL && plan->alg != NULL && plan->alg->step_slot != NULL
+                                 ? g_array_new (FALSE, TRUE, sizeof (AnSlot))
+                                 : NULL;
+  for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++) {
+    double l = 0, v = analytic_part_s (sim, s, k, p, uniform, loads, slots, &l);
+    if (v > t) {
+      t = v;
+      t_lat = l;
+    }
+  }
+  if (slots != NULL) {
+    t = t_lat = 0;
+    for (guint i = 0; i < slots->len; i++) {
+      t += g_array_index (slots, AnSlot, i).s;
+      t_lat += g_array_index (slots, AnSlot, i).lat_s;
+    }
+  }
+  if (loads != NULL)
+    an_loads_free (loads);
+  sim->analytic_s[k] = t;
+  sim->analytic_lat_s[k] = MIN (t_lat, t);
+}
+
+void
+sim_analytic_plan_s (Sim *sim, int k, double *t_s, double *lat_s)
+{
+  if (!(sim->analytic_s[k] >= 0)) {
+    Stream scratch = { .sim = sim, .xfers = g_array_new (FALSE, TRUE, sizeof (DtsCollXfer)) };
+    analytic_plan_s (sim, &scratch, k);
+    g_array_unref (scratch.xfers);
+  }
+  *t_s = sim->analytic_s[k];
+  *lat_s = sim->analytic_lat_s[k];
+}
+
 /* Collective K at analytic granularity: its members start together (a
  * barrier, as an NCCL collective waits for every rank) and each waits the
  * time of the slowest participant. Computed once per plan: for a plan whose
@@ -911,43 +962,8 @@ flights_wake (Rank *rk, const Flight *except)
 static void
 run_analytic (Sim *sim, Stream *s, int k, int part)
 {
-  const DtsCollPlan *plan = g_ptr_array_index (sim->sched->plans, k);
   Comm *c = &sim->comms[sim->sched->plan_comm[k]];
-  if (!(sim->analytic_s[k] >= 0)) {
-    gboolean uniform = plan_uniform (plan);
-    double t = 0, t_lat = 0;
-    /* Parameter servers' steps of one index do not run at once (each
-     * worker pushes when it is ready): no slots, each participant on its
-     * own routes. */
-    AnLoads *loads = uniform || plan->n_parts > plan->n_ranks
-                            ? NULL
-                            : an_plan_loads_new (sim, s, k);
-    /* A plan whose steps are not slots (a pipeline: the chain, the trees;
-     * the fold's extra ranks): its ranks start slots apart, so its time is
-     * the sum of its slots, each as long as its longest step, not one
-     * participant's steps in a row, which would miss the pipeline's fill. */
-    g_autoptr (GArray) slots = loads != NULL && plan->alg != NULL && plan->alg->step_slot != NULL
-                                   ? g_array_new (FALSE, TRUE, sizeof (AnSlot))
-                                   : NULL;
-    for (int p = 0; p < (uniform ? MIN (plan->n_parts, 1) : plan->n_parts); p++) {
-      double l = 0, v = analytic_part_s (sim, s, k, p, uniform, loads, slots, &l);
-      if (v > t) {
-        t = v;
-        t_lat = l;
-      }
-    }
-    if (slots != NULL) {
-      t = t_lat = 0;
-      for (guint i = 0; i < slots->len; i++) {
-        t += g_array_index (slots, AnSlot, i).s;
-        t_lat += g_array_index (slots, AnSlot, i).lat_s;
-      }
-    }
-    if (loads != NULL)
-      an_loads_free (loads);
-    sim->analytic_s[k] = t;
-    sim->analytic_lat_s[k] = MIN (t_lat, t);
-  }
+  analytic_plan_s (sim, s, k);
   if (part < c->comm->n_ranks)
     sg_barrier_wait (c->barrier);
   if (!(sim->analytic_s[k] > 0))

@@ -51,8 +51,8 @@
  * records and link statistics are per rank and disable folding; so does
  * DTSIM_FOLD=0 in the environment (every rank an actor pair: the
  * reference the folded run is tested against). */
-static gboolean
-host_overridden (const Sim *sim, const char *host)
+gboolean
+sim_fold_host_overridden (const Sim *sim, const char *host)
 {
   for (guint i = 0; sim->set->overrides && i < sim->set->overrides->len; i++) {
     const DtsOverride *o = &g_array_index (sim->set->overrides, DtsOverride, i);
@@ -81,16 +81,16 @@ platform_has_profiles (const char *path)
 
 /* Unlimited links (relax_fatpipes) and FATPIPE links never make two flows
  * share a bandwidth. */
-static gboolean
-link_limits_sharing (const AnRoutes *an, int idx)
+gboolean
+sim_fold_link_limits (const AnRoutes *an, int idx)
 {
   return g_array_index (an->shared, gboolean, idx) && g_array_index (an->bw_Bps, double, idx) < 1e200;
 }
 
 /* Append the bits of V to a class key, as hex (g_string_append_printf's
  * "%a" was a fifth of a 65,536-rank flow run). */
-static void
-key_add_double (GString *key, double v)
+void
+sim_fold_key_double (GString *key, double v)
 {
   static const char hex[] = "0123456789abcdef";
   guint64 bits;
@@ -237,13 +237,13 @@ fold_flow_routes (Sim *sim, GString **key)
         const Rank *me = sim_part_rank (sim, c, plan, part);
         GString *kr = key[me->rank];
         g_string_append_printf (kr, "|%u.%d:", k, i);
-        key_add_double (kr, extra[i * plan->n_parts + part]);
+        sim_fold_key_double (kr, extra[i * plan->n_parts + part]);
         for (guint j = 0; j < ops.xfers->len; j++) {
           const DtsCollXfer *x = &g_array_index (ops.xfers, DtsCollXfer, j);
           const Rank *peer = sim_part_rank (sim, c, plan, x->peer);
           g_string_append_c (kr, x->kind == DTS_XFER_SEND ? 's' : x->reduce ? 'r' : 'c');
-          key_add_double (kr, x->channels);
-          key_add_double (kr, x->bytes);
+          sim_fold_key_double (kr, x->channels);
+          sim_fold_key_double (kr, x->bytes);
           if (peer == me)
             continue;
           const Rank *from = x->kind == DTS_XFER_SEND ? me : peer;
@@ -259,7 +259,7 @@ fold_flow_routes (Sim *sim, GString **key)
           }
           for (guint l = 0; x->kind == DTS_XFER_SEND && l < route->len; l++) {
             int idx = g_array_index (route, int, l);
-            if (!link_limits_sharing (an, idx))
+            if (!sim_fold_link_limits (an, idx))
               continue;
             if ((guint) idx >= owner->len) {
               g_array_set_size (owner, idx + 1);
@@ -280,9 +280,9 @@ fold_flow_routes (Sim *sim, GString **key)
             g_array_index (group, int, idx) = n_groups;
             g_array_index (owner, guint64, idx) = pair;
           }
-          key_add_double (kr, bw);
-          key_add_double (kr, lat_s);
-          key_add_double (kr, extra[i * plan->n_parts + x->peer]);
+          sim_fold_key_double (kr, bw);
+          sim_fold_key_double (kr, lat_s);
+          sim_fold_key_double (kr, extra[i * plan->n_parts + x->peer]);
         }
       }
     }
@@ -359,15 +359,28 @@ fold_classes (Sim *sim, const char *env)
       || sim->trace->steps != NULL || sim->link_bytes != NULL || sim->rng != NULL
       || sc->n_shards > 0 || sc->rank_cpu != NULL || sim->n < 2)
     return 0;
-  if (!only_collectives (sc))
+  /* messages between ranks, or collectives on communicators of a
+   * rank's own: along the mesh's data axis (fold-mesh.c) */
+  gboolean wide = sim->set->granularity == DTS_GRANULARITY_ANALYTIC
+                  && (sc->rank_plan_map != NULL || !only_collectives (sc));
+  if (!wide && !only_collectives (sc))
     return 0;
   for (guint i = 0; i < sc->streams->len; i++) {
     DtsStreamKind k = g_array_index (sc->streams, DtsStream, i).kind;
-    if (k != DTS_STREAM_COMPUTE && k != DTS_STREAM_COMM)
+    if (k != DTS_STREAM_COMPUTE && k != DTS_STREAM_COMM && !(wide && k == DTS_STREAM_P2P))
       return 0;
   }
   if (platform_has_profiles (sim->set->platform_path))
     return 0;
+  if (wide) {
+    int n_classes = sim_fold_mesh (sim);
+    if (n_classes == 0) {
+      for (int r = 0; r < sim->n; r++)
+        sim->ranks[r].weight = 1;
+      g_clear_pointer (&sim->rep, g_free);
+    }
+    return n_classes;
+  }
   /* Communicators each program waits on: a rank's streams must not share one. */
   int n_comms = sc->comms->len;
   g_autofree guint8 *uses = g_new0 (guint8, (gsize) sc->programs->len * MAX (n_comms, 1));
@@ -403,7 +416,7 @@ fold_classes (Sim *sim, const char *env)
     g_hash_table_add (hosts, rk->host);
     g_string_append_printf (key[r], "%a/%a/%d", rk->speed_flops, rk->reduce_s_per_byte,
                             sg_host_core_count (rk->host));
-    if (host_overridden (sim, sg_host_get_name (rk->host)))
+    if (sim_fold_host_overridden (sim, sg_host_get_name (rk->host)))
       g_string_append_printf (key[r], "/r%d", r);
   }
   if (ok && sim->set->granularity == DTS_GRANULARITY_FLOW)
@@ -495,9 +508,10 @@ sim_fold_ranks (Sim *sim)
   const char *env = g_getenv ("DTSIM_FOLD");
   int n_classes = fold_classes (sim, env != NULL && strcmp (env, "0") == 0 ? "1" : NULL);
   if (env != NULL && strcmp (env, "count") == 0)
-    fprintf (stderr, "dtsim: %s: %d ranks run as %d\n",
+    fprintf (stderr, "dtsim: %s: %d ranks run as %d%s%s%s\n",
              g == DTS_GRANULARITY_FLOW ? "flow" : "analytic", sim->n,
-             n_classes > 0 ? n_classes : sim->n);
+             n_classes > 0 ? n_classes : sim->n, sim->fold_why != NULL ? " (" : "",
+             sim->fold_why != NULL ? sim->fold_why : "", sim->fold_why != NULL ? ")" : "");
   return n_classes;
 }
 

@@ -187,6 +187,8 @@ struct _Sim {
   double **fold_extra;       /* folded flow runs: plan -> [phase * n_parts + part], the
                                 latency sleep run_flow_phase gives the participant; NULL
                                 otherwise */
+  const char *fold_why;      /* a fold along the mesh's data axis refused: why (static; for
+                                DTSIM_FOLD=count), else NULL */
   int n_started;             /* streams started as actors */
   guint8 *plan_analytic;     /* --comm-granularity auto: plan -> run at analytic granularity
                                 (sim_plans_analytic_alone); NULL otherwise */
@@ -240,6 +242,9 @@ Rank *sim_part_rank (Sim *sim, const Comm *c, const DtsCollPlan *plan, int part)
 const GArray *sim_an_route (Sim *sim, const Rank *a, const Rank *b);
 /* The latencies of plan K's routes, filled on first use. */
 const PlanLatency *sim_plan_latency (Sim *sim, int k);
+/* Collective K's time at analytic granularity, the same for every member,
+ * and its latency part (worked out on first use and kept). */
+void sim_analytic_plan_s (Sim *sim, int k, double *t_s, double *lat_s);
 /* Participant PART's part of collective K on stream S (BUCKET: its index in
  * the iteration). */
 void sim_run_coll (Sim *sim, Stream *s, int k, int part, int bucket);
@@ -254,6 +259,20 @@ int sim_fold_ranks (Sim *sim);
 int sim_plans_analytic_alone (Sim *sim);
 /* After a folded run: every rank's figures are those of its class's. */
 void sim_unfold (Sim *sim);
+/* Whether a --set or --scale names HOST (its rank is a class of its own). */
+gboolean sim_fold_host_overridden (const Sim *sim, const char *host);
+/* Whether link IDX of the routes can make two flows share its bandwidth
+ * (SHARED and not relaxed to unlimited). */
+gboolean sim_fold_link_limits (const AnRoutes *an, int idx);
+/* Append the bits of V to a class key. */
+void sim_fold_key_double (GString *key, double v);
+
+/* fold-mesh.c */
+/* Fold a pipeline or hybrid run at analytic granularity along its mesh's
+ * data axis (doc/SIMULATION.md, "Folded pipelines and tensor-parallel
+ * groups"): sets sim->rep and the ranks' weights and returns the number
+ * of classes, or 0 with sim->fold_why saying what stopped it. */
+int sim_fold_mesh (Sim *sim);
 
 G_END_DECLS
 

@@ -535,7 +535,7 @@ stream_actor (int argc, char **argv)
           break;
         }
         /* The payload tells the receiver when the sender was ready. */
-        sim->trace->events++;
+        sim->trace->events += rk->weight;
         sim_count_link_bytes (sim, rk, &sim->ranks[op->peer], (double) sim_whole_bytes (op->bytes));
         SimMsg *msg = g_new0 (SimMsg, 1);
         *msg = (SimMsg){ .sender = rk->rank, .clock = it, .samples = op->samples,
@@ -884,7 +884,8 @@ start_actors (Sim *sim)
       for (int i = 0; i < cm->comm->n_ranks; i++)
         members += sim->rep[cm->comm->ranks[i]] == cm->comm->ranks[i];
     }
-    cm->barrier = sg_barrier_init (members);
+    /* (a group none of whose members runs is never entered) */
+    cm->barrier = sg_barrier_init (MAX (members, 1));
   }
   static const char *const prefix[] = {
     [DTS_STREAM_COMPUTE] = "compute", [DTS_STREAM_COMM] = "comm", [DTS_STREAM_SERVER] = "ps",
@@ -1192,6 +1193,8 @@ dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform,
       && sim.n >= DTS_SIM_HINT_AUTO_RANKS)
     hint_auto (sched, set);
   int n_classes = sim_fold_ranks (&sim);
+  if (set->folded != NULL)
+    set->folded (set->folded_data, n_classes > 0 ? n_classes : sim.n, sim.n);
   for (guint k = 0; k < sched->plans->len && n_classes > 0; k++)
     trace->bucket_rank[k] = sim.rep[trace->bucket_rank[k]];
   /* Every stream is an actor with a stack of its own, mapped on its own
@@ -1256,9 +1259,12 @@ run_settings (const DtsRunOptions *opts)
 
 DtsTrace *
 dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform, const DtsWorkload *workload,
-             const DtsRunOptions *opts, GError **error)
+             const DtsRunOptions *opts, void (*folded) (gpointer data, int n_run, int n_ranks),
+             gpointer folded_data, GError **error)
 {
   DtsSimSettings set = run_settings (opts);
+  set.folded = folded;
+  set.folded_data = folded_data;
   return dts_sim_execute (sched, platform, workload, &set, error);
 }
 

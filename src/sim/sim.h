@@ -88,6 +88,11 @@ typedef struct {
   const char *speed_use;       /* what the host speed is for, in its error */
   void (*sealed) (gpointer data); /* called once the platform is sealed, before actors start */
   gpointer sealed_data;
+  /* called once it is known how many of the N_RANKS ranks run (N_RUN: all
+   * but those a folded run leaves to a rank alike, doc/SIMULATION.md
+   * "Folded analytic runs"), before actors start; may be NULL */
+  void (*folded) (gpointer data, int n_run, int n_ranks);
+  gpointer folded_data;
   double compute_jitter_sigma; /* > 0: each compute execution x lognormal (mean 1, sigma) */
   guint64 seed;                /* of the jitter's generator (GLib's GRand) */
   double coll_overhead_s;      /* each rank waits this long at the start of every collective
@@ -108,10 +113,13 @@ DtsTrace *dts_sim_execute (const DtsSchedule *sched, const DtsPlatform *platform
 
 /* Run SCHED for opts->iterations iterations on the platform file
  * opts->platform_path (configuring SimGrid first unless dts_sim_configure
- * was called). PLATFORM is the same file's view (rank -> host). Returns the
+ * was called). PLATFORM is the same file's view (rank -> host). FOLDED
+ * (may be NULL) is DtsSimSettings.folded, with FOLDED_DATA. Returns the
  * trace, or NULL with an error for inputs SimGrid rejects. */
 DtsTrace *dts_sim_run (const DtsSchedule *sched, const DtsPlatform *platform,
-                       const DtsWorkload *workload, const DtsRunOptions *opts, GError **error);
+                       const DtsWorkload *workload, const DtsRunOptions *opts,
+                       void (*folded) (gpointer data, int n_run, int n_ranks),
+                       gpointer folded_data, GError **error);
 
 /* The plans of SCHED that a simulation with SET runs at analytic
  * granularity although it is a flow run (--comm-granularity auto: plans

@@ -12,9 +12,12 @@
 # host and a GPU straggler, two communication streams, links shared at
 # analytic (interleaved ranks behind one NIC, hier's pieces, auto with two
 # streams; the cases without --collective run the default, nccl), and cases
-# that must not fold (pipeline transfers, parameter servers, compute jitter;
-# tensor-parallel replicas sharing one program through plan maps, each
-# group's collectives its own) and must still agree. At flow: the shipped
+# that must not fold (parameter servers, compute jitter) and must still
+# agree; pipeline and hybrid runs folded along their mesh's data axis
+# (tensor, context and expert groups of a replica's own, pipeline messages
+# on a NIC per GPU and on fat-trees, ZeRO, interleaved stages), and those
+# that must not (a straggler in a tensor group, uneven replicas, a NIC or an
+# oversubscribed uplink that two replicas' messages could fill). At flow: the shipped
 # and generated platforms whose ring flows share no link, with the classes
 # their routes make, links that several pairs cross but cannot limit (rhd
 # and multi-rail between DGX A100 nodes, multi-rail over a fat-tree, nccl's
@@ -39,7 +42,8 @@ check() {
   DTSIM_FOLD=count "$dtsim" run "$@" --comm-granularity "$g" -f json -q \
     > "$tmp/fold.json" 2> "$tmp/fold.err"
   DTSIM_FOLD=0 "$dtsim" run "$@" --comm-granularity "$g" -f json -q > "$tmp/actors.json"
-  got=$(sed -n "s/^dtsim: $g: \\([0-9]*\\) ranks run as \\([0-9]*\\)\$/\\1 \\2/p" "$tmp/fold.err")
+  got=$(sed -n "s/^dtsim: $g: \\([0-9]*\\) ranks run as \\([0-9]*\\)\\( (.*)\\)\\{0,1\\}\$/\\1 \\2/p" \
+    "$tmp/fold.err")
   ranks=${got% *}
   ran=${got#* }
   [ "$want" = all ] && want=$ranks
@@ -91,11 +95,6 @@ check analytic 2 -p cluster-4x4-v100 -w vgg16 -i 2 --comm-streams 2 --scale 'hos
 check analytic 1 -p "$data/two-nodes-interleaved.xml" -w vgg16 -i 2
 check analytic 1 -p dgxa100-x8 -w vgg16 -i 2 --collective hier
 check analytic 1 -p cluster-4x4-v100 -w vgg16 -i 2 --collective auto --comm-streams 2
-check analytic all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
-check analytic all -p dgxa100-x2 -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 1 \
-  --tensor-parallel 4 --dp 4
-check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps --ps-aggregation node
-check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
 fat=$tmp/fat-tree.xml
 "$dtsim" platform --nodes 8 --gpus-per-node 8 --gpu A100-SXM4-80GB --intra nvswitch \
   --intra-bandwidth 300GB/s --nics-per-node 8 --nic-bandwidth 200Gbps --pcie-switches 2 \
@@ -104,6 +103,43 @@ over=$tmp/oversubscribed.xml
 "$dtsim" platform --nodes 16 --gpus-per-node 4 --gpu V100-SXM2-16GB --intra nvlink-mesh \
   --nics-per-node 1 --nic-bandwidth 100Gbps --topology fat-tree --switch-radix 4 \
   --oversubscription 4 -o "$over"
+# along the mesh's data axis: replicas with groups of their own and
+# pipeline messages (DGX H100-like nodes, a NIC per GPU: no link carries two
+# replicas' messages)
+rail=$tmp/rail.xml
+"$dtsim" platform --nodes 4 --gpus-per-node 8 --gpu H100-SXM5-80GB --intra nvswitch \
+  --nics-per-node 8 --nic-bandwidth 400Gbps -o "$rail"
+check analytic 4 -p dgxa100-x2 -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 1 \
+  --tensor-parallel 4 --dp 4
+check analytic 16 -p "$rail" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 2 \
+  --tensor-parallel 8
+check analytic 8 -p "$rail" -w "$data/tiny-gpt.xml" -i 3 --strategy hybrid --stages 2 \
+  --tensor-parallel 4 --zero 1 --param-gather overlap --placement stages-inside
+check analytic 8 -p "$rail" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 4 \
+  --tensor-parallel 2 --virtual-stages 2 --micro-batches 8 --zero 3
+check analytic 16 -p "$rail" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 2 \
+  --tensor-parallel 4 --context-parallel 2 --sequence-parallel --tp-overlap all
+check analytic 16 -p "$rail" -w "$data/tiny-moe.xml" -i 2 --strategy hybrid --stages 2 \
+  --tensor-parallel 2 --sequence-parallel --expert-parallel 4
+# fat-trees: leaf uplinks that every replica's messages cross, which no
+# GPU can fill beyond its NIC (full bisection), or which the replicas'
+# messages cross in the same way (a leaf per replica, oversubscribed)
+check analytic 16 -p "$fat" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 4 \
+  --tensor-parallel 4
+check analytic 8 -p "$over" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 4 \
+  --tensor-parallel 2 --placement stages-inside --precision fp16
+# and not: a straggler's tensor group, uneven replicas, a NIC shared by the
+# messages of four replicas, oversubscribed uplinks that two replicas'
+# messages cross
+check analytic all -p "$rail" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 2 \
+  --tensor-parallel 8 --scale 'host:node3-gpu1.speed=0.9'
+check analytic all -p "$rail" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 3 \
+  --tensor-parallel 4 --stage-dp 4,2,2
+check analytic all -p cluster-4x4-v100 -w vgg16 -i 2 --strategy hybrid --stages 2
+check analytic all -p "$over" -w "$data/tiny-gpt.xml" -i 2 --strategy hybrid --stages 2 \
+  --tensor-parallel 4 --precision fp16
+check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --collective ps --ps-aggregation node
+check analytic all -p "$data/flat-16.xml" -w resnet50 -i 2 --compute-jitter lognormal:0.1
 check flow 1 -p "$data/flat-16.xml" -w resnet50 -i 2
 check flow 1 -p "$data/flat-64.xml" -w vgg16 -i 3
 check flow 3 -p cluster-4x4-v100 -w resnet50 -i 3
