@@ -17,6 +17,7 @@
 #include "platform/gpu.h"
 #include "platform/override.h"
 #include "platform/platform.h"
+#include "schedule/mesh.h"
 #include "schedule/schedule.h"
 #include "driver/driver.h"
 #include "sim/allreduce-run.h"
@@ -349,6 +350,7 @@ describe_wall_s (double wall_s)
 typedef struct {
   const DtsSchedule *sched;
   double activities, coupled;
+  DtsGranularity granularity;
 } LongRun;
 
 /* Before a run estimated to take long (DTS_SCHEDULE_LONG_RUN_S, or the
@@ -387,9 +389,17 @@ long_run_notice (gpointer data, int n_run, int n_ranks)
   g_autofree char *folded
       = share < 1 ? g_strdup_printf (", %d of %d ranks run", n_run, n_ranks) : g_strdup ("");
   g_autofree char *wall = describe_wall_s (wall_s);
+  /* a pipeline or hybrid run of several replicas that runs every GPU: at
+   * analytic its replicas fold where they can */
+  const char *fold = "";
+  if (share >= 1 && lr->granularity != DTS_GRANULARITY_ANALYTIC && sched->stages != NULL
+      && sched->mesh != NULL && dts_mesh_group_size (sched->mesh, DTS_MESH_DATA, 0) > 1)
+    fold = "; at --comm-granularity analytic the data-parallel replicas of a pipeline run "
+           "as one where they can (doc/SIMULATION.md, \"Folded pipelines and "
+           "tensor-parallel groups\")";
   g_printerr ("dtsim: this run will take %s of wall time (estimate: %.3g simulated "
-              "activities%s%s)\n",
-              wall, activities, at_once, folded);
+              "activities%s%s)%s\n",
+              wall, activities, at_once, folded, fold);
 }
 
 DtsRunSummary *
@@ -573,7 +583,7 @@ dts_driver_run_training (const DtsRunOptions *opts, DtsTrace **trace_out, GError
                  activities, limit, wall);
     return NULL;
   }
-  LongRun long_run = { sched, activities, coupled };
+  LongRun long_run = { sched, activities, coupled, o.granularity };
   g_autoptr (DtsTrace) trace
       = dts_sim_run (sched, platform, workload, &o, o.long_run_notice ? long_run_notice : NULL,
                      &long_run, error);
