@@ -130,6 +130,16 @@ wide_init (Wide *w, const Sim *sim)
   w->shape = g_new (int, MAX (w->n_programs, 1));
   w->plans = g_new0 (GArray *, MAX (w->n_programs, 1));
   w->barriers = g_new0 (GArray *, MAX (w->n_programs, 1));
+  /* messages to a rank, not to any sender or a server's replies */
+  for (int p = 0; p < w->n_programs; p++) {
+    const GArray *prog = g_ptr_array_index (sc->programs, p);
+    for (guint i = 0; i < prog->len; i++) {
+      const DtsOp *op = &g_array_index (prog, DtsOp, i);
+      if ((op->type == DTS_OP_SEND || op->type == DTS_OP_RECV)
+          && (op->peer < 0 || op->peer >= sim->n))
+        return FALSE;
+    }
+  }
   g_autoptr (GHashTable) by_hash = g_hash_table_new (NULL, NULL);
   for (int p = 0; p < w->n_programs; p++) {
     const GArray *prog = g_ptr_array_index (sc->programs, p);
@@ -139,9 +149,6 @@ wide_init (Wide *w, const Sim *sim)
     g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
     for (guint i = 0; i < prog->len; i++) {
       const DtsOp *op = &g_array_index (prog, DtsOp, i);
-      if ((op->type == DTS_OP_SEND || op->type == DTS_OP_RECV)
-          && (op->peer < 0 || op->peer >= sim->n))
-        return FALSE;
       if (op->type == DTS_OP_BARRIER)
         g_array_append_val (w->barriers[p], op->comm);
       if (op->type == DTS_OP_COLL && g_hash_table_add (seen, GINT_TO_POINTER (op->coll + 1)))
