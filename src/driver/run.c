@@ -366,7 +366,6 @@ long_run_notice (gpointer data, int n_run, int n_ranks)
   const LongRun *lr = data;
   const DtsSchedule *sched = lr->sched;
   double share = n_ranks > 0 && n_run < n_ranks ? (double) n_run / n_ranks : 1;
-  double activities = lr->activities, coupled = lr->coupled * share;
   double limit = DTS_SCHEDULE_LONG_RUN_S;
   const char *env = g_getenv ("DTSIM_LONG_RUN_S");
   if (env != NULL && *env != '\0') {
@@ -379,7 +378,8 @@ long_run_notice (gpointer data, int n_run, int n_ranks)
                   "more); the default, %g s, applies\n",
                   env, limit);
   }
-  double wall_s = dts_schedule_estimate_wall_s (sched, activities * share, coupled);
+  double wall_s
+      = dts_schedule_estimate_wall_s (sched, lr->activities * share, lr->coupled * share);
   if (!(wall_s >= limit))
     return;
   double flows = dts_schedule_server_flows (sched);
@@ -399,7 +399,7 @@ long_run_notice (gpointer data, int n_run, int n_ranks)
            "tensor-parallel groups\")";
   g_printerr ("dtsim: this run will take %s of wall time (estimate: %.3g simulated "
               "activities%s%s)%s\n",
-              wall, activities, at_once, folded, fold);
+              wall, lr->activities, at_once, folded, fold);
 }
 
 DtsRunSummary *

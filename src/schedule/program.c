@@ -1021,7 +1021,8 @@ dts_schedule_estimate_activities (const DtsSchedule *s, gboolean flow, gboolean 
 }
 
 /* Whether A and B are the same operation, but for the plan a collective
- * names (ANY_PLAN) or the peer and tag of a message (ANY_PEER) (compared field by field: a struct's padding is not its value).
+ * names (ANY_PLAN) or the peer and tag of a message (ANY_PEER), compared
+ * field by field (a struct's padding is not its value).
  * Every field of DtsOp is listed. The assertions pin DtsOp's layout on
  * LP64 (first_sender, the last field, at 120 of 128 bytes): a field added
  * anywhere but as one 4-byte field after first_sender (in the trailing

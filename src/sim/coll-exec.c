@@ -746,8 +746,8 @@ an_plan_loads_new (Sim *sim, Stream *s, int k)
  * order) of the route from A to B, as sg_host_get_route_bandwidth and
  * sg_host_get_route_latency give them, from the routes read once
  * (sim_an_route): SimGrid walks the routing zones on every call. */
-static void
-an_route_figures (Sim *sim, const Rank *a, const Rank *b, double *bw_Bps, double *lat_s)
+void
+sim_an_route_figures (Sim *sim, const Rank *a, const Rank *b, double *bw_Bps, double *lat_s)
 {
   const GArray *route = sim_an_route (sim, a, b);
   if (route->len == 0) {
@@ -810,7 +810,7 @@ analytic_part_s (Sim *sim, Stream *s, int k, int part, gboolean uniform, AnLoads
        * by their own routes. */
       double bw = lat->min_bw_Bps, hop_s = lat->max_s;
       if (!uniform)
-        an_route_figures (sim, me, peer, &bw, &hop_s);
+        sim_an_route_figures (sim, me, peer, &bw, &hop_s);
       hop = MAX (hop, hop_s);
       if (x->kind == DTS_XFER_SEND)
         send += bytes / bw;

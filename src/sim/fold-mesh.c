@@ -93,11 +93,26 @@ typedef struct {
   GArray **plans;       /* program -> the distinct plans it names, in order */
   GArray **barriers;    /* program -> the communicators of its barriers */
   int *first, *streams; /* rank -> its streams (indices into sc->streams): CSR */
-  int *stage, *data, *ctx, *tensor; /* rank -> mesh position: stage, replica d as data = d / M
-                                        and ctx = d mod M, M the least common multiple of the
-                                        context and expert groups' replicas, tensor rank */
+  int *stage, *data, *place, *tensor; /* rank -> mesh position: stage, replica d as
+                                          data = d / M and place = d mod M (M the least
+                                          common multiple of the context and expert groups'
+                                          replicas), tensor rank */
   int n_data;           /* periods of M replicas (every stage the same), or 0 */
+  GHashTable *ids;      /* what a key says of a plan or a message -> its id + 1 */
+  int *plan_id;         /* plan -> its id in ids, or -1 before its first use */
 } Wide;
+
+/* The id of DESC: its entry of ids, made on first use. */
+static int
+desc_id (Wide *w, const char *desc)
+{
+  gpointer id = g_hash_table_lookup (w->ids, desc);
+  if (id == NULL) {
+    id = GINT_TO_POINTER (g_hash_table_size (w->ids) + 1);
+    g_hash_table_insert (w->ids, g_strdup (desc), id);
+  }
+  return GPOINTER_TO_INT (id) - 1;
+}
 
 static void
 wide_clear (Wide *w)
@@ -115,8 +130,11 @@ wide_clear (Wide *w)
   g_free (w->streams);
   g_free (w->stage);
   g_free (w->data);
-  g_free (w->ctx);
+  g_free (w->place);
   g_free (w->tensor);
+  g_free (w->plan_id);
+  if (w->ids != NULL)
+    g_hash_table_unref (w->ids);
 }
 
 /* Fill W; FALSE when the run cannot fold this way (a message to any
@@ -126,6 +144,10 @@ wide_init (Wide *w, const Sim *sim)
 {
   const DtsSchedule *sc = sim->sched;
   *w = (Wide){ .sc = sc, .n_programs = sc->programs->len };
+  w->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  w->plan_id = g_new (int, MAX (sc->plans->len, 1));
+  for (guint k = 0; k < sc->plans->len; k++)
+    w->plan_id[k] = -1;
   w->p2p = g_new0 (guint8, MAX (w->n_programs, 1));
   w->shape = g_new (int, MAX (w->n_programs, 1));
   w->plans = g_new0 (GArray *, MAX (w->n_programs, 1));
@@ -187,7 +209,7 @@ wide_init (Wide *w, const Sim *sim)
     return FALSE;
   w->stage = g_new (int, sim->n);
   w->data = g_new (int, sim->n);
-  w->ctx = g_new (int, sim->n);
+  w->place = g_new (int, sim->n);
   w->tensor = g_new (int, sim->n);
   for (int r = 0; r < sim->n; r++) {
     int d;
@@ -202,7 +224,7 @@ wide_init (Wide *w, const Sim *sim)
       M += C;
     int D = dts_mesh_group_size (sc->mesh, DTS_MESH_DATA, w->stage[r]) / M;
     w->data[r] = d / M;
-    w->ctx[r] = d % M;
+    w->place[r] = d % M;
     w->n_data = r == 0 ? D : w->n_data == D ? D : 0;
   }
   return TRUE;
@@ -212,13 +234,16 @@ wide_init (Wide *w, const Sim *sim)
  * program with messages by its shape and, per message, where the peer
  * sits and the route's figures), the analytic time of each plan its plan
  * map gives it, its host's figures; with POSITION its stage, tensor rank
- * and place in its period. */
+ * and place in its period. What it says of a plan or a message goes in
+ * as a short id (desc_id): the same plans and routes recur in every
+ * rank's key. */
 static void
-wide_key (Sim *sim, const Wide *w, int r, gboolean position, GString *key)
+wide_key (Sim *sim, Wide *w, int r, gboolean position, GString *key)
 {
   const DtsSchedule *sc = sim->sched;
   Rank *rk = &sim->ranks[r];
   gboolean mapped = sc->rank_plan_map != NULL;
+  g_autoptr (GString) desc = g_string_new (NULL);
   for (int j = w->first[r]; j < w->first[r + 1]; j++) {
     const DtsStream *st = &g_array_index (sc->streams, DtsStream, w->streams[j]);
     int p = st->program;
@@ -233,37 +258,34 @@ wide_key (Sim *sim, const Wide *w, int r, gboolean position, GString *key)
         if (op->type != DTS_OP_SEND && op->type != DTS_OP_RECV)
           continue;
         int q = op->peer;
-        g_string_append_printf (key, "%d,%d,%d,%d,", w->stage[q], w->tensor[q], w->ctx[q],
-                                w->data[q] == w->data[r]);
-        const Rank *from = op->type == DTS_OP_SEND ? rk : &sim->ranks[q];
-        const Rank *to = op->type == DTS_OP_SEND ? &sim->ranks[q] : rk;
-        const GArray *route = sim_an_route (sim, from, to);
-        double bw = 0, lat_s = 0;
-        for (guint l = 0; l < route->len; l++) {
-          int idx = g_array_index (route, int, l);
-          double b = g_array_index (sim->an.bw_Bps, double, idx);
-          bw = l == 0 || b < bw ? b : bw;
-          lat_s += g_array_index (sim->an.lat_s, double, idx);
-        }
-        sim_fold_key_double (key, bw);
-        sim_fold_key_double (key, lat_s);
+        double bw, lat_s;
+        sim_an_route_figures (sim, op->type == DTS_OP_SEND ? rk : &sim->ranks[q],
+                              op->type == DTS_OP_SEND ? &sim->ranks[q] : rk, &bw, &lat_s);
+        g_string_printf (desc, "%d,%d,%d,%d,", w->stage[q], w->tensor[q], w->place[q],
+                         w->data[q] == w->data[r]);
+        sim_fold_key_double (desc, bw);
+        sim_fold_key_double (desc, lat_s);
+        g_string_append_printf (key, "%x,", desc_id (w, desc->str));
       }
     }
     for (guint i = 0; mapped && i < w->plans[p]->len; i++) {
       int k = dts_schedule_rank_plan (sc, r, g_array_index (w->plans[p], int, i));
-      double t_s, lat_s;
-      sim_analytic_plan_s (sim, k, &t_s, &lat_s);
-      sim_fold_key_double (key, t_s);
-      sim_fold_key_double (key, lat_s);
-      sim_fold_key_double (key, ((const DtsCollPlan *) g_ptr_array_index (sc->plans, k))->fixed_s);
+      if (w->plan_id[k] < 0) {
+        double t_s, lat_s;
+        sim_analytic_plan_s (sim, k, &t_s, &lat_s);
+        g_string_truncate (desc, 0);
+        sim_fold_key_double (desc, t_s);
+        sim_fold_key_double (desc, lat_s);
+        sim_fold_key_double (desc,
+                             ((const DtsCollPlan *) g_ptr_array_index (sc->plans, k))->fixed_s);
+        w->plan_id[k] = desc_id (w, desc->str);
+      }
+      g_string_append_printf (key, "%x,", w->plan_id[k]);
     }
   }
-  g_string_append_printf (key, "%a/%a/%d", rk->speed_flops, rk->reduce_s_per_byte,
-                          sg_host_core_count (rk->host));
-  if (sim_fold_host_overridden (sim, sg_host_get_name (rk->host)))
-    g_string_append_printf (key, "/r%d", r);
+  sim_fold_key_host (sim, r, key);
   if (position)
-    g_string_append_printf (key, "@%d.%d.%d", w->stage[r], w->tensor[r], w->ctx[r]);
+    g_string_append_printf (key, "@%d.%d.%d", w->stage[r], w->tensor[r], w->place[r]);
 }
 
 /* Whether communicator C of rank R's plan is the image of REP's: member
@@ -465,11 +487,8 @@ wide_links (Sim *sim, const Wide *w)
         const GArray *route = sim_an_route (sim, &sim->ranks[r], &sim->ranks[op->peer]);
         const int *links = (const int *) route->data;
         int n = route->len;
-        double bw = 0;
-        for (int l = 0; l < n; l++) {
-          double b = g_array_index (an->bw_Bps, double, links[l]);
-          bw = l == 0 || b < bw ? b : bw;
-        }
+        double bw, lat_s;
+        sim_an_route_figures (sim, &sim->ranks[r], &sim->ranks[op->peer], &bw, &lat_s);
         gint64 stood = (gint64) (((guint64) (guint32) sim->rep[r] << 32)
                                  | (guint32) sim->rep[op->peer]);
         for (int l = 0; l < n; l++) {

@@ -51,8 +51,8 @@
  * records and link statistics are per rank and disable folding; so does
  * DTSIM_FOLD=0 in the environment (every rank an actor pair: the
  * reference the folded run is tested against). */
-gboolean
-sim_fold_host_overridden (const Sim *sim, const char *host)
+static gboolean
+host_overridden (const Sim *sim, const char *host)
 {
   for (guint i = 0; sim->set->overrides && i < sim->set->overrides->len; i++) {
     const DtsOverride *o = &g_array_index (sim->set->overrides, DtsOverride, i);
@@ -100,6 +100,16 @@ sim_fold_key_double (GString *key, double v)
     buf[i] = hex[bits & 15];
   buf[16] = '/';
   g_string_append_len (key, buf, sizeof buf);
+}
+
+void
+sim_fold_key_host (const Sim *sim, int r, GString *key)
+{
+  const Rank *rk = &sim->ranks[r];
+  g_string_append_printf (key, "%a/%a/%d", rk->speed_flops, rk->reduce_s_per_byte,
+                          sg_host_core_count (rk->host));
+  if (host_overridden (sim, sg_host_get_name (rk->host)))
+    g_string_append_printf (key, "/r%d", r);
 }
 
 /* Whether the programs of SC talk only through collectives and barriers
@@ -414,10 +424,7 @@ fold_classes (Sim *sim, const char *env)
       break;
     }
     g_hash_table_add (hosts, rk->host);
-    g_string_append_printf (key[r], "%a/%a/%d", rk->speed_flops, rk->reduce_s_per_byte,
-                            sg_host_core_count (rk->host));
-    if (sim_fold_host_overridden (sim, sg_host_get_name (rk->host)))
-      g_string_append_printf (key[r], "/r%d", r);
+    sim_fold_key_host (sim, r, key[r]);
   }
   if (ok && sim->set->granularity == DTS_GRANULARITY_FLOW)
     ok = fold_flow_routes (sim, key);

@@ -240,6 +240,9 @@ void sim_window_cut (Sim *sim);
 Rank *sim_part_rank (Sim *sim, const Comm *c, const DtsCollPlan *plan, int part);
 /* The links of the route from A's host to B's (analytic, fold, --link-stats). */
 const GArray *sim_an_route (Sim *sim, const Rank *a, const Rank *b);
+/* The smallest bandwidth and the summed latency of the route from A to B
+ * (sim_an_route's links; SimGrid's figures where it has none). */
+void sim_an_route_figures (Sim *sim, const Rank *a, const Rank *b, double *bw_Bps, double *lat_s);
 /* The latencies of plan K's routes, filled on first use. */
 const PlanLatency *sim_plan_latency (Sim *sim, int k);
 /* Collective K's time at analytic granularity, the same for every member,
@@ -259,13 +262,15 @@ int sim_fold_ranks (Sim *sim);
 int sim_plans_analytic_alone (Sim *sim);
 /* After a folded run: every rank's figures are those of its class's. */
 void sim_unfold (Sim *sim);
-/* Whether a --set or --scale names HOST (its rank is a class of its own). */
-gboolean sim_fold_host_overridden (const Sim *sim, const char *host);
 /* Whether link IDX of the routes can make two flows share its bandwidth
  * (SHARED and not relaxed to unlimited). */
 gboolean sim_fold_link_limits (const AnRoutes *an, int idx);
 /* Append the bits of V to a class key. */
 void sim_fold_key_double (GString *key, double v);
+/* Append what tells rank R's host apart to a class key: its speed,
+ * reduction rate and cores, and the rank where a --set or --scale names
+ * the host. */
+void sim_fold_key_host (const Sim *sim, int r, GString *key);
 
 /* fold-mesh.c */
 /* Fold a pipeline or hybrid run at analytic granularity along its mesh's
