@@ -7,7 +7,8 @@
 #   bench/platform-gen.sh [DTSIM [NODES...]]     (default: ./dtsim 16 128 1024)
 #
 # Two node kinds: DGX A100-like (NVSwitch, 8 NICs per node, leaves of 2
-# nodes) and DGX-1-like (NVLink mesh, one NIC per node, leaves of 20 nodes).
+# nodes) and DGX-1-like (NVLink mesh, one NIC per node, leaves of 20 nodes);
+# then the DGX A100-like nodes on one switch (split in parts beyond 56 nodes).
 # Prints one row per size; the per-node columns show how each cost grows.
 set -e
 dtsim=${1:-./dtsim}
@@ -45,3 +46,6 @@ run_kind nvswitch --gpus-per-node 8 --gpu A100-SXM4-40GB --intra nvswitch \
   --nics-per-node 8 --nic-bandwidth 200Gbps --topology fat-tree
 run_kind mesh --gpus-per-node 8 --gpu V100-SXM2-16GB --intra nvlink-mesh \
   --nvlink-pairs dgx1-v100 --pcie-switches 2 --nics-per-node 1 --topology fat-tree
+run_kind switch --gpus-per-node 8 --gpu A100-SXM4-40GB --intra nvswitch \
+  --intra-bandwidth 300GB/s --pcie-switches 2 --pcie-bandwidth 31.5GB/s \
+  --nics-per-node 8 --nic-bandwidth 200Gbps --topology switch

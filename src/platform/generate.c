@@ -19,12 +19,13 @@
  * bench/platform-gen.sh): SimGrid's XML cluster topologies take single hosts
  * as leaves and all-pairs zoneRoutes grow with the square of the node count,
  * so neither is used. Instead:
- *  - an "attachment zone" (Floyd routing, DijkstraCache beyond 512 vertices)
- *    holds the nodes that hang off one switch: their GPUs, internal routers,
- *    links, and only the adjacent routes plus one explicit route per GPU to
- *    the switch router (through the GPU's own NIC, which makes the NIC
- *    affinity exact). Floyd picks the fewest-link paths; the explicit
- *    routes are built so that the intended path is the unique shortest one;
+ *  - an "attachment zone" (Floyd routing) holds the nodes that hang off one
+ *    switch: their GPUs, internal routers, links, and only the adjacent
+ *    routes plus one explicit route per GPU to the switch router (through
+ *    the GPU's own NIC, which makes the NIC affinity exact). Floyd picks the
+ *    fewest-link paths; the explicit routes are built so that the intended
+ *    path is the unique shortest one. A switch with more nodes than one
+ *    Floyd zone seals quickly becomes a tree of such zones (emit_parts);
  *  - fat-tree: SimGrid's FAT_TREE wiring with its parameters, with the
  *    switches above each subtree merged into one router whose uplink
  *    carries the bandwidth of all the subtree's uplink cables. The result is
@@ -49,7 +50,8 @@
 #include "platform/generate.h"
 #include "platform/ranges.h"
 
-/* Above this many hosts and routers, an attachment zone uses DijkstraCache:
+/* Above this many hosts and routers, a switch's nodes are split in parts
+ * (emit_switch), and the one node that still has more uses DijkstraCache:
  * Floyd's sealing is cubic in the vertex count (~0.3 s at 512). */
 #define FLOYD_MAX_VERTICES 512
 
@@ -490,7 +492,8 @@ typedef struct {
   int df[7]; /* groups, blue, chassis, black, routers, green, nodes */
   LinkTable links;
   GString *out;
-  gsize root_pos; /* where the root zone's link declarations go */
+  gsize root_pos;       /* where the root zone's link declarations go */
+  gboolean root_nested; /* the root zone holds zones (its links go in a sub-zone) */
 } Gen;
 
 static void
@@ -1263,6 +1266,100 @@ emit_attachment (Gen *g, const char *id, const char *sw, int first, int count, i
   zone_body_clear (&a.body);
 }
 
+/* Vertices (hosts and routers) that one node adds to its attachment zone:
+ * emit_node's count, known before it runs. */
+static int
+node_vertices (const Gen *g)
+{
+  const DtsGenParams *p = g->p;
+  int v = p->gpus_per_node;
+  if (p->intra == DTS_INTRA_PCIE || p->cpu_hosts)
+    v += p->sockets;
+  for (int s = 0; p->intra == DTS_INTRA_PCIE && s < g->n_sw; s++)
+    v += g->sw_used[s] ? 1 : 0;
+  if (p->intra == DTS_INTRA_NVSWITCH && p->gpus_per_node > 1)
+    v++;
+  return v;
+}
+
+/* A switch with too many nodes for one Floyd zone is written as a tree of
+ * zones: parts of at most SPLIT_LEAF_VERTICES vertices (whole nodes), at
+ * most SPLIT_FANOUT children per zone, each zone's children joined at a
+ * one-router zone. The parts' routers and the one at the top are the same
+ * switch; SimGrid 3.32 forbids a zoneRoute without links, so each child's
+ * zoneRoute crosses a "backplane" link of BACKPLANE_BPS (the most dtsim's
+ * loader accepts) and no latency. A route crosses the links it crosses in
+ * one zone plus a backplane up and down per level it climbs. No flow is
+ * limited by a backplane: its max-min level is BACKPLANE_BPS over its
+ * flows, far above any NIC's bandwidth over one flow, so the solver never
+ * picks it (relax_fatpipes, sim.c, makes the same argument for its 1e290
+ * B/s links) and the simulated times are those of one zone. The one zone,
+ * DijkstraCache beyond 512 vertices, took SimGrid 137 s to route one
+ * ResNet-50 iteration's transfers on 2,048 DGX A100 nodes and listed a
+ * route's links out of order; as parts, 3 s (doc/PLATFORMS-GENERATED.md). */
+#define BACKPLANE_BPS 1e18
+#define SPLIT_LEAF_VERTICES 64
+#define SPLIT_FANOUT 32
+
+static void
+emit_parts (Gen *g, const char *id, const char *sw, int first, int count, int leaf, int indent,
+            const char *comment)
+{
+  long span = leaf;
+  while ((count + span - 1) / span > SPLIT_FANOUT)
+    span *= SPLIT_FANOUT;
+  int children = (int) ((count + span - 1) / span);
+  indent_to (g->out, indent);
+  g_string_append_printf (g->out, "<zone id=\"%s\" routing=\"Floyd\">\n", id);
+  if (indent == 1) {
+    g->root_pos = g->out->len;
+    g->root_nested = TRUE;
+  }
+  ZoneBody z;
+  zone_body_init (&z, &g->links, indent + 1);
+  g_autofree char *rzone = g_strdup_printf ("%s-switch", id);
+  for (int c = 0; c < children; c++) {
+    g_autofree char *cid = g_strdup_printf ("%s-%d", id, c);
+    g_autofree char *csw = g_strdup_printf ("%s-sw", cid);
+    int cfirst = first + (int) (c * span), ccount = (int) MIN (span, first + count - cfirst);
+    g_autofree char *ccomment = g_strdup_printf ("part %d of %s: nodes %d..%d", c, id, cfirst,
+                                                 cfirst + ccount - 1);
+    if (ccount <= leaf)
+      emit_attachment (g, cid, csw, cfirst, ccount, indent + 1, ccomment);
+    else
+      emit_parts (g, cid, csw, cfirst, ccount, leaf, indent + 1, ccomment);
+    Hop h = { zone_link (&z, g_strdup_printf ("%s-backplane", cid), BACKPLANE_BPS, 0), TRUE };
+    zone_route (&z, cid, rzone, csw, sw, &h, 1);
+  }
+  indent_to (g->out, indent + 1);
+  g_string_append_printf (g->out,
+                          "<!-- %s, split in %d parts joined by backplane links that never limit a "
+                          "flow -->\n",
+                          comment, children);
+  indent_to (g->out, indent + 1);
+  g_string_append_printf (g->out, "<zone id=\"%s\" routing=\"None\"><router id=\"%s\"/></zone>\n",
+                          rzone, sw);
+  g_string_append (g->out, z.routes->str);
+  zone_body_clear (&z);
+  indent_to (g->out, indent);
+  g_string_append (g->out, "</zone>\n");
+}
+
+/* The nodes FIRST..FIRST+COUNT-1 on switch SW: one attachment zone, or a
+ * tree of them (emit_parts) where one would be more than a Floyd zone
+ * seals quickly. */
+static void
+emit_switch (Gen *g, const char *id, const char *sw, int first, int count, int indent,
+             const char *comment)
+{
+  int per_node = node_vertices (g);
+  if (sw == NULL || (long) count * per_node + 1 <= FLOYD_MAX_VERTICES)
+    emit_attachment (g, id, sw, first, count, indent, comment);
+  else
+    emit_parts (g, id, sw, first, count, MAX (1, (SPLIT_LEAF_VERTICES - 1) / per_node), indent,
+                comment);
+}
+
 /* ---- fabrics ------------------------------------------------------------- */
 
 static const char *
@@ -1315,7 +1412,7 @@ emit_block (Gen *g, int level, int b, int indent)
     g_autofree char *comment = g_strdup_printf (
         "leaf switch %d: nodes %d..%d, %d NIC ports used of %d", b, first, first + count - 1,
         (int) (last_ep - first_ep), g->down[0]);
-    emit_attachment (g, id, sw, first, count, indent, comment);
+    emit_switch (g, id, sw, first, count, indent, comment);
     return;
   }
   double span = block_span (g, level - 1);
@@ -1388,7 +1485,7 @@ emit_graph (Gen *g, const char *id, const char *prefix, int n_switches, int node
     g_autofree char *zid = g_strdup_printf ("%s%d", prefix, v);
     g_autofree char *sw = g_strdup_printf ("%s%d-sw", prefix, v);
     g_autofree char *comment = g_strdup_printf ("switch %d of the %s", v, id);
-    emit_attachment (g, zid, sw, v * nodes_per_switch, nodes_per_switch, 2, comment);
+    emit_switch (g, zid, sw, v * nodes_per_switch, nodes_per_switch, 2, comment);
   }
   ZoneBody z;
   zone_body_init (&z, &g->links, 2);
@@ -1601,7 +1698,7 @@ dts_platform_generate (const DtsGenParams *p, const DtsGpuCatalog *catalog, GErr
     g_autofree char *id = node_name (0);
     emit_attachment (&g, id, NULL, 0, 1, 1, NULL);
   } else if (p->topology == DTS_TOPO_SWITCH) {
-    emit_attachment (&g, "cluster", "switch", 0, p->nodes, 1, "the switch");
+    emit_switch (&g, "cluster", "switch", 0, p->nodes, 1, "the switch");
   } else if (p->topology == DTS_TOPO_FAT_TREE) {
     emit_block (&g, g.levels, 0, 1);
   } else if (p->topology == DTS_TOPO_TORUS) {
@@ -1612,8 +1709,9 @@ dts_platform_generate (const DtsGenParams *p, const DtsGpuCatalog *catalog, GErr
   /* SimGrid's parser takes a <link> before the first sub-zone as the sign
    * of a zone of hosts; a zone of sub-zones gets its links in a first,
    * link-only sub-zone, which its depth-first search visits right away. */
-  gboolean nested = g.nics > 0 && p->topology != DTS_TOPO_SWITCH
-                    && !(p->topology == DTS_TOPO_FAT_TREE && g.levels == 1);
+  gboolean nested = g.root_nested
+                    || (g.nics > 0 && p->topology != DTS_TOPO_SWITCH
+                        && !(p->topology == DTS_TOPO_FAT_TREE && g.levels == 1));
   g_autofree char *links = link_table_write (&g.links, nested ? 3 : 2);
   g_autofree char *block = g_strconcat (
       nested ? "    <zone id=\"links\" routing=\"None\">\n      " : "    ",

@@ -236,6 +236,45 @@ START_TEST (test_fat_tree_2_levels)
 }
 END_TEST
 
+/* One switch with more nodes than one Floyd zone takes (5 vertices per
+ * node: 4 GPUs and the NVSwitch; 512 at most) is written as a tree of
+ * zones: parts of 12 nodes, 32 parts per zone. Every route crosses the
+ * links it crosses in one zone, plus a backplane link (up and down) for
+ * each level it climbs, which neither limits it nor adds latency. */
+START_TEST (test_switch_split)
+{
+  g_auto (DtsGenParams) p;
+  nvswitch_4nics (&p);
+  p.nodes = 100; /* 501 vertices: one zone, as ever */
+  g_autofree char *small = generate_ok (&p);
+  ck_assert (strstr (small, "backplane") == NULL);
+  ck_assert (strstr (small, "<zone id=\"cluster\" routing=\"Floyd\">") != NULL);
+  /* 400 nodes: cluster-0 holds 32 parts of 12 nodes (0..383), cluster-1
+   * two (384..395, 396..399) */
+  p.nodes = 400;
+  g_autofree char *text = generate_ok (&p);
+  ck_assert (strstr (text, "DijkstraCache") == NULL);
+  ck_assert (strstr (text, "<zone id=\"cluster-0-31\" routing=\"Floyd\">") != NULL);
+  ck_assert (strstr (text, "<zone id=\"cluster-0-32\"") == NULL);
+  ck_assert (strstr (text, "<!-- part 1 of cluster-1: nodes 396..399 -->") != NULL);
+  ck_assert (strstr (text, "<link id=\"cluster-1-backplane\" bandwidth=\"1000000000GBps\" "
+                           "latency=\"0s\"")
+             != NULL);
+  g_autofree char *path = generate_file (&p, 400, 4);
+  const Expect e[] = {
+    { "node0-gpu0", "node0-gpu3", 2, 150e9, 2 * US },
+    { "node0-gpu0", "node11-gpu2", 6, NIC, 6 * US },  /* the same part */
+    { "node0-gpu0", "node12-gpu1", 8, NIC, 6 * US },  /* parts of cluster-0 */
+    { "node383-gpu3", "node0-gpu0", 8, NIC, 6 * US },
+    { "node0-gpu0", "node399-gpu3", 10, NIC, 6 * US }, /* cluster-0 to cluster-1 */
+    { "node390-gpu2", "node397-gpu0", 8, NIC, 6 * US },
+    { "node399-gpu1", "node384-gpu1", 8, NIC, 6 * US },
+    { NULL, NULL, 0, 0, 0 },
+  };
+  check_routes (path, e);
+}
+END_TEST
+
 START_TEST (test_fat_tree_oversubscribed)
 {
   g_auto (DtsGenParams) p;
@@ -552,6 +591,7 @@ generate_suite (void)
   tcase_add_test (tc, test_nvlink_mesh);
   tcase_add_test (tc, test_nvlink_dgx1);
   tcase_add_test (tc, test_nvswitch);
+  tcase_add_test (tc, test_switch_split);
   tcase_add_test (tc, test_fat_tree_2_levels);
   tcase_add_test (tc, test_fat_tree_oversubscribed);
   tcase_add_test (tc, test_fat_tree_3_levels);
