@@ -5,7 +5,8 @@ Vidur's profiles (../shared/data/kernels/llm/vidur_collectives_median_ms.csv)
 and vTrain's nccl-tests tables (vtrain_nccl_allreduce_lut.csv).
 
     bench/validate-nccl.py BUILD_DIR [--set=vidur|vtrain] [--all-sizes] [--quick]
-                           [--one-nic]
+                           [--one-nic] [--nccl-nvlink] [--call-cost=US]
+                           [--fit-call-cost]
 
 For every configuration of the set (a cluster and its num_workers x
 devices_per_node for Vidur, a GPU and its count for vTrain) it writes a
@@ -56,7 +57,20 @@ What is assumed (none of it is stated by the data except where said):
   GB/s on 2 GPUs, one NVLink; 85 on 4; 134 on 8) are a DGX-1's, not a
   DGX-2's or PCIe server's. vTrain does not state its node types.
 Nothing else is fitted: NVLink, PCIe and NIC latencies are the generator's
-defaults (1 us per link). Not a test (tests/cli/validate-nccl.sh runs
+defaults (1 us per link).
+
+Two what-ifs that are not dtsim's defaults (doc/VALIDATION.md part 16, "What
+NCCL's NVLink figure and a cost per call would give"):
+- --nccl-nvlink runs every NVLink link (a link whose name holds "nvlink") at
+  the bandwidth NCCL's topology model gives an NVLink over the link's own
+  (NCCL's src/graph/topo.h: SM70_NVLINK_BW and SM80_NVLINK_BW 20.0,
+  SM90_NVLINK_BW 20.6 GB/s per link of 25 GB/s per direction: 0.80 on V100
+  and A100, 0.824 on H100), through `--scale link:*nvlink*.bandwidth=F`;
+- --call-cost=US gives every call a fixed cost (`--coll-overhead USus`);
+- --fit-call-cost (with --set=vtrain) prints, for costs of 0 to 60 us in 5 us
+  steps, the nccl MAPE of the A100 rows of 1 MiB and more (the FIT rows of
+  this what-if) and of the V100 rows (held out), from one run: a call's
+  cost adds to its simulated time. Not a test (tests/cli/validate-nccl.sh runs
 --set=vtrain and compares its table with doc/VALIDATION.md part 16).
 """
 import csv
@@ -137,12 +151,34 @@ def sample(sizes, every, quick):
     return sorted(picked)
 
 
+# --nccl-nvlink: NCCL's NVLink bandwidth per link over the link's (topo.h)
+NCCL_NVLINK = {"V100": 20.0 / 25, "A100": 20.0 / 25, "H100": 20.6 / 25}
+WHAT_IF = {"nvlink": False, "call_us": 0.0}
+
+
+def what_if_args(env, platform):
+    """The dtsim options of the what-ifs asked for, on PLATFORM."""
+    args = []
+    if WHAT_IF["call_us"] > 0:
+        args += ["--coll-overhead", "%gus" % WHAT_IF["call_us"]]
+    if WHAT_IF["nvlink"]:
+        path = platform if platform.endswith(".xml") else os.path.join(
+            env["DTSIM_DATADIR"], "platforms", platform + ".xml")
+        with open(path) as f:
+            text = f.read()
+        gpu = text.split('<prop id="gpu" value="', 1)[1].split("-", 1)[0]
+        if "nvlink" in text and gpu in NCCL_NVLINK:
+            args += ["--scale", "link:*nvlink*.bandwidth=%.4g" % NCCL_NVLINK[gpu]]
+    return args
+
+
 def simulate(build, env, platform, n, sizes, coll_args):
     """{size: (time_s, predicted_s or None, choice)} of one collective."""
     out = {}
     for i in range(0, len(sizes), 256):
         args = ["allreduce", "-p", platform, "--sizes",
                 ",".join(str(s) for s in sizes[i:i + 256]), "-f", "csv"] + coll_args
+        args += what_if_args(env, platform)
         if n:
             args += ["-n", str(n)]
         for r in csv.DictReader(dtsim(build, env, args).splitlines()):
@@ -342,11 +378,33 @@ def print_tables(results, skipped):
                  100 * (sim["ring"][0] / meas - 1)))
 
 
+def fit_call_cost(results):
+    """--fit-call-cost: the A100 rows' (FIT) and V100 rows' nccl MAPE at
+    each cost of 0 to 60 us, from times run at WHAT_IF's cost."""
+    print("\nA cost per call fitted on the A100 rows of 1 MiB and more (nccl's "
+          "simulated time; V100 rows held out):\n")
+    print("| cost per call us | A100 rows (FIT) | MAPE | bias | V100 rows | MAPE | bias |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    best = None
+    for c_us in range(0, 61, 5):
+        cells = []
+        for gpu in ("A100", "V100"):
+            errs = [(p[2]["nccl"][0] + (c_us - WHAT_IF["call_us"]) * 1e-6) / p[1] - 1
+                    for c, points in results if c.label.startswith(gpu)
+                    for p in points if p[0] >= MiB]
+            m, b = mape_bias(errs)
+            cells += [str(len(errs)), m, b]
+            if gpu == "A100" and (best is None or float(m[:-1]) < best[1]):
+                best = (c_us, float(m[:-1]))
+        print("| %d | %s |" % (c_us, " | ".join(cells)))
+    print("\nLeast A100 MAPE at %d us per call (%.1f%%)." % best)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     build = sys.argv[1]
-    which, every, quick, one_nic = "vidur", False, False, False
+    which, every, quick, one_nic, fit = "vidur", False, False, False, False
     for o in sys.argv[2:]:
         if o.startswith("--set="):
             which = o[len("--set="):]
@@ -356,6 +414,12 @@ def main():
             quick = True
         elif o == "--one-nic":
             one_nic = True
+        elif o == "--nccl-nvlink":
+            WHAT_IF["nvlink"] = True
+        elif o.startswith("--call-cost="):
+            WHAT_IF["call_us"] = float(o[len("--call-cost="):])
+        elif o == "--fit-call-cost":
+            fit = True
         else:
             sys.exit("validate-nccl.py: unknown option %s\n%s" % (o, __doc__))
     here = os.path.dirname(os.path.abspath(__file__))
@@ -375,6 +439,8 @@ def main():
         results = run_configs(build, env, configs, every, quick, nic)
         print_tables(results, skipped)
         print_lines(results)
+        if fit:
+            fit_call_cost(results)
 
 
 if __name__ == "__main__":
