@@ -1289,14 +1289,16 @@ node_vertices (const Gen *g)
  * switch; SimGrid 3.32 forbids a zoneRoute without links, so each child's
  * zoneRoute crosses a "backplane" link of BACKPLANE_BPS (the most dtsim's
  * loader accepts) and no latency. A route crosses the links it crosses in
- * one zone plus a backplane up and down per level it climbs. No flow is
- * limited by a backplane: its max-min level is BACKPLANE_BPS over its
- * flows, far above any NIC's bandwidth over one flow, so the solver never
+ * one zone plus a backplane up and down per level it climbs. A flow that
+ * crosses a backplane also crosses a NIC cable, so the backplane could be
+ * its bottleneck only with BACKPLANE_BPS / (the NIC's bandwidth) flows on
+ * it at once, 10^7 for 800 Gb/s NICs; below that the max-min solver never
  * picks it (relax_fatpipes, sim.c, makes the same argument for its 1e290
  * B/s links) and the simulated times are those of one zone. The one zone,
  * DijkstraCache beyond 512 vertices, took SimGrid 137 s to route one
- * ResNet-50 iteration's transfers on 2,048 DGX A100 nodes and listed a
- * route's links out of order; as parts, 3 s (doc/PLATFORMS-GENERATED.md). */
+ * ResNet-50 iteration's transfers on 2,048 DGX A100 nodes (16,384 GPUs)
+ * and listed a route's links out of order; as parts the whole run takes
+ * 4.2 s (doc/PLATFORMS-GENERATED.md). */
 #define BACKPLANE_BPS 1e18
 #define SPLIT_LEAF_VERTICES 64
 #define SPLIT_FANOUT 32
